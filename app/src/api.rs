@@ -1,0 +1,60 @@
+//! Server functions: how the pages get their data. On the server they call the [`Backend`]
+//! provided as context by the `server` crate; in the browser they are HTTP calls to it.
+
+use leptos::prelude::*;
+
+use crate::types::*;
+
+/// What the pages need from the server. Implemented by the `server` crate over its store, so
+/// that this crate never sees SQL.
+#[cfg(feature = "ssr")]
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync + 'static {
+    async fn dashboard(&self) -> Result<Dashboard, String>;
+    async fn run(&self, id: i64) -> Result<Option<RunDetail>, String>;
+    async fn upload(&self, id: i64) -> Result<Option<UploadDetail>, String>;
+    async fn compare_choices(&self, benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, String>;
+    async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String>;
+}
+
+#[cfg(feature = "ssr")]
+pub type SharedBackend = std::sync::Arc<dyn Backend>;
+
+#[cfg(feature = "ssr")]
+fn backend() -> Result<SharedBackend, ServerFnError> {
+    use_context::<SharedBackend>().ok_or_else(|| ServerFnError::new("no backend in context"))
+}
+
+#[server(prefix = "/sfn", endpoint = "dashboard")]
+pub async fn get_dashboard() -> Result<Dashboard, ServerFnError> {
+    backend()?.dashboard().await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "run")]
+pub async fn get_run(id: i64) -> Result<Option<RunDetail>, ServerFnError> {
+    backend()?.run(id).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "upload")]
+pub async fn get_upload(id: i64) -> Result<Option<UploadDetail>, ServerFnError> {
+    backend()?.upload(id).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "compare_choices")]
+pub async fn get_compare_choices(benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, ServerFnError> {
+    backend()?.compare_choices(benchmark, machine).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "compare")]
+pub async fn get_compare(query: CompareQuery) -> Result<CompareTable, ServerFnError> {
+    backend()?.compare(query).await.map_err(ServerFnError::new)
+}
+
+/// The origin (`http://host:port`) the user reached this server at, for the curl examples.
+#[server(prefix = "/sfn", endpoint = "origin")]
+pub async fn get_origin() -> Result<String, ServerFnError> {
+    let host = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned))
+        .unwrap_or_else(|| "127.0.0.1:3000".to_owned());
+    Ok(format!("http://{host}"))
+}

@@ -1,0 +1,69 @@
+//! Perfline's user interface and the types it shares with the server.
+//!
+//! Compiled twice: with `ssr` into the server (rendering HTML), with `hydrate` into the WASM
+//! frontend (making that HTML live). Server-only code stays behind `#[cfg(feature = "ssr")]`.
+
+pub mod api;
+pub mod kernel;
+pub mod label;
+mod pages;
+pub mod types;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path,
+};
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Effects run only in the browser: this attribute says the WASM has hydrated the page.
+    Effect::new(move |_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
+    view! {
+        <Stylesheet id="perfline" href="/pkg/perfline.css" />
+        <Title text="Perfline" />
+        <Router>
+            <header class="top">
+                <a class="brand" href="/">"Perfline"</a>
+                <nav>
+                    <a href="/">"Dashboard"</a>
+                    <a href="/upload">"Upload"</a>
+                    <a href="/compare">"Compare"</a>
+                </nav>
+            </header>
+            <main>
+                <Routes fallback=|| view! { <pages::NotFound /> }>
+                    <Route path=path!("/") view=pages::Dashboard />
+                    <Route path=path!("/upload") view=pages::UploadPage />
+                    <Route path=path!("/uploads/:id") view=pages::UploadView />
+                    <Route path=path!("/runs/:id") view=pages::RunView />
+                    <Route path=path!("/compare") view=pages::ComparePage />
+                </Routes>
+            </main>
+        </Router>
+    }
+}

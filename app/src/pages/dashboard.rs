@@ -1,0 +1,115 @@
+use leptos::prelude::*;
+
+use super::{error_view, loading, RunTable};
+use crate::api::get_dashboard;
+use crate::types::Dashboard as DashboardData;
+
+#[component]
+pub fn Dashboard() -> impl IntoView {
+    let data = Resource::new(|| (), |_| get_dashboard());
+    view! {
+        <h1>"Dashboard"</h1>
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(d) => dashboard_view(d),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn dashboard_view(d: DashboardData) -> AnyView {
+    if d.benchmarks.is_empty() {
+        return view! {
+            <p class="empty">"Nothing uploaded yet. " <a href="/upload">"Upload a results file"</a> " to begin."</p>
+        }
+        .into_any();
+    }
+    view! {
+        <div class="grid">
+            <section>
+                <h2>"Benchmarks"</h2>
+                <table id="benchmarks">
+                    <thead>
+                        <tr><th>"Benchmark"</th><th class="num">"Runs"</th><th>"Machines"</th><th>"Kernels"</th></tr>
+                    </thead>
+                    <tbody>
+                        {d.benchmarks.into_iter().map(|b| {
+                            let machine = b.machines.first().cloned().unwrap_or_default();
+                            let href = compare_href(&b.name, &machine, &b.kernels);
+                            view! {
+                                <tr>
+                                    <td><a href=href>{b.name}</a></td>
+                                    <td class="num">{b.runs}</td>
+                                    <td>{b.machines.join(", ")}</td>
+                                    <td>{b.kernels.join(", ")}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </section>
+            <section>
+                <h2>"Machines"</h2>
+                <ul id="machines">
+                    {d.machines.into_iter().map(|m| view! { <li>{m.name} <span class="muted">{format!(" {} runs", m.runs)}</span></li> }).collect_view()}
+                </ul>
+                <h2>"Kernels"</h2>
+                <ul id="kernels">
+                    {d.kernels.into_iter().map(|k| view! { <li>{k.name} <span class="muted">{format!(" {} runs", k.runs)}</span></li> }).collect_view()}
+                </ul>
+            </section>
+        </div>
+        <section>
+            <h2>"Recent uploads"</h2>
+            <table id="uploads">
+                <thead>
+                    <tr><th>"Upload"</th><th>"When"</th><th>"Files"</th><th class="num">"Runs"</th><th class="num">"Samples"</th></tr>
+                </thead>
+                <tbody>
+                    {d.recent_uploads.into_iter().map(|u| {
+                        let files = u.files.iter().map(|f| format!("{} ({})", f.name.clone().unwrap_or_else(|| "body".into()), f.format)).collect::<Vec<_>>().join(", ");
+                        view! {
+                            <tr>
+                                <td><a href=u.page.clone()>{format!("#{}", u.id)}</a></td>
+                                <td>{u.created_at}</td>
+                                <td>{files}</td>
+                                <td class="num">{u.runs}</td>
+                                <td class="num">{u.samples}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+        <section id="recent-runs">
+            <h2>"Recent runs"</h2>
+            <RunTable runs=d.recent_runs />
+        </section>
+    }
+    .into_any()
+}
+
+/// The URL of the compare page for a benchmark, machine and kernels.
+pub(crate) fn compare_href(benchmark: &str, machine: &str, kernels: &[String]) -> String {
+    let mut url = format!("/compare?benchmark={}&machine={}", encode(benchmark), encode(machine));
+    if !kernels.is_empty() {
+        url.push_str("&kernels=");
+        url.push_str(&kernels.iter().map(|k| encode(k)).collect::<Vec<_>>().join(","));
+    }
+    url
+}
+
+/// Percent-encodes a query value (everything but unreserved characters).
+pub(crate) fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}

@@ -1,0 +1,79 @@
+//! The pages. Every one renders on the server first; user text is always rendered as text.
+
+mod compare;
+mod dashboard;
+mod run;
+mod upload;
+
+pub use compare::ComparePage;
+pub use dashboard::Dashboard;
+pub use run::RunView;
+pub use upload::{UploadPage, UploadView};
+
+use leptos::prelude::*;
+
+use crate::types::RunSummary;
+
+#[component]
+pub fn NotFound() -> impl IntoView {
+    view! {
+        <h1>"Not found"</h1>
+        <p>"There is no page here. " <a href="/">"Back to the dashboard"</a></p>
+    }
+}
+
+/// Renders a server function error as a visible message.
+pub(crate) fn error_view(e: impl std::fmt::Display) -> AnyView {
+    view! { <p class="error">{format!("Error: {e}")}</p> }.into_any()
+}
+
+pub(crate) fn loading() -> impl IntoView {
+    view! { <p class="muted">"Loading…"</p> }
+}
+
+/// A table of runs, used by the dashboard and the upload page.
+#[component]
+pub(crate) fn RunTable(runs: Vec<RunSummary>) -> impl IntoView {
+    if runs.is_empty() {
+        return view! { <p class="muted">"No runs yet."</p> }.into_any();
+    }
+    view! {
+        <table class="runs">
+            <thead>
+                <tr>
+                    <th>"Run"</th>
+                    <th>"Benchmark"</th>
+                    <th>"Machine"</th>
+                    <th>"Kernel"</th>
+                    <th>"Commit"</th>
+                    <th class="num">"Samples"</th>
+                    <th>"Uploaded"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {runs
+                    .into_iter()
+                    .map(|r| {
+                        view! {
+                            <tr class="run-row" data-run-id=r.id>
+                                <td><a href=r.page.clone()>{format!("#{}", r.id)}</a></td>
+                                <td>{r.benchmark}</td>
+                                <td>{r.machine}</td>
+                                <td>{r.kernel}</td>
+                                <td class="mono">{r.commit.unwrap_or_default()}</td>
+                                <td class="num">{r.samples}</td>
+                                <td>{r.created_at}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// Parses a route parameter as a positive id.
+pub(crate) fn parse_id(raw: Option<String>) -> Option<i64> {
+    raw.and_then(|s| s.parse::<i64>().ok()).filter(|id| *id > 0)
+}

@@ -1,0 +1,195 @@
+//! Wire types: what the JSON API returns and what the pages render. Shared by server and WASM.
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::Direction;
+
+/// One run as listed: a benchmark executed on one machine with one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub id: i64,
+    pub benchmark: String,
+    pub machine: String,
+    pub kernel: String,
+    pub commit: Option<String>,
+    pub tags: Vec<(String, String)>,
+    pub samples: i64,
+    pub upload_id: i64,
+    pub created_at: String,
+    /// The JSON resource of this run.
+    pub url: String,
+    /// The page of this run.
+    pub page: String,
+}
+
+/// All samples of one metric at one parameter within a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub metric: String,
+    pub param: String,
+    pub unit: Option<String>,
+    pub direction: Direction,
+    /// `(iteration, value)` in iteration order.
+    pub samples: Vec<(i64, f64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDetail {
+    pub run: RunSummary,
+    pub series: Vec<Series>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadFile {
+    pub index: i64,
+    pub name: Option<String>,
+    pub format: String,
+    pub size: i64,
+    pub sha256: String,
+    pub raw_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadSummary {
+    pub id: i64,
+    pub created_at: String,
+    pub files: Vec<UploadFile>,
+    pub runs: i64,
+    pub samples: i64,
+    pub url: String,
+    pub page: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadDetail {
+    pub upload: UploadSummary,
+    pub runs: Vec<RunSummary>,
+}
+
+/// What `POST /api/v1/upload` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadResponse {
+    /// `false` when the same bytes with the same metadata were uploaded before.
+    pub created: bool,
+    pub upload: UploadSummary,
+    pub runs: Vec<RunSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkSummary {
+    pub name: String,
+    pub runs: i64,
+    pub machines: Vec<String>,
+    /// In kernel-version order.
+    pub kernels: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedCount {
+    pub name: String,
+    pub runs: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dashboard {
+    pub benchmarks: Vec<BenchmarkSummary>,
+    pub machines: Vec<NamedCount>,
+    /// In kernel-version order.
+    pub kernels: Vec<NamedCount>,
+    pub recent_uploads: Vec<UploadSummary>,
+    pub recent_runs: Vec<RunSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunPage {
+    pub runs: Vec<RunSummary>,
+    pub total: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A comparison request: benchmark and machine, kernels with the baseline first.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CompareQuery {
+    pub benchmark: String,
+    pub machine: String,
+    pub kernels: Vec<String>,
+    pub metric: Option<String>,
+}
+
+/// One table cell: the mean of all samples of one kernel at one (metric, param).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeanCell {
+    pub mean: f64,
+    pub n: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRow {
+    pub metric: String,
+    pub param: String,
+    pub unit: Option<String>,
+    pub direction: Direction,
+    /// One cell per kernel of the query, in its order; `None` where that kernel has no sample.
+    pub cells: Vec<Option<MeanCell>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareTable {
+    pub query: CompareQuery,
+    pub rows: Vec<CompareRow>,
+}
+
+/// What the compare page offers to choose from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareChoices {
+    pub benchmarks: Vec<String>,
+    pub machines: Vec<String>,
+    /// Kernels with runs of the chosen benchmark on the chosen machine, in version order.
+    pub kernels: Vec<String>,
+}
+
+/// Orders parameters naturally: numbers by value, then text.
+pub fn compare_params(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.cmp(b)),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => a.cmp(b),
+    }
+}
+
+/// Formats a statistic for display; never prints NaN or infinity as a number.
+pub fn format_value(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".to_owned();
+    }
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e9).contains(&a) {
+        format!("{v:.4e}")
+    } else if a >= 100.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_sort_naturally() {
+        let mut p = vec!["16384", "64", "1024", "abc", "256", ""];
+        p.sort_by(|a, b| compare_params(a, b));
+        assert_eq!(p, vec!["64", "256", "1024", "16384", "", "abc"]);
+    }
+
+    #[test]
+    fn values_format_without_nan() {
+        assert_eq!(format_value(f64::NAN), "-");
+        assert_eq!(format_value(2497.125), "2497.13");
+        assert_eq!(format_value(0.0871), "0.0871");
+        assert_eq!(format_value(5.488e11), "5.4880e11");
+    }
+}

@@ -1,0 +1,29 @@
+//! The JSON/text HTTP API under `/api/v1`.
+
+mod read;
+mod upload;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::error::ApiError;
+use crate::AppState;
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route(
+            "/upload",
+            // The limit is enforced by the handler (Content-Length first, then while reading).
+            post(upload::upload).layer(DefaultBodyLimit::max(state.config.max_upload)),
+        )
+        .route("/uploads/{id}", get(read::upload))
+        .route("/uploads/{id}/raw", get(read::upload_raw))
+        .route("/runs", get(read::runs))
+        .route("/runs/{id}", get(read::run))
+        .route("/benchmarks", get(read::benchmarks))
+        .route("/machines", get(read::machines))
+        .route("/kernels", get(read::kernels))
+        .route("/compare", get(read::compare))
+        .fallback(|| async { ApiError::NotFound("no such API endpoint; see README.md for the list".into()) })
+}

@@ -1,0 +1,393 @@
+//! Turning uploaded bytes into runs and samples. Pure functions: no I/O, no SQL.
+//!
+//! Every format parser feeds a [`RunBuilder`], which groups rows into runs (one per benchmark,
+//! machine, kernel and commit) and series (one per metric and parameter), and checks what no
+//! single row can: duplicate iterations, a unit or direction that changes within a series.
+
+mod generic;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use app::label::{Direction, Label};
+
+pub use generic::{parse_csv, parse_json};
+
+/// The formats Perfline reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Json,
+}
+
+impl Format {
+    pub const KNOWN: &'static [&'static str] = &["csv", "json"];
+
+    pub fn parse(raw: &str) -> Option<Format> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "csv" | "generic-csv" => Some(Format::Csv),
+            "json" | "generic-json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Json => "json",
+        }
+    }
+
+    /// Recognises a format from the content, never from a file name or Content-Type.
+    pub fn detect(bytes: &[u8]) -> Option<Format> {
+        let text = strip_bom(bytes);
+        let first = text.iter().position(|b| !b.is_ascii_whitespace()).map(|i| text[i])?;
+        if first == b'{' || first == b'[' {
+            return Some(Format::Json);
+        }
+        let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
+        let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
+        let cols: Vec<&str> = header.split(',').map(|c| c.trim().trim_matches('"')).collect();
+        if cols.contains(&"metric") && cols.contains(&"value") {
+            return Some(Format::Csv);
+        }
+        None
+    }
+}
+
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// Why an upload was refused: what is wrong, and where (file, line, field).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestError {
+    pub message: String,
+    pub file: Option<String>,
+    pub line: Option<u64>,
+    pub field: Option<String>,
+}
+
+impl IngestError {
+    pub fn new(message: impl Into<String>) -> Self {
+        IngestError { message: message.into(), file: None, line: None, field: None }
+    }
+
+    pub fn at_line(line: u64, message: impl Into<String>) -> Self {
+        IngestError { line: Some(line), ..IngestError::new(message) }
+    }
+
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        IngestError { field: Some(field.to_owned()), ..IngestError::new(message) }
+    }
+
+    pub fn in_file(mut self, file: &str) -> Self {
+        if self.file.is_none() {
+            self.file = Some(file.to_owned());
+        }
+        self
+    }
+}
+
+impl fmt::Display for IngestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if let Some(field) = &self.field {
+            if self.line.is_none() {
+                write!(f, "field {field}: ")?;
+            }
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for IngestError {}
+
+/// What the upload request says about its files (form fields or query parameters). A file's own
+/// columns override these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UploadMeta {
+    pub benchmark: Option<Label>,
+    pub machine: Option<Label>,
+    pub kernel: Option<Label>,
+    pub commit: Option<Label>,
+    pub tags: Vec<(Label, String)>,
+    pub format: Option<Format>,
+}
+
+impl UploadMeta {
+    /// Sets one field from its text form, as it comes from a form or a query string. An empty
+    /// value leaves the field unset.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), IngestError> {
+        let value = value.trim();
+        if value.is_empty() {
+            return Ok(());
+        }
+        let label = |v: &str| Label::parse(v).map_err(|e| IngestError::field(name, format!("{name} {e}")));
+        match name {
+            "benchmark" => self.benchmark = Some(label(value)?),
+            "machine" => self.machine = Some(label(value)?),
+            "kernel" => self.kernel = Some(label(value)?),
+            "commit" => self.commit = Some(label(value)?),
+            "tags" => self.tags = parse_tags(value)?,
+            "format" => {
+                if value != "auto" {
+                    self.format = Some(Format::parse(value).ok_or_else(|| {
+                        IngestError::field("format", format!("unknown format '{value}'; Perfline knows: auto, {}", Format::KNOWN.join(", ")))
+                    })?)
+                }
+            }
+            other => {
+                return Err(IngestError::field(
+                    other,
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, tags, format"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// A canonical text of the metadata, part of the upload's digest.
+    pub fn canonical(&self) -> String {
+        let opt = |l: &Option<Label>| l.as_ref().map(|l| l.as_str().to_owned());
+        serde_json::json!({
+            "benchmark": opt(&self.benchmark),
+            "machine": opt(&self.machine),
+            "kernel": opt(&self.kernel),
+            "commit": opt(&self.commit),
+            "tags": self.tags.iter().map(|(k, v)| [k.as_str(), v.as_str()]).collect::<Vec<_>>(),
+            "format": self.format.map(Format::as_str),
+        })
+        .to_string()
+    }
+}
+
+/// Parses `k=v,k=v` into tags; keys are labels, values may be empty.
+pub fn parse_tags(raw: &str) -> Result<Vec<(Label, String)>, IngestError> {
+    let mut tags: Vec<(Label, String)> = Vec::new();
+    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| IngestError::field("tags", format!("tag '{part}' is not key=value (write tags as k=v,k=v)")))?;
+        let key = Label::parse(k).map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
+        let v = v.trim();
+        if let Some(c) = v.chars().find(|c| c.is_control()) {
+            return Err(IngestError::field("tags", format!("tag '{key}' contains the control character U+{:04X}", c as u32)));
+        }
+        if tags.iter().any(|(existing, _)| *existing == key) {
+            return Err(IngestError::field("tags", format!("tag '{key}' is given twice")));
+        }
+        tags.push((key, v.to_owned()));
+    }
+    tags.sort();
+    Ok(tags)
+}
+
+/// Which run a row belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunKey {
+    pub benchmark: Label,
+    pub machine: Label,
+    pub kernel: Label,
+    pub commit: Option<Label>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedSeries {
+    pub metric: Label,
+    pub param: String,
+    pub unit: Option<String>,
+    pub direction: Direction,
+    /// `(iteration, value)`, sorted by iteration once the builder finishes.
+    pub samples: Vec<(i64, f64)>,
+    /// The line each sample came from, for error messages.
+    lines: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedRun {
+    pub key: RunKey,
+    pub tags: Vec<(Label, String)>,
+    pub series: Vec<ParsedSeries>,
+}
+
+impl ParsedRun {
+    pub fn sample_count(&self) -> usize {
+        self.series.iter().map(|s| s.samples.len()).sum()
+    }
+}
+
+/// One row of any format, before grouping.
+pub struct Row<'a> {
+    pub line: u64,
+    pub key: RunKey,
+    pub metric: &'a str,
+    pub param: &'a str,
+    pub unit: Option<&'a str>,
+    pub direction: Option<Direction>,
+    pub iteration: Option<i64>,
+    pub value: f64,
+}
+
+/// Groups rows into runs and series.
+#[derive(Default)]
+pub struct RunBuilder {
+    runs: Vec<ParsedRun>,
+    run_index: HashMap<RunKey, usize>,
+    series_index: HashMap<(usize, String, String), usize>,
+    /// The last (run, metric, param) seen and its series: rows usually come grouped.
+    last: Option<(usize, String, String, usize)>,
+}
+
+impl RunBuilder {
+    pub fn push(&mut self, row: Row<'_>, tags: &[(Label, String)]) -> Result<(), IngestError> {
+        if !row.value.is_finite() {
+            return Err(IngestError::at_line(row.line, format!("value {} is not a finite number", row.value)));
+        }
+        let run = match self.run_index.get(&row.key) {
+            Some(i) => *i,
+            None => {
+                let i = self.runs.len();
+                self.runs.push(ParsedRun { key: row.key.clone(), tags: tags.to_vec(), series: Vec::new() });
+                self.run_index.insert(row.key.clone(), i);
+                i
+            }
+        };
+        let series = match &self.last {
+            Some((r, m, p, s)) if *r == run && m == row.metric && p == row.param => *s,
+            _ => {
+                let key = (run, row.metric.to_owned(), row.param.to_owned());
+                let s = match self.series_index.get(&key) {
+                    Some(s) => *s,
+                    None => {
+                        let metric = Label::parse(row.metric)
+                            .map_err(|e| IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric)))?;
+                        if row.param.chars().any(char::is_control) || row.param.chars().count() > app::label::LABEL_MAX_CHARS {
+                            return Err(IngestError::at_line(row.line, "param contains a control character or is too long"));
+                        }
+                        let series = &mut self.runs[run].series;
+                        series.push(ParsedSeries {
+                            metric,
+                            param: row.param.trim().to_owned(),
+                            unit: row.unit.map(str::to_owned),
+                            direction: row.direction.unwrap_or_default(),
+                            samples: Vec::new(),
+                            lines: Vec::new(),
+                        });
+                        self.series_index.insert(key.clone(), series.len() - 1);
+                        series.len() - 1
+                    }
+                };
+                self.last = Some((key.0, key.1, key.2, s));
+                s
+            }
+        };
+        let s = &mut self.runs[run].series[series];
+        if let Some(unit) = row.unit {
+            if s.unit.as_deref() != Some(unit) {
+                return Err(IngestError::at_line(
+                    row.line,
+                    format!("unit '{unit}' differs from '{}' given earlier for metric {} param '{}'", s.unit.as_deref().unwrap_or(""), s.metric, s.param),
+                ));
+            }
+        }
+        if let Some(direction) = row.direction {
+            if s.direction != direction {
+                return Err(IngestError::at_line(
+                    row.line,
+                    format!("direction '{}' differs from '{}' given earlier for metric {} param '{}'", direction.as_str(), s.direction.as_str(), s.metric, s.param),
+                ));
+            }
+        }
+        let iteration = row.iteration.unwrap_or(s.samples.len() as i64);
+        s.samples.push((iteration, row.value));
+        s.lines.push(row.line);
+        Ok(())
+    }
+
+    /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
+    pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
+        if self.runs.is_empty() {
+            return Err(IngestError::new("no samples found: the file has a header but no data rows"));
+        }
+        let mut runs = self.runs;
+        for run in &mut runs {
+            for s in &mut run.series {
+                let sorted = s.samples.windows(2).all(|w| w[0].0 < w[1].0);
+                if !sorted {
+                    let mut order: Vec<usize> = (0..s.samples.len()).collect();
+                    order.sort_by_key(|&i| (s.samples[i].0, s.lines[i]));
+                    for w in order.windows(2) {
+                        if s.samples[w[0]].0 == s.samples[w[1]].0 {
+                            return Err(IngestError::at_line(
+                                s.lines[w[1]],
+                                format!(
+                                    "iteration {} of metric {} param '{}' is given twice (first on line {})",
+                                    s.samples[w[0]].0, s.metric, s.param, s.lines[w[0]]
+                                ),
+                            ));
+                        }
+                    }
+                    s.samples = order.iter().map(|&i| s.samples[i]).collect();
+                }
+                s.lines = Vec::new();
+            }
+        }
+        Ok(runs)
+    }
+}
+
+/// Parses one file in the given or detected format.
+pub fn parse_file(bytes: &[u8], format: Option<Format>, meta: &UploadMeta) -> Result<(Format, Vec<ParsedRun>), IngestError> {
+    if strip_bom(bytes).iter().all(u8::is_ascii_whitespace) {
+        return Err(IngestError::new("the file is empty"));
+    }
+    let format = match format {
+        Some(f) => f,
+        None => Format::detect(bytes).ok_or_else(|| {
+            IngestError::new(format!(
+                "unrecognised format; Perfline knows: {} (a CSV needs a header with at least metric and value columns)",
+                Format::KNOWN.join(", ")
+            ))
+        })?,
+    };
+    let runs = match format {
+        Format::Csv => parse_csv(bytes, meta)?,
+        Format::Json => parse_json(bytes, meta)?,
+    };
+    Ok((format, runs))
+}
+
+/// Resolves a run key from a row's own values, falling back to the upload's fields.
+pub(crate) fn resolve_key(
+    line: u64,
+    meta: &UploadMeta,
+    benchmark: Option<&str>,
+    machine: Option<&str>,
+    kernel: Option<&str>,
+    commit: Option<&str>,
+) -> Result<RunKey, IngestError> {
+    let pick = |name: &str, own: Option<&str>, fallback: &Option<Label>| -> Result<Option<Label>, IngestError> {
+        match own.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(v) => Label::parse(v).map(Some).map_err(|e| IngestError { field: Some(name.to_owned()), ..IngestError::at_line(line, format!("{name} '{v}' {e}")) }),
+            None => Ok(fallback.clone()),
+        }
+    };
+    let need = |name: &str, v: Option<Label>| {
+        v.ok_or_else(|| IngestError {
+            field: Some(name.to_owned()),
+            ..IngestError::at_line(line, format!("no {name}: give a {name} column in the file or the {name} field with the upload"))
+        })
+    };
+    Ok(RunKey {
+        benchmark: need("benchmark", pick("benchmark", benchmark, &meta.benchmark)?)?,
+        machine: need("machine", pick("machine", machine, &meta.machine)?)?,
+        kernel: need("kernel", pick("kernel", kernel, &meta.kernel)?)?,
+        commit: pick("commit", commit, &meta.commit)?,
+    })
+}

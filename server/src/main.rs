@@ -1,0 +1,43 @@
+//! `perfline`: starts the server on an embedded SQLite file.
+
+use clap::Parser;
+use perfline_server::{serve, AppState, Config};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    tracing_subscriber::fmt().with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"))).init();
+
+    let listen = config.listen;
+    let db = config.db.clone();
+    let state = match AppState::new(config).await {
+        Ok(state) => state,
+        Err(e) => {
+            eprintln!("perfline: cannot start: {e:#}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    if !std::path::Path::new(&*state.leptos.site_root).join("pkg/perfline.js").exists() {
+        tracing::warn!(site_root = %state.leptos.site_root, "the site is not built: pages will not hydrate (run scripts/build-site)");
+    }
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("perfline: cannot listen on {listen}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!("perfline listening on http://{} (database {})", listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), db.display());
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+    };
+    match serve(listener, state, shutdown).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("perfline: server error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! Reading: runs, uploads, the dashboard lists and the samples behind a comparison.
+
+use std::collections::BTreeMap;
+
+use app::kernel::compare_kernels;
+use app::label::Direction;
+use app::types::{compare_params, BenchmarkSummary, NamedCount, RunSummary, Series, UploadFile, UploadSummary};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite};
+
+use super::Store;
+
+/// Filters of `GET /api/v1/runs`.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    pub benchmark: Option<String>,
+    pub machine: Option<String>,
+    pub kernel: Option<String>,
+    pub upload: Option<i64>,
+}
+
+pub struct StoredFile {
+    pub name: Option<String>,
+    pub format: String,
+    pub raw: Vec<u8>,
+}
+
+/// One sample with what a comparison groups it by.
+pub struct CompareSample {
+    pub kernel: String,
+    pub metric: String,
+    pub param: String,
+    pub unit: Option<String>,
+    pub direction: Direction,
+    pub value: f64,
+}
+
+const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.sample_count, r.upload_id, r.created_at \
+     FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id";
+
+fn run_summary(row: &SqliteRow) -> RunSummary {
+    let id: i64 = row.get("id");
+    let tags: String = row.get("tags");
+    RunSummary {
+        id,
+        benchmark: row.get("benchmark"),
+        machine: row.get("machine"),
+        kernel: row.get("kernel"),
+        commit: row.get("commit_sha"),
+        tags: serde_json::from_str(&tags).unwrap_or_default(),
+        samples: row.get("sample_count"),
+        upload_id: row.get("upload_id"),
+        created_at: row.get("created_at"),
+        url: format!("/api/v1/runs/{id}"),
+        page: format!("/runs/{id}"),
+    }
+}
+
+fn push_filter(q: &mut QueryBuilder<Sqlite>, f: &RunFilter) {
+    q.push(" WHERE 1=1");
+    if let Some(b) = &f.benchmark {
+        q.push(" AND r.benchmark = ").push_bind(b.clone());
+    }
+    if let Some(m) = &f.machine {
+        q.push(" AND m.name = ").push_bind(m.clone());
+    }
+    if let Some(k) = &f.kernel {
+        q.push(" AND k.version = ").push_bind(k.clone());
+    }
+    if let Some(u) = f.upload {
+        q.push(" AND r.upload_id = ").push_bind(u);
+    }
+}
+
+impl Store {
+    /// Runs matching the filter, newest first, and how many match in all.
+    pub async fn list_runs(&self, filter: &RunFilter, limit: i64, offset: i64) -> anyhow::Result<(Vec<RunSummary>, i64)> {
+        let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
+        push_filter(&mut count, filter);
+        let (total,): (i64,) = count.build_query_as().fetch_one(&self.reader).await?;
+        let mut q = QueryBuilder::<Sqlite>::new(RUN_COLUMNS);
+        push_filter(&mut q, filter);
+        q.push(" ORDER BY r.id DESC LIMIT ").push_bind(limit).push(" OFFSET ").push_bind(offset);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        Ok((rows.iter().map(run_summary).collect(), total))
+    }
+
+    pub async fn run(&self, id: i64) -> anyhow::Result<Option<RunSummary>> {
+        let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.reader).await?;
+        Ok(row.as_ref().map(run_summary))
+    }
+
+    /// The series of a run with their samples, metrics by name and parameters in natural order.
+    pub async fn run_series(&self, run_id: i64) -> anyhow::Result<Vec<Series>> {
+        let rows = sqlx::query(
+            "SELECT s.id, s.metric, s.param, s.unit, s.direction, sa.iteration, sa.value \
+             FROM series s JOIN sample sa ON sa.series_id = s.id WHERE s.run_id = ? ORDER BY s.id, sa.iteration",
+        )
+        .bind(run_id)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut series: Vec<Series> = Vec::new();
+        let mut last_id = None;
+        for row in &rows {
+            let id: i64 = row.get("id");
+            if last_id != Some(id) {
+                let direction: String = row.get("direction");
+                series.push(Series {
+                    metric: row.get("metric"),
+                    param: row.get("param"),
+                    unit: row.get("unit"),
+                    direction: Direction::parse(&direction).unwrap_or_default(),
+                    samples: Vec::new(),
+                });
+                last_id = Some(id);
+            }
+            if let Some(s) = series.last_mut() {
+                s.samples.push((row.get("iteration"), row.get("value")));
+            }
+        }
+        series.sort_by(|a, b| a.metric.cmp(&b.metric).then_with(|| compare_params(&a.param, &b.param)));
+        Ok(series)
+    }
+
+    async fn upload_files(&self, upload_id: i64) -> anyhow::Result<Vec<UploadFile>> {
+        let rows = sqlx::query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
+            .bind(upload_id)
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let index: i64 = r.get("idx");
+                UploadFile {
+                    index,
+                    name: r.get("name"),
+                    format: r.get("format"),
+                    size: r.get("size"),
+                    sha256: r.get("sha256"),
+                    raw_url: format!("/api/v1/uploads/{upload_id}/raw?file={index}"),
+                }
+            })
+            .collect())
+    }
+
+    pub async fn upload(&self, id: i64) -> anyhow::Result<Option<UploadSummary>> {
+        let row = sqlx::query(
+            "SELECT u.id, u.created_at, COUNT(r.id) AS runs, COALESCE(SUM(r.sample_count), 0) AS samples \
+             FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
+        )
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(UploadSummary {
+            id,
+            created_at: row.get("created_at"),
+            files: self.upload_files(id).await?,
+            runs: row.get("runs"),
+            samples: row.get("samples"),
+            url: format!("/api/v1/uploads/{id}"),
+            page: format!("/uploads/{id}"),
+        }))
+    }
+
+    pub async fn recent_uploads(&self, limit: i64) -> anyhow::Result<Vec<UploadSummary>> {
+        let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?").bind(limit).fetch_all(&self.reader).await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for (id,) in ids {
+            if let Some(u) = self.upload(id).await? {
+                out.push(u);
+            }
+        }
+        Ok(out)
+    }
+
+    pub async fn upload_file(&self, upload_id: i64, idx: i64) -> anyhow::Result<Option<StoredFile>> {
+        let row = sqlx::query("SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?")
+            .bind(upload_id)
+            .bind(idx)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.map(|r| StoredFile { name: r.get("name"), format: r.get("format"), raw: r.get("raw") }))
+    }
+
+    /// Every benchmark with its run count, machines and kernels (kernels in version order).
+    pub async fn benchmarks(&self) -> anyhow::Result<Vec<BenchmarkSummary>> {
+        let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
+            "SELECT r.benchmark, m.name, k.version, COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id GROUP BY r.benchmark, m.name, k.version",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        let mut by_name: BTreeMap<String, BenchmarkSummary> = BTreeMap::new();
+        for (benchmark, machine, kernel, runs) in rows {
+            let b = by_name.entry(benchmark.clone()).or_insert_with(|| BenchmarkSummary { name: benchmark, runs: 0, machines: vec![], kernels: vec![] });
+            b.runs += runs;
+            if !b.machines.contains(&machine) {
+                b.machines.push(machine);
+            }
+            if !b.kernels.contains(&kernel) {
+                b.kernels.push(kernel);
+            }
+        }
+        let mut out: Vec<BenchmarkSummary> = by_name.into_values().collect();
+        for b in &mut out {
+            b.machines.sort();
+            b.kernels.sort_by(|a, b| compare_kernels(a, b));
+        }
+        Ok(out)
+    }
+
+    pub async fn machines(&self) -> anyhow::Result<Vec<NamedCount>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name")
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(rows.into_iter().map(|(name, runs)| NamedCount { name, runs }).collect())
+    }
+
+    pub async fn kernels(&self) -> anyhow::Result<Vec<NamedCount>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
+                .fetch_all(&self.reader)
+                .await?;
+        let mut out: Vec<NamedCount> = rows.into_iter().map(|(name, runs)| NamedCount { name, runs }).collect();
+        out.sort_by(|a, b| compare_kernels(&a.name, &b.name));
+        Ok(out)
+    }
+
+    /// Kernels that have runs of `benchmark` on `machine`, in version order.
+    pub async fn kernels_for(&self, benchmark: &str, machine: &str) -> anyhow::Result<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT DISTINCT k.version FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
+             WHERE r.benchmark = ? AND m.name = ?",
+        )
+        .bind(benchmark)
+        .bind(machine)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out: Vec<String> = rows.into_iter().map(|(k,)| k).collect();
+        out.sort_by(|a, b| compare_kernels(a, b));
+        Ok(out)
+    }
+
+    /// Every sample of `benchmark` on `machine` for the given kernels (and metric, if given).
+    pub async fn compare_samples(&self, benchmark: &str, machine: &str, kernels: &[String], metric: Option<&str>) -> anyhow::Result<Vec<CompareSample>> {
+        if kernels.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "SELECT k.version, s.metric, s.param, s.unit, s.direction, sa.value FROM run r \
+             JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
+             JOIN series s ON s.run_id = r.id JOIN sample sa ON sa.series_id = s.id WHERE r.benchmark = ",
+        );
+        q.push_bind(benchmark.to_owned()).push(" AND m.name = ").push_bind(machine.to_owned()).push(" AND k.version IN (");
+        let mut sep = q.separated(", ");
+        for k in kernels {
+            sep.push_bind(k.clone());
+        }
+        q.push(")");
+        if let Some(metric) = metric {
+            q.push(" AND s.metric = ").push_bind(metric.to_owned());
+        }
+        let rows = q.build().fetch_all(&self.reader).await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let direction: String = r.get(4);
+                CompareSample {
+                    kernel: r.get(0),
+                    metric: r.get(1),
+                    param: r.get(2),
+                    unit: r.get(3),
+                    direction: Direction::parse(&direction).unwrap_or_default(),
+                    value: r.get(5),
+                }
+            })
+            .collect())
+    }
+}

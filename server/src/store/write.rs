@@ -1,0 +1,131 @@
+//! Writing an upload: one transaction on the single writer connection.
+
+use sqlx::{Sqlite, Transaction};
+
+use super::Store;
+use crate::ingest::ParsedRun;
+
+/// Samples per multi-row INSERT: 3 bound values each, well under SQLite's 32766 variables.
+const SAMPLE_BATCH: usize = 8000;
+
+pub struct NewFile {
+    pub name: Option<String>,
+    pub format: String,
+    pub sha256: String,
+    pub bytes: bytes::Bytes,
+}
+
+pub struct NewUpload {
+    pub digest: String,
+    pub metadata: String,
+    pub files: Vec<NewFile>,
+    /// The runs parsed from each file, in file order.
+    pub runs: Vec<ParsedRun>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    Created(i64),
+    /// The same bytes with the same metadata were uploaded before as this upload.
+    Existing(i64),
+}
+
+impl Store {
+    pub async fn insert_upload(&self, upload: &NewUpload) -> anyhow::Result<Inserted> {
+        let mut tx = self.writer.begin().await?;
+        if let Some((id,)) = sqlx::query_as::<_, (i64,)>("SELECT id FROM upload WHERE digest = ?")
+            .bind(&upload.digest)
+            .fetch_optional(&mut *tx)
+            .await?
+        {
+            return Ok(Inserted::Existing(id));
+        }
+        let (upload_id,): (i64,) = sqlx::query_as("INSERT INTO upload (digest, metadata) VALUES (?, ?) RETURNING id")
+            .bind(&upload.digest)
+            .bind(&upload.metadata)
+            .fetch_one(&mut *tx)
+            .await?;
+        for (idx, f) in upload.files.iter().enumerate() {
+            sqlx::query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .bind(upload_id)
+                .bind(idx as i64)
+                .bind(&f.name)
+                .bind(&f.format)
+                .bind(&f.sha256)
+                .bind(f.bytes.len() as i64)
+                .bind(f.bytes.as_ref())
+                .execute(&mut *tx)
+                .await?;
+        }
+        for run in &upload.runs {
+            insert_run(&mut tx, upload_id, run).await?;
+        }
+        tx.commit().await?;
+        Ok(Inserted::Created(upload_id))
+    }
+}
+
+async fn id_of(tx: &mut Transaction<'_, Sqlite>, table: &'static str, column: &'static str, value: &str) -> anyhow::Result<i64> {
+    // `table` and `column` are literals of this module, never user input.
+    let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
+    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(value).fetch_one(&mut **tx).await?;
+    Ok(id)
+}
+
+async fn insert_run(tx: &mut Transaction<'_, Sqlite>, upload_id: i64, run: &ParsedRun) -> anyhow::Result<i64> {
+    let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
+    let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
+    let tags = serde_json::to_string(&run.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())?;
+    let (run_id,): (i64,) = sqlx::query_as(
+        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, sample_count) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(upload_id)
+    .bind(run.key.benchmark.as_str())
+    .bind(machine_id)
+    .bind(kernel_id)
+    .bind(run.key.commit.as_ref().map(|c| c.as_str()))
+    .bind(tags)
+    .bind(run.sample_count() as i64)
+    .fetch_one(&mut **tx)
+    .await?;
+
+    // Series first, then all their samples in large multi-row INSERTs.
+    let mut pending: Vec<(i64, i64, f64)> = Vec::with_capacity(SAMPLE_BATCH);
+    for s in &run.series {
+        let (series_id,): (i64,) =
+            sqlx::query_as("INSERT INTO series (run_id, metric, param, unit, direction) VALUES (?, ?, ?, ?, ?) RETURNING id")
+                .bind(run_id)
+                .bind(s.metric.as_str())
+                .bind(&s.param)
+                .bind(&s.unit)
+                .bind(s.direction.as_str())
+                .fetch_one(&mut **tx)
+                .await?;
+        for &(iteration, value) in &s.samples {
+            pending.push((series_id, iteration, value));
+            if pending.len() == SAMPLE_BATCH {
+                insert_samples(tx, &pending).await?;
+                pending.clear();
+            }
+        }
+    }
+    if !pending.is_empty() {
+        insert_samples(tx, &pending).await?;
+    }
+    Ok(run_id)
+}
+
+async fn insert_samples(tx: &mut Transaction<'_, Sqlite>, rows: &[(i64, i64, f64)]) -> anyhow::Result<()> {
+    let mut sql = String::with_capacity(40 + rows.len() * 8);
+    sql.push_str("INSERT INTO sample (series_id, iteration, value) VALUES ");
+    for i in 0..rows.len() {
+        sql.push_str(if i == 0 { "(?,?,?)" } else { ",(?,?,?)" });
+    }
+    // Only placeholders are interpolated; every value is bound.
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for &(series, iteration, value) in rows {
+        q = q.bind(series).bind(iteration).bind(value);
+    }
+    q.execute(&mut **tx).await?;
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The [`app::api::Backend`] the pages use, implemented over the store and the statistics.
+
+use app::api::Backend;
+use app::kernel::compare_kernels;
+use app::types::*;
+
+use crate::AppState;
+
+pub struct StoreBackend(pub AppState);
+
+fn msg(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl AppState {
+    pub async fn run_detail(&self, id: i64) -> anyhow::Result<Option<RunDetail>> {
+        let Some(run) = self.store.run(id).await? else { return Ok(None) };
+        let series = self.store.run_series(id).await?;
+        Ok(Some(RunDetail { run, series }))
+    }
+
+    pub async fn upload_detail(&self, id: i64) -> anyhow::Result<Option<UploadDetail>> {
+        let Some(upload) = self.store.upload(id).await? else { return Ok(None) };
+        let filter = crate::store::RunFilter { upload: Some(id), ..Default::default() };
+        let (mut runs, _) = self.store.list_runs(&filter, i64::MAX, 0).await?;
+        runs.reverse();
+        Ok(Some(UploadDetail { upload, runs }))
+    }
+
+    /// The mean-per-parameter table, computed with polars off the async workers.
+    pub async fn compare(&self, query: CompareQuery) -> anyhow::Result<CompareTable> {
+        let samples = self.store.compare_samples(&query.benchmark, &query.machine, &query.kernels, query.metric.as_deref()).await?;
+        tokio::task::spawn_blocking(move || crate::stats::compare_means(query, samples)).await?
+    }
+}
+
+#[async_trait::async_trait]
+impl Backend for StoreBackend {
+    async fn dashboard(&self) -> Result<Dashboard, String> {
+        let s = &self.0.store;
+        let (recent_runs, _) = s.list_runs(&Default::default(), 20, 0).await.map_err(msg)?;
+        Ok(Dashboard {
+            benchmarks: s.benchmarks().await.map_err(msg)?,
+            machines: s.machines().await.map_err(msg)?,
+            kernels: s.kernels().await.map_err(msg)?,
+            recent_uploads: s.recent_uploads(10).await.map_err(msg)?,
+            recent_runs,
+        })
+    }
+
+    async fn run(&self, id: i64) -> Result<Option<RunDetail>, String> {
+        self.0.run_detail(id).await.map_err(msg)
+    }
+
+    async fn upload(&self, id: i64) -> Result<Option<UploadDetail>, String> {
+        self.0.upload_detail(id).await.map_err(msg)
+    }
+
+    async fn compare_choices(&self, benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, String> {
+        let s = &self.0.store;
+        let benchmarks = s.benchmarks().await.map_err(msg)?;
+        let machines = match &benchmark {
+            Some(b) => benchmarks.iter().find(|x| &x.name == b).map(|x| x.machines.clone()).unwrap_or_default(),
+            None => s.machines().await.map_err(msg)?.into_iter().map(|m| m.name).collect(),
+        };
+        let mut kernels = match (&benchmark, &machine) {
+            (Some(b), Some(m)) => s.kernels_for(b, m).await.map_err(msg)?,
+            _ => Vec::new(),
+        };
+        kernels.sort_by(|a, b| compare_kernels(a, b));
+        Ok(CompareChoices { benchmarks: benchmarks.into_iter().map(|b| b.name).collect(), machines, kernels })
+    }
+
+    async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String> {
+        self.0.compare(query).await.map_err(msg)
+    }
+}
