@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn values_format_without_nan() {
         assert_eq!(format_value(f64::NAN), "-");
-        assert_eq!(format_value(2497.125), "2497.13");
+        assert_eq!(format_value(2497.126), "2497.13");
         assert_eq!(format_value(0.0871), "0.0871");
         assert_eq!(format_value(5.488e11), "5.4880e11");
     }

@@ -3,7 +3,9 @@
 //! CSV: a header naming columns from `benchmark,metric,param,iteration,value,unit,direction,
 //! kernel,machine,commit` (in any order; `metric` and `value` are required), then one row per
 //! sample. A row's benchmark/machine/kernel/commit override the upload's fields, so one file can
-//! carry several kernels. Lines starting with `#` are comments.
+//! carry several kernels. Lines starting with `#` are comments. Only `value` is required: without
+//! a `metric` column the metric is the benchmark's name, so a tidy `kernel,param,iteration,value`
+//! file (as mmtests' samples) uploads as it is.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +19,7 @@ const COLUMNS: &[&str] = &["benchmark", "metric", "param", "iteration", "value",
 #[derive(Default)]
 struct Columns {
     benchmark: Option<usize>,
-    metric: usize,
+    metric: Option<usize>,
     param: Option<usize>,
     iteration: Option<usize>,
     value: usize,
@@ -43,10 +45,10 @@ fn columns(header: &csv::StringRecord) -> Result<Columns, IngestError> {
         }
     }
     let required = |name: &str| {
-        found.get(name).copied().ok_or_else(|| IngestError::at_line(1, format!("the header has no '{name}' column (the header needs at least metric and value)")))
+        found.get(name).copied().ok_or_else(|| IngestError::at_line(1, format!("the header has no '{name}' column")))
     };
     Ok(Columns {
-        metric: required("metric")?,
+        metric: found.get("metric").copied(),
         value: required("value")?,
         benchmark: found.get("benchmark").copied(),
         param: found.get("param").copied(),
@@ -112,7 +114,14 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
                 ..IngestError::at_line(line, format!("direction '{t}' is neither 'higher' nor 'lower'"))
             })?),
         };
-        let metric = record.get(cols.metric).unwrap_or("");
+        let benchmark_name;
+        let metric = match cols.metric {
+            Some(i) => record.get(i).unwrap_or(""),
+            None => {
+                benchmark_name = key.benchmark.as_str().to_owned();
+                benchmark_name.as_str()
+            }
+        };
         if metric.is_empty() {
             return Err(IngestError { field: Some("metric".into()), ..IngestError::at_line(line, "the metric is empty") });
         }
@@ -297,7 +306,7 @@ run netperf m1 5.5.0 None
         check("benchmark,metric,value\nb,m,inf\n", "error: line 2: value inf is not a finite number");
         check("metric,value\nm,1\n", "error: line 2: no benchmark: give a benchmark column in the file or the benchmark field with the upload");
         check("   \n", "error: the file is empty");
-        check("hello world\n", "error: unrecognised format; Perfline knows: csv, json (a CSV needs a header with at least metric and value columns)");
+        check("hello world\n", "error: unrecognised format; Perfline knows: csv, json (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)");
     }
 
     #[test]
@@ -312,7 +321,7 @@ run hackbench m1 6.2.0 None
   time [16] None lower [(0, 0.5), (1, 0.6)]
 "#,
         );
-        check(r#"[{"metric":"t","value":1,"benchmark":"b","colour":"red"}]"#, "error: line 1: invalid JSON: unknown field `colour`, expected one of `metric`, `param`, `iteration`, `value`, `unit`, `direction`, `benchmark`, `machine`, `kernel`, `commit` at line 1 column 56");
+        check(r#"[{"metric":"t","value":1,"benchmark":"b","colour":"red"}]"#, "error: line 1: invalid JSON: unknown field `colour`, expected one of `metric`, `param`, `iteration`, `value`, `unit`, `direction`, `benchmark`, `machine`, `kernel`, `commit` at line 1 column 49");
         check(r#"[{"metric":"t","value":1}]"#, "error: field samples[0]: no benchmark: give a benchmark column in the file or the benchmark field with the upload");
     }
 

@@ -48,7 +48,8 @@ impl Format {
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
         let cols: Vec<&str> = header.split(',').map(|c| c.trim().trim_matches('"')).collect();
-        if cols.contains(&"metric") && cols.contains(&"value") {
+        let keyed = ["metric", "benchmark", "kernel", "param"].iter().any(|c| cols.contains(c));
+        if cols.contains(&"value") && keyed {
             return Some(Format::Csv);
         }
         None
@@ -351,7 +352,7 @@ pub fn parse_file(bytes: &[u8], format: Option<Format>, meta: &UploadMeta) -> Re
         Some(f) => f,
         None => Format::detect(bytes).ok_or_else(|| {
             IngestError::new(format!(
-                "unrecognised format; Perfline knows: {} (a CSV needs a header with at least metric and value columns)",
+                "unrecognised format; Perfline knows: {} (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)",
                 Format::KNOWN.join(", ")
             ))
         })?,

@@ -1,0 +1,72 @@
+// Browser test: upload a CSV through the form in real headless Chromium.
+// Usage: node e2e/upload.mjs <base-url> <csv-file>
+// Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.
+import { chromium } from 'playwright-core';
+
+const [base, csvFile] = process.argv.slice(2);
+if (!base || !csvFile) {
+  console.error('usage: node e2e/upload.mjs <base-url> <csv-file>');
+  process.exit(2);
+}
+const executablePath = process.env.PERFLINE_CHROMIUM || '/usr/bin/chromium';
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const step = (msg) => console.log(`e2e: ${msg}`);
+const errors = [];
+try {
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console error: ${m.text()}`); });
+  page.setDefaultTimeout(30000);
+
+  await page.goto(`${base}/upload`);
+  // The App sets data-hydrated from an Effect, which only runs once the WASM has hydrated.
+  await page.waitForSelector('body[data-hydrated="true"]');
+  step('upload page hydrated');
+
+  // The curl command follows the fields as the user types: only live WASM can do that.
+  await page.fill('#machine', 'e2e box');
+  await page.fill('#kernel', '6.9.0-rc1');
+  await page.fill('#benchmark', 'e2e-netperf');
+  await page.waitForFunction(() => {
+    const t = document.querySelector('#curl')?.textContent ?? '';
+    return t.includes("'machine=e2e box'") && t.includes('kernel=6.9.0-rc1') && t.includes('benchmark=e2e-netperf');
+  });
+  step('curl command updated client-side: ' + (await page.textContent('#curl')));
+
+  await page.setInputFiles('#file', csvFile);
+  await Promise.all([page.waitForURL(/\/uploads\/\d+$/), page.click('#upload-submit')]);
+  const result = await page.textContent('#upload-result');
+  if (!/Stored 1 runs with 6 samples/.test(result)) throw new Error(`unexpected upload result: ${result}`);
+  step(`uploaded: ${result}`);
+
+  // The new run is listed on the dashboard (the CSV's benchmark column overrides the field)...
+  await page.goto(`${base}/`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  const row = page.locator('#recent-runs tr.run-row', { hasText: 'e2e box' });
+  await row.waitFor();
+  const rowText = await row.textContent();
+  if (!rowText.includes('netperf-tcp') || !rowText.includes('6.9.0-rc1')) throw new Error(`run row lacks fields: ${rowText}`);
+  step('dashboard lists the run');
+
+  // ...and following its link is a client-side navigation that renders the run page.
+  await row.locator('a').first().click();
+  await page.waitForURL(/\/runs\/\d+$/);
+  await page.waitForSelector('#run-machine');
+  const machine = await page.textContent('#run-machine');
+  if (machine !== 'e2e box') throw new Error(`run page shows machine ${machine}`);
+  step('run page shows the run');
+
+  if (errors.length) throw new Error(errors.join('\n'));
+  console.log('e2e: ok');
+} catch (e) {
+  console.error(`e2e: FAILED: ${e.message}`);
+  if (errors.length) console.error(errors.join('\n'));
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}

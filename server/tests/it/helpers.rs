@@ -1,0 +1,120 @@
+//! `spawn_app()`: the real server on 127.0.0.1:0 with a fresh SQLite file in a temp dir.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use perfline_server::store::Store;
+use perfline_server::{serve, AppState, Config};
+use reqwest::multipart::{Form, Part};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub base: String,
+    pub store: Store,
+    pub client: reqwest::Client,
+    shutdown: Option<oneshot::Sender<()>>,
+    _dir: tempfile::TempDir,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::for_db(dir.path().join("perfline.db"));
+    configure(&mut config);
+    let state = AppState::new(config).await.expect("server state");
+    let store = state.store.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        serve(listener, state, async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    TestApp {
+        addr,
+        base: format!("http://{addr}"),
+        store,
+        client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap(),
+        shutdown: Some(tx),
+        _dir: dir,
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn read_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// `curl --data-binary @file 'http://host/api/v1/upload?query'`
+    pub async fn upload_raw(&self, query: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/upload?{query}")))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .expect("upload request")
+    }
+
+    /// `curl -F file=@a -F file=@b -F k=v ... http://host/api/v1/upload`
+    pub async fn upload_multipart(&self, files: &[(&str, Vec<u8>)], fields: &[(&str, &str)]) -> reqwest::Response {
+        let mut form = Form::new();
+        for (name, bytes) in files {
+            form = form.part("file", Part::bytes(bytes.clone()).file_name(name.to_string()));
+        }
+        for (k, v) in fields {
+            form = form.text(k.to_string(), v.to_string());
+        }
+        self.client.post(self.url("/api/v1/upload")).multipart(form).send().await.expect("upload request")
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        let r = self.client.get(self.url(path)).send().await.expect("GET");
+        let status = r.status().as_u16();
+        (status, r.json().await.expect("JSON body"))
+    }
+
+    pub async fn get_text(&self, path: &str) -> (u16, String) {
+        let r = self.client.get(self.url(path)).send().await.expect("GET");
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+
+    /// Row counts of every table.
+    pub async fn counts(&self) -> Vec<(String, i64)> {
+        self.store.table_counts().await.expect("counts")
+    }
+}
+
+/// Asserts a JSON error answer: the status, and that the message contains `needle`.
+pub async fn assert_error(response: reqwest::Response, status: u16, needle: &str) -> Value {
+    assert_eq!(response.status().as_u16(), status, "status");
+    let body: Value = response.json().await.expect("a JSON error body");
+    let message = body["error"]["message"].as_str().expect("error.message");
+    assert!(message.contains(needle), "error message {message:?} should contain {needle:?}");
+    assert_eq!(body["error"]["status"], status);
+    body
+}

@@ -1,0 +1,9 @@
+//! All integration tests, in one binary: each starts the real server on port 0 against a fresh
+//! SQLite file (see `helpers::spawn_app`).
+
+mod bad_input;
+mod browser;
+mod helpers;
+mod pages;
+mod read_api;
+mod upload;

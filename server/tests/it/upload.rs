@@ -1,0 +1,156 @@
+//! Uploads as users send them: curl with a raw body, curl -F, several files, re-uploads.
+
+use serde_json::Value;
+
+use crate::helpers::*;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn raw_csv_upload_stores_runs_and_keeps_the_bytes() {
+    let app = spawn_app().await;
+    let body = read_fixture("generic/netperf-sweep.csv");
+    let r = app.upload_raw("machine=lkp-bdw-de1&kernel=4.16.0-rc1&commit=a337531b94&tags=ip%3Dipv4,governor%3Dperformance", body.clone()).await;
+    assert_eq!(r.status().as_u16(), 201);
+    assert_eq!(r.headers()["location"], "/api/v1/uploads/1");
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["created"], true);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["benchmark"], "netperf-tcp");
+    assert_eq!(runs[0]["machine"], "lkp-bdw-de1");
+    assert_eq!(runs[0]["kernel"], "4.16.0-rc1");
+    assert_eq!(runs[0]["commit"], "a337531b94");
+    assert_eq!(runs[0]["samples"], 6);
+    assert_eq!(runs[0]["tags"], serde_json::json!([["governor", "performance"], ["ip", "ipv4"]]));
+    assert_eq!(v["upload"]["files"][0]["format"], "csv");
+
+    // The raw bytes come back exactly.
+    let raw = app.client.get(app.url("/api/v1/uploads/1/raw")).send().await.unwrap();
+    assert_eq!(raw.status().as_u16(), 200);
+    assert_eq!(raw.bytes().await.unwrap().as_ref(), body.as_slice());
+
+    // The run holds the samples, grouped by metric and param in natural order.
+    let run_url = runs[0]["url"].as_str().unwrap();
+    let (status, run) = app.get_json(run_url).await;
+    assert_eq!(status, 200);
+    let series = run["series"].as_array().unwrap();
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[0]["param"], "64");
+    assert_eq!(series[0]["unit"], "10^6bits/sec");
+    assert_eq!(series[0]["samples"], serde_json::json!([[1, 1771.31], [2, 1835.70], [3, 1780.55]]));
+    assert_eq!(series[1]["param"], "1024");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_with_several_files_is_one_upload() {
+    let app = spawn_app().await;
+    let r = app
+        .upload_multipart(
+            &[("sweep.csv", read_fixture("generic/netperf-sweep.csv")), ("hb.json", read_fixture("generic/multi-kernel.json"))],
+            &[("machine", "bdw-de1"), ("kernel", "4.15.0")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: Value = r.json().await.unwrap();
+    let runs: Vec<(String, String, i64)> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["benchmark"].as_str().unwrap().to_owned(), r["kernel"].as_str().unwrap().to_owned(), r["samples"].as_i64().unwrap()))
+        .collect();
+    // The JSON's own kernels override the form's kernel; the CSV has none, so it gets the form's.
+    assert_eq!(
+        runs,
+        vec![
+            ("netperf-tcp".into(), "4.15.0".into(), 6),
+            ("hackbench-process-pipes".into(), "4.16.0-rc1".into(), 2),
+            ("hackbench-process-pipes".into(), "4.16.0".into(), 2),
+        ]
+    );
+    let files = v["upload"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[1]["name"], "hb.json");
+    assert_eq!(files[1]["format"], "json");
+    let raw = app.client.get(app.url("/api/v1/uploads/1/raw?file=1")).send().await.unwrap().bytes().await.unwrap();
+    assert_eq!(raw.as_ref(), read_fixture("generic/multi-kernel.json").as_slice());
+    // The JSON document's tags are kept on its runs.
+    let (_, run) = app.get_json(v["runs"][1]["url"].as_str().unwrap()).await;
+    assert_eq!(run["run"]["tags"], serde_json::json!([["ipc", "pipes"], ["mode", "process"]]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_upload_twice_stores_nothing_new() {
+    let app = spawn_app().await;
+    let body = read_fixture("generic/netperf-sweep.csv");
+    let first: Value = app.upload_raw("machine=m1&kernel=6.1.0", body.clone()).await.json().await.unwrap();
+    let before = app.counts().await;
+    let again = app.upload_raw("machine=m1&kernel=6.1.0", body.clone()).await;
+    assert_eq!(again.status().as_u16(), 200);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["created"], false);
+    assert_eq!(again["runs"], first["runs"]);
+    assert_eq!(app.counts().await, before);
+    // Other metadata with the same bytes is a new upload.
+    let other = app.upload_raw("machine=m1&kernel=6.2.0", body).await;
+    assert_eq!(other.status().as_u16(), 201);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_plain_gives_a_short_summary() {
+    let app = spawn_app().await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/upload?machine=m1&kernel=6.1.0"))
+        .header("accept", "text/plain")
+        .body(read_fixture("generic/netperf-sweep.csv"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let text = r.text().await.unwrap();
+    let expected = format!("stored upload 1: 1 run(s), 6 sample(s)\n  run 1  netperf-tcp  m1  6.1.0  6 samples  http://{}/runs/1\n", app.addr);
+    assert_eq!(text, expected);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_csv_can_carry_several_kernels() {
+    let app = spawn_app().await;
+    let r = app.upload_raw("benchmark=hackbench-process-pipes&machine=m1", read_fixture("mmtests/hackbench-samples.csv")).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: Value = r.json().await.unwrap();
+    let kernels: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["kernel"].as_str().unwrap()).collect();
+    assert_eq!(kernels, vec!["5.4.0-vanilla", "5.5.0-rc3-vanilla", "5.5.0-rc3-wakeidle", "5.5.0-vanilla"]);
+    assert_eq!(v["upload"]["samples"], 96);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_means_match_mmtests_amean() {
+    // The reference: the Amean rows mmtests printed for these very samples.
+    let app = spawn_app().await;
+    let r = app.upload_raw("benchmark=hackbench-process-pipes&machine=m1", read_fixture("mmtests/hackbench-samples.csv")).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (status, table) =
+        app.get_json("/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-rc3-wakeidle,5.5.0-vanilla").await;
+    assert_eq!(status, 200);
+    let ours: Vec<String> = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let cells: Vec<String> = row["cells"].as_array().unwrap().iter().map(|c| format!("{:.4}", c["mean"].as_f64().unwrap())).collect();
+            format!("time-{} {}", row["param"].as_str().unwrap(), cells.join(" "))
+        })
+        .collect();
+    let reference = String::from_utf8(read_fixture("mmtests/hackbench-compare.txt")).unwrap();
+    let expected: Vec<String> = reference
+        .lines()
+        .filter(|l| l.starts_with("Amean"))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // "Amean time-1 0.0505 ( 0.00%) 0.0553 ( -9.57%) ...": the values follow each label.
+            let values: Vec<&str> = f.iter().skip(2).filter(|t| t.parse::<f64>().is_ok() && t.contains('.') && !t.ends_with("%)")).copied().collect();
+            format!("{} {}", f[1], values.join(" "))
+        })
+        .collect();
+    assert_eq!(expected.len(), 4, "the fixture has four Amean rows");
+    assert_eq!(ours, expected);
+}
