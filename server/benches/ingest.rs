@@ -1,1 +1,85 @@
-fn main(){}
+//! Ingest rate of a 1M-row generic CSV through `POST /api/v1/upload`, end to end: HTTP, parsing,
+//! and the SQLite transaction, against the real server on port 0 with a fresh database file.
+//!
+//! `cargo bench -p perfline-server --bench ingest` prints the median of several uploads and the
+//! median of parsing alone (no HTTP, no SQL), so the ratio shows where the time goes.
+
+use std::time::{Duration, Instant};
+
+use perfline_server::ingest::{parse_file, UploadMeta};
+use perfline_server::{serve, AppState, Config};
+
+const ROWS: usize = 1_000_000;
+const PARAMS: usize = 20;
+const REPEATS: usize = 5;
+
+fn csv() -> Vec<u8> {
+    let mut out = String::with_capacity(ROWS * 40);
+    out.push_str("benchmark,metric,param,iteration,value\n");
+    let per_param = ROWS / PARAMS;
+    for p in 0..PARAMS {
+        let param = 64usize << (p % 12);
+        for i in 0..per_param {
+            // Deterministic pseudo-noise around a level per parameter.
+            let noise = ((i * 7919 + p * 104729) % 1000) as f64 / 1000.0;
+            out.push_str(&format!("netperf-tcp,Throughput-{p},{param},{i},{:.2}\n", 1000.0 * (p + 1) as f64 + noise * 50.0));
+        }
+    }
+    out.into_bytes()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let body = csv();
+    println!("ingest: {ROWS} rows, {} bytes of CSV, {REPEATS} uploads", body.len());
+
+    let mut meta = UploadMeta::default();
+    meta.set("machine", "bench").unwrap();
+    meta.set("kernel", "6.1.0").unwrap();
+    let parse: Vec<Duration> = (0..REPEATS)
+        .map(|_| {
+            let t = Instant::now();
+            let (_, runs) = parse_file(&body, None, &meta).unwrap();
+            assert_eq!(runs[0].sample_count(), ROWS);
+            t.elapsed()
+        })
+        .collect();
+
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let upload: Vec<Duration> = rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let state = AppState::new(Config::for_db(dir.path().join("bench.db"))).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(listener, state, async {
+            let _ = rx.await;
+        }));
+        let client = reqwest::Client::new();
+        let mut times = Vec::new();
+        for i in 0..REPEATS {
+            let t = Instant::now();
+            // A new kernel each time, so no upload is a duplicate of an earlier one.
+            let r = client
+                .post(format!("{base}/api/v1/upload?machine=bench&kernel=6.{i}.0"))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+            times.push(t.elapsed());
+        }
+        let _ = tx.send(());
+        let _ = server.await;
+        times
+    });
+
+    let (p, u) = (median(parse), median(upload.clone()));
+    println!("ingest: parse only   median {:>8.1} ms  {:>10.0} samples/s", p.as_secs_f64() * 1e3, ROWS as f64 / p.as_secs_f64());
+    println!("ingest: HTTP upload  median {:>8.1} ms  {:>10.0} samples/s  (all: {:?})", u.as_secs_f64() * 1e3, ROWS as f64 / u.as_secs_f64(), upload);
+    println!("ingest: upload/parse ratio {:.2}", u.as_secs_f64() / p.as_secs_f64());
+}

@@ -1,0 +1,24 @@
+# Multi-stage build: the release server and the WASM site, then a small runtime image.
+FROM rust:1.95-bookworm AS build
+WORKDIR /src
+RUN rustup target add wasm32-unknown-unknown
+COPY Cargo.toml Cargo.lock ./
+COPY app app
+COPY frontend frontend
+COPY server server
+COPY migrations migrations
+COPY style style
+COPY scripts scripts
+RUN WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock) \
+ && cargo install wasm-bindgen-cli --version "$WB"
+RUN scripts/build-site && cargo build --release -p perfline-server
+
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --home /data perfline && mkdir -p /data /app && chown perfline /data
+COPY --from=build /src/target/release/perfline /app/perfline
+COPY --from=build /src/target/site /app/site
+USER perfline
+VOLUME /data
+ENV PERFLINE_DB=/data/perfline.db PERFLINE_LISTEN=0.0.0.0:3000 PERFLINE_SITE_ROOT=/app/site
+EXPOSE 3000
+ENTRYPOINT ["/app/perfline"]
