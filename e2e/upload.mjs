@@ -21,6 +21,7 @@ try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console error: ${m.text()}`); });
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`); });
   page.setDefaultTimeout(30000);
 
   await page.goto(`${base}/upload`);

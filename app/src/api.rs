@@ -13,7 +13,11 @@ pub trait Backend: Send + Sync + 'static {
     async fn dashboard(&self) -> Result<Dashboard, String>;
     async fn run(&self, id: i64) -> Result<Option<RunDetail>, String>;
     async fn upload(&self, id: i64) -> Result<Option<UploadDetail>, String>;
-    async fn compare_choices(&self, benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, String>;
+    async fn compare_choices(
+        &self,
+        benchmark: Option<String>,
+        machine: Option<String>,
+    ) -> Result<CompareChoices, String>;
     async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String>;
 }
 
@@ -41,8 +45,14 @@ pub async fn get_upload(id: i64) -> Result<Option<UploadDetail>, ServerFnError> 
 }
 
 #[server(prefix = "/sfn", endpoint = "compare_choices")]
-pub async fn get_compare_choices(benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, ServerFnError> {
-    backend()?.compare_choices(benchmark, machine).await.map_err(ServerFnError::new)
+pub async fn get_compare_choices(
+    benchmark: Option<String>,
+    machine: Option<String>,
+) -> Result<CompareChoices, ServerFnError> {
+    backend()?
+        .compare_choices(benchmark, machine)
+        .await
+        .map_err(ServerFnError::new)
 }
 
 #[server(prefix = "/sfn", endpoint = "compare")]
@@ -54,7 +64,13 @@ pub async fn get_compare(query: CompareQuery) -> Result<CompareTable, ServerFnEr
 #[server(prefix = "/sfn", endpoint = "origin")]
 pub async fn get_origin() -> Result<String, ServerFnError> {
     let host = use_context::<http::request::Parts>()
-        .and_then(|parts| parts.headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned))
+        .and_then(|parts| {
+            parts
+                .headers
+                .get(http::header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| "127.0.0.1:3000".to_owned());
     Ok(format!("http://{host}"))
 }

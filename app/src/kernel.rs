@@ -16,7 +16,10 @@ struct KernelKey<'a> {
 }
 
 fn key(label: &str) -> KernelKey<'_> {
-    let label = label.strip_prefix('v').filter(|rest| rest.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(label);
+    let label = label
+        .strip_prefix('v')
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        .unwrap_or(label);
     let version_len = label
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(label.len());
@@ -27,18 +30,30 @@ fn key(label: &str) -> KernelKey<'_> {
         .map(|p| p.parse().unwrap_or(u64::MAX))
         .collect();
     if numbers.is_empty() {
-        return KernelKey { not_version: true, numbers, stage: (1, 0), suffix: label };
+        return KernelKey {
+            not_version: true,
+            numbers,
+            stage: (1, 0),
+            suffix: label,
+        };
     }
     let mut stage = (1, 0);
     let mut suffix = rest;
     if let Some(after) = rest.strip_prefix("-rc") {
-        let digits = after.find(|c: char| !c.is_ascii_digit()).unwrap_or(after.len());
+        let digits = after
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after.len());
         if digits > 0 {
             stage = (0, after[..digits].parse().unwrap_or(u64::MAX));
             suffix = &after[digits..];
         }
     }
-    KernelKey { not_version: false, numbers, stage, suffix }
+    KernelKey {
+        not_version: false,
+        numbers,
+        stage,
+        suffix,
+    }
 }
 
 /// Compares two kernel labels in version order; ties are broken by the full text.
@@ -59,15 +74,35 @@ mod tests {
     #[test]
     fn orders_like_kernel_releases() {
         let mut v = vec![
-            "4.17.0-rc1", "4.16.1", "4.16.0", "4.16.0-rc2", "4.16.0-rc1", "4.9.0", "4.16.0-rc10",
-            "not-a-version", "5.5.0-vanilla", "5.5.0-rc3-wakeidle", "5.5.0-rc3-vanilla", "5.4.0-vanilla",
+            "4.17.0-rc1",
+            "4.16.1",
+            "4.16.0",
+            "4.16.0-rc2",
+            "4.16.0-rc1",
+            "4.9.0",
+            "4.16.0-rc10",
+            "not-a-version",
+            "5.5.0-vanilla",
+            "5.5.0-rc3-wakeidle",
+            "5.5.0-rc3-vanilla",
+            "5.4.0-vanilla",
         ];
         sort_kernels(&mut v);
         assert_eq!(
             v,
             vec![
-                "4.9.0", "4.16.0-rc1", "4.16.0-rc2", "4.16.0-rc10", "4.16.0", "4.16.1", "4.17.0-rc1",
-                "5.4.0-vanilla", "5.5.0-rc3-vanilla", "5.5.0-rc3-wakeidle", "5.5.0-vanilla", "not-a-version",
+                "4.9.0",
+                "4.16.0-rc1",
+                "4.16.0-rc2",
+                "4.16.0-rc10",
+                "4.16.0",
+                "4.16.1",
+                "4.17.0-rc1",
+                "5.4.0-vanilla",
+                "5.5.0-rc3-vanilla",
+                "5.5.0-rc3-wakeidle",
+                "5.5.0-vanilla",
+                "not-a-version",
             ]
         );
     }

@@ -22,7 +22,10 @@ fn csv() -> Vec<u8> {
         for i in 0..per_param {
             // Deterministic pseudo-noise around a level per parameter.
             let noise = ((i * 7919 + p * 104729) % 1000) as f64 / 1000.0;
-            out.push_str(&format!("netperf-tcp,Throughput-{p},{param},{i},{:.2}\n", 1000.0 * (p + 1) as f64 + noise * 50.0));
+            out.push_str(&format!(
+                "netperf-tcp,Throughput-{p},{param},{i},{:.2}\n",
+                1000.0 * (p + 1) as f64 + noise * 50.0
+            ));
         }
     }
     out.into_bytes()
@@ -35,7 +38,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn main() {
     let body = csv();
-    println!("ingest: {ROWS} rows, {} bytes of CSV, {REPEATS} uploads", body.len());
+    println!(
+        "ingest: {ROWS} rows, {} bytes of CSV, {REPEATS} uploads",
+        body.len()
+    );
 
     let mut meta = UploadMeta::default();
     meta.set("machine", "bench").unwrap();
@@ -49,10 +55,15 @@ fn main() {
         })
         .collect();
 
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let upload: Vec<Duration> = rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::new(Config::for_db(dir.path().join("bench.db"))).await.unwrap();
+        let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
+            .await
+            .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -79,7 +90,19 @@ fn main() {
     });
 
     let (p, u) = (median(parse), median(upload.clone()));
-    println!("ingest: parse only   median {:>8.1} ms  {:>10.0} samples/s", p.as_secs_f64() * 1e3, ROWS as f64 / p.as_secs_f64());
-    println!("ingest: HTTP upload  median {:>8.1} ms  {:>10.0} samples/s  (all: {:?})", u.as_secs_f64() * 1e3, ROWS as f64 / u.as_secs_f64(), upload);
-    println!("ingest: upload/parse ratio {:.2}", u.as_secs_f64() / p.as_secs_f64());
+    println!(
+        "ingest: parse only   median {:>8.1} ms  {:>10.0} samples/s",
+        p.as_secs_f64() * 1e3,
+        ROWS as f64 / p.as_secs_f64()
+    );
+    println!(
+        "ingest: HTTP upload  median {:>8.1} ms  {:>10.0} samples/s  (all: {:?})",
+        u.as_secs_f64() * 1e3,
+        ROWS as f64 / u.as_secs_f64(),
+        upload
+    );
+    println!(
+        "ingest: upload/parse ratio {:.2}",
+        u.as_secs_f64() / p.as_secs_f64()
+    );
 }

@@ -93,7 +93,14 @@ impl IntoResponse for ApiError {
             _ => (None, None, None),
         };
         let body = ErrorEnvelope {
-            error: ErrorBody { status: self.status().as_u16(), code: self.code(), message: self.to_string(), file, line, field },
+            error: ErrorBody {
+                status: self.status().as_u16(),
+                code: self.code(),
+                message: self.to_string(),
+                file,
+                line,
+                field,
+            },
         };
         (self.status(), Json(body)).into_response()
     }

@@ -55,7 +55,11 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
-        Ok(AppState { store, config: Arc::new(config), leptos })
+        Ok(AppState {
+            store,
+            config: Arc::new(config),
+            leptos,
+        })
     }
 }
 
@@ -77,28 +81,34 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .nest("/api/v1", api::router(&state))
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(backend.clone()),
-            {
-                let options = state.leptos.clone();
-                move || app::shell(options.clone())
-            },
-        )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .leptos_routes_with_context(&state, routes, move || provide_context(backend.clone()), {
+            let options = state.leptos.clone();
+            move || app::shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .layer(CompressionLayer::new())
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
         .layer(CatchPanicLayer::new())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
 
 /// Serves until `shutdown` completes, then finishes in-flight requests and closes the store.
-pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let store = state.store.clone();
     let app = router(state);
-    let result = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await;
     store.close().await;
     result
 }

@@ -7,7 +7,9 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let config = Config::parse();
-    tracing_subscriber::fmt().with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"))).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
 
     let listen = config.listen;
     let db = config.db.clone();
@@ -18,7 +20,10 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    if !std::path::Path::new(&*state.leptos.site_root).join("pkg/perfline.js").exists() {
+    if !std::path::Path::new(&*state.leptos.site_root)
+        .join("pkg/perfline.js")
+        .exists()
+    {
         tracing::warn!(site_root = %state.leptos.site_root, "the site is not built: pages will not hydrate (run scripts/build-site)");
     }
     let listener = match tokio::net::TcpListener::bind(listen).await {
@@ -28,7 +33,14 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    tracing::info!("perfline listening on http://{} (database {})", listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), db.display());
+    tracing::info!(
+        "perfline listening on http://{} (database {})",
+        listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default(),
+        db.display()
+    );
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down");

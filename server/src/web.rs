@@ -14,14 +14,21 @@ fn msg(e: impl std::fmt::Display) -> String {
 
 impl AppState {
     pub async fn run_detail(&self, id: i64) -> anyhow::Result<Option<RunDetail>> {
-        let Some(run) = self.store.run(id).await? else { return Ok(None) };
+        let Some(run) = self.store.run(id).await? else {
+            return Ok(None);
+        };
         let series = self.store.run_series(id).await?;
         Ok(Some(RunDetail { run, series }))
     }
 
     pub async fn upload_detail(&self, id: i64) -> anyhow::Result<Option<UploadDetail>> {
-        let Some(upload) = self.store.upload(id).await? else { return Ok(None) };
-        let filter = crate::store::RunFilter { upload: Some(id), ..Default::default() };
+        let Some(upload) = self.store.upload(id).await? else {
+            return Ok(None);
+        };
+        let filter = crate::store::RunFilter {
+            upload: Some(id),
+            ..Default::default()
+        };
         let (mut runs, _) = self.store.list_runs(&filter, i64::MAX, 0).await?;
         runs.reverse();
         Ok(Some(UploadDetail { upload, runs }))
@@ -29,7 +36,15 @@ impl AppState {
 
     /// The mean-per-parameter table, computed with polars off the async workers.
     pub async fn compare(&self, query: CompareQuery) -> anyhow::Result<CompareTable> {
-        let samples = self.store.compare_samples(&query.benchmark, &query.machine, &query.kernels, query.metric.as_deref()).await?;
+        let samples = self
+            .store
+            .compare_samples(
+                &query.benchmark,
+                &query.machine,
+                &query.kernels,
+                query.metric.as_deref(),
+            )
+            .await?;
         tokio::task::spawn_blocking(move || crate::stats::compare_means(query, samples)).await?
     }
 }
@@ -56,19 +71,37 @@ impl Backend for StoreBackend {
         self.0.upload_detail(id).await.map_err(msg)
     }
 
-    async fn compare_choices(&self, benchmark: Option<String>, machine: Option<String>) -> Result<CompareChoices, String> {
+    async fn compare_choices(
+        &self,
+        benchmark: Option<String>,
+        machine: Option<String>,
+    ) -> Result<CompareChoices, String> {
         let s = &self.0.store;
         let benchmarks = s.benchmarks().await.map_err(msg)?;
         let machines = match &benchmark {
-            Some(b) => benchmarks.iter().find(|x| &x.name == b).map(|x| x.machines.clone()).unwrap_or_default(),
-            None => s.machines().await.map_err(msg)?.into_iter().map(|m| m.name).collect(),
+            Some(b) => benchmarks
+                .iter()
+                .find(|x| &x.name == b)
+                .map(|x| x.machines.clone())
+                .unwrap_or_default(),
+            None => s
+                .machines()
+                .await
+                .map_err(msg)?
+                .into_iter()
+                .map(|m| m.name)
+                .collect(),
         };
         let mut kernels = match (&benchmark, &machine) {
             (Some(b), Some(m)) => s.kernels_for(b, m).await.map_err(msg)?,
             _ => Vec::new(),
         };
         kernels.sort_by(|a, b| compare_kernels(a, b));
-        Ok(CompareChoices { benchmarks: benchmarks.into_iter().map(|b| b.name).collect(), machines, kernels })
+        Ok(CompareChoices {
+            benchmarks: benchmarks.into_iter().map(|b| b.name).collect(),
+            machines,
+            kernels,
+        })
     }
 
     async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String> {

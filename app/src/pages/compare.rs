@@ -9,7 +9,12 @@ use crate::types::{format_value, CompareChoices, CompareQuery, CompareTable};
 fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
     let mut kernels: Vec<String> = Vec::new();
     if let Some(list) = map.get("kernels") {
-        kernels.extend(list.split(',').map(str::trim).filter(|k| !k.is_empty()).map(str::to_owned));
+        kernels.extend(
+            list.split(',')
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(str::to_owned),
+        );
     }
     if let Some(repeated) = map.get_all("kernel") {
         kernels.extend(repeated.into_iter().filter(|k| !k.trim().is_empty()));
@@ -110,7 +115,8 @@ fn choice_form(c: CompareChoices, q: CompareQuery) -> AnyView {
 
 fn table_view(t: CompareTable) -> AnyView {
     if t.rows.is_empty() {
-        return view! { <p class="muted" id="compare-empty">"No samples for this choice."</p> }.into_any();
+        return view! { <p class="muted" id="compare-empty">"No samples for this choice."</p> }
+            .into_any();
     }
     let kernels = t.query.kernels.clone();
     view! {

@@ -94,10 +94,20 @@ fn dashboard_view(d: DashboardData) -> AnyView {
 
 /// The URL of the compare page for a benchmark, machine and kernels.
 pub(crate) fn compare_href(benchmark: &str, machine: &str, kernels: &[String]) -> String {
-    let mut url = format!("/compare?benchmark={}&machine={}", encode(benchmark), encode(machine));
+    let mut url = format!(
+        "/compare?benchmark={}&machine={}",
+        encode(benchmark),
+        encode(machine)
+    );
     if !kernels.is_empty() {
         url.push_str("&kernels=");
-        url.push_str(&kernels.iter().map(|k| encode(k)).collect::<Vec<_>>().join(","));
+        url.push_str(
+            &kernels
+                .iter()
+                .map(|k| encode(k))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
     }
     url
 }
@@ -107,7 +117,9 @@ pub(crate) fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }

@@ -30,7 +30,12 @@ pub fn RunView() -> impl IntoView {
 
 fn run_view(d: RunDetail) -> AnyView {
     let r = d.run;
-    let tags = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+    let tags = r
+        .tags
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     view! {
         <h1>{format!("Run #{}: {}", r.id, r.benchmark)}</h1>
         <dl class="facts">
@@ -64,7 +69,11 @@ fn series_row(s: Series) -> impl IntoView {
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let shown: Vec<String> = values.iter().take(12).map(|v| format_value(*v)).collect();
-    let more = if n > 12 { format!(" … ({} more)", n - 12) } else { String::new() };
+    let more = if n > 12 {
+        format!(" … ({} more)", n - 12)
+    } else {
+        String::new()
+    };
     view! {
         <tr>
             <td>{s.metric}</td>

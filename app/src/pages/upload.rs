@@ -7,7 +7,10 @@ use crate::types::UploadDetail;
 
 /// Quotes a value for a POSIX shell when it needs quoting.
 pub(crate) fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,:=/@%+".contains(c)) {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:=/@%+".contains(c))
+    {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', r#"'\''"#))
@@ -53,14 +56,15 @@ pub fn UploadPage() -> impl IntoView {
             ],
         )
     };
-    let field = |id: &'static str, label: &'static str, hint: &'static str, sig: RwSignal<String>| {
-        view! {
-            <label for=id>{label}</label>
-            <input id=id name=id type="text" placeholder=hint maxlength="200"
-                prop:value=move || sig.get()
-                on:input=move |ev| sig.set(event_target_value(&ev)) />
-        }
-    };
+    let field =
+        |id: &'static str, label: &'static str, hint: &'static str, sig: RwSignal<String>| {
+            view! {
+                <label for=id>{label}</label>
+                <input id=id name=id type="text" placeholder=hint maxlength="200"
+                    prop:value=move || sig.get()
+                    on:input=move |ev| sig.set(event_target_value(&ev)) />
+            }
+        };
     view! {
         <h1>"Upload results"</h1>
         <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
@@ -143,8 +147,18 @@ mod tests {
 
     #[test]
     fn curl_quotes_what_the_shell_would_split() {
-        let cmd = curl_command("http://h:1", &[("machine", "my box".into()), ("kernel", "6.1".into()), ("commit", "".into())]);
-        assert_eq!(cmd, "curl -F file=@results.csv -F 'machine=my box' -F kernel=6.1 http://h:1/api/v1/upload");
+        let cmd = curl_command(
+            "http://h:1",
+            &[
+                ("machine", "my box".into()),
+                ("kernel", "6.1".into()),
+                ("commit", "".into()),
+            ],
+        );
+        assert_eq!(
+            cmd,
+            "curl -F file=@results.csv -F 'machine=my box' -F kernel=6.1 http://h:1/api/v1/upload"
+        );
         assert_eq!(shell_quote("it's"), r#"'it'\''s'"#);
     }
 }

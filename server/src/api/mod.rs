@@ -25,5 +25,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/machines", get(read::machines))
         .route("/kernels", get(read::kernels))
         .route("/compare", get(read::compare))
-        .fallback(|| async { ApiError::NotFound("no such API endpoint; see README.md for the list".into()) })
+        .fallback(|| async {
+            ApiError::NotFound("no such API endpoint; see README.md for the list".into())
+        })
 }

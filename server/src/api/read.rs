@@ -23,27 +23,53 @@ pub struct RunsQuery {
     offset: Option<i64>,
 }
 
-pub async fn runs(State(state): State<AppState>, query: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>) -> ApiResult<Json<RunPage>> {
+pub async fn runs(
+    State(state): State<AppState>,
+    query: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<RunPage>> {
     let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let limit = q.limit.unwrap_or(50);
     if !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest("limit must be between 1 and 1000".into()));
+        return Err(ApiError::BadRequest(
+            "limit must be between 1 and 1000".into(),
+        ));
     }
     let offset = q.offset.unwrap_or(0);
     if offset < 0 {
         return Err(ApiError::BadRequest("offset must be ≥ 0".into()));
     }
-    let filter = RunFilter { benchmark: q.benchmark, machine: q.machine, kernel: q.kernel, upload: q.upload };
+    let filter = RunFilter {
+        benchmark: q.benchmark,
+        machine: q.machine,
+        kernel: q.kernel,
+        upload: q.upload,
+    };
     let (runs, total) = state.store.list_runs(&filter, limit, offset).await?;
-    Ok(Json(RunPage { runs, total, limit, offset }))
+    Ok(Json(RunPage {
+        runs,
+        total,
+        limit,
+        offset,
+    }))
 }
 
 pub async fn run(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<RunDetail>> {
-    state.run_detail(id).await?.map(Json).ok_or_else(|| ApiError::NotFound(format!("no run {id}")))
+    state
+        .run_detail(id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no run {id}")))
 }
 
-pub async fn upload(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<UploadDetail>> {
-    state.upload_detail(id).await?.map(Json).ok_or_else(|| ApiError::NotFound(format!("no upload {id}")))
+pub async fn upload(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<UploadDetail>> {
+    state
+        .upload_detail(id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no upload {id}")))
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,32 +79,54 @@ pub struct RawQuery {
 }
 
 /// The exact bytes of an uploaded file.
-pub async fn upload_raw(State(state): State<AppState>, Path(id): Path<i64>, query: Result<Query<RawQuery>, axum::extract::rejection::QueryRejection>) -> ApiResult<Response> {
+pub async fn upload_raw(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+    query: Result<Query<RawQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
     let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let idx = q.file.unwrap_or(0);
-    let file = state.store.upload_file(id, idx).await?.ok_or_else(|| ApiError::NotFound(format!("no file {idx} in upload {id}")))?;
-    let name = file.name.unwrap_or_else(|| format!("upload-{id}-{idx}.{}", file.format));
+    let file = state
+        .store
+        .upload_file(id, idx)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no file {idx} in upload {id}")))?;
+    let name = file
+        .name
+        .unwrap_or_else(|| format!("upload-{id}-{idx}.{}", file.format));
     // Only safe characters go into the header; the bytes themselves are untouched.
-    let safe: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || "-_.+".contains(*c)).collect();
+    let safe: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "-_.+".contains(*c))
+        .collect();
     Ok((
         [
             (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
-            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{safe}\"")),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{safe}\""),
+            ),
         ],
         file.raw,
     )
         .into_response())
 }
 
-pub async fn benchmarks(State(state): State<AppState>) -> ApiResult<Json<Vec<app::types::BenchmarkSummary>>> {
+pub async fn benchmarks(
+    State(state): State<AppState>,
+) -> ApiResult<Json<Vec<app::types::BenchmarkSummary>>> {
     Ok(Json(state.store.benchmarks().await?))
 }
 
-pub async fn machines(State(state): State<AppState>) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
+pub async fn machines(
+    State(state): State<AppState>,
+) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
     Ok(Json(state.store.machines().await?))
 }
 
-pub async fn kernels(State(state): State<AppState>) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
+pub async fn kernels(
+    State(state): State<AppState>,
+) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
     Ok(Json(state.store.kernels().await?))
 }
 
@@ -92,12 +140,28 @@ pub struct CompareParams {
 }
 
 /// The first comparison: the mean per parameter and kernel (the full mmtests table comes later).
-pub async fn compare(State(state): State<AppState>, query: Result<Query<CompareParams>, axum::extract::rejection::QueryRejection>) -> ApiResult<Json<CompareTable>> {
+pub async fn compare(
+    State(state): State<AppState>,
+    query: Result<Query<CompareParams>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<CompareTable>> {
     let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let kernels: Vec<String> = q.kernels.split(',').map(str::trim).filter(|k| !k.is_empty()).map(str::to_owned).collect();
+    let kernels: Vec<String> = q
+        .kernels
+        .split(',')
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+        .collect();
     if kernels.is_empty() {
-        return Err(ApiError::BadRequest("kernels must name at least one kernel (K0,K1,...; K0 is the baseline)".into()));
+        return Err(ApiError::BadRequest(
+            "kernels must name at least one kernel (K0,K1,...; K0 is the baseline)".into(),
+        ));
     }
-    let query = CompareQuery { benchmark: q.benchmark, machine: q.machine, kernels, metric: q.metric };
+    let query = CompareQuery {
+        benchmark: q.benchmark,
+        machine: q.machine,
+        kernels,
+        metric: q.metric,
+    };
     Ok(Json(state.compare(query).await?))
 }

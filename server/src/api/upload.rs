@@ -33,7 +33,10 @@ enum Reply {
 }
 
 fn reply_kind(headers: &HeaderMap) -> Reply {
-    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     if accept.contains("application/json") {
         Reply::Json
     } else if accept.contains("text/html") {
@@ -59,17 +62,33 @@ pub async fn upload(
     }
 }
 
-async fn handle(state: &AppState, query: Vec<(String, String)>, headers: &HeaderMap, request: axum::extract::Request) -> ApiResult<(StatusCode, UploadResponse)> {
+async fn handle(
+    state: &AppState,
+    query: Vec<(String, String)>,
+    headers: &HeaderMap,
+    request: axum::extract::Request,
+) -> ApiResult<(StatusCode, UploadResponse)> {
     let limit = state.config.max_upload;
-    if let Some(len) = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
         if len > limit as u64 {
             return Err(ApiError::TooLarge { limit });
         }
     }
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let received = if content_type.starts_with("multipart/form-data") {
         if !query.is_empty() {
-            return Err(ApiError::BadRequest("give the fields as form fields in a multipart upload, not as query parameters".into()));
+            return Err(ApiError::BadRequest(
+                "give the fields as form fields in a multipart upload, not as query parameters"
+                    .into(),
+            ));
         }
         read_multipart(request, limit).await?
     } else {
@@ -78,8 +97,13 @@ async fn handle(state: &AppState, query: Vec<(String, String)>, headers: &Header
         for (name, value) in &query {
             meta.set(name, value)?;
         }
-        let body = axum::body::to_bytes(request.into_body(), limit).await.map_err(|e| body_error(e, limit))?;
-        Received { meta, files: vec![(None, body)] }
+        let body = axum::body::to_bytes(request.into_body(), limit)
+            .await
+            .map_err(|e| body_error(e, limit))?;
+        Received {
+            meta,
+            files: vec![(None, body)],
+        }
     };
     store(state, received).await
 }
@@ -97,7 +121,9 @@ fn refuse_media_type(content_type: &str) -> ApiResult<()> {
 
 fn body_error(e: axum::Error, limit: usize) -> ApiError {
     // `to_bytes` fails with a length-limit error when the body is longer than allowed.
-    let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>()) || e.to_string().contains("length limit");
+    let too_large = std::error::Error::source(&e)
+        .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
+        || e.to_string().contains("length limit");
     if too_large {
         ApiError::TooLarge { limit }
     } else {
@@ -106,7 +132,9 @@ fn body_error(e: axum::Error, limit: usize) -> ApiError {
 }
 
 async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiResult<Received> {
-    let mut multipart = Multipart::from_request(request, &()).await.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mut multipart = Multipart::from_request(request, &())
+        .await
+        .map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let mut meta = UploadMeta::default();
     let mut files = Vec::new();
     let multipart_error = |e: axum::extract::multipart::MultipartError| {
@@ -119,7 +147,10 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
         let name = field.name().unwrap_or("").to_owned();
         if name == "file" {
-            let file_name = field.file_name().filter(|n| !n.is_empty()).map(str::to_owned);
+            let file_name = field
+                .file_name()
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned);
             let bytes = field.bytes().await.map_err(multipart_error)?;
             // A browser sends an empty, nameless part when no file was chosen.
             if file_name.is_none() && bytes.is_empty() {
@@ -132,7 +163,9 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
         }
     }
     if files.is_empty() {
-        return Err(IngestError::field("file", "no file: add at least one part named 'file'").into());
+        return Err(
+            IngestError::field("file", "no file: add at least one part named 'file'").into(),
+        );
     }
     Ok(Received { meta, files })
 }
@@ -146,14 +179,31 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
         let mut new_files = Vec::with_capacity(files.len());
         let mut runs = Vec::new();
         for (i, (name, bytes)) in files.into_iter().enumerate() {
-            let label = name.clone().unwrap_or_else(|| if i == 0 { "request body".to_owned() } else { format!("file {i}") });
-            let (format, file_runs) = ingest::parse_file(&bytes, meta.format, &meta).map_err(|e| e.in_file(&label))?;
+            let label = name.clone().unwrap_or_else(|| {
+                if i == 0 {
+                    "request body".to_owned()
+                } else {
+                    format!("file {i}")
+                }
+            });
+            let (format, file_runs) =
+                ingest::parse_file(&bytes, meta.format, &meta).map_err(|e| e.in_file(&label))?;
             let sha = hex::encode(Sha256::digest(&bytes));
             digest.update(sha.as_bytes());
-            new_files.push(NewFile { name, format: format.as_str().to_owned(), sha256: sha, bytes });
+            new_files.push(NewFile {
+                name,
+                format: format.as_str().to_owned(),
+                sha256: sha,
+                bytes,
+            });
             runs.extend(file_runs);
         }
-        Ok(NewUpload { digest: hex::encode(digest.finalize()), metadata: meta.canonical(), files: new_files, runs })
+        Ok(NewUpload {
+            digest: hex::encode(digest.finalize()),
+            metadata: meta.canonical(),
+            files: new_files,
+            runs,
+        })
     })
     .await
     .map_err(|e| ApiError::Internal(e.into()))??;
@@ -161,11 +211,26 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
         Inserted::Created(id) => (StatusCode::CREATED, id),
         Inserted::Existing(id) => (StatusCode::OK, id),
     };
-    let detail = state.upload_detail(id).await?.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("upload {id} vanished")))?;
-    Ok((status, UploadResponse { created: status == StatusCode::CREATED, upload: detail.upload, runs: detail.runs }))
+    let detail = state
+        .upload_detail(id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("upload {id} vanished")))?;
+    Ok((
+        status,
+        UploadResponse {
+            created: status == StatusCode::CREATED,
+            upload: detail.upload,
+            runs: detail.runs,
+        },
+    ))
 }
 
-fn respond(reply: Reply, status: StatusCode, body: UploadResponse, headers: &HeaderMap) -> Response {
+fn respond(
+    reply: Reply,
+    status: StatusCode,
+    body: UploadResponse,
+    headers: &HeaderMap,
+) -> Response {
     match reply {
         Reply::Json => {
             let location = body.upload.url.clone();
@@ -173,8 +238,16 @@ fn respond(reply: Reply, status: StatusCode, body: UploadResponse, headers: &Hea
         }
         Reply::Html => Redirect::to(&body.upload.page).into_response(),
         Reply::Text => {
-            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1:3000");
-            (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text_summary(&body, host)).into_response()
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("127.0.0.1:3000");
+            (
+                status,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                text_summary(&body, host),
+            )
+                .into_response()
         }
     }
 }
@@ -200,11 +273,21 @@ pub fn text_summary(r: &UploadResponse, host: &str) -> String {
 /// The answer to a failed browser form upload: the message, escaped, and a way back.
 fn html_error(e: ApiError) -> Response {
     let status = e.status();
-    let message = e.to_string().replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let message = e
+        .to_string()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Upload refused</title>\
          <link rel=\"stylesheet\" href=\"/pkg/perfline.css\"></head><body><main><h1>Upload refused</h1>\
          <p class=\"error\" id=\"upload-error\">{message}</p><p>Nothing was stored. <a href=\"/upload\">Back to the upload form</a></p></main></body></html>"
     );
-    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], Body::from(body)).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        Body::from(body),
+    )
+        .into_response()
 }

@@ -14,7 +14,18 @@ use serde::Deserialize;
 
 use super::{resolve_key, strip_bom, IngestError, ParsedRun, Row, RunBuilder, RunKey, UploadMeta};
 
-const COLUMNS: &[&str] = &["benchmark", "metric", "param", "iteration", "value", "unit", "direction", "kernel", "machine", "commit"];
+const COLUMNS: &[&str] = &[
+    "benchmark",
+    "metric",
+    "param",
+    "iteration",
+    "value",
+    "unit",
+    "direction",
+    "kernel",
+    "machine",
+    "commit",
+];
 
 #[derive(Default)]
 struct Columns {
@@ -37,15 +48,27 @@ fn columns(header: &csv::StringRecord) -> Result<Columns, IngestError> {
         let Some(known) = COLUMNS.iter().find(|c| **c == name) else {
             return Err(IngestError {
                 field: Some(raw.to_owned()),
-                ..IngestError::at_line(1, format!("unknown column '{raw}'; the columns are: {}", COLUMNS.join(", ")))
+                ..IngestError::at_line(
+                    1,
+                    format!(
+                        "unknown column '{raw}'; the columns are: {}",
+                        COLUMNS.join(", ")
+                    ),
+                )
             });
         };
         if found.insert(known, i).is_some() {
-            return Err(IngestError::at_line(1, format!("column '{known}' appears twice")));
+            return Err(IngestError::at_line(
+                1,
+                format!("column '{known}' appears twice"),
+            ));
         }
     }
     let required = |name: &str| {
-        found.get(name).copied().ok_or_else(|| IngestError::at_line(1, format!("the header has no '{name}' column")))
+        found
+            .get(name)
+            .copied()
+            .ok_or_else(|| IngestError::at_line(1, format!("the header has no '{name}' column")))
     };
     Ok(Columns {
         metric: found.get("metric").copied(),
@@ -64,15 +87,24 @@ fn columns(header: &csv::StringRecord) -> Result<Columns, IngestError> {
 fn csv_error(e: csv::Error) -> IngestError {
     let line = e.position().map(|p| p.line());
     let message = match e.kind() {
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => format!("this row has {len} fields but the header has {expected_len}"),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("this row has {len} fields but the header has {expected_len}"),
         csv::ErrorKind::Utf8 { .. } => "the text is not valid UTF-8".to_owned(),
         _ => e.to_string(),
     };
-    IngestError { line, ..IngestError::new(message) }
+    IngestError {
+        line,
+        ..IngestError::new(message)
+    }
 }
 
 pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).comment(Some(b'#')).trim(csv::Trim::All).from_reader(strip_bom(bytes));
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_reader(strip_bom(bytes));
     let header = reader.headers().map_err(csv_error)?.clone();
     let cols = columns(&header)?;
     let mut builder = RunBuilder::default();
@@ -87,9 +119,21 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
         }
         let line = record.position().map(|p| p.line()).unwrap_or(0);
         let get = |i: Option<usize>| i.and_then(|i| record.get(i)).filter(|s| !s.is_empty());
-        let raw_key = [get(cols.benchmark), get(cols.machine), get(cols.kernel), get(cols.commit)];
+        let raw_key = [
+            get(cols.benchmark),
+            get(cols.machine),
+            get(cols.kernel),
+            get(cols.commit),
+        ];
         let key = match &last_key {
-            Some((raw, key)) if raw.iter().zip(raw_key.iter()).all(|(a, b)| a == b.unwrap_or("")) => key.clone(),
+            Some((raw, key))
+                if raw
+                    .iter()
+                    .zip(raw_key.iter())
+                    .all(|(a, b)| a == b.unwrap_or("")) =>
+            {
+                key.clone()
+            }
             _ => {
                 let key = resolve_key(line, meta, raw_key[0], raw_key[1], raw_key[2], raw_key[3])?;
                 last_key = Some((raw_key.map(|s| s.unwrap_or("").to_owned()), key.clone()));
@@ -97,21 +141,35 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
             }
         };
         let value_text = record.get(cols.value).unwrap_or("");
-        let value: f64 = value_text
-            .parse()
-            .map_err(|_| IngestError { field: Some("value".into()), ..IngestError::at_line(line, format!("value '{value_text}' is not a number")) })?;
+        let value: f64 = value_text.parse().map_err(|_| IngestError {
+            field: Some("value".into()),
+            ..IngestError::at_line(line, format!("value '{value_text}' is not a number"))
+        })?;
         let iteration = match get(cols.iteration) {
             None => None,
-            Some(t) => Some(t.parse::<i64>().ok().filter(|i| *i >= 0).ok_or_else(|| IngestError {
-                field: Some("iteration".into()),
-                ..IngestError::at_line(line, format!("iteration '{t}' is not a whole number ≥ 0"))
-            })?),
+            Some(t) => {
+                Some(
+                    t.parse::<i64>()
+                        .ok()
+                        .filter(|i| *i >= 0)
+                        .ok_or_else(|| IngestError {
+                            field: Some("iteration".into()),
+                            ..IngestError::at_line(
+                                line,
+                                format!("iteration '{t}' is not a whole number ≥ 0"),
+                            )
+                        })?,
+                )
+            }
         };
         let direction = match get(cols.direction) {
             None => None,
             Some(t) => Some(Direction::parse(t).ok_or_else(|| IngestError {
                 field: Some("direction".into()),
-                ..IngestError::at_line(line, format!("direction '{t}' is neither 'higher' nor 'lower'"))
+                ..IngestError::at_line(
+                    line,
+                    format!("direction '{t}' is neither 'higher' nor 'lower'"),
+                )
             })?),
         };
         let benchmark_name;
@@ -123,10 +181,22 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
             }
         };
         if metric.is_empty() {
-            return Err(IngestError { field: Some("metric".into()), ..IngestError::at_line(line, "the metric is empty") });
+            return Err(IngestError {
+                field: Some("metric".into()),
+                ..IngestError::at_line(line, "the metric is empty")
+            });
         }
         builder.push(
-            Row { line, key, metric, param: get(cols.param).unwrap_or(""), unit: get(cols.unit), direction, iteration, value },
+            Row {
+                line,
+                key,
+                metric,
+                param: get(cols.param).unwrap_or(""),
+                unit: get(cols.unit),
+                direction,
+                iteration,
+                value,
+            },
             &meta.tags,
         )?;
     }
@@ -191,7 +261,8 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     let text = strip_bom(bytes);
     // Parse strictly first for good messages (untagged enums hide them), then pick the shape.
     let first = text.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    let json_err = |e: serde_json::Error| IngestError::at_line(e.line() as u64, format!("invalid JSON: {e}"));
+    let json_err =
+        |e: serde_json::Error| IngestError::at_line(e.line() as u64, format!("invalid JSON: {e}"));
     let input = if first == Some(b'[') {
         JsonInput::Samples(serde_json::from_slice(text).map_err(json_err)?)
     } else {
@@ -201,7 +272,12 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
         JsonInput::Samples(samples) => (meta.clone(), samples),
         JsonInput::Document(doc) => {
             let mut m = meta.clone();
-            for (name, v) in [("benchmark", &doc.benchmark), ("machine", &doc.machine), ("kernel", &doc.kernel), ("commit", &doc.commit)] {
+            for (name, v) in [
+                ("benchmark", &doc.benchmark),
+                ("machine", &doc.machine),
+                ("kernel", &doc.kernel),
+                ("commit", &doc.commit),
+            ] {
                 if let Some(v) = v {
                     m.set(name, v)?;
                 }
@@ -209,9 +285,13 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
             if !doc.tags.is_empty() {
                 let mut tags = meta.tags.clone();
                 for (k, v) in &doc.tags {
-                    let key = Label::parse(k).map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
+                    let key = Label::parse(k)
+                        .map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
                     if v.chars().any(char::is_control) {
-                        return Err(IngestError::field("tags", format!("tag '{k}' contains a control character")));
+                        return Err(IngestError::field(
+                            "tags",
+                            format!("tag '{k}' contains a control character"),
+                        ));
                     }
                     tags.retain(|(existing, _)| *existing != key);
                     tags.push((key, v.clone()));
@@ -226,22 +306,50 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     for (i, s) in samples.iter().enumerate() {
         // JSON has no useful line per sample; name the sample by its index instead.
         let index = i as u64;
-        let key = resolve_key(index, &doc_meta, s.benchmark.as_deref(), s.machine.as_deref(), s.kernel.as_deref(), s.commit.as_deref())
-            .map_err(|e| IngestError { line: None, field: Some(format!("samples[{i}]")), ..e })?;
+        let key = resolve_key(
+            index,
+            &doc_meta,
+            s.benchmark.as_deref(),
+            s.machine.as_deref(),
+            s.kernel.as_deref(),
+            s.commit.as_deref(),
+        )
+        .map_err(|e| IngestError {
+            line: None,
+            field: Some(format!("samples[{i}]")),
+            ..e
+        })?;
         let param = match &s.param {
             None => String::new(),
             Some(Param::Number(n)) => n.to_string(),
             Some(Param::Text(t)) => t.clone(),
         };
         if s.iteration.is_some_and(|i| i < 0) {
-            return Err(IngestError::field(&format!("samples[{i}]"), "iteration must be ≥ 0"));
+            return Err(IngestError::field(
+                &format!("samples[{i}]"),
+                "iteration must be ≥ 0",
+            ));
         }
         builder
             .push(
-                Row { line: index, key, metric: &s.metric, param: &param, unit: s.unit.as_deref(), direction: s.direction, iteration: s.iteration, value: s.value },
+                Row {
+                    line: index,
+                    key,
+                    metric: &s.metric,
+                    param: &param,
+                    unit: s.unit.as_deref(),
+                    direction: s.direction,
+                    iteration: s.iteration,
+                    value: s.value,
+                },
                 &doc_meta.tags,
             )
-            .map_err(|e| IngestError { line: None, field: Some(format!("samples[{i}]")), message: e.message.replace("line ", "sample "), ..e })?;
+            .map_err(|e| IngestError {
+                line: None,
+                field: Some(format!("samples[{i}]")),
+                message: e.message.replace("line ", "sample "),
+                ..e
+            })?;
     }
     builder.finish()
 }
@@ -264,9 +372,22 @@ mod tests {
             Ok((format, runs)) => {
                 let mut out = format!("{}\n", format.as_str());
                 for r in runs {
-                    out.push_str(&format!("run {} {} {} {:?}\n", r.key.benchmark, r.key.machine, r.key.kernel, r.key.commit.map(|c| c.to_string())));
+                    out.push_str(&format!(
+                        "run {} {} {} {:?}\n",
+                        r.key.benchmark,
+                        r.key.machine,
+                        r.key.kernel,
+                        r.key.commit.map(|c| c.to_string())
+                    ));
                     for s in r.series {
-                        out.push_str(&format!("  {} [{}] {:?} {} {:?}\n", s.metric, s.param, s.unit, s.direction.as_str(), s.samples));
+                        out.push_str(&format!(
+                            "  {} [{}] {:?} {} {:?}\n",
+                            s.metric,
+                            s.param,
+                            s.unit,
+                            s.direction.as_str(),
+                            s.samples
+                        ));
                     }
                 }
                 out
@@ -298,12 +419,30 @@ run netperf m1 5.5.0 None
     #[test]
     fn csv_errors_name_the_line() {
         check("benchmark,metric,value,colour\nb,m,1,red\n", "error: line 1: unknown column 'colour'; the columns are: benchmark, metric, param, iteration, value, unit, direction, kernel, machine, commit");
-        check("benchmark,metric,value\nb,m,1\nb,m,abc\n", "error: line 3: value 'abc' is not a number");
-        check("benchmark,metric,value\nb,m,1,2\n", "error: line 2: this row has 4 fields but the header has 3");
-        check("benchmark,metric,value\n", "error: no samples found: the file has a header but no data rows");
-        check("benchmark,metric,iteration,value\nb,m,0,1\nb,m,0,2\n", "error: line 3: iteration 0 of metric m param '' is given twice (first on line 2)");
-        check("benchmark,metric,value,direction\nb,m,1,sideways\n", "error: line 2: direction 'sideways' is neither 'higher' nor 'lower'");
-        check("benchmark,metric,value\nb,m,inf\n", "error: line 2: value inf is not a finite number");
+        check(
+            "benchmark,metric,value\nb,m,1\nb,m,abc\n",
+            "error: line 3: value 'abc' is not a number",
+        );
+        check(
+            "benchmark,metric,value\nb,m,1,2\n",
+            "error: line 2: this row has 4 fields but the header has 3",
+        );
+        check(
+            "benchmark,metric,value\n",
+            "error: no samples found: the file has a header but no data rows",
+        );
+        check(
+            "benchmark,metric,iteration,value\nb,m,0,1\nb,m,0,2\n",
+            "error: line 3: iteration 0 of metric m param '' is given twice (first on line 2)",
+        );
+        check(
+            "benchmark,metric,value,direction\nb,m,1,sideways\n",
+            "error: line 2: direction 'sideways' is neither 'higher' nor 'lower'",
+        );
+        check(
+            "benchmark,metric,value\nb,m,inf\n",
+            "error: line 2: value inf is not a finite number",
+        );
         check("metric,value\nm,1\n", "error: line 2: no benchmark: give a benchmark column in the file or the benchmark field with the upload");
         check("   \n", "error: the file is empty");
         check("hello world\n", "error: unrecognised format; Perfline knows: csv, json (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)");
@@ -328,7 +467,12 @@ run hackbench m1 6.2.0 None
     #[test]
     fn tags_parse_and_refuse_garbage() {
         let tags = crate::ingest::parse_tags("ip=ipv4, governor=performance").unwrap();
-        assert_eq!(tags.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(), vec!["governor=performance", "ip=ipv4"]);
+        assert_eq!(
+            tags.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>(),
+            vec!["governor=performance", "ip=ipv4"]
+        );
         assert!(crate::ingest::parse_tags("novalue").is_err());
         assert!(crate::ingest::parse_tags("a=1,a=2").is_err());
     }

@@ -41,14 +41,22 @@ impl Format {
     /// Recognises a format from the content, never from a file name or Content-Type.
     pub fn detect(bytes: &[u8]) -> Option<Format> {
         let text = strip_bom(bytes);
-        let first = text.iter().position(|b| !b.is_ascii_whitespace()).map(|i| text[i])?;
+        let first = text
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .map(|i| text[i])?;
         if first == b'{' || first == b'[' {
             return Some(Format::Json);
         }
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
-        let cols: Vec<&str> = header.split(',').map(|c| c.trim().trim_matches('"')).collect();
-        let keyed = ["metric", "benchmark", "kernel", "param"].iter().any(|c| cols.contains(c));
+        let cols: Vec<&str> = header
+            .split(',')
+            .map(|c| c.trim().trim_matches('"'))
+            .collect();
+        let keyed = ["metric", "benchmark", "kernel", "param"]
+            .iter()
+            .any(|c| cols.contains(c));
         if cols.contains(&"value") && keyed {
             return Some(Format::Csv);
         }
@@ -71,15 +79,26 @@ pub struct IngestError {
 
 impl IngestError {
     pub fn new(message: impl Into<String>) -> Self {
-        IngestError { message: message.into(), file: None, line: None, field: None }
+        IngestError {
+            message: message.into(),
+            file: None,
+            line: None,
+            field: None,
+        }
     }
 
     pub fn at_line(line: u64, message: impl Into<String>) -> Self {
-        IngestError { line: Some(line), ..IngestError::new(message) }
+        IngestError {
+            line: Some(line),
+            ..IngestError::new(message)
+        }
     }
 
     pub fn field(field: &str, message: impl Into<String>) -> Self {
-        IngestError { field: Some(field.to_owned()), ..IngestError::new(message) }
+        IngestError {
+            field: Some(field.to_owned()),
+            ..IngestError::new(message)
+        }
     }
 
     pub fn in_file(mut self, file: &str) -> Self {
@@ -129,7 +148,8 @@ impl UploadMeta {
         if value.is_empty() {
             return Ok(());
         }
-        let label = |v: &str| Label::parse(v).map_err(|e| IngestError::field(name, format!("{name} {e}")));
+        let label =
+            |v: &str| Label::parse(v).map_err(|e| IngestError::field(name, format!("{name} {e}")));
         match name {
             "benchmark" => self.benchmark = Some(label(value)?),
             "machine" => self.machine = Some(label(value)?),
@@ -172,16 +192,29 @@ impl UploadMeta {
 pub fn parse_tags(raw: &str) -> Result<Vec<(Label, String)>, IngestError> {
     let mut tags: Vec<(Label, String)> = Vec::new();
     for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| IngestError::field("tags", format!("tag '{part}' is not key=value (write tags as k=v,k=v)")))?;
-        let key = Label::parse(k).map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            IngestError::field(
+                "tags",
+                format!("tag '{part}' is not key=value (write tags as k=v,k=v)"),
+            )
+        })?;
+        let key = Label::parse(k)
+            .map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
         let v = v.trim();
         if let Some(c) = v.chars().find(|c| c.is_control()) {
-            return Err(IngestError::field("tags", format!("tag '{key}' contains the control character U+{:04X}", c as u32)));
+            return Err(IngestError::field(
+                "tags",
+                format!(
+                    "tag '{key}' contains the control character U+{:04X}",
+                    c as u32
+                ),
+            ));
         }
         if tags.iter().any(|(existing, _)| *existing == key) {
-            return Err(IngestError::field("tags", format!("tag '{key}' is given twice")));
+            return Err(IngestError::field(
+                "tags",
+                format!("tag '{key}' is given twice"),
+            ));
         }
         tags.push((key, v.to_owned()));
     }
@@ -248,13 +281,20 @@ pub struct RunBuilder {
 impl RunBuilder {
     pub fn push(&mut self, row: Row<'_>, tags: &[(Label, String)]) -> Result<(), IngestError> {
         if !row.value.is_finite() {
-            return Err(IngestError::at_line(row.line, format!("value {} is not a finite number", row.value)));
+            return Err(IngestError::at_line(
+                row.line,
+                format!("value {} is not a finite number", row.value),
+            ));
         }
         let run = match self.run_index.get(&row.key) {
             Some(i) => *i,
             None => {
                 let i = self.runs.len();
-                self.runs.push(ParsedRun { key: row.key.clone(), tags: tags.to_vec(), series: Vec::new() });
+                self.runs.push(ParsedRun {
+                    key: row.key.clone(),
+                    tags: tags.to_vec(),
+                    series: Vec::new(),
+                });
                 self.run_index.insert(row.key.clone(), i);
                 i
             }
@@ -266,10 +306,16 @@ impl RunBuilder {
                 let s = match self.series_index.get(&key) {
                     Some(s) => *s,
                     None => {
-                        let metric = Label::parse(row.metric)
-                            .map_err(|e| IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric)))?;
-                        if row.param.chars().any(char::is_control) || row.param.chars().count() > app::label::LABEL_MAX_CHARS {
-                            return Err(IngestError::at_line(row.line, "param contains a control character or is too long"));
+                        let metric = Label::parse(row.metric).map_err(|e| {
+                            IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric))
+                        })?;
+                        if row.param.chars().any(char::is_control)
+                            || row.param.chars().count() > app::label::LABEL_MAX_CHARS
+                        {
+                            return Err(IngestError::at_line(
+                                row.line,
+                                "param contains a control character or is too long",
+                            ));
                         }
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {
@@ -293,7 +339,12 @@ impl RunBuilder {
             if s.unit.as_deref() != Some(unit) {
                 return Err(IngestError::at_line(
                     row.line,
-                    format!("unit '{unit}' differs from '{}' given earlier for metric {} param '{}'", s.unit.as_deref().unwrap_or(""), s.metric, s.param),
+                    format!(
+                        "unit '{unit}' differs from '{}' given earlier for metric {} param '{}'",
+                        s.unit.as_deref().unwrap_or(""),
+                        s.metric,
+                        s.param
+                    ),
                 ));
             }
         }
@@ -301,7 +352,13 @@ impl RunBuilder {
             if s.direction != direction {
                 return Err(IngestError::at_line(
                     row.line,
-                    format!("direction '{}' differs from '{}' given earlier for metric {} param '{}'", direction.as_str(), s.direction.as_str(), s.metric, s.param),
+                    format!(
+                        "direction '{}' differs from '{}' given earlier for metric {} param '{}'",
+                        direction.as_str(),
+                        s.direction.as_str(),
+                        s.metric,
+                        s.param
+                    ),
                 ));
             }
         }
@@ -314,7 +371,9 @@ impl RunBuilder {
     /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
     pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
         if self.runs.is_empty() {
-            return Err(IngestError::new("no samples found: the file has a header but no data rows"));
+            return Err(IngestError::new(
+                "no samples found: the file has a header but no data rows",
+            ));
         }
         let mut runs = self.runs;
         for run in &mut runs {
@@ -344,7 +403,11 @@ impl RunBuilder {
 }
 
 /// Parses one file in the given or detected format.
-pub fn parse_file(bytes: &[u8], format: Option<Format>, meta: &UploadMeta) -> Result<(Format, Vec<ParsedRun>), IngestError> {
+pub fn parse_file(
+    bytes: &[u8],
+    format: Option<Format>,
+    meta: &UploadMeta,
+) -> Result<(Format, Vec<ParsedRun>), IngestError> {
     if strip_bom(bytes).iter().all(u8::is_ascii_whitespace) {
         return Err(IngestError::new("the file is empty"));
     }
@@ -373,9 +436,15 @@ pub(crate) fn resolve_key(
     kernel: Option<&str>,
     commit: Option<&str>,
 ) -> Result<RunKey, IngestError> {
-    let pick = |name: &str, own: Option<&str>, fallback: &Option<Label>| -> Result<Option<Label>, IngestError> {
+    let pick = |name: &str,
+                own: Option<&str>,
+                fallback: &Option<Label>|
+     -> Result<Option<Label>, IngestError> {
         match own.map(str::trim).filter(|s| !s.is_empty()) {
-            Some(v) => Label::parse(v).map(Some).map_err(|e| IngestError { field: Some(name.to_owned()), ..IngestError::at_line(line, format!("{name} '{v}' {e}")) }),
+            Some(v) => Label::parse(v).map(Some).map_err(|e| IngestError {
+                field: Some(name.to_owned()),
+                ..IngestError::at_line(line, format!("{name} '{v}' {e}"))
+            }),
             None => Ok(fallback.clone()),
         }
     };

@@ -12,7 +12,9 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 
 pub use read::{CompareSample, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
@@ -58,9 +60,20 @@ impl Store {
     /// Row counts of every table, for tests and the health check.
     pub async fn table_counts(&self) -> anyhow::Result<Vec<(String, i64)>> {
         let mut out = Vec::new();
-        for table in ["machine", "kernel", "upload", "upload_file", "run", "series", "sample", "permalink"] {
+        for table in [
+            "machine",
+            "kernel",
+            "upload",
+            "upload_file",
+            "run",
+            "series",
+            "sample",
+            "permalink",
+        ] {
             let sql = format!("SELECT COUNT(*) FROM {table}");
-            let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_one(&self.reader).await?;
+            let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .fetch_one(&self.reader)
+                .await?;
             out.push((table.to_owned(), n));
         }
         Ok(out)

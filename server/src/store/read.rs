@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use app::kernel::compare_kernels;
 use app::label::Direction;
-use app::types::{compare_params, BenchmarkSummary, NamedCount, RunSummary, Series, UploadFile, UploadSummary};
+use app::types::{
+    compare_params, BenchmarkSummary, NamedCount, RunSummary, Series, UploadFile, UploadSummary,
+};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
@@ -74,20 +76,31 @@ fn push_filter(q: &mut QueryBuilder<Sqlite>, f: &RunFilter) {
 
 impl Store {
     /// Runs matching the filter, newest first, and how many match in all.
-    pub async fn list_runs(&self, filter: &RunFilter, limit: i64, offset: i64) -> anyhow::Result<(Vec<RunSummary>, i64)> {
+    pub async fn list_runs(
+        &self,
+        filter: &RunFilter,
+        limit: i64,
+        offset: i64,
+    ) -> anyhow::Result<(Vec<RunSummary>, i64)> {
         let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
         push_filter(&mut count, filter);
         let (total,): (i64,) = count.build_query_as().fetch_one(&self.reader).await?;
         let mut q = QueryBuilder::<Sqlite>::new(RUN_COLUMNS);
         push_filter(&mut q, filter);
-        q.push(" ORDER BY r.id DESC LIMIT ").push_bind(limit).push(" OFFSET ").push_bind(offset);
+        q.push(" ORDER BY r.id DESC LIMIT ")
+            .push_bind(limit)
+            .push(" OFFSET ")
+            .push_bind(offset);
         let rows = q.build().fetch_all(&self.reader).await?;
         Ok((rows.iter().map(run_summary).collect(), total))
     }
 
     pub async fn run(&self, id: i64) -> anyhow::Result<Option<RunSummary>> {
         let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.reader).await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
         Ok(row.as_ref().map(run_summary))
     }
 
@@ -119,7 +132,11 @@ impl Store {
                 s.samples.push((row.get("iteration"), row.get("value")));
             }
         }
-        series.sort_by(|a, b| a.metric.cmp(&b.metric).then_with(|| compare_params(&a.param, &b.param)));
+        series.sort_by(|a, b| {
+            a.metric
+                .cmp(&b.metric)
+                .then_with(|| compare_params(&a.param, &b.param))
+        });
         Ok(series)
     }
 
@@ -165,7 +182,10 @@ impl Store {
     }
 
     pub async fn recent_uploads(&self, limit: i64) -> anyhow::Result<Vec<UploadSummary>> {
-        let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?").bind(limit).fetch_all(&self.reader).await?;
+        let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?")
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await?;
         let mut out = Vec::with_capacity(ids.len());
         for (id,) in ids {
             if let Some(u) = self.upload(id).await? {
@@ -175,13 +195,23 @@ impl Store {
         Ok(out)
     }
 
-    pub async fn upload_file(&self, upload_id: i64, idx: i64) -> anyhow::Result<Option<StoredFile>> {
-        let row = sqlx::query("SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?")
-            .bind(upload_id)
-            .bind(idx)
-            .fetch_optional(&self.reader)
-            .await?;
-        Ok(row.map(|r| StoredFile { name: r.get("name"), format: r.get("format"), raw: r.get("raw") }))
+    pub async fn upload_file(
+        &self,
+        upload_id: i64,
+        idx: i64,
+    ) -> anyhow::Result<Option<StoredFile>> {
+        let row = sqlx::query(
+            "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?",
+        )
+        .bind(upload_id)
+        .bind(idx)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|r| StoredFile {
+            name: r.get("name"),
+            format: r.get("format"),
+            raw: r.get("raw"),
+        }))
     }
 
     /// Every benchmark with its run count, machines and kernels (kernels in version order).
@@ -194,7 +224,14 @@ impl Store {
         .await?;
         let mut by_name: BTreeMap<String, BenchmarkSummary> = BTreeMap::new();
         for (benchmark, machine, kernel, runs) in rows {
-            let b = by_name.entry(benchmark.clone()).or_insert_with(|| BenchmarkSummary { name: benchmark, runs: 0, machines: vec![], kernels: vec![] });
+            let b = by_name
+                .entry(benchmark.clone())
+                .or_insert_with(|| BenchmarkSummary {
+                    name: benchmark,
+                    runs: 0,
+                    machines: vec![],
+                    kernels: vec![],
+                });
             b.runs += runs;
             if !b.machines.contains(&machine) {
                 b.machines.push(machine);
@@ -216,7 +253,10 @@ impl Store {
             sqlx::query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name")
                 .fetch_all(&self.reader)
                 .await?;
-        Ok(rows.into_iter().map(|(name, runs)| NamedCount { name, runs }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(name, runs)| NamedCount { name, runs })
+            .collect())
     }
 
     pub async fn kernels(&self) -> anyhow::Result<Vec<NamedCount>> {
@@ -224,7 +264,10 @@ impl Store {
             sqlx::query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
                 .fetch_all(&self.reader)
                 .await?;
-        let mut out: Vec<NamedCount> = rows.into_iter().map(|(name, runs)| NamedCount { name, runs }).collect();
+        let mut out: Vec<NamedCount> = rows
+            .into_iter()
+            .map(|(name, runs)| NamedCount { name, runs })
+            .collect();
         out.sort_by(|a, b| compare_kernels(&a.name, &b.name));
         Ok(out)
     }
@@ -245,7 +288,13 @@ impl Store {
     }
 
     /// Every sample of `benchmark` on `machine` for the given kernels (and metric, if given).
-    pub async fn compare_samples(&self, benchmark: &str, machine: &str, kernels: &[String], metric: Option<&str>) -> anyhow::Result<Vec<CompareSample>> {
+    pub async fn compare_samples(
+        &self,
+        benchmark: &str,
+        machine: &str,
+        kernels: &[String],
+        metric: Option<&str>,
+    ) -> anyhow::Result<Vec<CompareSample>> {
         if kernels.is_empty() {
             return Ok(Vec::new());
         }
@@ -254,7 +303,10 @@ impl Store {
              JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
              JOIN series s ON s.run_id = r.id JOIN sample sa ON sa.series_id = s.id WHERE r.benchmark = ",
         );
-        q.push_bind(benchmark.to_owned()).push(" AND m.name = ").push_bind(machine.to_owned()).push(" AND k.version IN (");
+        q.push_bind(benchmark.to_owned())
+            .push(" AND m.name = ")
+            .push_bind(machine.to_owned())
+            .push(" AND k.version IN (");
         let mut sep = q.separated(", ");
         for k in kernels {
             sep.push_bind(k.clone());

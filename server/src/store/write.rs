@@ -40,11 +40,12 @@ impl Store {
         {
             return Ok(Inserted::Existing(id));
         }
-        let (upload_id,): (i64,) = sqlx::query_as("INSERT INTO upload (digest, metadata) VALUES (?, ?) RETURNING id")
-            .bind(&upload.digest)
-            .bind(&upload.metadata)
-            .fetch_one(&mut *tx)
-            .await?;
+        let (upload_id,): (i64,) =
+            sqlx::query_as("INSERT INTO upload (digest, metadata) VALUES (?, ?) RETURNING id")
+                .bind(&upload.digest)
+                .bind(&upload.metadata)
+                .fetch_one(&mut *tx)
+                .await?;
         for (idx, f) in upload.files.iter().enumerate() {
             sqlx::query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 .bind(upload_id)
@@ -65,17 +66,34 @@ impl Store {
     }
 }
 
-async fn id_of(tx: &mut Transaction<'_, Sqlite>, table: &'static str, column: &'static str, value: &str) -> anyhow::Result<i64> {
+async fn id_of(
+    tx: &mut Transaction<'_, Sqlite>,
+    table: &'static str,
+    column: &'static str,
+    value: &str,
+) -> anyhow::Result<i64> {
     // `table` and `column` are literals of this module, never user input.
     let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
-    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(value).fetch_one(&mut **tx).await?;
+    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(value)
+        .fetch_one(&mut **tx)
+        .await?;
     Ok(id)
 }
 
-async fn insert_run(tx: &mut Transaction<'_, Sqlite>, upload_id: i64, run: &ParsedRun) -> anyhow::Result<i64> {
+async fn insert_run(
+    tx: &mut Transaction<'_, Sqlite>,
+    upload_id: i64,
+    run: &ParsedRun,
+) -> anyhow::Result<i64> {
     let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
     let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
-    let tags = serde_json::to_string(&run.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())?;
+    let tags = serde_json::to_string(
+        &run.tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     let (run_id,): (i64,) = sqlx::query_as(
         "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, sample_count) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
@@ -115,7 +133,10 @@ async fn insert_run(tx: &mut Transaction<'_, Sqlite>, upload_id: i64, run: &Pars
     Ok(run_id)
 }
 
-async fn insert_samples(tx: &mut Transaction<'_, Sqlite>, rows: &[(i64, i64, f64)]) -> anyhow::Result<()> {
+async fn insert_samples(
+    tx: &mut Transaction<'_, Sqlite>,
+    rows: &[(i64, i64, f64)],
+) -> anyhow::Result<()> {
     let mut sql = String::with_capacity(40 + rows.len() * 8);
     sql.push_str("INSERT INTO sample (series_id, iteration, value) VALUES ");
     for i in 0..rows.len() {

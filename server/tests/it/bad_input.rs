@@ -12,12 +12,21 @@ where
     Fut: std::future::Future<Output = (TestApp, reqwest::Response)>,
 {
     let app = spawn_app_with(|c| c.max_upload = 4096).await;
-    let ok = app.upload_raw("machine=m1&kernel=6.1.0", read_fixture("generic/netperf-sweep.csv")).await;
+    let ok = app
+        .upload_raw(
+            "machine=m1&kernel=6.1.0",
+            read_fixture("generic/netperf-sweep.csv"),
+        )
+        .await;
     assert_eq!(ok.status().as_u16(), 201);
     let before = app.counts().await;
     let (app, response) = send(app).await;
     let body = assert_error(response, status, needle).await;
-    assert_eq!(app.counts().await, before, "the store must be exactly as it was");
+    assert_eq!(
+        app.counts().await,
+        before,
+        "the store must be exactly as it was"
+    );
     body
 }
 
@@ -25,7 +34,12 @@ where
 async fn unknown_column() {
     let body = check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m1&kernel=6.1.0", "benchmark,metric,param,value,colour\nb,m,1,2,red\n").await;
+            let r = app
+                .upload_raw(
+                    "machine=m1&kernel=6.1.0",
+                    "benchmark,metric,param,value,colour\nb,m,1,2,red\n",
+                )
+                .await;
             (app, r)
         },
         422,
@@ -41,7 +55,12 @@ async fn unknown_column() {
 async fn non_numeric_value() {
     let body = check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m1&kernel=6.1.0", "benchmark,metric,param,value\nb,m,1,2.5\nb,m,2,fast\n").await;
+            let r = app
+                .upload_raw(
+                    "machine=m1&kernel=6.1.0",
+                    "benchmark,metric,param,value\nb,m,1,2.5\nb,m,2,fast\n",
+                )
+                .await;
             (app, r)
         },
         422,
@@ -55,7 +74,12 @@ async fn non_numeric_value() {
 async fn empty_file() {
     check_refused(
         |app| async move {
-            let r = app.upload_multipart(&[("empty.csv", Vec::new())], &[("machine", "m1"), ("kernel", "6.1.0")]).await;
+            let r = app
+                .upload_multipart(
+                    &[("empty.csv", Vec::new())],
+                    &[("machine", "m1"), ("kernel", "6.1.0")],
+                )
+                .await;
             (app, r)
         },
         422,
@@ -68,7 +92,9 @@ async fn empty_file() {
 async fn missing_kernel() {
     let body = check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m1", "benchmark,metric,param,value\nb,m,1,2.5\n").await;
+            let r = app
+                .upload_raw("machine=m1", "benchmark,metric,param,value\nb,m,1,2.5\n")
+                .await;
             (app, r)
         },
         422,
@@ -83,7 +109,9 @@ async fn missing_kernel() {
 async fn body_over_the_limit_by_content_length() {
     check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m1&kernel=6.1.0", vec![b'1'; 5000]).await;
+            let r = app
+                .upload_raw("machine=m1&kernel=6.1.0", vec![b'1'; 5000])
+                .await;
             (app, r)
         },
         413,
@@ -97,7 +125,8 @@ async fn chunked_body_over_the_limit() {
     check_refused(
         |app| async move {
             // No Content-Length: the limit is found while reading.
-            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = (0..10).map(|_| Ok(vec![b'1'; 1000])).collect();
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+                (0..10).map(|_| Ok(vec![b'1'; 1000])).collect();
             let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
             let r = app.upload_raw("machine=m1&kernel=6.1.0", body).await;
             (app, r)
@@ -112,7 +141,12 @@ async fn chunked_body_over_the_limit() {
 async fn multipart_file_over_the_limit() {
     check_refused(
         |app| async move {
-            let r = app.upload_multipart(&[("big.csv", vec![b'1'; 8000])], &[("machine", "m1"), ("kernel", "6.1.0")]).await;
+            let r = app
+                .upload_multipart(
+                    &[("big.csv", vec![b'1'; 8000])],
+                    &[("machine", "m1"), ("kernel", "6.1.0")],
+                )
+                .await;
             (app, r)
         },
         413,
@@ -125,7 +159,12 @@ async fn multipart_file_over_the_limit() {
 async fn wrong_form_field() {
     let body = check_refused(
         |app| async move {
-            let r = app.upload_multipart(&[("a.csv", read_fixture("generic/netperf-sweep.csv"))], &[("machine", "m1"), ("kernal", "6.1.0")]).await;
+            let r = app
+                .upload_multipart(
+                    &[("a.csv", read_fixture("generic/netperf-sweep.csv"))],
+                    &[("machine", "m1"), ("kernal", "6.1.0")],
+                )
+                .await;
             (app, r)
         },
         422,
@@ -139,7 +178,12 @@ async fn wrong_form_field() {
 async fn control_characters_in_a_label() {
     let body = check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m%01x&kernel=6.1.0", read_fixture("generic/netperf-sweep.csv")).await;
+            let r = app
+                .upload_raw(
+                    "machine=m%01x&kernel=6.1.0",
+                    read_fixture("generic/netperf-sweep.csv"),
+                )
+                .await;
             (app, r)
         },
         422,
@@ -196,10 +240,20 @@ async fn a_broken_second_file_stores_nothing_of_the_upload() {
             let good = read_fixture("generic/netperf-sweep.csv");
             let form = Form::new()
                 .part("file", Part::bytes(good).file_name("good.csv"))
-                .part("file", Part::bytes(b"benchmark,metric,value\nb,m,1\nb,m,NaN-ish\n".to_vec()).file_name("bad.csv"))
+                .part(
+                    "file",
+                    Part::bytes(b"benchmark,metric,value\nb,m,1\nb,m,NaN-ish\n".to_vec())
+                        .file_name("bad.csv"),
+                )
                 .text("machine", "m2")
                 .text("kernel", "6.2.0");
-            let r = app.client.post(app.url("/api/v1/upload")).multipart(form).send().await.unwrap();
+            let r = app
+                .client
+                .post(app.url("/api/v1/upload"))
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
             (app, r)
         },
         422,
@@ -213,7 +267,9 @@ async fn a_broken_second_file_stores_nothing_of_the_upload() {
 async fn unrecognised_format_lists_the_known_ones() {
     check_refused(
         |app| async move {
-            let r = app.upload_raw("machine=m1&kernel=6.1.0", "just some words\n").await;
+            let r = app
+                .upload_raw("machine=m1&kernel=6.1.0", "just some words\n")
+                .await;
             (app, r)
         },
         422,

@@ -28,7 +28,9 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     configure(&mut config);
     let state = AppState::new(config).await.expect("server state");
     let store = state.store.clone();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind port 0");
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     tokio::spawn(async move {
@@ -42,7 +44,10 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         addr,
         base: format!("http://{addr}"),
         store,
-        client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap(),
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap(),
         shutdown: Some(tx),
         _dir: dir,
     }
@@ -57,7 +62,9 @@ impl Drop for TestApp {
 }
 
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 pub fn read_fixture(name: &str) -> Vec<u8> {
@@ -70,7 +77,11 @@ impl TestApp {
     }
 
     /// `curl --data-binary @file 'http://host/api/v1/upload?query'`
-    pub async fn upload_raw(&self, query: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+    pub async fn upload_raw(
+        &self,
+        query: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
         self.client
             .post(self.url(&format!("/api/v1/upload?{query}")))
             .header("content-type", "application/x-www-form-urlencoded")
@@ -81,15 +92,27 @@ impl TestApp {
     }
 
     /// `curl -F file=@a -F file=@b -F k=v ... http://host/api/v1/upload`
-    pub async fn upload_multipart(&self, files: &[(&str, Vec<u8>)], fields: &[(&str, &str)]) -> reqwest::Response {
+    pub async fn upload_multipart(
+        &self,
+        files: &[(&str, Vec<u8>)],
+        fields: &[(&str, &str)],
+    ) -> reqwest::Response {
         let mut form = Form::new();
         for (name, bytes) in files {
-            form = form.part("file", Part::bytes(bytes.clone()).file_name(name.to_string()));
+            form = form.part(
+                "file",
+                Part::bytes(bytes.clone()).file_name(name.to_string()),
+            );
         }
         for (k, v) in fields {
             form = form.text(k.to_string(), v.to_string());
         }
-        self.client.post(self.url("/api/v1/upload")).multipart(form).send().await.expect("upload request")
+        self.client
+            .post(self.url("/api/v1/upload"))
+            .multipart(form)
+            .send()
+            .await
+            .expect("upload request")
     }
 
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
@@ -114,7 +137,10 @@ pub async fn assert_error(response: reqwest::Response, status: u16, needle: &str
     assert_eq!(response.status().as_u16(), status, "status");
     let body: Value = response.json().await.expect("a JSON error body");
     let message = body["error"]["message"].as_str().expect("error.message");
-    assert!(message.contains(needle), "error message {message:?} should contain {needle:?}");
+    assert!(
+        message.contains(needle),
+        "error message {message:?} should contain {needle:?}"
+    );
     assert_eq!(body["error"]["status"], status);
     body
 }

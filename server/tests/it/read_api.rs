@@ -7,16 +7,31 @@ use crate::helpers::*;
 async fn app_with_data() -> TestApp {
     let app = spawn_app().await;
     for (machine, kernel) in [("m1", "4.16.0"), ("m1", "4.16.0-rc1"), ("m2", "4.16.0")] {
-        let r = app.upload_raw(&format!("machine={machine}&kernel={kernel}"), read_fixture("generic/netperf-sweep.csv")).await;
+        let r = app
+            .upload_raw(
+                &format!("machine={machine}&kernel={kernel}"),
+                read_fixture("generic/netperf-sweep.csv"),
+            )
+            .await;
         assert_eq!(r.status().as_u16(), 201);
     }
-    let r = app.upload_raw("benchmark=hackbench-process-pipes&machine=m1", read_fixture("mmtests/hackbench-samples.csv")).await;
+    let r = app
+        .upload_raw(
+            "benchmark=hackbench-process-pipes&machine=m1",
+            read_fixture("mmtests/hackbench-samples.csv"),
+        )
+        .await;
     assert_eq!(r.status().as_u16(), 201);
     app
 }
 
 fn ids(page: &Value) -> Vec<i64> {
-    page["runs"].as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect()
+    page["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -27,7 +42,9 @@ async fn runs_filter_and_paginate() {
     assert_eq!(all["total"], 7);
     assert_eq!(ids(&all), vec![7, 6, 5, 4, 3, 2, 1], "newest first");
 
-    let (_, m1) = app.get_json("/api/v1/runs?benchmark=netperf-tcp&machine=m1").await;
+    let (_, m1) = app
+        .get_json("/api/v1/runs?benchmark=netperf-tcp&machine=m1")
+        .await;
     assert_eq!(ids(&m1), vec![2, 1]);
     let (_, k) = app.get_json("/api/v1/runs?kernel=4.16.0").await;
     assert_eq!(ids(&k), vec![3, 1]);
@@ -35,7 +52,10 @@ async fn runs_filter_and_paginate() {
     let (_, p1) = app.get_json("/api/v1/runs?limit=3").await;
     let (_, p2) = app.get_json("/api/v1/runs?limit=3&offset=3").await;
     let (_, p3) = app.get_json("/api/v1/runs?limit=3&offset=6").await;
-    assert_eq!((ids(&p1), ids(&p2), ids(&p3)), (vec![7, 6, 5], vec![4, 3, 2], vec![1]));
+    assert_eq!(
+        (ids(&p1), ids(&p2), ids(&p3)),
+        (vec![7, 6, 5], vec![4, 3, 2], vec![1])
+    );
     assert_eq!(p3["total"], 7);
 
     let (status, bad) = app.get_json("/api/v1/runs?limit=0").await;
@@ -52,10 +72,18 @@ async fn one_run_with_its_samples() {
     assert_eq!(status, 200);
     assert_eq!(run["run"]["kernel"], "5.4.0-vanilla");
     assert_eq!(run["run"]["samples"], 24);
-    let params: Vec<&str> = run["series"].as_array().unwrap().iter().map(|s| s["param"].as_str().unwrap()).collect();
+    let params: Vec<&str> = run["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["param"].as_str().unwrap())
+        .collect();
     assert_eq!(params, vec!["1", "8", "16", "32"]);
     assert_eq!(run["series"][0]["metric"], "hackbench-process-pipes");
-    assert_eq!(run["series"][0]["samples"][0], serde_json::json!([1, 0.053]));
+    assert_eq!(
+        run["series"][0]["samples"][0],
+        serde_json::json!([1, 0.053])
+    );
 
     let (status, missing) = app.get_json("/api/v1/runs/999").await;
     assert_eq!(status, 404);
@@ -75,8 +103,23 @@ async fn benchmarks_machines_kernels() {
         ])
     );
     let (_, k) = app.get_json("/api/v1/kernels").await;
-    let names: Vec<&str> = k.as_array().unwrap().iter().map(|k| k["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["4.16.0-rc1", "4.16.0", "5.4.0-vanilla", "5.5.0-rc3-vanilla", "5.5.0-rc3-wakeidle", "5.5.0-vanilla"]);
+    let names: Vec<&str> = k
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "4.16.0-rc1",
+            "4.16.0",
+            "5.4.0-vanilla",
+            "5.5.0-rc3-vanilla",
+            "5.5.0-rc3-wakeidle",
+            "5.5.0-vanilla"
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -96,16 +139,23 @@ async fn the_database_is_created_and_migrated_on_first_start() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sub-dir-free.db");
     assert!(!db.exists());
-    let state = perfline_server::AppState::new(perfline_server::Config::for_db(db.clone())).await.unwrap();
+    let state = perfline_server::AppState::new(perfline_server::Config::for_db(db.clone()))
+        .await
+        .unwrap();
     assert!(db.exists());
     let counts = state.store.table_counts().await.unwrap();
     assert!(counts.iter().all(|(_, n)| *n == 0), "{counts:?}");
     state.store.close().await;
     // A second start on the same file works and keeps it.
-    let again = perfline_server::AppState::new(perfline_server::Config::for_db(db.clone())).await.unwrap();
+    let again = perfline_server::AppState::new(perfline_server::Config::for_db(db.clone()))
+        .await
+        .unwrap();
     again.store.close().await;
     // A path that cannot be a database is refused with a clear message.
-    let bad = perfline_server::AppState::new(perfline_server::Config::for_db(dir.path().join("no/such/dir/x.db"))).await;
+    let bad = perfline_server::AppState::new(perfline_server::Config::for_db(
+        dir.path().join("no/such/dir/x.db"),
+    ))
+    .await;
     let message = format!("{:#}", bad.err().expect("refused"));
     assert!(message.contains("cannot open the database"), "{message}");
 }

@@ -20,11 +20,19 @@ async fn raw_csv_upload_stores_runs_and_keeps_the_bytes() {
     assert_eq!(runs[0]["kernel"], "4.16.0-rc1");
     assert_eq!(runs[0]["commit"], "a337531b94");
     assert_eq!(runs[0]["samples"], 6);
-    assert_eq!(runs[0]["tags"], serde_json::json!([["governor", "performance"], ["ip", "ipv4"]]));
+    assert_eq!(
+        runs[0]["tags"],
+        serde_json::json!([["governor", "performance"], ["ip", "ipv4"]])
+    );
     assert_eq!(v["upload"]["files"][0]["format"], "csv");
 
     // The raw bytes come back exactly.
-    let raw = app.client.get(app.url("/api/v1/uploads/1/raw")).send().await.unwrap();
+    let raw = app
+        .client
+        .get(app.url("/api/v1/uploads/1/raw"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(raw.status().as_u16(), 200);
     assert_eq!(raw.bytes().await.unwrap().as_ref(), body.as_slice());
 
@@ -36,7 +44,10 @@ async fn raw_csv_upload_stores_runs_and_keeps_the_bytes() {
     assert_eq!(series.len(), 2);
     assert_eq!(series[0]["param"], "64");
     assert_eq!(series[0]["unit"], "10^6bits/sec");
-    assert_eq!(series[0]["samples"], serde_json::json!([[1, 1771.31], [2, 1835.70], [3, 1780.55]]));
+    assert_eq!(
+        series[0]["samples"],
+        serde_json::json!([[1, 1771.31], [2, 1835.70], [3, 1780.55]])
+    );
     assert_eq!(series[1]["param"], "1024");
 }
 
@@ -45,7 +56,10 @@ async fn multipart_with_several_files_is_one_upload() {
     let app = spawn_app().await;
     let r = app
         .upload_multipart(
-            &[("sweep.csv", read_fixture("generic/netperf-sweep.csv")), ("hb.json", read_fixture("generic/multi-kernel.json"))],
+            &[
+                ("sweep.csv", read_fixture("generic/netperf-sweep.csv")),
+                ("hb.json", read_fixture("generic/multi-kernel.json")),
+            ],
             &[("machine", "bdw-de1"), ("kernel", "4.15.0")],
         )
         .await;
@@ -55,7 +69,13 @@ async fn multipart_with_several_files_is_one_upload() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["benchmark"].as_str().unwrap().to_owned(), r["kernel"].as_str().unwrap().to_owned(), r["samples"].as_i64().unwrap()))
+        .map(|r| {
+            (
+                r["benchmark"].as_str().unwrap().to_owned(),
+                r["kernel"].as_str().unwrap().to_owned(),
+                r["samples"].as_i64().unwrap(),
+            )
+        })
         .collect();
     // The JSON's own kernels override the form's kernel; the CSV has none, so it gets the form's.
     assert_eq!(
@@ -70,20 +90,41 @@ async fn multipart_with_several_files_is_one_upload() {
     assert_eq!(files.len(), 2);
     assert_eq!(files[1]["name"], "hb.json");
     assert_eq!(files[1]["format"], "json");
-    let raw = app.client.get(app.url("/api/v1/uploads/1/raw?file=1")).send().await.unwrap().bytes().await.unwrap();
-    assert_eq!(raw.as_ref(), read_fixture("generic/multi-kernel.json").as_slice());
+    let raw = app
+        .client
+        .get(app.url("/api/v1/uploads/1/raw?file=1"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(
+        raw.as_ref(),
+        read_fixture("generic/multi-kernel.json").as_slice()
+    );
     // The JSON document's tags are kept on its runs.
     let (_, run) = app.get_json(v["runs"][1]["url"].as_str().unwrap()).await;
-    assert_eq!(run["run"]["tags"], serde_json::json!([["ipc", "pipes"], ["mode", "process"]]));
+    assert_eq!(
+        run["run"]["tags"],
+        serde_json::json!([["ipc", "pipes"], ["mode", "process"]])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_upload_twice_stores_nothing_new() {
     let app = spawn_app().await;
     let body = read_fixture("generic/netperf-sweep.csv");
-    let first: Value = app.upload_raw("machine=m1&kernel=6.1.0", body.clone()).await.json().await.unwrap();
+    let first: Value = app
+        .upload_raw("machine=m1&kernel=6.1.0", body.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
     let before = app.counts().await;
-    let again = app.upload_raw("machine=m1&kernel=6.1.0", body.clone()).await;
+    let again = app
+        .upload_raw("machine=m1&kernel=6.1.0", body.clone())
+        .await;
     assert_eq!(again.status().as_u16(), 200);
     let again: Value = again.json().await.unwrap();
     assert_eq!(again["created"], false);
@@ -114,11 +155,29 @@ async fn text_plain_gives_a_short_summary() {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_csv_can_carry_several_kernels() {
     let app = spawn_app().await;
-    let r = app.upload_raw("benchmark=hackbench-process-pipes&machine=m1", read_fixture("mmtests/hackbench-samples.csv")).await;
+    let r = app
+        .upload_raw(
+            "benchmark=hackbench-process-pipes&machine=m1",
+            read_fixture("mmtests/hackbench-samples.csv"),
+        )
+        .await;
     assert_eq!(r.status().as_u16(), 201);
     let v: Value = r.json().await.unwrap();
-    let kernels: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["kernel"].as_str().unwrap()).collect();
-    assert_eq!(kernels, vec!["5.4.0-vanilla", "5.5.0-rc3-vanilla", "5.5.0-rc3-wakeidle", "5.5.0-vanilla"]);
+    let kernels: Vec<&str> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kernel"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kernels,
+        vec![
+            "5.4.0-vanilla",
+            "5.5.0-rc3-vanilla",
+            "5.5.0-rc3-wakeidle",
+            "5.5.0-vanilla"
+        ]
+    );
     assert_eq!(v["upload"]["samples"], 96);
 }
 
@@ -126,7 +185,12 @@ async fn one_csv_can_carry_several_kernels() {
 async fn compare_means_match_mmtests_amean() {
     // The reference: the Amean rows mmtests printed for these very samples.
     let app = spawn_app().await;
-    let r = app.upload_raw("benchmark=hackbench-process-pipes&machine=m1", read_fixture("mmtests/hackbench-samples.csv")).await;
+    let r = app
+        .upload_raw(
+            "benchmark=hackbench-process-pipes&machine=m1",
+            read_fixture("mmtests/hackbench-samples.csv"),
+        )
+        .await;
     assert_eq!(r.status().as_u16(), 201);
     let (status, table) =
         app.get_json("/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-rc3-wakeidle,5.5.0-vanilla").await;
@@ -136,8 +200,17 @@ async fn compare_means_match_mmtests_amean() {
         .unwrap()
         .iter()
         .map(|row| {
-            let cells: Vec<String> = row["cells"].as_array().unwrap().iter().map(|c| format!("{:.4}", c["mean"].as_f64().unwrap())).collect();
-            format!("time-{} {}", row["param"].as_str().unwrap(), cells.join(" "))
+            let cells: Vec<String> = row["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{:.4}", c["mean"].as_f64().unwrap()))
+                .collect();
+            format!(
+                "time-{} {}",
+                row["param"].as_str().unwrap(),
+                cells.join(" ")
+            )
         })
         .collect();
     let reference = String::from_utf8(read_fixture("mmtests/hackbench-compare.txt")).unwrap();
@@ -147,7 +220,12 @@ async fn compare_means_match_mmtests_amean() {
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             // "Amean time-1 0.0505 ( 0.00%) 0.0553 ( -9.57%) ...": the values follow each label.
-            let values: Vec<&str> = f.iter().skip(2).filter(|t| t.parse::<f64>().is_ok() && t.contains('.') && !t.ends_with("%)")).copied().collect();
+            let values: Vec<&str> = f
+                .iter()
+                .skip(2)
+                .filter(|t| t.parse::<f64>().is_ok() && t.contains('.') && !t.ends_with("%)"))
+                .copied()
+                .collect();
             format!("{} {}", f[1], values.join(" "))
         })
         .collect();
