@@ -59,6 +59,33 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    // The store alone: one transaction writing the parsed runs and the raw file.
+    let store: Vec<Duration> = rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = perfline_server::store::Store::open(&dir.path().join("store.db"))
+            .await
+            .unwrap();
+        let (_, runs) = parse_file(&body, None, &meta).unwrap();
+        let mut times = Vec::new();
+        for i in 0..REPEATS {
+            let upload = perfline_server::store::NewUpload {
+                digest: format!("bench-{i}"),
+                metadata: "{}".into(),
+                files: vec![perfline_server::store::NewFile {
+                    name: None,
+                    format: "csv".into(),
+                    sha256: String::new(),
+                    bytes: body.clone().into(),
+                }],
+                runs: runs.clone(),
+            };
+            let t = Instant::now();
+            store.insert_upload(&upload).await.unwrap();
+            times.push(t.elapsed());
+        }
+        store.close().await;
+        times
+    });
     let upload: Vec<Duration> = rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
@@ -90,6 +117,12 @@ fn main() {
     });
 
     let (p, u) = (median(parse), median(upload.clone()));
+    let st = median(store);
+    println!(
+        "ingest: store only   median {:>8.1} ms  {:>10.0} samples/s",
+        st.as_secs_f64() * 1e3,
+        ROWS as f64 / st.as_secs_f64()
+    );
     println!(
         "ingest: parse only   median {:>8.1} ms  {:>10.0} samples/s",
         p.as_secs_f64() * 1e3,

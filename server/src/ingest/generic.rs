@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use app::label::{Direction, Label};
 use serde::Deserialize;
 
-use super::{resolve_key, strip_bom, IngestError, ParsedRun, Row, RunBuilder, RunKey, UploadMeta};
+use super::{resolve_key, strip_bom, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
 const COLUMNS: &[&str] = &[
     "benchmark",
@@ -103,14 +103,15 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .comment(Some(b'#'))
-        .trim(csv::Trim::All)
         .from_reader(strip_bom(bytes));
     let header = reader.headers().map_err(csv_error)?.clone();
     let cols = columns(&header)?;
     let mut builder = RunBuilder::default();
     let mut record = csv::StringRecord::new();
     // Rows usually share their run: remember the last key fields and what they resolved to.
-    let mut last_key: Option<([String; 4], RunKey)> = None;
+    let mut last_key: Option<([String; 4], usize)> = None;
+    // The benchmark of that run: the metric of files without a metric column.
+    let mut run_benchmark = String::new();
     loop {
         match reader.read_record(&mut record) {
             Ok(true) => {}
@@ -118,29 +119,36 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
             Err(e) => return Err(csv_error(e)),
         }
         let line = record.position().map(|p| p.line()).unwrap_or(0);
-        let get = |i: Option<usize>| i.and_then(|i| record.get(i)).filter(|s| !s.is_empty());
+        // Fields are trimmed here rather than by the reader, which would copy every record.
+        let get = |i: Option<usize>| {
+            i.and_then(|i| record.get(i))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
         let raw_key = [
             get(cols.benchmark),
             get(cols.machine),
             get(cols.kernel),
             get(cols.commit),
         ];
-        let key = match &last_key {
-            Some((raw, key))
+        let run = match &last_key {
+            Some((raw, run))
                 if raw
                     .iter()
                     .zip(raw_key.iter())
                     .all(|(a, b)| a == b.unwrap_or("")) =>
             {
-                key.clone()
+                *run
             }
             _ => {
                 let key = resolve_key(line, meta, raw_key[0], raw_key[1], raw_key[2], raw_key[3])?;
-                last_key = Some((raw_key.map(|s| s.unwrap_or("").to_owned()), key.clone()));
-                key
+                run_benchmark = key.benchmark.as_str().to_owned();
+                let run = builder.run(key, &meta.tags);
+                last_key = Some((raw_key.map(|s| s.unwrap_or("").to_owned()), run));
+                run
             }
         };
-        let value_text = record.get(cols.value).unwrap_or("");
+        let value_text = record.get(cols.value).unwrap_or("").trim();
         let value: f64 = value_text.parse().map_err(|_| IngestError {
             field: Some("value".into()),
             ..IngestError::at_line(line, format!("value '{value_text}' is not a number"))
@@ -172,13 +180,9 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
                 )
             })?),
         };
-        let benchmark_name;
         let metric = match cols.metric {
-            Some(i) => record.get(i).unwrap_or(""),
-            None => {
-                benchmark_name = key.benchmark.as_str().to_owned();
-                benchmark_name.as_str()
-            }
+            Some(i) => record.get(i).unwrap_or("").trim(),
+            None => run_benchmark.as_str(),
         };
         if metric.is_empty() {
             return Err(IngestError {
@@ -186,19 +190,16 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
                 ..IngestError::at_line(line, "the metric is empty")
             });
         }
-        builder.push(
-            Row {
-                line,
-                key,
-                metric,
-                param: get(cols.param).unwrap_or(""),
-                unit: get(cols.unit),
-                direction,
-                iteration,
-                value,
-            },
-            &meta.tags,
-        )?;
+        builder.push(Row {
+            line,
+            run,
+            metric,
+            param: get(cols.param).unwrap_or(""),
+            unit: get(cols.unit),
+            direction,
+            iteration,
+            value,
+        })?;
     }
     builder.finish()
 }
@@ -330,20 +331,18 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
                 "iteration must be ≥ 0",
             ));
         }
+        let run = builder.run(key, &doc_meta.tags);
         builder
-            .push(
-                Row {
-                    line: index,
-                    key,
-                    metric: &s.metric,
-                    param: &param,
-                    unit: s.unit.as_deref(),
-                    direction: s.direction,
-                    iteration: s.iteration,
-                    value: s.value,
-                },
-                &doc_meta.tags,
-            )
+            .push(Row {
+                line: index,
+                run,
+                metric: &s.metric,
+                param: &param,
+                unit: s.unit.as_deref(),
+                direction: s.direction,
+                iteration: s.iteration,
+                value: s.value,
+            })
             .map_err(|e| IngestError {
                 line: None,
                 field: Some(format!("samples[{i}]")),

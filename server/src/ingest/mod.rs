@@ -256,10 +256,10 @@ impl ParsedRun {
     }
 }
 
-/// One row of any format, before grouping.
+/// One row of any format, before grouping. `run` comes from [`RunBuilder::run`].
 pub struct Row<'a> {
     pub line: u64,
-    pub key: RunKey,
+    pub run: usize,
     pub metric: &'a str,
     pub param: &'a str,
     pub unit: Option<&'a str>,
@@ -279,26 +279,29 @@ pub struct RunBuilder {
 }
 
 impl RunBuilder {
-    pub fn push(&mut self, row: Row<'_>, tags: &[(Label, String)]) -> Result<(), IngestError> {
+    /// The index of the run with this key, created (with these tags) on first use.
+    pub fn run(&mut self, key: RunKey, tags: &[(Label, String)]) -> usize {
+        if let Some(i) = self.run_index.get(&key) {
+            return *i;
+        }
+        let i = self.runs.len();
+        self.run_index.insert(key.clone(), i);
+        self.runs.push(ParsedRun {
+            key,
+            tags: tags.to_vec(),
+            series: Vec::new(),
+        });
+        i
+    }
+
+    pub fn push(&mut self, row: Row<'_>) -> Result<(), IngestError> {
         if !row.value.is_finite() {
             return Err(IngestError::at_line(
                 row.line,
                 format!("value {} is not a finite number", row.value),
             ));
         }
-        let run = match self.run_index.get(&row.key) {
-            Some(i) => *i,
-            None => {
-                let i = self.runs.len();
-                self.runs.push(ParsedRun {
-                    key: row.key.clone(),
-                    tags: tags.to_vec(),
-                    series: Vec::new(),
-                });
-                self.run_index.insert(row.key.clone(), i);
-                i
-            }
-        };
+        let run = row.run;
         let series = match &self.last {
             Some((r, m, p, s)) if *r == run && m == row.metric && p == row.param => *s,
             _ => {
