@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod browser;
+mod cli;
 mod helpers;
 mod pages;
 mod read_api;
