@@ -115,6 +115,24 @@ impl TestApp {
             .expect("upload request")
     }
 
+    /// Uploads a fixture as a raw body with the query's fields; it must be stored (201).
+    pub async fn upload_fixture(&self, query: &str, name: &str) -> Value {
+        let r = self.upload_raw(query, read_fixture(name)).await;
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.expect("JSON answer");
+        assert_eq!(status, 201, "upload of {name} should be stored: {body}");
+        body
+    }
+
+    /// The mmtests hackbench samples (four kernels) as benchmark `hackbench-process-pipes` on m1.
+    pub async fn upload_hackbench_samples(&self) -> Value {
+        self.upload_fixture(
+            "benchmark=hackbench-process-pipes&machine=m1",
+            "mmtests/hackbench-samples.csv",
+        )
+        .await
+    }
+
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         let r = self.client.get(self.url(path)).send().await.expect("GET");
         let status = r.status().as_u16();

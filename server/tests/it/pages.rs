@@ -61,11 +61,7 @@ async fn hostile_labels_are_rendered_as_text() {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_upload_and_compare_pages() {
     let app = spawn_app().await;
-    app.upload_raw(
-        "benchmark=hackbench-process-pipes&machine=m1",
-        read_fixture("mmtests/hackbench-samples.csv"),
-    )
-    .await;
+    app.upload_hackbench_samples().await;
     let (status, run) = app.get_text("/runs/1").await;
     assert_eq!(status, 200);
     assert!(run.contains("Run #1: hackbench-process-pipes"));

@@ -15,13 +15,7 @@ async fn app_with_data() -> TestApp {
             .await;
         assert_eq!(r.status().as_u16(), 201);
     }
-    let r = app
-        .upload_raw(
-            "benchmark=hackbench-process-pipes&machine=m1",
-            read_fixture("mmtests/hackbench-samples.csv"),
-        )
-        .await;
-    assert_eq!(r.status().as_u16(), 201);
+    app.upload_hackbench_samples().await;
     app
 }
 

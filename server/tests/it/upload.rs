@@ -155,14 +155,7 @@ async fn text_plain_gives_a_short_summary() {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_csv_can_carry_several_kernels() {
     let app = spawn_app().await;
-    let r = app
-        .upload_raw(
-            "benchmark=hackbench-process-pipes&machine=m1",
-            read_fixture("mmtests/hackbench-samples.csv"),
-        )
-        .await;
-    assert_eq!(r.status().as_u16(), 201);
-    let v: Value = r.json().await.unwrap();
+    let v = app.upload_hackbench_samples().await;
     let kernels: Vec<&str> = v["runs"]
         .as_array()
         .unwrap()
@@ -185,13 +178,7 @@ async fn one_csv_can_carry_several_kernels() {
 async fn compare_means_match_mmtests_amean() {
     // The reference: the Amean rows mmtests printed for these very samples.
     let app = spawn_app().await;
-    let r = app
-        .upload_raw(
-            "benchmark=hackbench-process-pipes&machine=m1",
-            read_fixture("mmtests/hackbench-samples.csv"),
-        )
-        .await;
-    assert_eq!(r.status().as_u16(), 201);
+    app.upload_hackbench_samples().await;
     let (status, table) =
         app.get_json("/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-rc3-wakeidle,5.5.0-vanilla").await;
     assert_eq!(status, 200);
