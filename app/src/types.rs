@@ -13,6 +13,8 @@ pub struct RunSummary {
     pub kernel: String,
     pub commit: Option<String>,
     pub tags: Vec<(String, String)>,
+    /// Facts found in the uploaded file (test type, thread count, confidence, ...).
+    pub facts: Vec<(String, String)>,
     pub samples: i64,
     pub upload_id: i64,
     pub created_at: String,

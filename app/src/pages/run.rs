@@ -44,6 +44,7 @@ fn run_view(d: RunDetail) -> AnyView {
             <dt>"Commit"</dt><dd class="mono">{r.commit.unwrap_or_else(|| "-".into())}</dd>
             <dt>"Tags"</dt><dd>{if tags.is_empty() { "-".to_owned() } else { tags }}</dd>
             <dt>"Samples"</dt><dd>{r.samples}</dd>
+            {r.facts.into_iter().map(|(k, v)| view! { <dt class="fact">{k}</dt><dd>{v}</dd> }).collect_view()}
             <dt>"Uploaded"</dt><dd>{r.created_at} " in " <a href=format!("/uploads/{}", r.upload_id)>{format!("upload #{}", r.upload_id)}</a></dd>
         </dl>
         <table class="series">

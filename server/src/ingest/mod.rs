@@ -5,6 +5,8 @@
 //! single row can: duplicate iterations, a unit or direction that changes within a series.
 
 mod generic;
+mod hackbench;
+mod sysbench;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -18,15 +20,19 @@ pub use generic::{parse_csv, parse_json};
 pub enum Format {
     Csv,
     Json,
+    Hackbench,
+    Sysbench,
 }
 
 impl Format {
-    pub const KNOWN: &'static [&'static str] = &["csv", "json"];
+    pub const KNOWN: &'static [&'static str] = &["csv", "json", "hackbench", "sysbench"];
 
     pub fn parse(raw: &str) -> Option<Format> {
         match raw.trim().to_ascii_lowercase().as_str() {
             "csv" | "generic-csv" => Some(Format::Csv),
             "json" | "generic-json" => Some(Format::Json),
+            "hackbench" => Some(Format::Hackbench),
+            "sysbench" => Some(Format::Sysbench),
             _ => None,
         }
     }
@@ -35,6 +41,8 @@ impl Format {
         match self {
             Format::Csv => "csv",
             Format::Json => "json",
+            Format::Hackbench => "hackbench",
+            Format::Sysbench => "sysbench",
         }
     }
 
@@ -47,6 +55,14 @@ impl Format {
             .map(|i| text[i])?;
         if first == b'{' || first == b'[' {
             return Some(Format::Json);
+        }
+        // Tool outputs are recognised by lines only that tool prints; a prefix is enough.
+        let head = String::from_utf8_lossy(&text[..text.len().min(64 * 1024)]);
+        if sysbench::detect(&head) {
+            return Some(Format::Sysbench);
+        }
+        if hackbench::detect(&head) {
+            return Some(Format::Hackbench);
         }
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
@@ -247,6 +263,8 @@ pub struct ParsedSeries {
 pub struct ParsedRun {
     pub key: RunKey,
     pub tags: Vec<(Label, String)>,
+    /// Facts the file states about the run (test type, thread count, confidence...).
+    pub facts: Vec<(String, String)>,
     pub series: Vec<ParsedSeries>,
 }
 
@@ -287,6 +305,7 @@ impl RunBuilder {
         let i = self.runs.len();
         self.run_index.insert(key.clone(), i);
         self.runs.push(ParsedRun {
+            facts: Vec::new(),
             key,
             tags: tags.to_vec(),
             series: Vec::new(),
@@ -426,8 +445,26 @@ pub fn parse_file(
     let runs = match format {
         Format::Csv => parse_csv(bytes, meta)?,
         Format::Json => parse_json(bytes, meta)?,
+        Format::Hackbench => hackbench::parse(&text(bytes)?, meta)?,
+        Format::Sysbench => sysbench::parse(&text(bytes)?, meta)?,
     };
     Ok((format, runs))
+}
+
+/// The file as UTF-8 text, or an error naming the line of the first invalid byte.
+fn text(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, IngestError> {
+    let bytes = strip_bom(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(t) => Ok(std::borrow::Cow::Borrowed(t)),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count() as u64
+                + 1;
+            Err(IngestError::at_line(line, "the text is not valid UTF-8"))
+        }
+    }
 }
 
 /// Resolves a run key from a row's own values, falling back to the upload's fields.
@@ -463,4 +500,59 @@ pub(crate) fn resolve_key(
         kernel: need("kernel", pick("kernel", kernel, &meta.kernel)?)?,
         commit: pick("commit", commit, &meta.commit)?,
     })
+}
+
+/// Renders parsed runs as text, for tests that compare with an expected rendering.
+#[cfg(test)]
+pub(crate) fn render(runs: &[ParsedRun]) -> String {
+    let mut out = String::new();
+    for r in runs {
+        out.push_str(&format!(
+            "run {} {} {} {:?}\n",
+            r.key.benchmark,
+            r.key.machine,
+            r.key.kernel,
+            r.key.commit.as_ref().map(|c| c.to_string())
+        ));
+        for (k, v) in &r.facts {
+            out.push_str(&format!("  fact {k}={v}\n"));
+        }
+        for s in &r.series {
+            out.push_str(&format!(
+                "  {} [{}] {:?} {} {:?}\n",
+                s.metric,
+                s.param,
+                s.unit,
+                s.direction.as_str(),
+                s.samples
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) fn test_meta() -> UploadMeta {
+    let mut m = UploadMeta::default();
+    m.set("machine", "m1").unwrap();
+    m.set("kernel", "6.1.0").unwrap();
+    m
+}
+
+/// Parses a fixture from `server/tests/fixtures` with detection, and compares the rendering.
+#[cfg(test)]
+pub(crate) fn check_fixture(name: &str, format: Format, expect: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        Format::detect(&bytes),
+        Some(format),
+        "detected format of {name}"
+    );
+    let (_, runs) =
+        parse_file(&bytes, None, &test_meta()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let got = render(&runs);
+    assert_eq!(got.trim(), expect.trim(), "\n--- got ---\n{got}");
 }

@@ -37,12 +37,13 @@ pub struct CompareSample {
     pub value: f64,
 }
 
-const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.sample_count, r.upload_id, r.created_at \
+const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at \
      FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id";
 
 fn run_summary(row: &SqliteRow) -> RunSummary {
     let id: i64 = row.get("id");
     let tags: String = row.get("tags");
+    let facts: String = row.get("facts");
     RunSummary {
         id,
         benchmark: row.get("benchmark"),
@@ -50,6 +51,7 @@ fn run_summary(row: &SqliteRow) -> RunSummary {
         kernel: row.get("kernel"),
         commit: row.get("commit_sha"),
         tags: serde_json::from_str(&tags).unwrap_or_default(),
+        facts: serde_json::from_str(&facts).unwrap_or_default(),
         samples: row.get("sample_count"),
         upload_id: row.get("upload_id"),
         created_at: row.get("created_at"),

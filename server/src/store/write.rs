@@ -94,8 +94,9 @@ async fn insert_run(
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect::<Vec<_>>(),
     )?;
+    let facts = serde_json::to_string(&run.facts)?;
     let (run_id,): (i64,) = sqlx::query_as(
-        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, sample_count) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(upload_id)
     .bind(run.key.benchmark.as_str())
@@ -103,6 +104,7 @@ async fn insert_run(
     .bind(kernel_id)
     .bind(run.key.commit.as_ref().map(|c| c.as_str()))
     .bind(tags)
+    .bind(facts)
     .bind(run.sample_count() as i64)
     .fetch_one(&mut **tx)
     .await?;

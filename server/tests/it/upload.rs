@@ -219,3 +219,34 @@ async fn compare_means_match_mmtests_amean() {
     assert_eq!(expected.len(), 4, "the fixture has four Amean rows");
     assert_eq!(ours, expected);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_outputs_are_recognised_and_their_facts_shown() {
+    let app = spawn_app().await;
+    let v = app
+        .upload_fixture(
+            "machine=m1&kernel=6.1.0",
+            "hackbench/hackbench-rt-tests-pipes.txt",
+        )
+        .await;
+    assert_eq!(v["upload"]["files"][0]["format"], "hackbench");
+    assert_eq!(v["runs"][0]["benchmark"], "hackbench");
+    assert_eq!(v["runs"][0]["samples"], 9);
+    let v = app
+        .upload_fixture(
+            "machine=m1&kernel=6.1.0&benchmark=sysbench-cpu-t1",
+            "sysbench/sysbench-cpu.txt",
+        )
+        .await;
+    assert_eq!(v["upload"]["files"][0]["format"], "sysbench");
+    assert_eq!(v["runs"][0]["benchmark"], "sysbench-cpu-t1");
+    assert!(v["runs"][0]["facts"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!(["threads", "1"])));
+    let (_, page) = app.get_text("/runs/1").await;
+    assert!(
+        page.contains("fds_per_group") && page.contains("100 messages of 100 bytes"),
+        "run page shows the facts"
+    );
+}
