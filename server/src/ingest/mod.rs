@@ -6,6 +6,7 @@
 
 mod generic;
 mod hackbench;
+mod netperf;
 mod sysbench;
 
 use std::collections::HashMap;
@@ -21,17 +22,19 @@ pub enum Format {
     Csv,
     Json,
     Hackbench,
+    Netperf,
     Sysbench,
 }
 
 impl Format {
-    pub const KNOWN: &'static [&'static str] = &["csv", "json", "hackbench", "sysbench"];
+    pub const KNOWN: &'static [&'static str] = &["csv", "json", "hackbench", "netperf", "sysbench"];
 
     pub fn parse(raw: &str) -> Option<Format> {
         match raw.trim().to_ascii_lowercase().as_str() {
             "csv" | "generic-csv" => Some(Format::Csv),
             "json" | "generic-json" => Some(Format::Json),
             "hackbench" => Some(Format::Hackbench),
+            "netperf" => Some(Format::Netperf),
             "sysbench" => Some(Format::Sysbench),
             _ => None,
         }
@@ -42,6 +45,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Json => "json",
             Format::Hackbench => "hackbench",
+            Format::Netperf => "netperf",
             Format::Sysbench => "sysbench",
         }
     }
@@ -63,6 +67,9 @@ impl Format {
         }
         if hackbench::detect(&head) {
             return Some(Format::Hackbench);
+        }
+        if netperf::detect(&head) {
+            return Some(Format::Netperf);
         }
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
@@ -447,6 +454,7 @@ pub fn parse_file(
         Format::Json => parse_json(bytes, meta)?,
         Format::Hackbench => hackbench::parse(&text(bytes)?, meta)?,
         Format::Sysbench => sysbench::parse(&text(bytes)?, meta)?,
+        Format::Netperf => netperf::parse(&text(bytes)?, meta)?,
     };
     Ok((format, runs))
 }
