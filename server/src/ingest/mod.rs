@@ -6,6 +6,7 @@
 
 mod generic;
 mod hackbench;
+mod lkp;
 mod netperf;
 mod sysbench;
 
@@ -22,12 +23,24 @@ pub enum Format {
     Csv,
     Json,
     Hackbench,
+    LkpRaw,
+    LkpStats,
+    LkpMatrix,
     Netperf,
     Sysbench,
 }
 
 impl Format {
-    pub const KNOWN: &'static [&'static str] = &["csv", "json", "hackbench", "netperf", "sysbench"];
+    pub const KNOWN: &'static [&'static str] = &[
+        "csv",
+        "json",
+        "hackbench",
+        "lkp",
+        "lkp-stats",
+        "lkp-matrix",
+        "netperf",
+        "sysbench",
+    ];
 
     pub fn parse(raw: &str) -> Option<Format> {
         match raw.trim().to_ascii_lowercase().as_str() {
@@ -35,6 +48,9 @@ impl Format {
             "json" | "generic-json" => Some(Format::Json),
             "hackbench" => Some(Format::Hackbench),
             "netperf" => Some(Format::Netperf),
+            "lkp" | "lkp-raw" => Some(Format::LkpRaw),
+            "lkp-stats" | "stats.json" => Some(Format::LkpStats),
+            "lkp-matrix" | "matrix.json" => Some(Format::LkpMatrix),
             "sysbench" => Some(Format::Sysbench),
             _ => None,
         }
@@ -46,6 +62,9 @@ impl Format {
             Format::Json => "json",
             Format::Hackbench => "hackbench",
             Format::Netperf => "netperf",
+            Format::LkpRaw => "lkp",
+            Format::LkpStats => "lkp-stats",
+            Format::LkpMatrix => "lkp-matrix",
             Format::Sysbench => "sysbench",
         }
     }
@@ -57,11 +76,23 @@ impl Format {
             .iter()
             .position(|b| !b.is_ascii_whitespace())
             .map(|i| text[i])?;
-        if first == b'{' || first == b'[' {
+        if first == b'{' {
+            // LKP's stats.json and matrix.json are JSON too; they have no "samples".
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(text) {
+                if let Some(f) = lkp::detect_json(&v) {
+                    return Some(f);
+                }
+            }
+            return Some(Format::Json);
+        }
+        if first == b'[' {
             return Some(Format::Json);
         }
         // Tool outputs are recognised by lines only that tool prints; a prefix is enough.
         let head = String::from_utf8_lossy(&text[..text.len().min(64 * 1024)]);
+        if lkp::detect_raw(&head) {
+            return Some(Format::LkpRaw);
+        }
         if sysbench::detect(&head) {
             return Some(Format::Sysbench);
         }
@@ -275,6 +306,29 @@ pub struct ParsedRun {
     pub series: Vec<ParsedSeries>,
 }
 
+impl ParsedSeries {
+    /// A series computed from others (no source lines), one sample per iteration.
+    pub fn derived(
+        metric: Label,
+        unit: &str,
+        direction: Direction,
+        values: &[f64],
+    ) -> ParsedSeries {
+        ParsedSeries {
+            metric,
+            param: String::new(),
+            unit: (!unit.is_empty()).then(|| unit.to_owned()),
+            direction,
+            samples: values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64, *v))
+                .collect(),
+            lines: Vec::new(),
+        }
+    }
+}
+
 impl ParsedRun {
     pub fn sample_count(&self) -> usize {
         self.series.iter().map(|s| s.samples.len()).sum()
@@ -455,6 +509,9 @@ pub fn parse_file(
         Format::Hackbench => hackbench::parse(&text(bytes)?, meta)?,
         Format::Sysbench => sysbench::parse(&text(bytes)?, meta)?,
         Format::Netperf => netperf::parse(&text(bytes)?, meta)?,
+        Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta)?,
+        Format::LkpStats => lkp::parse_stats(bytes, meta)?,
+        Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
     };
     Ok((format, runs))
 }

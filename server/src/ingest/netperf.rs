@@ -295,16 +295,45 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
                             ),
                         ));
                     }
-                    let unit = units.split_whitespace().last().unwrap_or(NORMAL_UNIT);
+                    // The throughput unit is the first word of the units row netperf knows as one.
+                    let unit = units
+                        .split_whitespace()
+                        .find(|w| unit_factor(w).is_some())
+                        .unwrap_or(NORMAL_UNIT)
+                        .to_owned();
+                    let sd_unit = units
+                        .split_whitespace()
+                        .last()
+                        .filter(|w| w.starts_with("us/"))
+                        .unwrap_or("us/KB")
+                        .to_owned();
                     let param = fields[1].to_owned();
                     c.throughput(
                         data_line,
                         "Throughput-send",
                         &param,
                         num(data_line, "throughput", fields[5])?,
-                        unit,
+                        &unit,
                     )?;
                     c.fact("socket_size", fields[0]);
+                    if fields.len() >= 8 {
+                        c.other(
+                            data_line,
+                            "CPU-local",
+                            &param,
+                            "%",
+                            Direction::Lower,
+                            num(data_line, "local CPU", fields[6])?,
+                        );
+                        c.other(
+                            data_line,
+                            "ServiceDemand-local",
+                            &param,
+                            &sd_unit,
+                            Direction::Lower,
+                            num(data_line, "local service demand", fields[7])?,
+                        );
+                    }
                     if let Some(recv) = lines
                         .get(j + 1)
                         .and_then(|l| data_fields(l))
@@ -315,8 +344,26 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
                             "Throughput-recv",
                             &param,
                             num(data_line + 1, "throughput", recv[3])?,
-                            unit,
+                            &unit,
                         )?;
+                        if recv.len() >= 6 {
+                            c.other(
+                                data_line + 1,
+                                "CPU-remote",
+                                &param,
+                                "%",
+                                Direction::Lower,
+                                num(data_line + 1, "remote CPU", recv[4])?,
+                            );
+                            c.other(
+                                data_line + 1,
+                                "ServiceDemand-remote",
+                                &param,
+                                &sd_unit,
+                                Direction::Lower,
+                                num(data_line + 1, "remote service demand", recv[5])?,
+                            );
+                        }
                         j += 1;
                     }
                 }

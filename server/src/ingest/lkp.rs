@@ -1,0 +1,464 @@
+//! LKP: raw program logs as the LKP harness records them (`netperf` and `hackbench` output with
+//! timestamped command lines, `Instance:`/`Iterations:` markers and many concurrent instances),
+//! with the numbers LKP derives from them; and LKP's `stats.json` and `matrix.json`.
+//!
+//! From raw logs the per-instance samples are kept (as the netperf and hackbench parsers read
+//! them) and LKP's derived metrics are added, computed as lkp-tests computes them:
+//! - netperf: `Throughput_Mbps` = mean over instances, `Throughput_total_Mbps` = sum over
+//!   instances, the same for `ThroughputRecv` (UDP receive rows) and `ThroughputBoth`, and
+//!   `workload` = ThroughputBoth_total × runtime × 10^6 / 8 / message size.
+//! - hackbench: with kb = tasks × messages × bytes / 1024 (integer), `throughput` and
+//!   `throughput_best` = kb / best time, `throughput_avg` = kb / mean time (rounded to 2 places),
+//!   `throughput_worst` = kb / worst time.
+
+use std::collections::BTreeMap;
+
+use app::label::Direction;
+use serde_json::Value;
+
+use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+
+/// Whether the text is an LKP raw log: timestamped command lines or LKP's markers.
+pub fn detect_raw(text: &str) -> bool {
+    text.lines().take(50).any(|l| {
+        l.starts_with("Iterations: ")
+            || l.starts_with("Instance: ")
+            || (l.len() > 20
+                && l.as_bytes()[4] == b'-'
+                && l.as_bytes()[10] == b' '
+                && l.as_bytes()[13] == b':'
+                && (l[20..].starts_with("netperf ") || l[20..].starts_with("hackbench ")))
+    })
+}
+
+pub fn parse_raw(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let is_netperf = text.lines().any(|l| {
+        l.get(20..).is_some_and(|c| c.starts_with("netperf ")) || l.contains(" TEST from ")
+    });
+    let mut m = meta.clone();
+    if is_netperf {
+        if m.benchmark.is_none() {
+            m.set("benchmark", "netperf")?;
+        }
+        let mut runs = netperf::parse(text, &m)?;
+        add_netperf_stats(text, &mut runs)?;
+        Ok(runs)
+    } else {
+        if m.benchmark.is_none() {
+            m.set("benchmark", "hackbench")?;
+        }
+        let mut runs = hackbench::parse(text, &m)?;
+        add_hackbench_stats(text, &mut runs)?;
+        Ok(runs)
+    }
+}
+
+fn derived(
+    run: &mut ParsedRun,
+    metric: &str,
+    unit: &str,
+    values: &[f64],
+) -> Result<(), IngestError> {
+    let label = app::label::Label::parse(metric)
+        .map_err(|e| IngestError::new(format!("metric {metric} {e}")))?;
+    run.series.push(super::ParsedSeries::derived(
+        label,
+        unit,
+        Direction::Higher,
+        values,
+    ));
+    Ok(())
+}
+
+/// The value of a command-line option such as `-l 300` in LKP's timestamped command lines.
+fn option_value<'a>(text: &'a str, command: &str, option: &str) -> Option<&'a str> {
+    text.lines()
+        .filter(|l| l.get(20..).is_some_and(|c| c.starts_with(command)))
+        .find_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words
+                .iter()
+                .position(|w| *w == option)
+                .and_then(|p| words.get(p + 1).copied())
+        })
+}
+
+fn add_netperf_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestError> {
+    let Some(run) = runs.first_mut() else {
+        return Ok(());
+    };
+    // Instances per iteration: samples are in file order, and `Iterations:` markers split them.
+    let iterations = text
+        .lines()
+        .filter(|l| l.starts_with("Iterations: "))
+        .count()
+        .max(1);
+    let send: Vec<(String, f64)> = run
+        .series
+        .iter()
+        .filter(|s| s.metric.as_str() == "Throughput" || s.metric.as_str() == "Throughput-send")
+        .flat_map(|s| s.samples.iter().map(move |(_, v)| (s.param.clone(), *v)))
+        .collect();
+    let recv: Vec<f64> = run
+        .series
+        .iter()
+        .filter(|s| s.metric.as_str() == "Throughput-recv")
+        .flat_map(|s| s.samples.iter().map(|(_, v)| *v))
+        .collect();
+    if send.is_empty() {
+        return Err(IngestError::new(
+            "LKP netperf log without any netperf result",
+        ));
+    }
+    let per_iter = send.len() / iterations;
+    let runtime: f64 = option_value(text, "netperf ", "-l")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    let (
+        mut tput,
+        mut tput_recv,
+        mut both,
+        mut total,
+        mut total_recv,
+        mut total_both,
+        mut workload,
+    ) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for it in 0..iterations {
+        let range = it * per_iter..((it + 1) * per_iter).min(send.len());
+        let s: Vec<f64> = send[range.clone()].iter().map(|(_, v)| *v).collect();
+        let r: Vec<f64> = if recv.is_empty() {
+            vec![0.0; s.len()]
+        } else {
+            recv[range.clone()].to_vec()
+        };
+        let n = s.len() as f64;
+        let (ss, rs) = (s.iter().sum::<f64>(), r.iter().sum::<f64>());
+        tput.push(ss / n);
+        tput_recv.push(rs / n);
+        both.push(ss / n + rs / n);
+        total.push(ss);
+        total_recv.push(rs);
+        total_both.push(ss + rs);
+        let msg: f64 = send[range.start].0.parse().unwrap_or(0.0);
+        if runtime > 0.0 && msg > 0.0 {
+            workload.push((ss + rs) * runtime * 1e6 / 8.0 / msg);
+        }
+    }
+    derived(run, "Throughput_Mbps", "Mbps", &tput)?;
+    derived(run, "ThroughputRecv_Mbps", "Mbps", &tput_recv)?;
+    derived(run, "ThroughputBoth_Mbps", "Mbps", &both)?;
+    derived(run, "Throughput_total_Mbps", "Mbps", &total)?;
+    derived(run, "ThroughputRecv_total_Mbps", "Mbps", &total_recv)?;
+    derived(run, "ThroughputBoth_total_Mbps", "Mbps", &total_both)?;
+    if !workload.is_empty() {
+        derived(run, "workload", "", &workload)?;
+    }
+    run.facts
+        .push(("lkp_instances".into(), per_iter.to_string()));
+    run.facts
+        .push(("lkp_iterations".into(), iterations.to_string()));
+    Ok(())
+}
+
+fn add_hackbench_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestError> {
+    let Some(run) = runs.first_mut() else {
+        return Ok(());
+    };
+    let (mut tasks, mut messages, mut bytes) = (0u64, 0u64, 0u64);
+    for l in text.lines() {
+        if l.starts_with("Running in ") {
+            if let Some(t) = l
+                .split("(== ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|t| t.parse().ok())
+            {
+                tasks = t;
+            }
+        } else if let Some(rest) = l
+            .strip_prefix("Each sender will pass ")
+            .or_else(|| l.strip_prefix("Each sender passed "))
+        {
+            let w: Vec<&str> = rest.split_whitespace().collect();
+            messages = w.first().and_then(|x| x.parse().ok()).unwrap_or(0);
+            bytes = w
+                .iter()
+                .position(|x| *x == "of")
+                .and_then(|p| w.get(p + 1))
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0);
+        }
+    }
+    let times: Vec<f64> = run
+        .series
+        .iter()
+        .filter(|s| s.metric.as_str() == "time")
+        .flat_map(|s| s.samples.iter().map(|(_, v)| *v))
+        .collect();
+    if times.is_empty() || tasks == 0 || messages == 0 {
+        return Err(IngestError::new(
+            "LKP hackbench log without tasks, messages or times",
+        ));
+    }
+    let kb = ((tasks * messages * bytes) >> 10) as f64;
+    let best = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let worst = times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let avg = times.iter().sum::<f64>() / times.len() as f64;
+    derived(run, "throughput", "KB/s", &[kb / best])?;
+    derived(run, "throughput_best", "KB/s", &[kb / best])?;
+    derived(
+        run,
+        "throughput_avg",
+        "KB/s",
+        &[(kb / avg * 100.0).round() / 100.0],
+    )?;
+    derived(run, "throughput_worst", "KB/s", &[kb / worst])?;
+    Ok(())
+}
+
+/// Whether a JSON document is an LKP `stats.json` (flat numbers) or `matrix.json` (arrays).
+pub fn detect_json(v: &Value) -> Option<super::Format> {
+    let obj = v.as_object()?;
+    if obj.contains_key("samples") || obj.is_empty() {
+        return None;
+    }
+    if obj.contains_key("stats_source")
+        || obj.values().all(|x| {
+            x.as_array()
+                .is_some_and(|a| a.iter().all(|e| e.is_number() || e.is_null()))
+        })
+    {
+        return Some(super::Format::LkpMatrix);
+    }
+    if obj.values().all(|x| x.is_number()) && obj.keys().any(|k| k.contains('.')) {
+        return Some(super::Format::LkpStats);
+    }
+    None
+}
+
+fn json(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, IngestError> {
+    let v: Value = serde_json::from_slice(super::strip_bom(bytes))
+        .map_err(|e| IngestError::at_line(e.line() as u64, format!("invalid JSON: {e}")))?;
+    match v {
+        Value::Object(o) => Ok(o),
+        _ => Err(IngestError::new("an LKP stats document is a JSON object")),
+    }
+}
+
+/// The benchmark of LKP keys (`netperf.Throughput_Mbps` → `netperf`), if the upload lacks one.
+fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta, IngestError> {
+    let mut m = meta.clone();
+    if m.benchmark.is_none() {
+        let mut prefixes: BTreeMap<&str, usize> = BTreeMap::new();
+        for k in keys {
+            if let Some((p, _)) = k.split_once('.') {
+                *prefixes.entry(p).or_default() += 1;
+            }
+        }
+        if let Some((p, _)) = prefixes.into_iter().max_by_key(|(_, n)| *n) {
+            m.set("benchmark", p)?;
+        }
+    }
+    Ok(m)
+}
+
+/// `stats.json`: `{"netperf.Throughput_Mbps": 2497.1, ...}` → one run, one sample per key.
+pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let obj = json(bytes)?;
+    let keys: Vec<&String> = obj.keys().collect();
+    let m = meta_with_benchmark(meta, &keys)?;
+    let mut b = RunBuilder::default();
+    let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
+    for (k, v) in &obj {
+        let value = v
+            .as_f64()
+            .ok_or_else(|| IngestError::field(k, format!("{k} is not a number")))?;
+        b.push(Row {
+            line: 1,
+            run,
+            metric: k,
+            param: "",
+            unit: None,
+            direction: None,
+            iteration: None,
+            value,
+        })
+        .map_err(|e| IngestError {
+            line: None,
+            field: Some(k.clone()),
+            ..e
+        })?;
+    }
+    b.finish()
+}
+
+/// `matrix.json`: `{"stats_source": [...], "<key>": [one value per run]}` → one run per column.
+pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let obj = json(bytes)?;
+    let sources: Vec<String> = obj
+        .get("stats_source")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|s| s.as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let keys: Vec<&String> = obj.keys().filter(|k| *k != "stats_source").collect();
+    let columns = keys
+        .iter()
+        .filter_map(|k| obj[*k].as_array().map(Vec::len))
+        .max()
+        .unwrap_or(0);
+    if columns == 0 {
+        return Err(IngestError::new(
+            "LKP matrix.json without any column of values",
+        ));
+    }
+    let m = meta_with_benchmark(meta, &keys)?;
+    let mut out = Vec::with_capacity(columns);
+    for col in 0..columns {
+        let mut b = RunBuilder::default();
+        let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
+        for k in &keys {
+            let Some(arr) = obj[*k].as_array() else {
+                return Err(IngestError::field(
+                    k,
+                    format!("{k} is not an array of values"),
+                ));
+            };
+            match arr.get(col) {
+                None | Some(Value::Null) => {}
+                Some(v) => {
+                    let value = v.as_f64().ok_or_else(|| {
+                        IngestError::field(k, format!("{k}[{col}] is not a number"))
+                    })?;
+                    b.push(Row {
+                        line: 1,
+                        run,
+                        metric: k,
+                        param: "",
+                        unit: None,
+                        direction: None,
+                        iteration: None,
+                        value,
+                    })
+                    .map_err(|e| IngestError {
+                        line: None,
+                        field: Some(format!("{k}[{col}]")),
+                        ..e
+                    })?;
+                }
+            }
+        }
+        let mut runs = b.finish()?;
+        for r in &mut runs {
+            r.facts.push(("lkp_column".into(), col.to_string()));
+            if let Some(src) = sources.get(col) {
+                r.facts.push(("stats_source".into(), src.clone()));
+            }
+        }
+        out.extend(runs);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ingest::{parse_file, test_meta, Format};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/lkp-raw")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    /// Checks every number of `<name>.expected.yaml` (what LKP's own parser printed) against the
+    /// derived series, and that the per-instance samples are kept.
+    fn check(name: &str, instance_metric: &str, instances: usize) {
+        let (format, runs) =
+            parse_file(&fixture(&format!("{name}.log")), None, &test_meta()).unwrap();
+        assert_eq!(format, Format::LkpRaw);
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        let kept: usize = run
+            .series
+            .iter()
+            .filter(|s| s.metric.as_str() == instance_metric)
+            .map(|s| s.samples.len())
+            .sum();
+        assert_eq!(
+            kept, instances,
+            "{name}: per-instance {instance_metric} samples"
+        );
+        let expected = String::from_utf8(fixture(&format!("{name}.expected.yaml"))).unwrap();
+        let mut checked = 0;
+        for line in expected.lines().filter(|l| !l.trim().is_empty()) {
+            let (key, value) = line.split_once(':').unwrap();
+            let want: f64 = value.trim().parse().unwrap();
+            let series = run
+                .series
+                .iter()
+                .find(|s| s.metric.as_str() == key)
+                .unwrap_or_else(|| panic!("{name}: no series {key}"));
+            let got = series.samples[0].1;
+            let tolerance = 1e-12 * want.abs().max(1.0);
+            assert!(
+                (got - want).abs() <= tolerance,
+                "{name}: {key} = {got}, LKP says {want}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 4, "{name}: checked {checked} numbers");
+    }
+
+    #[test]
+    fn netperf_udp_recv_equals_lkp() {
+        check("netperf-udp-recv", "Throughput-send", 16);
+    }
+
+    #[test]
+    fn netperf_sctp_64_instances_equals_lkp() {
+        check("netperf-sctp-64x", "Throughput", 64);
+    }
+
+    #[test]
+    fn hackbench_equals_lkp() {
+        check("hackbench", "time", 8);
+    }
+
+    #[test]
+    fn stats_json_is_one_run() {
+        let text = br#"{"netperf.Throughput_Mbps": 2497.1, "netperf.Throughput_total_Mbps": 79924, "netperf.workload": 5.488e8}"#;
+        let (format, runs) = parse_file(text, None, &test_meta()).unwrap();
+        assert_eq!(format, Format::LkpStats);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].key.benchmark.as_str(), "netperf");
+        assert_eq!(runs[0].series.len(), 3);
+        assert_eq!(runs[0].series[0].metric.as_str(), "netperf.Throughput_Mbps");
+        assert_eq!(runs[0].series[0].samples, vec![(0, 2497.1)]);
+    }
+
+    #[test]
+    fn matrix_json_is_one_run_per_column() {
+        let text = br#"{"stats_source": ["/result/a/0/stats.json", "/result/a/1/stats.json"],
+                        "netperf.Throughput_Mbps": [2497.1, 2501.3], "netperf.workload": [5.4e8, null]}"#;
+        let (format, runs) = parse_file(text, None, &test_meta()).unwrap();
+        assert_eq!(format, Format::LkpMatrix);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[1].series.len(), 1, "a null cell is no sample");
+        assert_eq!(runs[1].series[0].samples, vec![(0, 2501.3)]);
+        assert!(runs[1]
+            .facts
+            .contains(&("stats_source".into(), "/result/a/1/stats.json".into())));
+        let bad = br#"{"stats_source": ["x"], "netperf.Throughput_Mbps": ["fast"]}"#;
+        let e = parse_file(bad, Some(Format::LkpMatrix), &test_meta()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field netperf.Throughput_Mbps: netperf.Throughput_Mbps[0] is not a number"
+        );
+    }
+}
