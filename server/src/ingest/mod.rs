@@ -7,6 +7,7 @@
 mod generic;
 mod hackbench;
 mod lkp;
+mod mmtests;
 mod netperf;
 mod sysbench;
 
@@ -26,6 +27,7 @@ pub enum Format {
     LkpRaw,
     LkpStats,
     LkpMatrix,
+    Mmtests,
     Netperf,
     Sysbench,
 }
@@ -48,6 +50,7 @@ impl Format {
             "json" | "generic-json" => Some(Format::Json),
             "hackbench" => Some(Format::Hackbench),
             "netperf" => Some(Format::Netperf),
+            "mmtests" => Some(Format::Mmtests),
             "lkp" | "lkp-raw" => Some(Format::LkpRaw),
             "lkp-stats" | "stats.json" => Some(Format::LkpStats),
             "lkp-matrix" | "matrix.json" => Some(Format::LkpMatrix),
@@ -62,6 +65,7 @@ impl Format {
             Format::Json => "json",
             Format::Hackbench => "hackbench",
             Format::Netperf => "netperf",
+            Format::Mmtests => "mmtests",
             Format::LkpRaw => "lkp",
             Format::LkpStats => "lkp-stats",
             Format::LkpMatrix => "lkp-matrix",
@@ -71,6 +75,9 @@ impl Format {
 
     /// Recognises a format from the content, never from a file name or Content-Type.
     pub fn detect(bytes: &[u8]) -> Option<Format> {
+        if mmtests::detect(bytes) {
+            return Some(Format::Mmtests);
+        }
         let text = strip_bom(bytes);
         let first = text
             .iter()
@@ -155,10 +162,12 @@ impl IngestError {
         }
     }
 
+    /// Names the file the error is in; an error inside an archive becomes `archive:entry`.
     pub fn in_file(mut self, file: &str) -> Self {
-        if self.file.is_none() {
-            self.file = Some(file.to_owned());
-        }
+        self.file = Some(match self.file.take() {
+            None => file.to_owned(),
+            Some(inner) => format!("{file}:{inner}"),
+        });
         self
     }
 }
@@ -512,6 +521,7 @@ pub fn parse_file(
         Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta)?,
         Format::LkpStats => lkp::parse_stats(bytes, meta)?,
         Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
+        Format::Mmtests => mmtests::parse(bytes, meta)?,
     };
     Ok((format, runs))
 }

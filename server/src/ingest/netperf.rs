@@ -155,6 +155,68 @@ fn data_fields(line: &str) -> Option<Vec<&str>> {
 }
 
 pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let c = collect(text)?;
+    let mut m = meta.clone();
+    if m.benchmark.is_none() {
+        m.set("benchmark", "netperf")?;
+    }
+    let mut builder = RunBuilder::default();
+    let run = builder.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
+    for f in &c.found {
+        builder.push(Row {
+            line: f.line,
+            run,
+            metric: f.metric,
+            param: &f.param,
+            unit: Some(&f.unit),
+            direction: Some(f.direction),
+            iteration: None,
+            value: f.value,
+        })?;
+    }
+    let mut runs = builder.finish()?;
+    for r in &mut runs {
+        r.facts.extend(c.facts.iter().cloned());
+    }
+    Ok(runs)
+}
+
+/// A result of one netperf output: the test (`TCP_STREAM`, ...), metric, parameter, value
+/// (throughput normalised to 10^6bits/s).
+pub struct NetperfResult {
+    pub test: String,
+    pub metric: &'static str,
+    pub param: String,
+    pub value: f64,
+}
+
+/// The results (not interim, CPU or service demand) of a netperf output, in file order.
+pub fn results(text: &str) -> Result<Vec<NetperfResult>, IngestError> {
+    let c = collect(text)?;
+    let test = c
+        .facts
+        .iter()
+        .find(|(k, _)| k == "test")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "TCP_STREAM".into());
+    Ok(c.found
+        .into_iter()
+        .filter(|f| {
+            matches!(
+                f.metric,
+                "Throughput" | "Throughput-send" | "Throughput-recv" | "Trans/s"
+            )
+        })
+        .map(|f| NetperfResult {
+            test: test.clone(),
+            metric: f.metric,
+            param: f.param,
+            value: f.value,
+        })
+        .collect())
+}
+
+fn collect(text: &str) -> Result<Collected, IngestError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut c = Collected::default();
     let mut test: Option<String> = None;
@@ -445,29 +507,7 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
     if !tests.is_empty() {
         c.fact("test", tests.join(","));
     }
-    let mut m = meta.clone();
-    if m.benchmark.is_none() {
-        m.set("benchmark", "netperf")?;
-    }
-    let mut builder = RunBuilder::default();
-    let run = builder.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
-    for f in &c.found {
-        builder.push(Row {
-            line: f.line,
-            run,
-            metric: f.metric,
-            param: &f.param,
-            unit: Some(&f.unit),
-            direction: Some(f.direction),
-            iteration: None,
-            value: f.value,
-        })?;
-    }
-    let mut runs = builder.finish()?;
-    for r in &mut runs {
-        r.facts.extend(c.facts.iter().cloned());
-    }
-    Ok(runs)
+    Ok(c)
 }
 
 /// The throughput unit of a classic stream header's units row: `10^6bits/sec`, or `KBytes  /s`.

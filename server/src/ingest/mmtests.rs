@@ -1,0 +1,340 @@
+//! mmtests: a `.tar.gz` or `.tar` of a `work/log` tree. Every
+//! `<run-name>/iter-N/<benchmark>/logs/<file>` becomes samples of the run `<benchmark>` on the
+//! kernel `<run-name>`, named as mmtests names them: netperf `TCP_STREAM-64.3` is metric
+//! `tcpstream-send`, param 64, iteration 3; hackbench `hackbench-16` holds the `time` samples
+//! of 16 groups, numbered from 1 in file order.
+//!
+//! Archives are read in memory under limits (total size, entry count, entry size); entries are
+//! never written to disk, and a path with `..` or an absolute path is refused.
+
+use std::io::Read;
+
+use app::label::Direction;
+
+use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+
+/// The largest total of uncompressed entry bytes read from one archive.
+pub const MAX_TOTAL: u64 = 1 << 30;
+/// The most entries one archive may have.
+pub const MAX_ENTRIES: usize = 200_000;
+/// The largest single entry.
+pub const MAX_ENTRY: u64 = 64 << 20;
+/// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
+const ITER_STRIDE: i64 = 100_000;
+
+pub fn detect(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b]) || bytes.get(257..262) == Some(b"ustar")
+}
+
+/// Where a log sits in the tree.
+struct Place<'a> {
+    kernel: &'a str,
+    iter: i64,
+    benchmark: &'a str,
+    file: &'a str,
+}
+
+fn place(path: &str) -> Option<Place<'_>> {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let i = parts.iter().position(|p| {
+        p.strip_prefix("iter-")
+            .is_some_and(|n| n.parse::<i64>().is_ok())
+    })?;
+    if i == 0 || parts.get(i + 2) != Some(&"logs") || parts.len() != i + 4 {
+        return None;
+    }
+    Some(Place {
+        kernel: parts[i - 1],
+        iter: parts[i].trim_start_matches("iter-").parse().ok()?,
+        benchmark: parts[i + 1],
+        file: parts[i + 3],
+    })
+}
+
+pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        read_tar(flate2::read::GzDecoder::new(bytes), meta)
+    } else {
+        read_tar(bytes, meta)
+    }
+}
+
+fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let mut archive = tar::Archive::new(reader);
+    let broken =
+        |e: std::io::Error| IngestError::new(format!("the archive is broken or truncated: {e}"));
+    let mut builder = RunBuilder::default();
+    let (mut total, mut count) = (0u64, 0usize);
+    let mut content = String::new();
+    for entry in archive.entries().map_err(broken)? {
+        let mut entry = entry.map_err(broken)?;
+        count += 1;
+        if count > MAX_ENTRIES {
+            return Err(IngestError::new(format!(
+                "the archive has more than {MAX_ENTRIES} entries"
+            )));
+        }
+        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        if path.starts_with('/') || path.split('/').any(|p| p == "..") {
+            return Err(
+                IngestError::new("the archive entry path leaves the archive").in_file(&path),
+            );
+        }
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let size = entry.header().size().map_err(broken)?;
+        if size > MAX_ENTRY {
+            return Err(
+                IngestError::new(format!("entry is larger than {MAX_ENTRY} bytes")).in_file(&path),
+            );
+        }
+        total += size;
+        if total > MAX_TOTAL {
+            return Err(IngestError::new(format!(
+                "the archive holds more than {MAX_TOTAL} bytes"
+            )));
+        }
+        let Some(at) = place(&path) else { continue };
+        content.clear();
+        entry
+            .by_ref()
+            .take(MAX_ENTRY)
+            .read_to_string(&mut content)
+            .map_err(|e| IngestError::new(format!("cannot read the entry: {e}")).in_file(&path))?;
+        log_file(&mut builder, meta, &at, &content).map_err(|e| e.in_file(&path))?;
+    }
+    if count == 0 {
+        return Err(IngestError::new("the archive is empty or truncated"));
+    }
+    builder.finish().map_err(|e| {
+        if e.line.is_none() {
+            IngestError::new(
+                "no mmtests <run>/iter-N/<benchmark>/logs/ files with results in the archive",
+            )
+        } else {
+            e
+        }
+    })
+}
+
+fn log_file(
+    builder: &mut RunBuilder,
+    meta: &UploadMeta,
+    at: &Place<'_>,
+    text: &str,
+) -> Result<(), IngestError> {
+    let offset = at.iter * ITER_STRIDE;
+    let run_for = |builder: &mut RunBuilder| -> Result<usize, IngestError> {
+        let key = resolve_key(1, meta, Some(at.benchmark), None, Some(at.kernel), None)?;
+        Ok(builder.run(key, &meta.tags))
+    };
+    if at.benchmark.starts_with("netperf") {
+        // `TCP_STREAM-64.3`: test, message size, iteration.
+        let Some((stem, iteration)) = at.file.rsplit_once('.') else {
+            return Ok(());
+        };
+        let Ok(iteration) = iteration.parse::<i64>() else {
+            return Ok(());
+        };
+        let run = run_for(builder)?;
+        for r in netperf::results(text)? {
+            let base = r.test.to_ascii_lowercase().replace('_', "");
+            let metric = match r.metric {
+                "Throughput-recv" => format!("{base}-recv"),
+                "Trans/s" => base,
+                _ => format!("{base}-send"),
+            };
+            let param = stem
+                .rsplit_once('-')
+                .map(|(_, size)| size.to_owned())
+                .unwrap_or(r.param);
+            builder.push(Row {
+                line: 1,
+                run,
+                metric: &metric,
+                param: &param,
+                unit: None,
+                direction: Some(Direction::Higher),
+                iteration: Some(offset + iteration),
+                value: r.value,
+            })?;
+        }
+    } else if at.benchmark.starts_with("hackbench") {
+        // `hackbench-16`: the times of 16 groups, one per run of the program.
+        let Some(groups) = at
+            .file
+            .strip_prefix("hackbench-")
+            .filter(|g| g.parse::<u64>().is_ok())
+        else {
+            return Ok(());
+        };
+        let run = run_for(builder)?;
+        let runs = hackbench::parse(
+            text,
+            &UploadMeta {
+                benchmark: Some(app::label::Label::parse("hackbench").expect("valid")),
+                ..meta.clone()
+            },
+        )?;
+        let times = runs
+            .iter()
+            .flat_map(|r| r.series.iter())
+            .flat_map(|s| s.samples.iter().map(|(_, v)| *v));
+        for (i, value) in times.enumerate() {
+            builder.push(Row {
+                line: 1,
+                run,
+                metric: "time",
+                param: groups,
+                unit: Some("s"),
+                direction: Some(Direction::Lower),
+                iteration: Some(offset + i as i64 + 1),
+                value,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{parse_file, test_meta, Format};
+
+    /// A tar.gz of the fixture tree, built in memory.
+    pub(crate) fn fixture_tar_gz() -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/mmtests/work-log");
+        let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::fast(),
+        ));
+        tar.append_dir_all("work/log", &root).unwrap();
+        tar.into_inner().unwrap().finish().unwrap()
+    }
+
+    /// The samples, as `kernel,param,iteration,value` lines like mmtests' samples CSV.
+    fn samples_csv(runs: &[ParsedRun], benchmark: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in runs
+            .iter()
+            .filter(|r| r.key.benchmark.as_str() == benchmark)
+        {
+            for s in &r.series {
+                for (i, v) in &s.samples {
+                    out.push(format!("{},{},{},{}", r.key.kernel, s.param, i, v));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn expected_csv(name: &str) -> Vec<String> {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/mmtests")
+                .join(name),
+        )
+        .unwrap();
+        let mut out: Vec<String> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                format!(
+                    "{},{},{},{}",
+                    f[0],
+                    f[1],
+                    f[2],
+                    f[3].parse::<f64>().unwrap()
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn work_log_tree_equals_the_samples_csv() {
+        let (format, runs) = parse_file(&fixture_tar_gz(), None, &test_meta()).unwrap();
+        assert_eq!(format, Format::Mmtests);
+        assert_eq!(
+            samples_csv(&runs, "netperf-tcp"),
+            expected_csv("netperf-tcp-samples.csv")
+        );
+        assert_eq!(
+            samples_csv(&runs, "hackbench-process-pipes"),
+            expected_csv("hackbench-samples.csv")
+        );
+        let netperf = runs
+            .iter()
+            .find(|r| r.key.benchmark.as_str() == "netperf-tcp")
+            .unwrap();
+        assert_eq!(netperf.series[0].metric.as_str(), "tcpstream-send");
+        assert_eq!(netperf.series[0].direction, Direction::Higher);
+        let hackbench = runs
+            .iter()
+            .find(|r| r.key.benchmark.as_str() == "hackbench-process-pipes")
+            .unwrap();
+        assert_eq!(
+            (
+                hackbench.series[0].metric.as_str(),
+                hackbench.series[0].direction
+            ),
+            ("time", Direction::Lower)
+        );
+    }
+
+    #[test]
+    fn a_truncated_archive_is_refused() {
+        let full = fixture_tar_gz();
+        let e = parse_file(&full[..full.len() / 2], None, &test_meta()).unwrap_err();
+        assert!(
+            e.message.contains("broken or truncated")
+                || e.message.contains("cannot read the entry"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_broken_log_names_the_entry() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let text = b"MIGRATED TCP STREAM TEST from x to y : demo\nRecv Send Send\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n131072  16384     64    10.00    17x1.31\n";
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(
+            &mut header,
+            "log/5.4.0/iter-0/netperf-tcp/logs/TCP_STREAM-64.1",
+            &text[..],
+        )
+        .unwrap();
+        let bytes = tar.into_inner().unwrap();
+        let e = parse_file(&bytes, None, &test_meta()).unwrap_err();
+        assert_eq!(e.to_string(), "log/5.4.0/iter-0/netperf-tcp/logs/TCP_STREAM-64.1: line 5: netperf throughput '17x1.31' is not a number");
+    }
+
+    #[test]
+    fn paths_that_leave_the_archive_are_refused() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(1);
+        header.set_mode(0o644);
+        // `append_data` refuses `..`, so write the name into the header directly.
+        header.as_old_mut().name[..17].copy_from_slice(b"../../etc/passwd\0");
+        header.set_cksum();
+        tar.append(&header, &b"x"[..]).unwrap();
+        let bytes = tar.into_inner().unwrap();
+        let e = parse_file(&bytes, Some(Format::Mmtests), &test_meta()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "../../etc/passwd: the archive entry path leaves the archive"
+        );
+    }
+}
