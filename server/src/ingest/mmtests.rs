@@ -127,6 +127,20 @@ fn log_file(
     at: &Place<'_>,
     text: &str,
 ) -> Result<(), IngestError> {
+    // The tree names kernels and benchmarks itself; a form field may not say otherwise.
+    for (field, given, found) in [
+        ("kernel", &meta.kernel, at.kernel),
+        ("benchmark", &meta.benchmark, at.benchmark),
+    ] {
+        if let Some(given) = given {
+            if given.as_str() != found {
+                return Err(IngestError::field(
+                    field,
+                    format!("the {field} field says '{given}' but the archive's tree says '{found}'; leave the field out"),
+                ));
+            }
+        }
+    }
     let offset = at.iter * ITER_STRIDE;
     let run_for = |builder: &mut RunBuilder| -> Result<usize, IngestError> {
         let key = resolve_key(1, meta, Some(at.benchmark), None, Some(at.kernel), None)?;
@@ -173,13 +187,15 @@ fn log_file(
             return Ok(());
         };
         let run = run_for(builder)?;
-        let runs = hackbench::parse(
-            text,
-            &UploadMeta {
-                benchmark: Some(app::label::Label::parse("hackbench").expect("valid")),
-                ..meta.clone()
-            },
-        )?;
+        let label = |s: &str| {
+            app::label::Label::parse(s).map_err(|e| IngestError::new(format!("'{s}' {e}")))
+        };
+        let own = UploadMeta {
+            benchmark: Some(label(at.benchmark)?),
+            kernel: Some(label(at.kernel)?),
+            ..meta.clone()
+        };
+        let runs = hackbench::parse(text, &own)?;
         let times = runs
             .iter()
             .flat_map(|r| r.series.iter())
@@ -203,7 +219,14 @@ fn log_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{parse_file, test_meta, Format};
+    use crate::ingest::{parse_file, Format};
+
+    /// The archive names kernels and benchmarks itself: only the machine comes from the form.
+    fn machine_only() -> UploadMeta {
+        let mut m = UploadMeta::default();
+        m.set("machine", "m1").unwrap();
+        m
+    }
 
     /// A tar.gz of the fixture tree, built in memory.
     pub(crate) fn fixture_tar_gz() -> Vec<u8> {
@@ -261,7 +284,7 @@ mod tests {
 
     #[test]
     fn work_log_tree_equals_the_samples_csv() {
-        let (format, runs) = parse_file(&fixture_tar_gz(), None, &test_meta()).unwrap();
+        let (format, runs) = parse_file(&fixture_tar_gz(), None, &machine_only()).unwrap();
         assert_eq!(format, Format::Mmtests);
         assert_eq!(
             samples_csv(&runs, "netperf-tcp"),
@@ -293,7 +316,7 @@ mod tests {
     #[test]
     fn a_truncated_archive_is_refused() {
         let full = fixture_tar_gz();
-        let e = parse_file(&full[..full.len() / 2], None, &test_meta()).unwrap_err();
+        let e = parse_file(&full[..full.len() / 2], None, &machine_only()).unwrap_err();
         assert!(
             e.message.contains("broken or truncated")
                 || e.message.contains("cannot read the entry"),
@@ -316,7 +339,7 @@ mod tests {
         )
         .unwrap();
         let bytes = tar.into_inner().unwrap();
-        let e = parse_file(&bytes, None, &test_meta()).unwrap_err();
+        let e = parse_file(&bytes, None, &machine_only()).unwrap_err();
         assert_eq!(e.to_string(), "log/5.4.0/iter-0/netperf-tcp/logs/TCP_STREAM-64.1: line 5: netperf throughput '17x1.31' is not a number");
     }
 
@@ -331,7 +354,7 @@ mod tests {
         header.set_cksum();
         tar.append(&header, &b"x"[..]).unwrap();
         let bytes = tar.into_inner().unwrap();
-        let e = parse_file(&bytes, Some(Format::Mmtests), &test_meta()).unwrap_err();
+        let e = parse_file(&bytes, Some(Format::Mmtests), &machine_only()).unwrap_err();
         assert_eq!(
             e.to_string(),
             "../../etc/passwd: the archive entry path leaves the archive"

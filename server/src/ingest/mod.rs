@@ -523,7 +523,25 @@ pub fn parse_file(
         Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
         Format::Mmtests => mmtests::parse(bytes, meta)?,
     };
+    check_tags_against_facts(&runs, meta)?;
     Ok((format, runs))
+}
+
+/// Form fields fill what a file lacks; a tag that contradicts a fact the file states is refused.
+fn check_tags_against_facts(runs: &[ParsedRun], meta: &UploadMeta) -> Result<(), IngestError> {
+    for run in runs {
+        for (key, value) in &meta.tags {
+            if let Some((_, fact)) = run.facts.iter().find(|(k, _)| k == key.as_str()) {
+                if fact != value {
+                    return Err(IngestError::field(
+                        "tags",
+                        format!("tag {key}={value} contradicts the file, which says {key}={fact}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The file as UTF-8 text, or an error naming the line of the first invalid byte.

@@ -250,3 +250,70 @@ async fn tool_outputs_are_recognised_and_their_facts_shown() {
         "run page shows the facts"
     );
 }
+
+/// The mmtests fixture tree as a tar.gz, as `tar czf work-log.tar.gz -C work log` makes it.
+fn work_log_tar_gz() -> Vec<u8> {
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    tar.append_dir_all("log", fixture("mmtests/work-log"))
+        .unwrap();
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mmtests_archive_becomes_runs_per_kernel_and_benchmark() {
+    let app = spawn_app().await;
+    let r = app
+        .upload_multipart(
+            &[("work-log.tar.gz", work_log_tar_gz())],
+            &[("machine", "m1")],
+        )
+        .await;
+    let status = r.status().as_u16();
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(v["upload"]["files"][0]["format"], "mmtests");
+    assert_eq!(
+        v["runs"].as_array().unwrap().len(),
+        8,
+        "4 kernels × 2 benchmarks"
+    );
+    assert_eq!(v["upload"]["samples"], 120 + 96);
+    let (_, table) = app.get_json("/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-vanilla").await;
+    assert_eq!(table["rows"][0]["metric"], "time");
+    assert_eq!(table["rows"][0]["direction"], "lower");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn form_fields_may_not_contradict_the_file() {
+    let app = spawn_app().await;
+    let before = app.counts().await;
+    let r = app
+        .upload_multipart(
+            &[("work-log.tar.gz", work_log_tar_gz())],
+            &[("machine", "m1"), ("kernel", "6.1.0")],
+        )
+        .await;
+    let body = assert_error(
+        r,
+        422,
+        "the kernel field says '6.1.0' but the archive's tree says",
+    )
+    .await;
+    assert_eq!(body["error"]["field"], "kernel");
+    let r = app
+        .upload_raw(
+            "machine=m1&kernel=6.1.0&tags=threads%3D8",
+            read_fixture("sysbench/sysbench-cpu.txt"),
+        )
+        .await;
+    assert_error(
+        r,
+        422,
+        "tag threads=8 contradicts the file, which says threads=1",
+    )
+    .await;
+    assert_eq!(app.counts().await, before);
+}
