@@ -27,7 +27,8 @@ pub fn detect_raw(text: &str) -> bool {
                 && l.as_bytes()[4] == b'-'
                 && l.as_bytes()[10] == b' '
                 && l.as_bytes()[13] == b':'
-                && (l[20..].starts_with("netperf ") || l[20..].starts_with("hackbench ")))
+                && l.get(20..)
+                    .is_some_and(|c| c.starts_with("netperf ") || c.starts_with("hackbench ")))
     })
 }
 
@@ -59,6 +60,11 @@ fn derived(
     unit: &str,
     values: &[f64],
 ) -> Result<(), IngestError> {
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(IngestError::new(format!(
+            "LKP {metric} is not a finite number"
+        )));
+    }
     let label = app::label::Label::parse(metric)
         .map_err(|e| IngestError::new(format!("metric {metric} {e}")))?;
     run.series.push(super::ParsedSeries::derived(
@@ -110,6 +116,19 @@ fn add_netperf_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestErr
             "LKP netperf log without any netperf result",
         ));
     }
+    if !recv.is_empty() && recv.len() != send.len() {
+        return Err(IngestError::new(format!(
+            "LKP netperf log with {} send results but {} receive results",
+            send.len(),
+            recv.len()
+        )));
+    }
+    if send.len() % iterations != 0 {
+        return Err(IngestError::new(format!(
+            "LKP netperf log with {} results in {iterations} iterations: not the same number in each",
+            send.len()
+        )));
+    }
     let per_iter = send.len() / iterations;
     let runtime: f64 = option_value(text, "netperf ", "-l")
         .and_then(|v| v.parse().ok())
@@ -129,7 +148,7 @@ fn add_netperf_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestErr
         let r: Vec<f64> = if recv.is_empty() {
             vec![0.0; s.len()]
         } else {
-            recv[range.clone()].to_vec()
+            recv[range.clone()].to_vec() // same length as send, checked above
         };
         let n = s.len() as f64;
         let (ss, rs) = (s.iter().sum::<f64>(), r.iter().sum::<f64>());

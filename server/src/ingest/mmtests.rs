@@ -217,7 +217,7 @@ fn log_file(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ingest::{parse_file, Format};
 

@@ -649,3 +649,75 @@ pub(crate) fn check_fixture(name: &str, format: Format, expect: &str) {
     let got = render(&runs);
     assert_eq!(got.trim(), expect.trim(), "\n--- got ---\n{got}");
 }
+
+/// Parsers never panic: arbitrary bytes, and real fixtures with random damage, in every format.
+#[cfg(test)]
+mod never_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FORMATS: &[Format] = &[
+        Format::Csv,
+        Format::Json,
+        Format::Hackbench,
+        Format::LkpRaw,
+        Format::LkpStats,
+        Format::LkpMatrix,
+        Format::Mmtests,
+        Format::Netperf,
+        Format::Sysbench,
+    ];
+
+    fn fixtures() -> Vec<Vec<u8>> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut out = Vec::new();
+        for dir in [
+            "netperf",
+            "hackbench",
+            "sysbench",
+            "lkp-raw",
+            "generic",
+            "mmtests",
+        ] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    out.push(std::fs::read(path).unwrap());
+                }
+            }
+        }
+        out.push(mmtests::tests::fixture_tar_gz());
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048), f in 0..FORMATS.len()) {
+            let _ = parse_file(&bytes, Some(FORMATS[f]), &test_meta());
+            let _ = parse_file(&bytes, None, &test_meta());
+        }
+
+        #[test]
+        fn damaged_fixtures(
+            pick in any::<proptest::sample::Index>(),
+            cut in any::<proptest::sample::Index>(),
+            flips in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 0..8),
+            f in 0..FORMATS.len(),
+        ) {
+            let all = fixtures();
+            let mut bytes = all[pick.index(all.len())].clone();
+            for (at, b) in flips {
+                if !bytes.is_empty() {
+                    let i = at.index(bytes.len());
+                    bytes[i] = b;
+                }
+            }
+            let keep = cut.index(bytes.len() + 1);
+            bytes.truncate(keep);
+            let _ = parse_file(&bytes, None, &test_meta());
+            let _ = parse_file(&bytes, Some(FORMATS[f]), &test_meta());
+        }
+    }
+}
