@@ -315,4 +315,60 @@ run sysbench-threads m1 6.1.0 None
 "#,
         );
     }
+
+    /// sysbench 1.0 fileio and oltp run outputs (the layout sysbench 1.0.20 prints).
+    #[test]
+    fn fileio_and_oltp() {
+        use crate::ingest::{parse_file, test_meta};
+        let fileio = "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\nRunning the test with following options:\nNumber of threads: 4\n\nExtra file open flags: (none)\n128 files, 16MiB each\n\nFile operations:\n    reads/s:                      1234.56\n    writes/s:                     823.04\n    fsyncs/s:                     2634.21\n\nThroughput:\n    read, MiB/s:                  19.29\n    written, MiB/s:               12.86\n\nGeneral statistics:\n    total time:                          10.0113s\n    total number of events:              46911\n";
+        let (format, runs) = parse_file(fileio.as_bytes(), None, &test_meta()).unwrap();
+        assert_eq!(format, Format::Sysbench);
+        assert_eq!(runs[0].key.benchmark.as_str(), "sysbench-fileio");
+        let got: Vec<String> = runs[0]
+            .series
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} [{}] {} {:?}",
+                    s.metric,
+                    s.param,
+                    s.direction.as_str(),
+                    s.samples
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "reads/s [4] higher [(0, 1234.56)]",
+                "writes/s [4] higher [(0, 823.04)]",
+                "fsyncs/s [4] higher [(0, 2634.21)]",
+                "read-MiB/s [4] higher [(0, 19.29)]",
+                "written-MiB/s [4] higher [(0, 12.86)]",
+                "total-time [4] lower [(0, 10.0113)]",
+                "events [4] higher [(0, 46911.0)]",
+            ]
+        );
+        let oltp = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)\n\nRunning the test with following options:\nNumber of threads: 8\n\nSQL statistics:\n    queries performed:\n        read:                            140000\n        write:                           40000\n        total:                           200000\n    transactions:                        10000  (1000.21 per sec.)\n    queries:                             200000 (20004.20 per sec.)\n    ignored errors:                      0      (0.00 per sec.)\n\nGeneral statistics:\n    total time:                          10.0012s\n    total number of events:              10000\n\nLatency (ms):\n         min:                                    2.11\n         avg:                                    3.99\n         max:                                   25.12\n         95th percentile:                        5.47\n";
+        let (_, runs) = parse_file(oltp.as_bytes(), None, &test_meta()).unwrap();
+        assert_eq!(runs[0].key.benchmark.as_str(), "sysbench-oltp");
+        let got: Vec<String> = runs[0]
+            .series
+            .iter()
+            .map(|s| format!("{} [{}] {:?}", s.metric, s.param, s.samples))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "transactions/sec [8] [(0, 1000.21)]",
+                "queries/sec [8] [(0, 20004.2)]",
+                "total-time [8] [(0, 10.0012)]",
+                "events [8] [(0, 10000.0)]",
+                "latency-min [8] [(0, 2.11)]",
+                "latency-avg [8] [(0, 3.99)]",
+                "latency-max [8] [(0, 25.12)]",
+                "latency-95th [8] [(0, 5.47)]",
+            ]
+        );
+    }
 }
