@@ -668,7 +668,13 @@ mod never_panic {
         Format::Sysbench,
     ];
 
-    fn fixtures() -> Vec<Vec<u8>> {
+    /// Every fixture, read once.
+    fn fixtures() -> &'static [Vec<u8>] {
+        static ALL: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+        ALL.get_or_init(read_fixtures)
+    }
+
+    fn read_fixtures() -> Vec<Vec<u8>> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut out = Vec::new();
         for dir in [
