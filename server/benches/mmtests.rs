@@ -6,7 +6,13 @@ use std::time::{Duration, Instant};
 
 use perfline_server::{serve, AppState, Config};
 
-const KERNELS: [&str; 5] = ["5.4.0-vanilla", "5.5.0-rc1-vanilla", "5.5.0-rc3-vanilla", "5.5.0-vanilla", "5.6.0-rc1-vanilla"];
+const KERNELS: [&str; 5] = [
+    "5.4.0-vanilla",
+    "5.5.0-rc1-vanilla",
+    "5.5.0-rc3-vanilla",
+    "5.5.0-vanilla",
+    "5.6.0-rc1-vanilla",
+];
 const SIZES: [u32; 9] = [64, 128, 256, 1024, 2048, 3312, 4096, 8192, 16384];
 const SAMPLES: u32 = 50;
 const REPEATS: usize = 5;
@@ -24,17 +30,24 @@ fn log(size: u32, tput: f64) -> String {
 
 /// The archive, with `run` in the top directory so each upload is new.
 fn archive(run: usize) -> Vec<u8> {
-    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default()));
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
     for (k, kernel) in KERNELS.iter().enumerate() {
         for (s, size) in SIZES.iter().enumerate() {
             for i in 1..=SAMPLES {
                 let noise = ((i * 7919 + s as u32 * 104729 + k as u32 * 31) % 1000) as f64 / 1000.0;
-                let text = log(*size, 1000.0 * (s + 1) as f64 * (1.0 - 0.02 * k as f64) + noise * 40.0);
+                let text = log(
+                    *size,
+                    1000.0 * (s + 1) as f64 * (1.0 - 0.02 * k as f64) + noise * 40.0,
+                );
                 let mut header = tar::Header::new_gnu();
                 header.set_size(text.len() as u64);
                 header.set_mode(0o644);
                 header.set_cksum();
-                let path = format!("work{run}/log/{kernel}/iter-0/netperf-tcp/logs/TCP_STREAM-{size}.{i}");
+                let path =
+                    format!("work{run}/log/{kernel}/iter-0/netperf-tcp/logs/TCP_STREAM-{size}.{i}");
                 tar.append_data(&mut header, path, text.as_bytes()).unwrap();
             }
         }
@@ -43,10 +56,15 @@ fn archive(run: usize) -> Vec<u8> {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let times: Vec<Duration> = rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::new(Config::for_db(dir.path().join("bench.db"))).await.unwrap();
+        let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
+            .await
+            .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -58,11 +76,20 @@ fn main() {
         for run in 0..REPEATS {
             let body = archive(run);
             if run == 0 {
-                println!("mmtests: {} files, {} bytes of tar.gz", KERNELS.len() * SIZES.len() * SAMPLES as usize, body.len());
+                println!(
+                    "mmtests: {} files, {} bytes of tar.gz",
+                    KERNELS.len() * SIZES.len() * SAMPLES as usize,
+                    body.len()
+                );
             }
             // A new machine each time: the same tree on another machine is a new upload.
             let t = Instant::now();
-            let r = client.post(format!("{base}/api/v1/upload?machine=bench-{run}")).body(body).send().await.unwrap();
+            let r = client
+                .post(format!("{base}/api/v1/upload?machine=bench-{run}"))
+                .body(body)
+                .send()
+                .await
+                .unwrap();
             let status = r.status().as_u16();
             let text = r.text().await.unwrap();
             assert_eq!(status, 201, "{text}");
@@ -74,5 +101,9 @@ fn main() {
     });
     let mut sorted = times.clone();
     sorted.sort();
-    println!("mmtests: upload median {:.1} ms (all: {:?})", sorted[REPEATS / 2].as_secs_f64() * 1e3, times);
+    println!(
+        "mmtests: upload median {:.1} ms (all: {:?})",
+        sorted[REPEATS / 2].as_secs_f64() * 1e3,
+        times
+    );
 }

@@ -1,0 +1,19 @@
+//! The generic parsers never panic, whatever the bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use perfline_server::ingest::{parse_file, Format, UploadMeta};
+
+fuzz_target!(|data: &[u8]| {
+    let mut meta = UploadMeta::default();
+    meta.set("machine", "fuzz").unwrap();
+    if !matches!(
+        [None, Some(Format::Csv), Some(Format::Json)][0],
+        Some(Format::Mmtests)
+    ) {
+        meta.set("kernel", "6.1.0").unwrap();
+    }
+    for format in [None, Some(Format::Csv), Some(Format::Json)] {
+        let _ = parse_file(data, format, &meta);
+    }
+});
