@@ -906,4 +906,14 @@ run netperf m1 6.1.0 None
         );
         let _ = render(&[]);
     }
+
+    #[test]
+    fn maerts_is_a_stream_test() {
+        let text = fixture("tcp_stream-m1024.txt").replace("TCP STREAM TEST", "TCP MAERTS TEST");
+        let (_, runs) = parse_file(text.as_bytes(), None, &test_meta()).unwrap();
+        assert!(runs[0]
+            .facts
+            .contains(&("test".into(), "TCP_MAERTS".into())));
+        assert_eq!(runs[0].series[0].samples, vec![(0, 6068.48)]);
+    }
 }
