@@ -4,10 +4,11 @@
 //! `cargo bench -p perfline-server --bench ingest` prints the median of several uploads and the
 //! median of parsing alone (no HTTP, no SQL), so the ratio shows where the time goes.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use perfline_server::ingest::{parse_file, UploadMeta};
-use perfline_server::{serve, AppState, Config};
 
 const ROWS: usize = 1_000_000;
 const PARAMS: usize = 20;
@@ -86,17 +87,7 @@ fn main() {
         store.close().await;
         times
     });
-    let upload: Vec<Duration> = rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
-            .await
-            .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(listener, state, async {
-            let _ = rx.await;
-        }));
+    let upload: Vec<Duration> = common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();
         let mut times = Vec::new();
         for i in 0..REPEATS {
@@ -111,8 +102,6 @@ fn main() {
             assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
             times.push(t.elapsed());
         }
-        let _ = tx.send(());
-        let _ = server.await;
         times
     });
 

@@ -2,9 +2,9 @@
 //! sizes × 50 netperf logs (2,250 files), generated here, uploaded as a tar.gz to the real server
 //! on port 0. Goal: ≤ 1 s. `cargo bench -p perfline-server --bench mmtests`.
 
-use std::time::{Duration, Instant};
+mod common;
 
-use perfline_server::{serve, AppState, Config};
+use std::time::{Duration, Instant};
 
 const KERNELS: [&str; 5] = [
     "5.4.0-vanilla",
@@ -60,17 +60,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let times: Vec<Duration> = rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
-            .await
-            .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(listener, state, async {
-            let _ = rx.await;
-        }));
+    let times: Vec<Duration> = common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();
         let mut times = Vec::new();
         for run in 0..REPEATS {
@@ -95,8 +85,6 @@ fn main() {
             assert_eq!(status, 201, "{text}");
             times.push(t.elapsed());
         }
-        let _ = tx.send(());
-        let _ = server.await;
         times
     });
     let mut sorted = times.clone();

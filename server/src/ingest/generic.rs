@@ -355,42 +355,12 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::ingest::parse_file;
-
-    fn meta() -> UploadMeta {
-        let mut m = UploadMeta::default();
-        m.set("machine", "m1").unwrap();
-        m.set("kernel", "6.1.0").unwrap();
-        m
-    }
 
     /// Parses `input` and renders what came out, or the error, as text compared with `expect`.
     fn check(input: &str, expect: &str) {
-        let got = match parse_file(input.as_bytes(), None, &meta()) {
-            Ok((format, runs)) => {
-                let mut out = format!("{}\n", format.as_str());
-                for r in runs {
-                    out.push_str(&format!(
-                        "run {} {} {} {:?}\n",
-                        r.key.benchmark,
-                        r.key.machine,
-                        r.key.kernel,
-                        r.key.commit.map(|c| c.to_string())
-                    ));
-                    for s in r.series {
-                        out.push_str(&format!(
-                            "  {} [{}] {:?} {} {:?}\n",
-                            s.metric,
-                            s.param,
-                            s.unit,
-                            s.direction.as_str(),
-                            s.samples
-                        ));
-                    }
-                }
-                out
-            }
+        let got = match parse_file(input.as_bytes(), None, &crate::ingest::test_meta()) {
+            Ok((format, runs)) => format!("{}\n{}", format.as_str(), crate::ingest::render(&runs)),
             Err(e) => format!("error: {e}\n"),
         };
         assert_eq!(got.trim(), expect.trim(), "\n--- got ---\n{got}");
