@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::compare::Comparison;
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -18,7 +19,8 @@ pub trait Backend: Send + Sync + 'static {
         benchmark: Option<String>,
         machine: Option<String>,
     ) -> Result<CompareChoices, String>;
-    async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String>;
+    async fn compare(&self, query: CompareQuery) -> Result<Comparison, String>;
+    async fn permalink(&self, id: String) -> Result<Comparison, String>;
 }
 
 #[cfg(feature = "ssr")]
@@ -56,8 +58,13 @@ pub async fn get_compare_choices(
 }
 
 #[server(prefix = "/sfn", endpoint = "compare")]
-pub async fn get_compare(query: CompareQuery) -> Result<CompareTable, ServerFnError> {
+pub async fn get_compare(query: CompareQuery) -> Result<Comparison, ServerFnError> {
     backend()?.compare(query).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "permalink")]
+pub async fn get_permalink(id: String) -> Result<Comparison, ServerFnError> {
+    backend()?.permalink(id).await.map_err(ServerFnError::new)
 }
 
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.

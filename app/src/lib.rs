@@ -4,6 +4,7 @@
 //! frontend (making that HTML live). Server-only code stays behind `#[cfg(feature = "ssr")]`.
 
 pub mod api;
+pub mod compare;
 pub mod kernel;
 pub mod label;
 mod pages;
@@ -63,6 +64,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/uploads/:id") view=pages::UploadView />
                     <Route path=path!("/runs/:id") view=pages::RunView />
                     <Route path=path!("/compare") view=pages::ComparePage />
+                    <Route path=path!("/c/:id") view=pages::PermalinkPage />
                 </Routes>
             </main>
         </Router>

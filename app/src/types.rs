@@ -119,29 +119,6 @@ pub struct CompareQuery {
     pub metric: Option<String>,
 }
 
-/// One table cell: the mean of all samples of one kernel at one (metric, param).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MeanCell {
-    pub mean: f64,
-    pub n: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompareRow {
-    pub metric: String,
-    pub param: String,
-    pub unit: Option<String>,
-    pub direction: Direction,
-    /// One cell per kernel of the query, in its order; `None` where that kernel has no sample.
-    pub cells: Vec<Option<MeanCell>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompareTable {
-    pub query: CompareQuery,
-    pub rows: Vec<CompareRow>,
-}
-
 /// What the compare page offers to choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareChoices {

@@ -10,6 +10,10 @@ pub mod ingest;
 #[cfg(feature = "server")]
 pub mod api;
 #[cfg(feature = "server")]
+pub mod chart;
+#[cfg(feature = "server")]
+pub mod compare;
+#[cfg(feature = "server")]
 pub mod config;
 #[cfg(feature = "server")]
 pub mod error;

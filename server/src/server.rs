@@ -6,9 +6,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, Path, Query, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::{self, Next};
 use axum::response::IntoResponse;
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use leptos::prelude::*;
@@ -64,6 +66,26 @@ async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
+/// `GET /c/{id}` asking for JSON, text, CSV or SVG (by Accept or `format=`) is answered by the
+/// API; a browser's request falls through to the page.
+async fn permalink_documents(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if req.method() == axum::http::Method::GET {
+        if let Some(id) = req.uri().path().strip_prefix("/c/") {
+            if !id.is_empty()
+                && !id.contains('/')
+                && api::compare::wants_document(req.uri().query(), req.headers())
+            {
+                let view = Query::try_from_uri(req.uri());
+                let headers = req.headers().clone();
+                return api::compare::permalink(State(state), Path(id.to_owned()), headers, view)
+                    .await
+                    .into_response();
+            }
+        }
+    }
+    next.run(req).await
+}
+
 /// The whole application: API, pages, static files, and the middleware around them.
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
@@ -78,6 +100,10 @@ pub fn router(state: AppState) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            permalink_documents,
         ))
         .layer(CompressionLayer::new())
         .layer(TimeoutLayer::with_status_code(

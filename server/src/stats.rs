@@ -1,159 +1,404 @@
-//! Statistics over stored samples, computed with polars.
+//! Statistics over stored samples, computed with polars: every statistic of the mmtests table
+//! (and LKP's) for each (metric, param, kernel), assembled into an [`app::compare::Comparison`].
 //!
 //! polars may call `tokio::task::block_in_place`; callers run these functions inside
 //! `spawn_blocking`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use app::types::{compare_params, CompareQuery, CompareRow, CompareTable, MeanCell};
+use app::compare::{cell, default_precision, row_label, Comparison, KernelRuns, Row, Stats};
+use app::label::Direction;
+use app::types::{compare_params, CompareQuery};
 use polars::prelude::*;
 
-use crate::store::CompareSample;
+use crate::store::CompareSeries;
 
-/// The mean and count of the samples of each kernel at each (metric, param), one row per
-/// (metric, param) in natural order, one cell per kernel in the query's order.
-pub fn compare_means(
-    query: CompareQuery,
-    samples: Vec<CompareSample>,
-) -> anyhow::Result<CompareTable> {
-    if samples.is_empty() {
-        return Ok(CompareTable {
-            query,
-            rows: Vec::new(),
-        });
+type Key = (String, String, String);
+
+fn polars_err(e: PolarsError) -> anyhow::Error {
+    anyhow::anyhow!("polars: {e}")
+}
+
+/// The statistics of each (metric, param, kernel) group of `samples`.
+///
+/// "Best" samples (for the B?mean.95 rows) are the largest for higher-is-better metrics and the
+/// smallest for lower-is-better ones; the direction is the samples' own.
+pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stats>> {
+    // Groups are numbered here so that polars groups by an integer, not by three strings.
+    let mut group_of: HashMap<(&str, &str, &str), u32> = HashMap::new();
+    let mut keys: Vec<Key> = Vec::new();
+    let n: usize = series.iter().map(|s| s.values.len()).sum();
+    let mut group = Vec::with_capacity(n);
+    let mut value = Vec::with_capacity(n);
+    let mut best_first = Vec::with_capacity(n);
+    for s in series {
+        let g = *group_of
+            .entry((s.metric.as_str(), s.param.as_str(), s.kernel.as_str()))
+            .or_insert_with(|| {
+                keys.push((s.metric.clone(), s.param.clone(), s.kernel.clone()));
+                keys.len() as u32 - 1
+            });
+        for &v in &s.values {
+            group.push(g);
+            value.push(v);
+            // Sorting ascending by this key puts the best samples first.
+            best_first.push(match s.direction {
+                Direction::Higher => -v,
+                Direction::Lower => v,
+            });
+        }
     }
-    let mut meta: HashMap<(String, String), (Option<String>, app::label::Direction)> =
-        HashMap::new();
-    let n = samples.len();
-    let (mut kernel, mut metric, mut param, mut value) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    for s in samples {
-        meta.entry((s.metric.clone(), s.param.clone()))
-            .or_insert((s.unit, s.direction));
-        kernel.push(s.kernel);
-        metric.push(s.metric);
-        param.push(s.param);
-        value.push(s.value);
-    }
-    let df = df!("kernel" => kernel, "metric" => metric, "param" => param, "value" => value)?;
+    let df = df!("group" => group, "value" => value, "key" => best_first).map_err(polars_err)?;
+
+    let x = || col("value");
+    let inv = || lit(1.0) / col("value");
+    // ⌊0.95·n⌋ best samples, at least one.
+    // 95·n/100 is never within float error of an integer unless it is one, so truncating the
+    // float division is an exact floor.
+    let k = ((len().cast(DataType::Float64) * lit(95.0)) / lit(100.0)).cast(DataType::Int64);
+    let k = when(k.clone().lt(lit(1i64))).then(lit(1i64)).otherwise(k);
+    let best = || {
+        x().sort_by([col("key")], SortMultipleOptions::default())
+            .slice(lit(0), k.clone())
+    };
     let out = df
         .lazy()
-        .group_by([col("metric"), col("param"), col("kernel")])
+        .group_by([col("group")])
         .agg([
-            col("value").mean().alias("mean"),
-            col("value").count().cast(DataType::Int64).alias("n"),
+            len().cast(DataType::Int64).alias("n"),
+            x().min().alias("min"),
+            x().max().alias("max"),
+            x().mean().alias("amean"),
+            x().std(1).alias("stddev"),
+            x().std(0).alias("pstddev"),
+            x().median().alias("median"),
+            x().quantile(lit(0.5), QuantileMethod::Higher)
+                .alias("upper_median"),
+            inv().mean().alias("inv_mean"),
+            inv().std(0).alias("inv_pstddev"),
+            best().mean().alias("bamean95"),
+            (lit(1.0) / best()).mean().alias("inv_bmean95"),
         ])
         .collect()
-        .map_err(|e| anyhow::anyhow!("polars group_by: {e}"))?;
-    let metrics = out.column("metric")?.str()?;
-    let params = out.column("param")?.str()?;
-    let kernels = out.column("kernel")?.str()?;
-    let means = out.column("mean")?.f64()?;
-    let counts = out.column("n")?.i64()?;
+        .map_err(polars_err)?;
 
-    let position: HashMap<&str, usize> = query
-        .kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i))
-        .collect();
-    let mut rows: HashMap<(String, String), Vec<Option<MeanCell>>> = HashMap::new();
+    let s = |name: &str| -> anyhow::Result<Float64Chunked> {
+        Ok(out
+            .column(name)
+            .map_err(polars_err)?
+            .cast(&DataType::Float64)
+            .map_err(polars_err)?
+            .f64()
+            .map_err(polars_err)?
+            .clone())
+    };
+    let groups = out
+        .column("group")
+        .map_err(polars_err)?
+        .u32()
+        .map_err(polars_err)?
+        .clone();
+    let counts = out
+        .column("n")
+        .map_err(polars_err)?
+        .i64()
+        .map_err(polars_err)?
+        .clone();
+    let (min, max, amean, stddev, pstddev, median, upper_median) = (
+        s("min")?,
+        s("max")?,
+        s("amean")?,
+        s("stddev")?,
+        s("pstddev")?,
+        s("median")?,
+        s("upper_median")?,
+    );
+    let (inv_mean, inv_pstddev, bamean95, inv_bmean95) = (
+        s("inv_mean")?,
+        s("inv_pstddev")?,
+        s("bamean95")?,
+        s("inv_bmean95")?,
+    );
+
+    let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
+    let mut stats = HashMap::with_capacity(out.height());
     for i in 0..out.height() {
-        let (Some(m), Some(p), Some(k)) = (metrics.get(i), params.get(i), kernels.get(i)) else {
+        let Some(key) = groups.get(i).and_then(|g| keys.get(g as usize)) else {
             continue;
         };
-        let Some(&col_idx) = position.get(k) else {
-            continue;
+        let n = counts.get(i).unwrap_or(0);
+        let min_v = min.get(i).unwrap_or(f64::NAN);
+        let amean_v = amean.get(i).unwrap_or(f64::NAN);
+        let stddev_v = if n > 1 { finite(stddev.get(i)) } else { None };
+        // Harmonic statistics exist only when every sample is positive.
+        let positive = min_v > 0.0;
+        let hmean = positive
+            .then(|| inv_mean.get(i).map(|m| 1.0 / m))
+            .flatten()
+            .filter(|v| v.is_finite());
+        let hstddev = hmean.and_then(|h| finite(inv_pstddev.get(i)).map(|sd| sd * h * h));
+        let ratio = |sd: Option<f64>, mean: Option<f64>| match (sd, mean) {
+            (Some(sd), Some(mean)) if mean != 0.0 => Some(100.0 * sd / mean),
+            _ => None,
         };
-        let cells = rows
-            .entry((m.to_owned(), p.to_owned()))
-            .or_insert_with(|| vec![None; query.kernels.len()]);
-        cells[col_idx] = Some(MeanCell {
-            mean: means.get(i).unwrap_or(f64::NAN),
-            n: counts.get(i).unwrap_or(0),
-        });
+        stats.insert(
+            key.clone(),
+            Stats {
+                n,
+                min: min_v,
+                max: max.get(i).unwrap_or(f64::NAN),
+                amean: amean_v,
+                hmean,
+                stddev: stddev_v,
+                hstddev,
+                coeffvar: ratio(stddev_v, Some(amean_v)),
+                hcoeffvar: ratio(hstddev, hmean),
+                bamean95: bamean95.get(i).unwrap_or(f64::NAN),
+                bhmean95: if positive {
+                    finite(inv_bmean95.get(i).map(|m| 1.0 / m))
+                } else {
+                    None
+                },
+                median: median.get(i).unwrap_or(f64::NAN),
+                pstddev: pstddev.get(i).unwrap_or(0.0),
+                upper_median: upper_median.get(i).unwrap_or(f64::NAN),
+            },
+        );
     }
-    let mut rows: Vec<CompareRow> = rows
+    Ok(stats)
+}
+
+/// The full comparison of `query.kernels` (the first is the baseline) over `samples`.
+pub fn compare(
+    query: CompareQuery,
+    samples: &[CompareSeries],
+    precision: Option<usize>,
+) -> anyhow::Result<Comparison> {
+    let precision = precision.unwrap_or_else(|| default_precision(&query.benchmark));
+    let mut runs: HashMap<&str, BTreeSet<i64>> = HashMap::new();
+    let mut meta: HashMap<(&str, &str), (Option<&str>, Direction)> = HashMap::new();
+    for s in samples {
+        runs.entry(s.kernel.as_str()).or_default().insert(s.run_id);
+        meta.entry((s.metric.as_str(), s.param.as_str()))
+            .or_insert((s.unit.as_deref(), s.direction));
+    }
+    let mut stats = if samples.is_empty() {
+        HashMap::new()
+    } else {
+        group_stats(samples)?
+    };
+    let mut keys: Vec<(&str, &str)> = meta.keys().copied().collect();
+    keys.sort_by(|a, b| a.0.cmp(b.0).then_with(|| compare_params(a.1, b.1)));
+    let rows = keys
         .into_iter()
-        .map(|((metric, param), cells)| {
-            let (unit, direction) = meta
-                .remove(&(metric.clone(), param.clone()))
-                .unwrap_or_default();
-            CompareRow {
-                metric,
-                param,
-                unit,
+        .map(|(metric, param)| {
+            let (unit, direction) = meta[&(metric, param)];
+            let mut stats_of = |kernel: &str| {
+                stats.remove(&(metric.to_owned(), param.to_owned(), kernel.to_owned()))
+            };
+            let per_kernel: Vec<Option<Stats>> =
+                query.kernels.iter().map(|k| stats_of(k)).collect();
+            let base = per_kernel.first().cloned().flatten();
+            let cells = per_kernel
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    s.map(|s| {
+                        if i == 0 {
+                            cell(s, None, metric, direction)
+                        } else {
+                            match &base {
+                                Some(b) => cell(s, Some(b), metric, direction),
+                                None => {
+                                    let mut c = cell(s, None, metric, direction);
+                                    c.verdict = app::compare::Verdict::Unchanged;
+                                    c.changes = Default::default();
+                                    c.lkp_change = None;
+                                    c
+                                }
+                            }
+                        }
+                    })
+                })
+                .collect();
+            Row {
+                metric: metric.to_owned(),
+                param: param.to_owned(),
+                label: row_label(metric, param),
+                unit: unit.map(str::to_owned),
                 direction,
                 cells,
             }
         })
         .collect();
-    rows.sort_by(|a, b| {
-        a.metric
-            .cmp(&b.metric)
-            .then_with(|| compare_params(&a.param, &b.param))
-    });
-    Ok(CompareTable { query, rows })
+    let runs = query
+        .kernels
+        .iter()
+        .map(|k| KernelRuns {
+            kernel: k.clone(),
+            runs: runs
+                .get(k.as_str())
+                .map(|r| r.iter().copied().collect())
+                .unwrap_or_default(),
+        })
+        .collect();
+    Ok(Comparison {
+        query,
+        runs,
+        precision,
+        permalink: None,
+        rows,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::label::Direction;
+    use proptest::prelude::*;
 
-    fn s(kernel: &str, param: &str, value: f64) -> CompareSample {
-        CompareSample {
+    fn samples(kernel: &str, direction: Direction, values: &[f64]) -> Vec<CompareSeries> {
+        vec![CompareSeries {
+            run_id: 1,
             kernel: kernel.into(),
-            metric: "tput".into(),
-            param: param.into(),
+            metric: "m".into(),
+            param: "1".into(),
             unit: None,
-            direction: Direction::Higher,
-            value,
+            direction,
+            iterations: (1..=values.len() as i64).collect(),
+            values: values.to_vec(),
+        }]
+    }
+
+    fn one(direction: Direction, values: &[f64]) -> Stats {
+        let mut all = group_stats(&samples("k", direction, values)).unwrap();
+        all.remove(&("m".into(), "1".into(), "k".into())).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    #[test]
+    fn statistics_as_product_md_defines_them() {
+        let s = one(Direction::Higher, &[1.0, 2.0, 4.0, 8.0]);
+        assert_eq!((s.n, s.min, s.max), (4, 1.0, 8.0));
+        assert!(close(s.amean, 3.75));
+        let h = 4.0 / (1.0 + 0.5 + 0.25 + 0.125);
+        assert!(close(s.hmean.unwrap(), h));
+        let var = [1.0f64, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|x| (x - 3.75).powi(2))
+            .sum::<f64>();
+        assert!(close(s.stddev.unwrap(), (var / 3.0).sqrt()));
+        assert!(close(s.pstddev, (var / 4.0).sqrt()));
+        let hvar = [1.0f64, 0.5, 0.25, 0.125]
+            .iter()
+            .map(|r| (r - 1.0 / h).powi(2))
+            .sum::<f64>();
+        assert!(close(s.hstddev.unwrap(), (hvar * h.powi(4) / 4.0).sqrt()));
+        assert!(close(s.coeffvar.unwrap(), 100.0 * s.stddev.unwrap() / 3.75));
+        assert!(close(s.hcoeffvar.unwrap(), 100.0 * s.hstddev.unwrap() / h));
+        // ⌊0.95·4⌋ = 3 best = largest three.
+        assert!(close(s.bamean95, 14.0 / 3.0));
+        assert!(close(s.bhmean95.unwrap(), 3.0 / (0.5 + 0.25 + 0.125)));
+        assert!(close(s.median, 3.0));
+        assert_eq!(s.upper_median, 4.0);
+
+        let s = one(Direction::Lower, &[1.0, 2.0, 4.0, 8.0]);
+        assert!(close(s.bamean95, 7.0 / 3.0), "best = smallest three");
+    }
+
+    #[test]
+    fn edge_cases_never_make_nan() {
+        let s = one(Direction::Higher, &[5.0]);
+        assert_eq!(
+            (s.stddev, s.coeffvar),
+            (None, None),
+            "one sample has no spread"
+        );
+        assert_eq!(s.hstddev, Some(0.0));
+        assert_eq!((s.bamean95, s.median, s.upper_median), (5.0, 5.0, 5.0));
+
+        let s = one(Direction::Higher, &[0.0, 1.0, 2.0]);
+        assert_eq!(
+            (s.hmean, s.hstddev, s.hcoeffvar, s.bhmean95),
+            (None, None, None, None)
+        );
+        assert!(close(s.amean, 1.0));
+
+        let s = one(Direction::Lower, &[0.0, 0.0]);
+        assert_eq!(s.stddev, Some(0.0));
+        assert_eq!(
+            s.coeffvar, None,
+            "zero mean has no coefficient of variation"
+        );
+
+        let s = one(Direction::Lower, &[3.0, 3.0, 3.0]);
+        assert_eq!(
+            (s.stddev, s.coeffvar, s.hstddev),
+            (Some(0.0), Some(0.0), Some(0.0))
+        );
+        assert!(close(s.hmean.unwrap(), 3.0));
+
+        let json = serde_json::to_string(&one(Direction::Higher, &[-1.0, 1.0])).unwrap();
+        assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
+    }
+
+    proptest! {
+        #[test]
+        fn invariants(values in proptest::collection::vec(0.001f64..1e6, 1..60), scale in 0.01f64..100.0, seed in any::<u64>()) {
+            let s = one(Direction::Higher, &values);
+            let h = s.hmean.unwrap();
+            prop_assert!(s.min <= h * (1.0 + 1e-9) && h <= s.amean * (1.0 + 1e-9) && s.amean <= s.max * (1.0 + 1e-9));
+            prop_assert!(s.bamean95 >= s.amean * (1.0 - 1e-9), "the best 95% are no worse than all");
+            prop_assert!(s.min <= s.median && s.median <= s.max);
+
+            // Permutation invariance.
+            let mut shuffled = values.clone();
+            let mut state = seed;
+            for i in (1..shuffled.len()).rev() {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                shuffled.swap(i, (state >> 33) as usize % (i + 1));
+            }
+            let p = one(Direction::Higher, &shuffled);
+            prop_assert!(close(p.amean, s.amean) && close(p.hmean.unwrap(), h) && close(p.bamean95, s.bamean95));
+            prop_assert_eq!(p.median, s.median);
+
+            // Scale equivariance, and scale invariance of the coefficients of variation.
+            let scaled: Vec<f64> = values.iter().map(|v| v * scale).collect();
+            let t = one(Direction::Higher, &scaled);
+            prop_assert!((t.amean - s.amean * scale).abs() <= 1e-6 * t.amean.abs().max(1.0));
+            prop_assert!((t.hmean.unwrap() - h * scale).abs() <= 1e-6 * t.hmean.unwrap());
+            if let (Some(a), Some(b)) = (t.coeffvar, s.coeffvar) {
+                prop_assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0));
+            }
+            if let (Some(a), Some(b)) = (t.hcoeffvar, s.hcoeffvar) {
+                prop_assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0));
+            }
         }
     }
 
     #[test]
-    fn means_per_param_and_kernel_in_query_order() {
+    fn rows_follow_the_query_and_the_baseline() {
         let q = CompareQuery {
             benchmark: "b".into(),
             machine: "m".into(),
-            kernels: vec!["5.5.0".into(), "5.4.0".into()],
+            kernels: vec!["new".into(), "old".into()],
             metric: None,
         };
-        let t = compare_means(
-            q,
-            vec![
-                s("5.4.0", "1024", 10.0),
-                s("5.4.0", "1024", 20.0),
-                s("5.5.0", "64", 3.0),
-                s("5.4.0", "64", 1.0),
-            ],
-        )
-        .unwrap();
-        let rendered: Vec<String> = t
-            .rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{} {:?}",
-                    r.param,
-                    r.cells
-                        .iter()
-                        .map(|c| c.as_ref().map(|c| (c.mean, c.n)))
-                        .collect::<Vec<_>>()
-                )
-            })
-            .collect();
+        let mut all = samples("old", Direction::Lower, &[10.0, 10.0, 10.0]);
+        all.extend(samples("new", Direction::Lower, &[5.0, 5.0, 5.0]));
+        let c = compare(q, &all, None).unwrap();
+        assert_eq!(c.precision, 2);
+        let row = &c.rows[0];
+        assert_eq!(row.label, "m-1");
+        let base = row.cells[0].as_ref().unwrap();
         assert_eq!(
-            rendered,
-            vec![
-                "64 [Some((3.0, 1)), Some((1.0, 1))]",
-                "1024 [None, Some((15.0, 2))]"
-            ]
+            base.stats.amean, 5.0,
+            "the first kernel of the query is the baseline"
         );
+        let other = row.cells[1].as_ref().unwrap();
+        assert_eq!(other.changes.mean, Some(-100.0), "10 is twice as slow as 5");
+        assert_eq!(other.verdict, app::compare::Verdict::Regression);
     }
 }

@@ -1,6 +1,7 @@
 //! The [`app::api::Backend`] the pages use, implemented over the store and the statistics.
 
 use app::api::Backend;
+use app::compare::Comparison;
 use app::kernel::compare_kernels;
 use app::types::*;
 
@@ -32,20 +33,6 @@ impl AppState {
         let (mut runs, _) = self.store.list_runs(&filter, i64::MAX, 0).await?;
         runs.reverse();
         Ok(Some(UploadDetail { upload, runs }))
-    }
-
-    /// The mean-per-parameter table, computed with polars off the async workers.
-    pub async fn compare(&self, query: CompareQuery) -> anyhow::Result<CompareTable> {
-        let samples = self
-            .store
-            .compare_samples(
-                &query.benchmark,
-                &query.machine,
-                &query.kernels,
-                query.metric.as_deref(),
-            )
-            .await?;
-        tokio::task::spawn_blocking(move || crate::stats::compare_means(query, samples)).await?
     }
 }
 
@@ -104,7 +91,21 @@ impl Backend for StoreBackend {
         })
     }
 
-    async fn compare(&self, query: CompareQuery) -> Result<CompareTable, String> {
-        self.0.compare(query).await.map_err(msg)
+    async fn compare(&self, query: CompareQuery) -> Result<Comparison, String> {
+        Ok(self
+            .0
+            .compare_live(query, None)
+            .await
+            .map_err(msg)?
+            .comparison)
+    }
+
+    async fn permalink(&self, id: String) -> Result<Comparison, String> {
+        Ok(self
+            .0
+            .compare_permalink(&id, None)
+            .await
+            .map_err(msg)?
+            .comparison)
     }
 }

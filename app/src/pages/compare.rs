@@ -1,9 +1,15 @@
-use leptos::prelude::*;
-use leptos_router::hooks::use_query_map;
+//! The compare page (`/compare?benchmark=B&machine=M&kernels=K0,K1`) and the permalink page
+//! (`/c/{id}`): choose what to compare, then the mmtests table, the chart and the exports.
 
+use leptos::prelude::*;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use super::dashboard::encode;
 use super::{error_view, loading};
-use crate::api::{get_compare, get_compare_choices};
-use crate::types::{format_value, CompareChoices, CompareQuery, CompareTable};
+use crate::api::{get_compare, get_compare_choices, get_permalink};
+use crate::compare::{mmtests_text, Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
+use crate::label::Direction;
+use crate::types::CompareQuery;
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.
 fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
@@ -33,14 +39,6 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
 pub fn ComparePage() -> impl IntoView {
     let query_map = use_query_map();
     let query = Memo::new(move |_| query_from_map(&query_map.read()));
-    let choices = Resource::new(
-        move || query.get(),
-        |q| async move {
-            let b = (!q.benchmark.is_empty()).then_some(q.benchmark);
-            let m = (!q.machine.is_empty()).then_some(q.machine);
-            get_compare_choices(b, m).await
-        },
-    );
     let table = Resource::new(
         move || query.get(),
         |q| async move {
@@ -53,19 +51,14 @@ pub fn ComparePage() -> impl IntoView {
     );
     view! {
         <h1>"Compare kernels"</h1>
-        <Suspense fallback=loading>
-            {move || Suspend::new(async move {
-                match choices.await {
-                    Ok(c) => choice_form(c, query.get_untracked()),
-                    Err(e) => error_view(e),
-                }
-            })}
-        </Suspense>
+        <ChoiceForm initial=query.get_untracked() />
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match table.await {
-                    Ok(Some(t)) => table_view(t),
-                    Ok(None) => view! { <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p> }.into_any(),
+                    Ok(Some(c)) => view! { <ComparisonView c=c /> }.into_any(),
+                    Ok(None) => view! {
+                        <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
+                    }.into_any(),
                     Err(e) => error_view(e),
                 }
             })}
@@ -73,8 +66,73 @@ pub fn ComparePage() -> impl IntoView {
     }
 }
 
-fn choice_form(c: CompareChoices, q: CompareQuery) -> AnyView {
-    let options = |items: Vec<String>, chosen: String| {
+#[component]
+pub fn PermalinkPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let comparison = Resource::new(move || id.get(), get_permalink);
+    view! {
+        <h1>"Comparison " <span class="mono">{move || id.get()}</span></h1>
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match comparison.await {
+                    Ok(c) => {
+                        let live = live_href(&c.query);
+                        view! {
+                            <p class="muted">
+                                "A permalink: these are the runs and numbers it was made with, whatever was uploaded since. "
+                                <a href=live>"Compare again with today's runs"</a>
+                            </p>
+                            <ComparisonView c=c />
+                        }.into_any()
+                    }
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The live compare URL of a query; all of its state is in the query string.
+fn live_href(q: &CompareQuery) -> String {
+    let mut url = format!(
+        "/compare?benchmark={}&machine={}&kernels={}",
+        encode(&q.benchmark),
+        encode(&q.machine),
+        q.kernels
+            .iter()
+            .map(|k| encode(k))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    if let Some(m) = &q.metric {
+        url.push_str(&format!("&metric={}", encode(m)));
+    }
+    url
+}
+
+/// Benchmark, machine and the ordered kernel list (baseline first; drag or ↑/↓ to reorder).
+#[component]
+fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
+    let benchmark = RwSignal::new(initial.benchmark.clone());
+    let machine = RwSignal::new(initial.machine.clone());
+    let order = RwSignal::new(initial.kernels.clone());
+    let dragged = RwSignal::new(None::<usize>);
+    let choices = Resource::new(
+        move || (benchmark.get(), machine.get()),
+        |(b, m)| async move {
+            get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m)).await
+        },
+    );
+    let move_item = move |from: usize, to: usize| {
+        order.update(|o| {
+            if from < o.len() && to < o.len() && from != to {
+                let k = o.remove(from);
+                o.insert(to, k);
+            }
+        })
+    };
+    let options = move |items: Vec<String>, chosen: String| {
         items
             .into_iter()
             .map(|item| {
@@ -85,65 +143,350 @@ fn choice_form(c: CompareChoices, q: CompareQuery) -> AnyView {
     };
     view! {
         <form id="compare-form" method="get" action="/compare" class="form">
-            <label for="benchmark">"Benchmark"</label>
-            <select id="benchmark" name="benchmark">
-                <option value="">"—"</option>
-                {options(c.benchmarks, q.benchmark.clone())}
-            </select>
-            <label for="machine">"Machine"</label>
-            <select id="machine" name="machine">
-                <option value="">"—"</option>
-                {options(c.machines, q.machine.clone())}
-            </select>
+            <Suspense fallback=loading>
+                {move || Suspend::new(async move {
+                    match choices.await {
+                        Ok(c) => {
+                            let available = c.kernels.clone();
+                            view! {
+                                <label for="benchmark">"Benchmark"</label>
+                                <select id="benchmark" name="benchmark"
+                                    on:change=move |ev| { benchmark.set(event_target_value(&ev)); order.set(Vec::new()); }>
+                                    <option value="">"—"</option>
+                                    {options(c.benchmarks, benchmark.get_untracked())}
+                                </select>
+                                <label for="machine">"Machine"</label>
+                                <select id="machine" name="machine"
+                                    on:change=move |ev| { machine.set(event_target_value(&ev)); order.set(Vec::new()); }>
+                                    <option value="">"—"</option>
+                                    {options(c.machines, machine.get_untracked())}
+                                </select>
+                                <span class="label">"Add kernels"</span>
+                                <div id="kernel-choices" class="kernels">
+                                    {if available.is_empty() {
+                                        view! { <span class="muted">"Choose a benchmark and a machine to list their kernels."</span> }.into_any()
+                                    } else {
+                                        available.into_iter().map(|k| {
+                                            let name = k.clone();
+                                            let chosen = {
+                                                let k = k.clone();
+                                                move || order.with(|o| o.contains(&k))
+                                            };
+                                            view! {
+                                                <button type="button" class="add-kernel" data-kernel=k.clone()
+                                                    disabled=chosen
+                                                    on:click=move |_| order.update(|o| if !o.contains(&name) { o.push(name.clone()) })>
+                                                    "+ " {k.clone()}
+                                                </button>
+                                            }
+                                        }).collect_view().into_any()
+                                    }}
+                                </div>
+                            }.into_any()
+                        }
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Suspense>
             <span class="label">"Kernels"</span>
-            <div class="kernels">
-                {if c.kernels.is_empty() {
-                    view! { <span class="muted">"Choose a benchmark and machine, then press Compare to list kernels."</span> }.into_any()
-                } else {
-                    c.kernels.into_iter().map(|k| {
-                        let checked = q.kernels.contains(&k);
-                        view! { <label class="check"><input type="checkbox" name="kernel" value=k.clone() checked=checked />{k.clone()}</label> }
-                    }).collect_view().into_any()
-                }}
+            <div>
+                <ol id="kernel-order" class="kernel-order">
+                    {move || order.get().into_iter().enumerate().map(|(i, k)| view! {
+                        <li draggable="true" data-kernel=k.clone()
+                            on:dragstart=move |_| dragged.set(Some(i))
+                            on:dragover=|ev| ev.prevent_default()
+                            on:drop=move |ev| {
+                                ev.prevent_default();
+                                if let Some(from) = dragged.get_untracked() { move_item(from, i); }
+                                dragged.set(None);
+                            }>
+                            <span class="grip" aria-hidden="true">"⠿"</span>
+                            <span class="kernel-name">{k.clone()}</span>
+                            {(i == 0).then(|| view! { <span class="badge">"baseline"</span> })}
+                            <button type="button" class="up" title="Move up" disabled=i == 0
+                                on:click=move |_| { if i > 0 { move_item(i, i - 1) } }>"↑"</button>
+                            <button type="button" class="down" title="Move down"
+                                on:click=move |_| move_item(i, i + 1)>"↓"</button>
+                            <button type="button" class="remove" title="Remove"
+                                on:click=move |_| order.update(|o| { if i < o.len() { o.remove(i); } })>"×"</button>
+                        </li>
+                    }).collect_view()}
+                </ol>
+                <p class="muted small">"The first kernel is the baseline. Drag the kernels, or use ↑ ↓, to reorder."</p>
+                <input type="hidden" name="kernels" prop:value=move || order.get().join(",") value=initial.kernels.join(",") />
+                {initial.metric.clone().map(|m| view! { <input type="hidden" name="metric" value=m /> })}
             </div>
             <div></div>
-            <button type="submit">"Compare"</button>
+            <button type="submit" id="compare-submit">"Compare"</button>
         </form>
     }
-    .into_any()
 }
 
-fn table_view(t: CompareTable) -> AnyView {
-    if t.rows.is_empty() {
+/// Formats a percentage cell the way the page shows it.
+fn pct_text(p: f64) -> String {
+    format!("{p:+.2}%")
+}
+
+/// The class and hover text of one cell of statistic row `i`.
+fn cell_class(stat_row: usize, cell: &Cell) -> String {
+    let mut class = String::from("num");
+    if cell.verdict == Verdict::Baseline {
+        class.push_str(" baseline");
+        return class;
+    }
+    match cell.changes.by_row(stat_row) {
+        Some(p) if p > 0.0 => class.push_str(" better"),
+        Some(p) if p < 0.0 => class.push_str(" worse"),
+        _ => {}
+    }
+    if stat_row == 1 {
+        match cell.verdict {
+            Verdict::Improvement => class.push_str(" significant improvement"),
+            Verdict::Regression => class.push_str(" significant regression"),
+            Verdict::NeedsMoreRuns => class.push_str(" needs-more-runs"),
+            _ => {}
+        }
+    }
+    class
+}
+
+fn interval(mean: Option<f64>, sd: Option<f64>, precision: usize) -> String {
+    match (mean, sd) {
+        (Some(m), Some(sd)) => format!(
+            "[{:.p$}, {:.p$}]",
+            m - SIGNIFICANCE_Z * sd,
+            m + SIGNIFICANCE_Z * sd,
+            p = precision
+        ),
+        _ => "undefined (one sample)".to_owned(),
+    }
+}
+
+fn cell_title(
+    stat_row: usize,
+    cell: &Cell,
+    base: Option<&Cell>,
+    direction: Direction,
+    runs: &[i64],
+    precision: usize,
+) -> String {
+    let s = &cell.stats;
+    let cv = match direction {
+        Direction::Higher => s.hcoeffvar,
+        Direction::Lower => s.coeffvar,
+    };
+    let mut t = format!(
+        "n={} samples from run{} {}; CoeffVar {}",
+        s.n,
+        if runs.len() == 1 { "" } else { "s" },
+        runs.iter()
+            .map(|r| format!("#{r}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        cv.map(|v| format!("{v:.2}%")).unwrap_or_else(|| "-".into())
+    );
+    if stat_row == 1 {
+        if let Some(base) = base.filter(|_| cell.verdict != Verdict::Baseline) {
+            let mean = Stat::mean(direction);
+            let spread = |c: &Cell| match direction {
+                Direction::Higher => c.stats.hstddev,
+                Direction::Lower => c.stats.stddev,
+            };
+            let bi = interval(mean.of(&base.stats), spread(base), precision);
+            let ni = interval(mean.of(&cell.stats), spread(cell), precision);
+            let verdict = match cell.verdict {
+                Verdict::Improvement | Verdict::Regression => format!(
+                    "Significant: the intervals mean ± {SIGNIFICANCE_Z}·stddev do not overlap (baseline {bi}, this {ni})."
+                ),
+                Verdict::NeedsMoreRuns => format!(
+                    "Needs more runs: the mean moved by more than 1% but the intervals mean ± {SIGNIFICANCE_Z}·stddev overlap (baseline {bi}, this {ni})."
+                ),
+                _ => format!(
+                    "Not significant: the intervals mean ± {SIGNIFICANCE_Z}·stddev overlap (baseline {bi}, this {ni})."
+                ),
+            };
+            t.push_str("\n");
+            t.push_str(&verdict);
+        }
+    }
+    t
+}
+
+/// The comparison: actions, chart, mmtests table, and its text.
+#[component]
+fn ComparisonView(c: Comparison) -> impl IntoView {
+    if c.rows.is_empty() {
         return view! { <p class="muted" id="compare-empty">"No samples for this choice."</p> }
             .into_any();
     }
-    let kernels = t.query.kernels.clone();
-    view! {
-        <table id="compare-table" class="compare">
-            <thead>
-                <tr>
-                    <th>"Metric"</th>
-                    <th>"Param"</th>
-                    {kernels.iter().enumerate().map(|(i, k)| view! {
-                        <th class="num">{k.clone()}{if i == 0 { " (base)" } else { "" }}</th>
-                    }).collect_view()}
+    let id = c.permalink.clone().unwrap_or_default();
+    let doc = format!("/c/{id}");
+    let mut text = mmtests_text(&c);
+    let status = RwSignal::new(String::new());
+    let copy = move |what: &'static str, payload: String| {
+        #[cfg(feature = "hydrate")]
+        {
+            let promise = window().navigator().clipboard().write_text(&payload);
+            leptos::task::spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(promise).await {
+                    Ok(_) => status.set(format!("Copied the {what}.")),
+                    Err(_) => status.set(format!(
+                        "Could not copy the {what}: the browser refused; select it by hand."
+                    )),
+                }
+            });
+        }
+        #[cfg(not(feature = "hydrate"))]
+        {
+            let _ = (what, payload);
+        }
+    };
+    let link_path = doc.clone();
+    let copy_link = move |_| {
+        let origin = window().location().origin().unwrap_or_default();
+        copy("link", format!("{origin}{link_path}"));
+    };
+    let text_for_copy = text.clone();
+    let text_path = doc.clone();
+    let copy_text = move |_| {
+        let origin = window().location().origin().unwrap_or_default();
+        copy(
+            "text",
+            format!("{text_for_copy}\nPermalink: {origin}{text_path}\n"),
+        );
+    };
+    text.push_str(&format!("\nPermalink: {doc}\n"));
+    let kernels = c.query.kernels.clone();
+    let precision = c.precision;
+    let runs_of: Vec<Vec<i64>> = kernels
+        .iter()
+        .map(|k| {
+            c.runs
+                .iter()
+                .find(|r| &r.kernel == k)
+                .map(|r| r.runs.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let chart_alt = format!(
+        "Mean of {} per parameter for each kernel, with error bars of one standard deviation",
+        c.rows[0].metric
+    );
+    let mut body = Vec::new();
+    for direction in [Direction::Higher, Direction::Lower] {
+        let rows: Vec<_> = c.rows.iter().filter(|r| r.direction == direction).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        body.push(
+            view! {
+                <tr class="direction">
+                    <th colspan=2 + kernels.len()>
+                        {match direction {
+                            Direction::Higher => "Higher is better",
+                            Direction::Lower => "Lower is better",
+                        }}
+                    </th>
                 </tr>
-            </thead>
-            <tbody>
-                {t.rows.into_iter().map(|row| view! {
+            }
+            .into_any(),
+        );
+        for (i, stat) in Stat::rows(direction).into_iter().enumerate() {
+            for row in &rows {
+                let base = row.cells.first().cloned().flatten();
+                let cells =
+                    row.cells
+                        .iter()
+                        .enumerate()
+                        .map(|(k, cell)| match cell {
+                            None => view! { <td class="num muted" title="no samples">"-"</td> }
+                                .into_any(),
+                            Some(cell) => {
+                                let value = stat
+                                    .of(&cell.stats)
+                                    .map(|v| format!("{v:.precision$}"))
+                                    .unwrap_or_else(|| "-".into());
+                                let pct = cell.changes.by_row(i);
+                                let class = cell_class(i, cell);
+                                let title = cell_title(
+                                    i,
+                                    cell,
+                                    base.as_ref(),
+                                    direction,
+                                    &runs_of[k],
+                                    precision,
+                                );
+                                let marker = (i == 1 && cell.significant).then_some("*");
+                                let hint = (i == 1 && cell.verdict == Verdict::NeedsMoreRuns)
+                                    .then(|| view! { <span class="hint">"needs more runs"</span> });
+                                let verdict = format!("{:?}", cell.verdict).to_lowercase();
+                                view! {
+                                    <td class=class title=title data-verdict=verdict>
+                                        <span class="value">{value}</span>
+                                        " "
+                                        <span class="pct">
+                                            {pct.map(pct_text).unwrap_or_else(|| "n/a".into())}
+                                        </span>
+                                        {marker.map(|m| view! { <span class="marker">{m}</span> })}
+                                        {hint}
+                                    </td>
+                                }
+                                .into_any()
+                            }
+                        })
+                        .collect_view();
+                body.push(
+                    view! {
+                        <tr class=format!("stat-{}", stat.name().replace('.', "")) data-label=row.label.clone()>
+                            <td class="stat">{stat.name()}</td>
+                            <td class="row-label">{row.label.clone()}</td>
+                            {cells}
+                        </tr>
+                    }
+                    .into_any(),
+                );
+            }
+        }
+    }
+    view! {
+        <section id="comparison" data-permalink=id.clone()>
+            <p class="meta">
+                <strong>{c.query.benchmark.clone()}</strong> " on " <strong>{c.query.machine.clone()}</strong>
+                ", baseline " <strong>{kernels.first().cloned().unwrap_or_default()}</strong>
+            </p>
+            <div class="actions">
+                <a id="permalink" href=doc.clone()>"Permalink"</a>
+                <button type="button" id="copy-link" on:click=copy_link>"Copy link"</button>
+                <button type="button" id="copy-text" on:click=copy_text>"Copy as text"</button>
+                <a id="download-csv" href=format!("{doc}?format=csv") download="comparison-samples.csv">"Samples (CSV)"</a>
+                <a id="download-svg" href=format!("{doc}?format=svg") download="comparison.svg">"Chart (SVG)"</a>
+                <a id="lkp-text" href=format!("{doc}?format=text&style=lkp")>"LKP report"</a>
+                <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
+            </div>
+            <img id="compare-chart" class="chart" src=format!("{doc}?format=svg") alt=chart_alt width="860" height="460" />
+            <table id="compare-table" class="compare">
+                <thead>
                     <tr>
-                        <td>{row.metric}{row.unit.map(|u| format!(" ({u})")).unwrap_or_default()}</td>
-                        <td>{row.param}</td>
-                        {row.cells.into_iter().map(|cell| match cell {
-                            Some(c) => view! { <td class="num" title=format!("n={}", c.n)>{format_value(c.mean)}</td> }.into_any(),
-                            None => view! { <td class="num muted">"-"</td> }.into_any(),
+                        <th>"Statistic"</th>
+                        <th>"Metric-param"</th>
+                        {kernels.iter().enumerate().map(|(i, k)| view! {
+                            <th class="num">{k.clone()}{if i == 0 { " (baseline)" } else { "" }}</th>
                         }).collect_view()}
                     </tr>
-                }).collect_view()}
-            </tbody>
-        </table>
-        <p class="muted small">"Arithmetic mean of all samples per kernel; hover a cell for its sample count."</p>
+                </thead>
+                <tbody>{body}</tbody>
+            </table>
+            <p class="muted small">
+                "Percentages are mmtests': positive is better, green better and red worse than the baseline. "
+                "* marks a significant change of the mean (the intervals mean ± 1.96·stddev do not overlap); "
+                "\"needs more runs\" marks a change over 1% that the noise hides. "
+                "CoeffVar rows show the noise. Hover a cell for its sample count and runs."
+            </p>
+            <details>
+                <summary>"As text (mmtests)"</summary>
+                <pre id="compare-text">{text}</pre>
+            </details>
+        </section>
     }
     .into_any()
 }

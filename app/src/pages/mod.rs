@@ -5,7 +5,7 @@ mod dashboard;
 mod run;
 mod upload;
 
-pub use compare::ComparePage;
+pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;
 pub use run::RunView;
 pub use upload::{UploadPage, UploadView};

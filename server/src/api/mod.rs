@@ -1,5 +1,6 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
+pub mod compare;
 mod read;
 mod upload;
 
@@ -24,7 +25,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/benchmarks", get(read::benchmarks))
         .route("/machines", get(read::machines))
         .route("/kernels", get(read::kernels))
-        .route("/compare", get(read::compare))
+        .route("/compare", get(compare::compare))
         .fallback(|| async {
             ApiError::NotFound("no such API endpoint; see README.md for the list".into())
         })

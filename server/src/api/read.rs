@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
-use app::types::{CompareQuery, CompareTable, RunDetail, RunPage, UploadDetail};
+use app::types::{RunDetail, RunPage, UploadDetail};
 
 use crate::error::{ApiError, ApiResult};
 use crate::store::RunFilter;
@@ -128,40 +128,4 @@ pub async fn kernels(
     State(state): State<AppState>,
 ) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
     Ok(Json(state.store.kernels().await?))
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CompareParams {
-    benchmark: String,
-    machine: String,
-    kernels: String,
-    metric: Option<String>,
-}
-
-/// The first comparison: the mean per parameter and kernel (the full mmtests table comes later).
-pub async fn compare(
-    State(state): State<AppState>,
-    query: Result<Query<CompareParams>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Json<CompareTable>> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let kernels: Vec<String> = q
-        .kernels
-        .split(',')
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .map(str::to_owned)
-        .collect();
-    if kernels.is_empty() {
-        return Err(ApiError::BadRequest(
-            "kernels must name at least one kernel (K0,K1,...; K0 is the baseline)".into(),
-        ));
-    }
-    let query = CompareQuery {
-        benchmark: q.benchmark,
-        machine: q.machine,
-        kernels,
-        metric: q.metric,
-    };
-    Ok(Json(state.compare(query).await?))
 }

@@ -16,7 +16,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-pub use read::{CompareSample, RunFilter, StoredFile};
+pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]

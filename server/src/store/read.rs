@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use app::kernel::compare_kernels;
 use app::label::Direction;
 use app::types::{
-    compare_params, BenchmarkSummary, NamedCount, RunSummary, Series, UploadFile, UploadSummary,
+    compare_params, BenchmarkSummary, CompareQuery, NamedCount, RunSummary, Series, UploadFile,
+    UploadSummary,
 };
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite};
@@ -27,14 +28,17 @@ pub struct StoredFile {
     pub raw: Vec<u8>,
 }
 
-/// One sample with what a comparison groups it by.
-pub struct CompareSample {
+/// One stored series with what a comparison groups it by.
+pub struct CompareSeries {
+    pub run_id: i64,
     pub kernel: String,
     pub metric: String,
     pub param: String,
     pub unit: Option<String>,
     pub direction: Direction,
-    pub value: f64,
+    /// The iteration numbers of `values`, in order.
+    pub iterations: Vec<i64>,
+    pub values: Vec<f64>,
 }
 
 const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at \
@@ -289,48 +293,105 @@ impl Store {
         Ok(out)
     }
 
-    /// Every sample of `benchmark` on `machine` for the given kernels (and metric, if given).
-    pub async fn compare_samples(
+    /// Every series of `benchmark` on `machine` for the given kernels (and metric, if given),
+    /// restricted to `runs` when the comparison is pinned by a permalink.
+    pub async fn compare_series(
         &self,
-        benchmark: &str,
-        machine: &str,
-        kernels: &[String],
-        metric: Option<&str>,
-    ) -> anyhow::Result<Vec<CompareSample>> {
-        if kernels.is_empty() {
+        query: &CompareQuery,
+        runs: Option<&[i64]>,
+    ) -> anyhow::Result<Vec<CompareSeries>> {
+        if query.kernels.is_empty() || runs.is_some_and(|r| r.is_empty()) {
             return Ok(Vec::new());
         }
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "SELECT k.version, s.metric, s.param, s.unit, s.direction, sa.value FROM run r \
-             JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
-             JOIN series s ON s.run_id = r.id JOIN sample sa ON sa.series_id = s.id WHERE r.benchmark = ",
-        );
-        q.push_bind(benchmark.to_owned())
-            .push(" AND m.name = ")
-            .push_bind(machine.to_owned())
-            .push(" AND k.version IN (");
-        let mut sep = q.separated(", ");
-        for k in kernels {
-            sep.push_bind(k.clone());
-        }
-        q.push(")");
-        if let Some(metric) = metric {
-            q.push(" AND s.metric = ").push_bind(metric.to_owned());
-        }
-        let rows = q.build().fetch_all(&self.reader).await?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let direction: String = r.get(4);
-                CompareSample {
-                    kernel: r.get(0),
-                    metric: r.get(1),
-                    param: r.get(2),
-                    unit: r.get(3),
-                    direction: Direction::parse(&direction).unwrap_or_default(),
-                    value: r.get(5),
+        // The same filter serves both queries: series first (few rows, many columns), then
+        // their samples (many rows, two columns).
+        let filter = |q: &mut QueryBuilder<Sqlite>, samples: bool| {
+            q.push(
+                " FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
+                 JOIN series s ON s.run_id = r.id",
+            );
+            if samples {
+                q.push(" JOIN sample sa ON sa.series_id = s.id");
+            }
+            q.push(" WHERE r.benchmark = ");
+            q.push_bind(query.benchmark.clone())
+                .push(" AND m.name = ")
+                .push_bind(query.machine.clone())
+                .push(" AND k.version IN (");
+            let mut sep = q.separated(", ");
+            for k in &query.kernels {
+                sep.push_bind(k.clone());
+            }
+            q.push(")");
+            if let Some(metric) = &query.metric {
+                q.push(" AND s.metric = ").push_bind(metric.clone());
+            }
+            if let Some(runs) = runs {
+                q.push(" AND r.id IN (");
+                let mut sep = q.separated(", ");
+                for r in runs {
+                    sep.push_bind(*r);
                 }
-            })
-            .collect())
+                q.push(")");
+            }
+        };
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "SELECT s.id, r.id, k.version, s.metric, s.param, s.unit, s.direction",
+        );
+        filter(&mut q, false);
+        q.push(" ORDER BY s.id");
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let mut index = std::collections::HashMap::with_capacity(rows.len());
+        let mut series = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let direction: String = r.get(6);
+            index.insert(r.get::<i64, _>(0), series.len());
+            series.push(CompareSeries {
+                run_id: r.get(1),
+                kernel: r.get(2),
+                metric: r.get(3),
+                param: r.get(4),
+                unit: r.get(5),
+                direction: Direction::parse(&direction).unwrap_or_default(),
+                iterations: Vec::new(),
+                values: Vec::new(),
+            });
+        }
+        let mut q = QueryBuilder::<Sqlite>::new("SELECT sa.series_id, sa.iteration, sa.value");
+        filter(&mut q, true);
+        q.push(" ORDER BY sa.series_id, sa.iteration");
+        let values: Vec<(i64, i64, f64)> = q.build_query_as().fetch_all(&self.reader).await?;
+        for (id, iteration, value) in values {
+            if let Some(&i) = index.get(&id) {
+                series[i].iterations.push(iteration);
+                series[i].values.push(value);
+            }
+        }
+        Ok(series)
+    }
+}
+
+impl Store {
+    /// The permalink with this digest, if it exists (a read, so that viewing a comparison
+    /// twice never touches the writer).
+    pub async fn permalink_by_digest(&self, digest: &str) -> anyhow::Result<Option<String>> {
+        Ok(
+            sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
+                .bind(digest)
+                .fetch_optional(&self.reader)
+                .await?
+                .map(|(id,)| id),
+        )
+    }
+
+    /// The stored spec of permalink `id`.
+    pub async fn permalink(&self, id: &str) -> anyhow::Result<Option<String>> {
+        Ok(
+            sqlx::query_as::<_, (String,)>("SELECT spec FROM permalink WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?
+                .map(|(spec,)| spec),
+        )
     }
 }

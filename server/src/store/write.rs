@@ -152,3 +152,31 @@ async fn insert_samples(
     q.execute(&mut **tx).await?;
     Ok(())
 }
+
+impl Store {
+    /// The id of the permalink with this spec digest, creating it with `new_id` if there is none.
+    pub async fn ensure_permalink(
+        &self,
+        digest: &str,
+        spec: &str,
+        new_id: &str,
+    ) -> anyhow::Result<String> {
+        let mut tx = self.writer.begin().await?;
+        if let Some((id,)) =
+            sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
+                .bind(digest)
+                .fetch_optional(&mut *tx)
+                .await?
+        {
+            return Ok(id);
+        }
+        sqlx::query("INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)")
+            .bind(new_id)
+            .bind(spec)
+            .bind(digest)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(new_id.to_owned())
+    }
+}

@@ -150,6 +150,48 @@ impl TestApp {
     }
 }
 
+/// The fixture mmtests `work/log` tree as a `.tar.gz`, as users upload it.
+pub fn work_log_tar_gz() -> Vec<u8> {
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    tar.append_dir_all("log", fixture("mmtests/work-log"))
+        .unwrap();
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+impl TestApp {
+    /// Uploads the fixture mmtests tree (four kernels, netperf-tcp and hackbench) for machine m1.
+    pub async fn upload_work_log(&self) {
+        let r = self
+            .upload_multipart(
+                &[("work-log.tar.gz", work_log_tar_gz())],
+                &[("machine", "m1")],
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+
+    /// GET with an Accept header: status, Content-Type and body.
+    pub async fn get_accept(&self, path: &str, accept: &str) -> (u16, String, String) {
+        let r = self
+            .client
+            .get(self.url(path))
+            .header("accept", accept)
+            .send()
+            .await
+            .expect("GET");
+        let status = r.status().as_u16();
+        let content_type = r
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        (status, content_type, r.text().await.unwrap())
+    }
+}
+
 /// Asserts a JSON error answer: the status, and that the message contains `needle`.
 pub async fn assert_error(response: reqwest::Response, status: u16, needle: &str) -> Value {
     assert_eq!(response.status().as_u16(), status, "status");

@@ -4,6 +4,7 @@
 mod bad_input;
 mod browser;
 mod cli;
+mod compare;
 mod helpers;
 mod pages;
 mod read_api;

@@ -175,52 +175,6 @@ async fn one_csv_can_carry_several_kernels() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn compare_means_match_mmtests_amean() {
-    // The reference: the Amean rows mmtests printed for these very samples.
-    let app = spawn_app().await;
-    app.upload_hackbench_samples().await;
-    let (status, table) =
-        app.get_json("/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-rc3-wakeidle,5.5.0-vanilla").await;
-    assert_eq!(status, 200);
-    let ours: Vec<String> = table["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|row| {
-            let cells: Vec<String> = row["cells"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| format!("{:.4}", c["mean"].as_f64().unwrap()))
-                .collect();
-            format!(
-                "time-{} {}",
-                row["param"].as_str().unwrap(),
-                cells.join(" ")
-            )
-        })
-        .collect();
-    let reference = String::from_utf8(read_fixture("mmtests/hackbench-compare.txt")).unwrap();
-    let expected: Vec<String> = reference
-        .lines()
-        .filter(|l| l.starts_with("Amean"))
-        .map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            // "Amean time-1 0.0505 ( 0.00%) 0.0553 ( -9.57%) ...": the values follow each label.
-            let values: Vec<&str> = f
-                .iter()
-                .skip(2)
-                .filter(|t| t.parse::<f64>().is_ok() && t.contains('.') && !t.ends_with("%)"))
-                .copied()
-                .collect();
-            format!("{} {}", f[1], values.join(" "))
-        })
-        .collect();
-    assert_eq!(expected.len(), 4, "the fixture has four Amean rows");
-    assert_eq!(ours, expected);
-}
-
-#[tokio::test(flavor = "multi_thread")]
 async fn tool_outputs_are_recognised_and_their_facts_shown() {
     let app = spawn_app().await;
     let v = app
@@ -252,15 +206,6 @@ async fn tool_outputs_are_recognised_and_their_facts_shown() {
 }
 
 /// The mmtests fixture tree as a tar.gz, as `tar czf work-log.tar.gz -C work log` makes it.
-fn work_log_tar_gz() -> Vec<u8> {
-    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::default(),
-    ));
-    tar.append_dir_all("log", fixture("mmtests/work-log"))
-        .unwrap();
-    tar.into_inner().unwrap().finish().unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_mmtests_archive_becomes_runs_per_kernel_and_benchmark() {

@@ -1,0 +1,735 @@
+//! Comparisons of kernels: the statistics of each kernel's samples, the mmtests verdicts
+//! computed from them, and the two text reports (mmtests' table and LKP's `%change` report).
+//!
+//! The statistics themselves are computed by the server (with polars); everything here is pure
+//! and shared with the browser, so the page and `curl` show the very same numbers and text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::Direction;
+use crate::types::CompareQuery;
+
+/// The two-sided 95% normal quantile mmtests uses for its significance test.
+pub const SIGNIFICANCE_Z: f64 = 1.95996;
+
+/// The statistics of one kernel's samples at one (metric, param).
+///
+/// A statistic that is undefined for these samples is `None` (JSON `null`), never NaN:
+/// `stddev` needs two samples, harmonic statistics need every sample to be positive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub n: i64,
+    pub min: f64,
+    pub max: f64,
+    /// Arithmetic mean.
+    pub amean: f64,
+    /// Harmonic mean n/Σ(1/x).
+    pub hmean: Option<f64>,
+    /// Sample standard deviation (÷ n−1).
+    pub stddev: Option<f64>,
+    /// mmtests' harmonic standard deviation √(Σ(1/x − 1/H)² · H⁴ / n).
+    pub hstddev: Option<f64>,
+    /// 100 · stddev / amean.
+    pub coeffvar: Option<f64>,
+    /// 100 · hstddev / hmean.
+    pub hcoeffvar: Option<f64>,
+    /// Arithmetic mean of the best ⌊0.95·n⌋ samples (at least one).
+    pub bamean95: f64,
+    /// Harmonic mean of the best ⌊0.95·n⌋ samples (at least one).
+    pub bhmean95: Option<f64>,
+    /// The median (mean of the two middle samples when n is even).
+    pub median: f64,
+    /// Population standard deviation (÷ n): LKP's stddev.
+    pub pstddev: f64,
+    /// `sorted[n/2]`: the "median" LKP's change detection uses.
+    pub upper_median: f64,
+}
+
+/// A row statistic of the mmtests table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stat {
+    Min,
+    Amean,
+    Hmean,
+    Stddev,
+    HStddev,
+    CoeffVar,
+    HCoeffVar,
+    Max,
+    BAmean95,
+    BHmean95,
+}
+
+impl Stat {
+    /// The rows mmtests prints for a direction, in its order.
+    pub fn rows(direction: Direction) -> [Stat; 6] {
+        match direction {
+            Direction::Higher => [
+                Stat::Min,
+                Stat::Hmean,
+                Stat::HStddev,
+                Stat::HCoeffVar,
+                Stat::Max,
+                Stat::BHmean95,
+            ],
+            Direction::Lower => [
+                Stat::Min,
+                Stat::Amean,
+                Stat::Stddev,
+                Stat::CoeffVar,
+                Stat::Max,
+                Stat::BAmean95,
+            ],
+        }
+    }
+
+    /// The mean a direction is judged by (mmtests: Hmean for higher, Amean for lower).
+    pub fn mean(direction: Direction) -> Stat {
+        match direction {
+            Direction::Higher => Stat::Hmean,
+            Direction::Lower => Stat::Amean,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Min => "Min",
+            Stat::Amean => "Amean",
+            Stat::Hmean => "Hmean",
+            Stat::Stddev => "Stddev",
+            Stat::HStddev => "HStddev",
+            Stat::CoeffVar => "CoeffVar",
+            Stat::HCoeffVar => "HCoeffVar",
+            Stat::Max => "Max",
+            Stat::BAmean95 => "BAmean.95",
+            Stat::BHmean95 => "BHmean.95",
+        }
+    }
+
+    /// Whether a smaller value of this row is better: every spread row, and every row of a
+    /// lower-is-better metric.
+    pub fn smaller_is_better(self, direction: Direction) -> bool {
+        matches!(
+            self,
+            Stat::Stddev | Stat::HStddev | Stat::CoeffVar | Stat::HCoeffVar
+        ) || direction == Direction::Lower
+    }
+
+    pub fn of(self, s: &Stats) -> Option<f64> {
+        match self {
+            Stat::Min => Some(s.min),
+            Stat::Amean => Some(s.amean),
+            Stat::Hmean => s.hmean,
+            Stat::Stddev => s.stddev,
+            Stat::HStddev => s.hstddev,
+            Stat::CoeffVar => s.coeffvar,
+            Stat::HCoeffVar => s.hcoeffvar,
+            Stat::Max => Some(s.max),
+            Stat::BAmean95 => Some(s.bamean95),
+            Stat::BHmean95 => s.bhmean95,
+        }
+    }
+
+    /// The spread that goes with a mean in the significance test.
+    fn spread(self, s: &Stats) -> Option<f64> {
+        match self {
+            Stat::Hmean => s.hstddev,
+            _ => s.stddev,
+        }
+    }
+}
+
+/// mmtests' `pdiff`: the gain of `new` over `base` in percent, for higher-is-better values.
+pub fn pdiff(new: f64, base: f64) -> f64 {
+    if new == base || new == 0.0 {
+        0.0
+    } else if base == 0.0 {
+        100.0
+    } else {
+        new * 100.0 / base - 100.0
+    }
+}
+
+/// mmtests' `pndiff`: the gain of `new` over `base` in percent, for lower-is-better values.
+pub fn pndiff(new: f64, base: f64) -> f64 {
+    if new == base {
+        0.0
+    } else if new == 0.0 {
+        100.0
+    } else if base == 0.0 {
+        -99.0
+    } else {
+        100.0 - new * 100.0 / base
+    }
+}
+
+/// mmtests' percentage for one statistic: positive is always better.
+pub fn change(stat: Stat, direction: Direction, new: f64, base: f64) -> f64 {
+    if stat.smaller_is_better(direction) {
+        pndiff(new, base)
+    } else {
+        pdiff(new, base)
+    }
+}
+
+/// mmtests' significance test on the mean row: the intervals mean ± 1.95996·stddev of the
+/// two kernels do not overlap, i.e. |base − new| > 1.95996 · (sd_base + sd_new).
+///
+/// Undefined spreads (a single sample) cannot show significance; two spreads of zero make any
+/// difference significant.
+pub fn significant(base: f64, base_sd: Option<f64>, new: f64, new_sd: Option<f64>) -> bool {
+    let (Some(sb), Some(sn)) = (base_sd, new_sd) else {
+        return false;
+    };
+    let d = base - new;
+    let s = SIGNIFICANCE_Z * (sb + sn);
+    if s == 0.0 {
+        return d != 0.0;
+    }
+    (d / s).abs() > 1.0
+}
+
+/// What a cell says about its kernel against the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// This is the baseline.
+    Baseline,
+    /// A significant change for the better.
+    Improvement,
+    /// A significant change for the worse.
+    Regression,
+    /// The mean moved by more than 1% but the noise hides whether it is real.
+    NeedsMoreRuns,
+    /// Within 1% and not significant.
+    Unchanged,
+}
+
+/// mmtests' percentages of one kernel against the baseline, positive = better; `None` where a
+/// statistic is undefined on either side.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Changes {
+    pub min: Option<f64>,
+    /// Of the direction's mean (Hmean for higher-is-better, Amean for lower-is-better).
+    pub mean: Option<f64>,
+    /// Of the direction's spread (HStddev / Stddev).
+    pub stddev: Option<f64>,
+    /// Of the direction's coefficient of variation (HCoeffVar / CoeffVar).
+    pub coeffvar: Option<f64>,
+    pub max: Option<f64>,
+    /// Of the direction's best-95% mean (BHmean.95 / BAmean.95).
+    pub bmean95: Option<f64>,
+}
+
+impl Changes {
+    /// The percentage of row `i` of [`Stat::rows`].
+    pub fn by_row(&self, i: usize) -> Option<f64> {
+        [
+            self.min,
+            self.mean,
+            self.stddev,
+            self.coeffvar,
+            self.max,
+            self.bmean95,
+        ][i]
+    }
+}
+
+/// One kernel at one (metric, param).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub stats: Stats,
+    pub changes: Changes,
+    /// mmtests' significance of the mean change (never for the baseline).
+    pub significant: bool,
+    pub verdict: Verdict,
+    /// LKP's `%change`: 100·(amean − base amean)/base amean (an absolute difference for metrics
+    /// ending in `%`).
+    pub lkp_change: Option<f64>,
+    /// LKP's min/median/max rule says this kernel is clearly apart from the baseline.
+    pub lkp_changed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub metric: String,
+    pub param: String,
+    /// `metric-param` as mmtests prints it (`tcpstream-send-64`, `time-8`).
+    pub label: String,
+    pub unit: Option<String>,
+    pub direction: Direction,
+    /// One cell per kernel, in the comparison's order; `None` where that kernel has no samples.
+    pub cells: Vec<Option<Cell>>,
+}
+
+/// The runs each kernel's samples came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelRuns {
+    pub kernel: String,
+    pub runs: Vec<i64>,
+}
+
+/// A whole comparison: what was asked, which runs answered, and a row per (metric, param).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub query: CompareQuery,
+    pub runs: Vec<KernelRuns>,
+    /// Decimal places of the text table (mmtests: netperf 2, hackbench 4).
+    pub precision: usize,
+    /// The permalink id (`/c/{id}`), when one has been made.
+    pub permalink: Option<String>,
+    pub rows: Vec<Row>,
+}
+
+/// The label mmtests gives a row.
+pub fn row_label(metric: &str, param: &str) -> String {
+    if param.is_empty() {
+        metric.to_owned()
+    } else {
+        format!("{metric}-{param}")
+    }
+}
+
+/// Decimal places mmtests uses for a benchmark's table.
+pub fn default_precision(benchmark: &str) -> usize {
+    if benchmark.starts_with("hackbench") {
+        4
+    } else {
+        2
+    }
+}
+
+/// Whether LKP reports this metric's change as an absolute difference.
+pub fn lkp_absolute(metric: &str) -> bool {
+    metric.ends_with('%') || metric.starts_with("perf-profile")
+}
+
+/// LKP's rule for "clearly apart": one side's min is above the other's median and its median
+/// above the other's max, and the medians differ by more than 1%.
+pub fn lkp_changed(base: &Stats, new: &Stats) -> bool {
+    let apart = |a: &Stats, b: &Stats| a.min > b.upper_median && a.upper_median > b.max;
+    if !(apart(base, new) || apart(new, base)) {
+        return false;
+    }
+    let (high, low) = if new.upper_median > base.upper_median {
+        (new.upper_median, base.upper_median)
+    } else {
+        (base.upper_median, new.upper_median)
+    };
+    let ratio = if low > 0.0 { high / low } else { 5.0 };
+    ratio > 1.01
+}
+
+/// Builds a cell of `stats` against the baseline's (None for the baseline itself).
+pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Direction) -> Cell {
+    let Some(base) = base else {
+        return Cell {
+            changes: Changes {
+                min: Some(0.0),
+                mean: Some(0.0),
+                stddev: Some(0.0),
+                coeffvar: Some(0.0),
+                max: Some(0.0),
+                bmean95: Some(0.0),
+            },
+            significant: false,
+            verdict: Verdict::Baseline,
+            lkp_change: Some(0.0),
+            lkp_changed: false,
+            stats,
+        };
+    };
+    let rows = Stat::rows(direction);
+    let pct = |i: usize| {
+        let stat = rows[i];
+        match (stat.of(&stats), stat.of(base)) {
+            (Some(new), Some(old)) => Some(change(stat, direction, new, old)),
+            _ => None,
+        }
+    };
+    let changes = Changes {
+        min: pct(0),
+        mean: pct(1),
+        stddev: pct(2),
+        coeffvar: pct(3),
+        max: pct(4),
+        bmean95: pct(5),
+    };
+    let mean = Stat::mean(direction);
+    let significant = match (mean.of(base), mean.of(&stats)) {
+        (Some(b), Some(n)) => significant(b, mean.spread(base), n, mean.spread(&stats)),
+        _ => false,
+    };
+    let verdict = match changes.mean {
+        Some(c) if significant && c > 0.0 => Verdict::Improvement,
+        Some(c) if significant && c < 0.0 => Verdict::Regression,
+        Some(c) if !significant && c.abs() > 1.0 => Verdict::NeedsMoreRuns,
+        _ => Verdict::Unchanged,
+    };
+    let lkp_change = if lkp_absolute(metric) {
+        Some(stats.amean - base.amean)
+    } else if base.amean != 0.0 {
+        Some(100.0 * (stats.amean - base.amean) / base.amean)
+    } else {
+        None
+    };
+    Cell {
+        changes,
+        significant,
+        verdict,
+        lkp_change,
+        lkp_changed: lkp_changed(base, &stats),
+        stats,
+    }
+}
+
+/// Splits a kernel name for mmtests' two-line header: at the first `-`, keeping an `-rcN`
+/// with the version (`5.5.0-rc3-vanilla` → `5.5.0-rc3` over `vanilla`).
+pub fn split_kernel_name(name: &str) -> (&str, &str) {
+    let Some(dash) = name.find('-') else {
+        return (name, "");
+    };
+    let rest = &name[dash + 1..];
+    let mut cut = dash;
+    if let Some(after_rc) = rest.strip_prefix("rc") {
+        let digits = after_rc.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            cut = dash + 3 + digits;
+        }
+    }
+    if cut >= name.len() {
+        (name, "")
+    } else {
+        (&name[..cut], &name[cut + 1..])
+    }
+}
+
+/// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it. A comparison
+/// mixing directions gets one table per direction, separated by a blank line.
+pub fn mmtests_text(c: &Comparison) -> String {
+    let kernels = &c.query.kernels;
+    let field = kernels
+        .iter()
+        .map(|k| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(12);
+    let mut out = String::new();
+    for direction in [Direction::Higher, Direction::Lower] {
+        let rows: Vec<&Row> = c.rows.iter().filter(|r| r.direction == direction).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let stats = Stat::rows(direction);
+        let op_len = stats.iter().map(|s| s.name().len()).max().unwrap_or(0);
+        let label_len = rows
+            .iter()
+            .map(|r| r.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        for line in 0..2 {
+            out.push_str(&" ".repeat(op_len + 1 + label_len));
+            for k in kernels {
+                let (top, bottom) = split_kernel_name(k);
+                let part = if line == 0 { top } else { bottom };
+                out.push_str(&format!("{part:>w$}", w = field + 11));
+            }
+            out.push('\n');
+        }
+        for (i, stat) in stats.iter().enumerate() {
+            for row in &rows {
+                out.push_str(&format!(
+                    "{:<op_len$} {:<label_len$}",
+                    stat.name(),
+                    row.label
+                ));
+                for cell in &row.cells {
+                    let value = cell.as_ref().and_then(|c| stat.of(&c.stats));
+                    let pct = cell.as_ref().and_then(|c| c.changes.by_row(i));
+                    match value {
+                        Some(v) => out.push_str(&format!("{v:>field$.p$}", p = c.precision)),
+                        None => out.push_str(&format!("{:>field$}", "-")),
+                    }
+                    let significant = i == 1 && cell.as_ref().is_some_and(|c| c.significant);
+                    match (value, pct) {
+                        (Some(_), Some(p)) if significant => out.push_str(&format!(" *{p:7.2}%*")),
+                        (Some(_), Some(p)) => out.push_str(&format!(" ({p:7.2}%)")),
+                        _ => out.push_str(&format!(" ({:>7} )", "n/a")),
+                    }
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// C's `%.{precision}g` (what Ruby's `format('%.4g')` prints), which Rust does not have.
+pub fn format_g(v: f64, precision: usize) -> String {
+    if !v.is_finite() {
+        return "-".to_owned();
+    }
+    if v == 0.0 {
+        return "0".to_owned();
+    }
+    let p = precision.max(1);
+    let sci = format!("{:.*e}", p - 1, v);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            s.to_owned()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mantissa), exp.abs())
+    } else {
+        strip(&format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, v))
+    }
+}
+
+/// LKP's number column: `%10.2f` below 1000, `%10.4g` above 1e8, `%10d` (truncated) between.
+fn lkp_value(avg: f64) -> String {
+    let a = avg.abs();
+    if a < 1000.0 {
+        format!("{avg:10.2}")
+    } else if a > 100_000_000.0 {
+        format!("{:>10}", format_g(avg, 4))
+    } else {
+        format!("{:10}", avg.trunc() as i64)
+    }
+}
+
+/// LKP's ` ±NN%` after a value, shown only above 2%.
+fn lkp_stddev(s: &Stats) -> String {
+    let pct = if s.n < 2 {
+        -1.0
+    } else if s.amean != 0.0 {
+        100.0 * s.pstddev / s.amean
+    } else {
+        s.pstddev
+    };
+    if pct > 2.0 {
+        format!(" ±{:3}%", pct.trunc() as i64)
+    } else {
+        " ".repeat(6)
+    }
+}
+
+/// LKP's `%change` column.
+fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
+    let Some(p) = change else {
+        return format!("{:>10}  ", "-");
+    };
+    let num = if p.abs() < 100_000.0 {
+        format!("{p:+10.1}")
+    } else {
+        let g = format_g(p, 2);
+        let g = if g.starts_with('-') {
+            g
+        } else {
+            format!("+{g}")
+        };
+        format!("{g:>10}")
+    };
+    if absolute {
+        format!("{num}  ")
+    } else {
+        format!("{num}% ")
+    }
+}
+
+/// The `%stddev %change %stddev` report of LKP's `ncompare`, for the rows LKP would call
+/// changed (all rows with `all`).
+pub fn lkp_text(c: &Comparison, all: bool) -> String {
+    let kernels = &c.query.kernels;
+    let mut out = String::new();
+    out.push_str(&"=".repeat(89));
+    out.push('\n');
+    out.push_str("benchmark/machine:\n");
+    out.push_str(&format!("  {}/{}\n\n", c.query.benchmark, c.query.machine));
+    out.push_str("kernel: \n");
+    for k in kernels {
+        out.push_str(&format!("  {k}\n"));
+    }
+    out.push('\n');
+    let truncate = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+    if let Some(first) = kernels.first() {
+        out.push_str(&format!("{:>16} ", truncate(first, 16)));
+    }
+    for k in kernels.iter().skip(1) {
+        out.push_str(&format!("{:>27} ", truncate(k, 27)));
+    }
+    out.push('\n');
+    out.push_str(&format!("{} ", "-".repeat(16)));
+    for _ in kernels.iter().skip(1) {
+        out.push_str(&format!("{} ", "-".repeat(27)));
+    }
+    out.push('\n');
+    let others = kernels.len().saturating_sub(1);
+    out.push_str(&format!(
+        "         %stddev{}\n",
+        "     %change         %stddev".repeat(others)
+    ));
+    out.push_str(&format!(
+        "             \\  {}\n",
+        "        |                \\  ".repeat(others)
+    ));
+    for row in &c.rows {
+        let changed = row.cells.iter().skip(1).flatten().any(|c| c.lkp_changed);
+        if !all && !changed {
+            continue;
+        }
+        let absolute = lkp_absolute(&row.metric);
+        for (i, cell) in row.cells.iter().enumerate() {
+            if i > 0 {
+                out.push_str(&lkp_change_text(
+                    cell.as_ref().and_then(|c| c.lkp_change),
+                    absolute,
+                ));
+            }
+            match cell {
+                Some(cell) => {
+                    out.push_str(&lkp_value(cell.stats.amean));
+                    out.push_str(&lkp_stddev(&cell.stats));
+                }
+                None => out.push_str(&format!("{:>10}{}", "-", " ".repeat(6))),
+            }
+        }
+        out.push_str(&format!("  {}\n", row.label));
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(values: &[f64]) -> Stats {
+        // A plain reference implementation, for the pure functions under test here.
+        let n = values.len() as f64;
+        let amean = values.iter().sum::<f64>() / n;
+        let mut sorted = values.to_vec();
+        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let var = values.iter().map(|x| (x - amean).powi(2)).sum::<f64>();
+        Stats {
+            n: values.len() as i64,
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+            amean,
+            hmean: None,
+            stddev: (values.len() > 1).then(|| (var / (n - 1.0)).sqrt()),
+            hstddev: None,
+            coeffvar: None,
+            hcoeffvar: None,
+            bamean95: amean,
+            bhmean95: None,
+            median: sorted[sorted.len() / 2],
+            pstddev: (var / n).sqrt(),
+            upper_median: sorted[sorted.len() / 2],
+        }
+    }
+
+    fn check(input: &str, expect: (&str, &str)) {
+        assert_eq!(split_kernel_name(input), expect, "{input}");
+    }
+
+    #[test]
+    fn kernel_names_split_like_mmtests() {
+        check("5.4.0-vanilla", ("5.4.0", "vanilla"));
+        check("5.5.0-rc3-vanilla", ("5.5.0-rc3", "vanilla"));
+        check("4.16.0-rc12-foo-bar", ("4.16.0-rc12", "foo-bar"));
+        check("4.16.0-rc1", ("4.16.0-rc1", ""));
+        check("6.1.0", ("6.1.0", ""));
+        check("6.1.0-rcx", ("6.1.0", "rcx"));
+    }
+
+    #[test]
+    fn percentages_follow_mmtests_edge_cases() {
+        assert_eq!(pdiff(5.0, 5.0), 0.0);
+        assert_eq!(pdiff(0.0, 5.0), 0.0);
+        assert_eq!(pdiff(5.0, 0.0), 100.0);
+        assert!((pdiff(945.46, 1784.43) - -47.0165).abs() < 1e-3);
+        assert_eq!(pndiff(5.0, 5.0), 0.0);
+        assert_eq!(pndiff(0.0, 5.0), 100.0);
+        assert_eq!(pndiff(5.0, 0.0), -99.0);
+        assert!((pndiff(0.0553, 0.0505) - -9.5049).abs() < 1e-3);
+    }
+
+    #[test]
+    fn significance_needs_non_overlapping_intervals() {
+        // hackbench time-8 in the fixture: close, but not significant.
+        assert!(!significant(0.2702, Some(0.0067), 0.3052, Some(0.0116)));
+        assert!(significant(1784.43, Some(28.33), 945.46, Some(14.38)));
+        assert!(
+            !significant(1.0, None, 2.0, Some(0.1)),
+            "one sample proves nothing"
+        );
+        assert!(significant(1.0, Some(0.0), 1.1, Some(0.0)));
+        assert!(!significant(1.0, Some(0.0), 1.0, Some(0.0)));
+    }
+
+    #[test]
+    fn verdicts_and_lkp_rule() {
+        let base = stats(&[10.0, 10.1, 9.9, 10.0]);
+        let worse = stats(&[9.0, 9.1, 8.9, 9.0]);
+        let noisy = stats(&[9.0, 11.5, 8.0, 10.2]);
+        let c = cell(worse.clone(), Some(&base), "tput", Direction::Lower);
+        assert_eq!(
+            c.verdict,
+            Verdict::Improvement,
+            "lower is better: 9 beats 10"
+        );
+        let c = cell(worse, Some(&base), "tput", Direction::Higher);
+        // Hmean is undefined in these hand-made stats, so no mean change can be judged.
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert!(c.lkp_changed);
+        assert!((c.lkp_change.unwrap() - -10.0).abs() < 1e-9);
+        let c = cell(noisy, Some(&base), "tput", Direction::Lower);
+        assert_eq!(c.verdict, Verdict::NeedsMoreRuns);
+        assert!(!c.lkp_changed);
+    }
+
+    #[test]
+    fn format_g_matches_c() {
+        let cases = [
+            (5.488e8, 4, "5.488e+08"),
+            (2.755e8, 4, "2.755e+08"),
+            (1.145e8, 4, "1.145e+08"),
+            (6.26e11, 4, "6.26e+11"),
+            (1.0e-5, 4, "1e-05"),
+            (1234.5, 4, "1234"),
+            (0.0001234, 4, "0.0001234"),
+            (61380.1, 2, "6.1e+04"),
+            (210000.0, 2, "2.1e+05"),
+            (-3.0e5, 2, "-3e+05"),
+            (0.0, 4, "0"),
+        ];
+        for (v, p, want) in cases {
+            assert_eq!(format_g(v, p), want, "{v} %.{p}g");
+        }
+    }
+
+    #[test]
+    fn lkp_columns_match_the_robots_mails() {
+        assert_eq!(lkp_value(138055.0), "    138055");
+        assert_eq!(lkp_value(0.36), "      0.36");
+        assert_eq!(lkp_value(5.488e8), " 5.488e+08");
+        assert_eq!(lkp_change_text(Some(33.4), false), "     +33.4% ");
+        assert_eq!(lkp_change_text(Some(-0.04), true), "      -0.0  ");
+        assert_eq!(lkp_change_text(Some(210000.0), false), "  +2.1e+05% ");
+        let mut s = stats(&[1.0, 2.0]);
+        s.amean = 100.0;
+        s.pstddev = 18.7;
+        assert_eq!(lkp_stddev(&s), " ± 18%");
+        s.pstddev = 2.0;
+        assert_eq!(lkp_stddev(&s), "      ");
+    }
+}

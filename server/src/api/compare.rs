@@ -1,0 +1,292 @@
+//! `GET /api/v1/compare` and `GET /c/{id}`: one comparison in five shapes (JSON, mmtests text,
+//! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+
+use app::compare::{lkp_text, mmtests_text};
+use app::types::CompareQuery;
+
+use crate::compare::{samples_csv, Computed};
+use crate::error::{ApiError, ApiResult};
+use crate::AppState;
+
+/// The shapes a comparison comes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Html,
+    Json,
+    Text,
+    Csv,
+    Svg,
+}
+
+impl Shape {
+    fn parse(format: &str) -> Result<Shape, ApiError> {
+        match format {
+            "json" => Ok(Shape::Json),
+            "text" | "txt" => Ok(Shape::Text),
+            "csv" => Ok(Shape::Csv),
+            "svg" => Ok(Shape::Svg),
+            other => Err(ApiError::BadRequest(format!(
+                "format must be json, text, csv or svg, not {other:?}"
+            ))),
+        }
+    }
+
+    fn of_media(media: &str) -> Option<Shape> {
+        match media {
+            "text/html" | "application/xhtml+xml" => Some(Shape::Html),
+            "application/json" => Some(Shape::Json),
+            "text/plain" => Some(Shape::Text),
+            "text/csv" => Some(Shape::Csv),
+            "image/svg+xml" => Some(Shape::Svg),
+            _ => None,
+        }
+    }
+}
+
+/// The shape the Accept header prefers (highest q, then first listed), or `default` for `*/*`,
+/// a missing header, or nothing we serve.
+pub fn negotiate(headers: &HeaderMap, default: Shape) -> Shape {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return default;
+    };
+    let mut best: Option<(f32, Shape)> = None;
+    for part in accept.split(',') {
+        let mut pieces = part.split(';');
+        let media = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = pieces
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.parse::<f32>().ok())
+            .unwrap_or(1.0);
+        let shape = if media == "*/*" {
+            Some(default)
+        } else {
+            Shape::of_media(&media)
+        };
+        if let Some(shape) = shape {
+            if q > 0.0 && best.is_none_or(|(bq, _)| q > bq) {
+                best = Some((q, shape));
+            }
+        }
+    }
+    best.map(|(_, s)| s).unwrap_or(default)
+}
+
+/// How to show a comparison: shape, text style and precision.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewParams {
+    format: Option<String>,
+    /// `mmtests` (default) or `lkp`.
+    style: Option<String>,
+    /// LKP style: show every row, not only the changed ones.
+    all: Option<String>,
+    /// Decimal places of the mmtests text (0..=10).
+    precision: Option<usize>,
+    /// The metric the chart shows (default: the first).
+    chart: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareParams {
+    benchmark: Option<String>,
+    machine: Option<String>,
+    kernels: Option<String>,
+    metric: Option<String>,
+    format: Option<String>,
+    style: Option<String>,
+    all: Option<String>,
+    precision: Option<usize>,
+    chart: Option<String>,
+}
+
+fn flag(v: &Option<String>) -> Result<bool, ApiError> {
+    match v.as_deref() {
+        None | Some("0") | Some("false") | Some("no") => Ok(false),
+        Some("") | Some("1") | Some("true") | Some("yes") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "all must be 1 or 0, not {other:?}"
+        ))),
+    }
+}
+
+/// Whether the text is LKP's (`style=lkp`) rather than mmtests' (the default).
+fn text_style(view: &ViewParams) -> Result<bool, ApiError> {
+    match view.style.as_deref() {
+        None | Some("mmtests") => Ok(false),
+        Some("lkp") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "style must be mmtests or lkp, not {other:?}"
+        ))),
+    }
+}
+
+fn precision(p: Option<usize>) -> Result<Option<usize>, ApiError> {
+    match p {
+        Some(p) if p > 10 => Err(ApiError::BadRequest(format!(
+            "precision must be between 0 and 10, not {p}"
+        ))),
+        p => Ok(p),
+    }
+}
+
+/// `http://host` as the client reached us, for the permalink URL under the text.
+fn origin(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+/// Splits `kernels=K0,K1,...` (K0 is the baseline).
+pub fn kernel_list(raw: &str) -> Vec<String> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+pub async fn compare(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<CompareParams>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let missing = |name: &str| {
+        ApiError::BadRequest(format!(
+            "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
+        ))
+    };
+    let query = CompareQuery {
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
+        machine: q.machine.ok_or_else(|| missing("machine"))?,
+        kernels: kernel_list(&q.kernels.ok_or_else(|| missing("kernels"))?),
+        metric: q.metric.filter(|m| !m.is_empty()),
+    };
+    let view = ViewParams {
+        format: q.format,
+        style: q.style,
+        all: q.all,
+        precision: q.precision,
+        chart: q.chart,
+    };
+    let shape = shape_of(&view, &headers, Shape::Json)?;
+    let computed = state
+        .compare_live(query, precision(view.precision)?)
+        .await?;
+    respond(&computed, shape, &view, &headers)
+}
+
+/// `GET /c/{id}` for everything but HTML (which the page renders).
+pub async fn permalink(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    view: Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(view) = view.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let shape = shape_of(&view, &headers, Shape::Json)?;
+    let computed = state
+        .compare_permalink(&id, precision(view.precision)?)
+        .await?;
+    respond(&computed, shape, &view, &headers)
+}
+
+/// The shape a request asks for: `format=` wins over Accept. Checks the rest of the view
+/// options too, so that a bad option is refused before anything is computed or stored.
+pub fn shape_of(view: &ViewParams, headers: &HeaderMap, default: Shape) -> Result<Shape, ApiError> {
+    text_style(view)?;
+    flag(&view.all)?;
+    precision(view.precision)?;
+    match &view.format {
+        Some(f) => Shape::parse(f),
+        None => Ok(negotiate(headers, default)),
+    }
+}
+
+/// Whether a `/c/{id}` request wants a document rather than the page.
+pub fn wants_document(query: Option<&str>, headers: &HeaderMap) -> bool {
+    let has_format = query.is_some_and(|q| {
+        q.split('&')
+            .any(|kv| kv.split('=').next() == Some("format"))
+    });
+    has_format || negotiate(headers, Shape::Html) != Shape::Html
+}
+
+fn respond(
+    computed: &Computed,
+    shape: Shape,
+    view: &ViewParams,
+    headers: &HeaderMap,
+) -> ApiResult<Response> {
+    let c = &computed.comparison;
+    let text_type = "text/plain; charset=utf-8";
+    Ok(match shape {
+        Shape::Json | Shape::Html => Json(c).into_response(),
+        Shape::Text => {
+            let mut text = if text_style(view)? {
+                lkp_text(c, flag(&view.all)?)
+            } else {
+                mmtests_text(c)
+            };
+            if let Some(id) = &c.permalink {
+                text.push_str(&format!("\nPermalink: {}/c/{id}\n", origin(headers)));
+            }
+            ([(header::CONTENT_TYPE, text_type)], text).into_response()
+        }
+        Shape::Csv => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (
+                    header::CONTENT_DISPOSITION,
+                    "attachment; filename=\"comparison-samples.csv\"",
+                ),
+            ],
+            samples_csv(computed)?,
+        )
+            .into_response(),
+        Shape::Svg => (
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            crate::chart::svg(c, view.chart.as_deref())?,
+        )
+            .into_response(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, v.parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn accept_header_picks_the_shape() {
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+        assert_eq!(negotiate(&accept(browser), Shape::Json), Shape::Html);
+        assert_eq!(negotiate(&accept("*/*"), Shape::Html), Shape::Html);
+        assert_eq!(negotiate(&accept("text/plain"), Shape::Html), Shape::Text);
+        assert_eq!(
+            negotiate(&accept("application/json"), Shape::Html),
+            Shape::Json
+        );
+        assert_eq!(
+            negotiate(&accept("text/csv;q=0.5, image/svg+xml"), Shape::Json),
+            Shape::Svg
+        );
+        assert_eq!(negotiate(&HeaderMap::new(), Shape::Json), Shape::Json);
+        assert!(wants_document(Some("format=text"), &HeaderMap::new()));
+        assert!(!wants_document(None, &accept(browser)));
+    }
+}

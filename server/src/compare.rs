@@ -1,0 +1,242 @@
+//! Comparisons as a service: a live query or a permalink in, a [`Comparison`] out, with the
+//! samples behind it for the exports.
+//!
+//! A live comparison gets a permalink that pins the exact runs that answered it; asking the
+//! same question over the same runs again finds the same permalink (by the digest of its spec),
+//! so viewing a comparison twice never writes twice.
+
+use app::compare::Comparison;
+use app::label::Label;
+use app::types::CompareQuery;
+use rand::distr::{Alphanumeric, SampleString};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+use crate::store::CompareSeries;
+use crate::AppState;
+
+/// The most kernels one comparison may name.
+pub const MAX_KERNELS: usize = 16;
+
+/// Length of a permalink id: 12 alphanumerics, about 71 bits.
+const PERMALINK_LEN: usize = 12;
+
+/// What a permalink pins: the question and the exact runs that answered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermalinkSpec {
+    pub query: CompareQuery,
+    pub runs: Vec<i64>,
+}
+
+/// A comparison with the samples it was computed from.
+pub struct Computed {
+    pub comparison: Comparison,
+    pub series: Vec<CompareSeries>,
+}
+
+/// Checks a query at the edge: names are labels, kernels are distinct and not too many.
+pub fn validate(query: &CompareQuery) -> Result<(), ApiError> {
+    let label = |field: &str, value: &str| {
+        Label::parse(value).map_err(|e| ApiError::BadRequest(format!("{field} {e}")))
+    };
+    label("benchmark", &query.benchmark)?;
+    label("machine", &query.machine)?;
+    if let Some(m) = &query.metric {
+        label("metric", m)?;
+    }
+    if query.kernels.is_empty() {
+        return Err(ApiError::BadRequest(
+            "kernels must name at least one kernel (kernels=K0,K1,...; K0 is the baseline)".into(),
+        ));
+    }
+    if query.kernels.len() > MAX_KERNELS {
+        return Err(ApiError::BadRequest(format!(
+            "kernels names {} kernels; a comparison takes at most {MAX_KERNELS}",
+            query.kernels.len()
+        )));
+    }
+    for (i, k) in query.kernels.iter().enumerate() {
+        label(&format!("kernel {}", i + 1), k)?;
+        if query.kernels[..i].contains(k) {
+            return Err(ApiError::BadRequest(format!("kernels names {k} twice")));
+        }
+    }
+    Ok(())
+}
+
+/// A permalink id as we hand them out; anything else cannot exist.
+pub fn plausible_permalink(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+impl AppState {
+    /// Compares `query` over the runs stored now, and gives it a permalink.
+    pub async fn compare_live(
+        &self,
+        query: CompareQuery,
+        precision: Option<usize>,
+    ) -> Result<Computed, ApiError> {
+        validate(&query)?;
+        let series = self.store.compare_series(&query, None).await?;
+        let missing: Vec<&str> = query
+            .kernels
+            .iter()
+            .filter(|k| !series.iter().any(|s| &s.kernel == *k))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            let metric = query
+                .metric
+                .as_ref()
+                .map(|m| format!(" with metric {m}"))
+                .unwrap_or_default();
+            return Err(ApiError::NotFound(format!(
+                "no samples of benchmark {} on machine {}{metric} for kernel {}",
+                query.benchmark,
+                query.machine,
+                missing.join(", ")
+            )));
+        }
+        let mut runs: Vec<i64> = series.iter().map(|s| s.run_id).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        let spec = PermalinkSpec {
+            query: query.clone(),
+            runs,
+        };
+        let mut computed = self.compute(query, series, precision).await?;
+        computed.comparison.permalink = Some(self.permalink_for(&spec).await?);
+        Ok(computed)
+    }
+
+    /// The comparison pinned by permalink `id`: the same runs, so the same numbers, forever.
+    pub async fn compare_permalink(
+        &self,
+        id: &str,
+        precision: Option<usize>,
+    ) -> Result<Computed, ApiError> {
+        let not_found = || ApiError::NotFound(format!("no permalink {id}"));
+        if !plausible_permalink(id) {
+            return Err(not_found());
+        }
+        let spec = self.store.permalink(id).await?.ok_or_else(not_found)?;
+        let spec: PermalinkSpec = serde_json::from_str(&spec)
+            .map_err(|e| anyhow::anyhow!("permalink {id} has an unreadable spec: {e}"))?;
+        let series = self
+            .store
+            .compare_series(&spec.query, Some(&spec.runs))
+            .await?;
+        let mut computed = self.compute(spec.query, series, precision).await?;
+        computed.comparison.permalink = Some(id.to_owned());
+        Ok(computed)
+    }
+
+    async fn compute(
+        &self,
+        query: CompareQuery,
+        series: Vec<CompareSeries>,
+        precision: Option<usize>,
+    ) -> Result<Computed, ApiError> {
+        // polars may block; keep it off the async workers.
+        let computed = tokio::task::spawn_blocking(move || {
+            crate::stats::compare(query, &series, precision)
+                .map(|comparison| Computed { comparison, series })
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("statistics task failed: {e}"))??;
+        Ok(computed)
+    }
+
+    async fn permalink_for(&self, spec: &PermalinkSpec) -> Result<String, ApiError> {
+        let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
+        let digest = hex::encode(Sha256::digest(json.as_bytes()));
+        if let Some(id) = self.store.permalink_by_digest(&digest).await? {
+            return Ok(id);
+        }
+        let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
+        Ok(self.store.ensure_permalink(&digest, &json, &id).await?)
+    }
+}
+
+/// Prefixes text that a spreadsheet would run as a formula with `'`.
+fn csv_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
+/// The samples behind a comparison as CSV, kernels in the comparison's order.
+pub fn samples_csv(computed: &Computed) -> anyhow::Result<String> {
+    let kernels = &computed.comparison.query.kernels;
+    let mut series: Vec<&CompareSeries> = computed.series.iter().collect();
+    series.sort_by(|a, b| {
+        let pos = |k: &str| kernels.iter().position(|x| x == k).unwrap_or(usize::MAX);
+        pos(&a.kernel)
+            .cmp(&pos(&b.kernel))
+            .then_with(|| a.metric.cmp(&b.metric))
+            .then_with(|| app::types::compare_params(&a.param, &b.param))
+            .then_with(|| a.run_id.cmp(&b.run_id))
+    });
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "kernel",
+        "run",
+        "metric",
+        "param",
+        "unit",
+        "direction",
+        "iteration",
+        "value",
+    ])?;
+    for s in series {
+        for (iteration, value) in s.iterations.iter().zip(&s.values) {
+            w.write_record([
+                csv_safe(&s.kernel).as_ref(),
+                &s.run_id.to_string(),
+                &csv_safe(&s.metric),
+                &csv_safe(&s.param),
+                &csv_safe(s.unit.as_deref().unwrap_or("")),
+                s.direction.as_str(),
+                &iteration.to_string(),
+                &value.to_string(),
+            ])?;
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_cannot_become_formulas() {
+        assert_eq!(csv_safe("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(csv_safe("+1"), "'+1");
+        assert_eq!(csv_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_safe("5.4.0-vanilla"), "5.4.0-vanilla");
+    }
+
+    #[test]
+    fn queries_are_checked_at_the_edge() {
+        let q = |kernels: &[&str]| CompareQuery {
+            benchmark: "b".into(),
+            machine: "m".into(),
+            kernels: kernels.iter().map(|k| k.to_string()).collect(),
+            metric: None,
+        };
+        assert!(validate(&q(&["a", "b"])).is_ok());
+        let err = validate(&q(&["a", "a"])).unwrap_err().to_string();
+        assert!(err.contains("twice"), "{err}");
+        let err = validate(&q(&[])).unwrap_err().to_string();
+        assert!(err.contains("at least one"), "{err}");
+        let many: Vec<String> = (0..17).map(|i| i.to_string()).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(validate(&q(&refs)).is_err());
+        assert!(!plausible_permalink("../etc"));
+        assert!(plausible_permalink("aZ09"));
+    }
+}

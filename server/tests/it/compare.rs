@@ -1,0 +1,352 @@
+//! Comparisons through the HTTP API: mmtests text against mmtests' own output, LKP text, JSON,
+//! permalinks, exports, and bad requests.
+
+use serde_json::Value;
+
+use crate::helpers::*;
+
+const KERNELS: &str = "5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-rc3-wakeidle,5.5.0-vanilla";
+
+/// Splits the text answer into the table and the permalink line under it.
+fn table_and_permalink(text: &str) -> (&str, &str) {
+    let (table, footer) = text
+        .rsplit_once("\nPermalink: ")
+        .expect("a permalink line under the table");
+    (table, footer.trim_end())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mmtests_text_is_what_mmtests_printed() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    for (benchmark, fixture_name) in [
+        ("netperf-tcp", "mmtests/netperf-tcp-compare.txt"),
+        ("hackbench-process-pipes", "mmtests/hackbench-compare.txt"),
+    ] {
+        let expected = String::from_utf8(read_fixture(fixture_name)).unwrap();
+        let path = format!("/api/v1/compare?benchmark={benchmark}&machine=m1&kernels={KERNELS}");
+        let (status, content_type, text) = app.get_accept(&path, "text/plain").await;
+        assert_eq!(status, 200, "{text}");
+        assert!(content_type.starts_with("text/plain"), "{content_type}");
+        let (table, permalink) = table_and_permalink(&text);
+        // Number for number, percentage for percentage, marker for marker.
+        assert_eq!(
+            table, expected,
+            "{benchmark}: ours\n{table}\nmmtests\n{expected}"
+        );
+        assert!(
+            permalink.starts_with(&format!("{}/c/", app.base)),
+            "{permalink}"
+        );
+        // format=text says the same as the Accept header.
+        let (_, by_format) = app.get_text(&format!("{path}&format=text")).await;
+        assert_eq!(by_format, text);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_has_every_statistic_and_verdict() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    let (status, c) = app
+        .get_json(&format!(
+            "/api/v1/compare?benchmark=netperf-tcp&machine=m1&kernels={KERNELS}"
+        ))
+        .await;
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(c["precision"], 2);
+    assert_eq!(c["query"]["kernels"][0], "5.4.0-vanilla");
+    assert_eq!(c["runs"].as_array().unwrap().len(), 4);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5, "five message sizes");
+    let row = &rows[0];
+    assert_eq!(row["label"], "tcpstream-send-64");
+    assert_eq!(row["direction"], "higher");
+    let base = &row["cells"][0];
+    assert_eq!(base["verdict"], "baseline");
+    assert_eq!(base["stats"]["n"], 6);
+    for key in [
+        "min",
+        "max",
+        "amean",
+        "hmean",
+        "stddev",
+        "hstddev",
+        "coeffvar",
+        "hcoeffvar",
+        "bamean95",
+        "bhmean95",
+        "median",
+        "pstddev",
+        "upper_median",
+    ] {
+        assert!(base["stats"][key].is_number(), "stats.{key} in {base}");
+    }
+    assert_eq!(
+        format!("{:.2}", base["stats"]["hmean"].as_f64().unwrap()),
+        "1784.43"
+    );
+    let new = &row["cells"][1];
+    assert_eq!(new["significant"], true);
+    assert_eq!(new["verdict"], "regression");
+    assert_eq!(
+        format!("{:.2}", new["changes"]["mean"].as_f64().unwrap()),
+        "-47.02"
+    );
+    assert_eq!(new["lkp_changed"], true);
+}
+
+fn lkp_csv() -> String {
+    let mut csv = String::from("kernel,metric,iteration,value\n");
+    let rows: [(&str, &str, [f64; 4]); 4] = [
+        (
+            "4.16.0-rc1",
+            "netperf.Throughput_Mbps",
+            [2497.1, 2501.3, 2490.0, 2499.6],
+        ),
+        (
+            "4.16.0-rc2",
+            "netperf.Throughput_Mbps",
+            [2345.2, 2340.1, 2350.3, 2344.9],
+        ),
+        (
+            "4.16.0-rc1",
+            "netperf.time.elapsed_time",
+            [900.1, 900.2, 900.0, 900.1],
+        ),
+        (
+            "4.16.0-rc2",
+            "netperf.time.elapsed_time",
+            [900.1, 900.0, 900.2, 900.1],
+        ),
+    ];
+    for (kernel, metric, values) in rows {
+        for (i, v) in values.iter().enumerate() {
+            csv.push_str(&format!("{kernel},{metric},{},{v}\n", i + 1));
+        }
+    }
+    csv
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lkp_style_shows_the_changed_rows_like_ncompare() {
+    let app = spawn_app().await;
+    let r = app
+        .upload_raw("benchmark=netperf&machine=lkp-bdw-de1", lkp_csv())
+        .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let path = "/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=4.16.0-rc1,4.16.0-rc2&format=text&style=lkp";
+    let (status, text) = app.get_text(path).await;
+    assert_eq!(status, 200, "{text}");
+    let (report, _) = table_and_permalink(&text);
+    let header = "\
+=========================================================================================
+benchmark/machine:
+  netperf/lkp-bdw-de1
+
+kernel: 
+  4.16.0-rc1
+  4.16.0-rc2
+
+      4.16.0-rc1                  4.16.0-rc2 
+---------------- --------------------------- 
+         %stddev     %change         %stddev
+             \\          |                \\  
+";
+    let throughput = "      2497            -6.1%       2345        netperf.Throughput_Mbps\n";
+    let elapsed = "    900.10            +0.0%     900.10        netperf.time.elapsed_time\n";
+    assert_eq!(report, format!("{header}{throughput}\n"));
+    let (_, all) = app.get_text(&format!("{path}&all=1")).await;
+    let (report, _) = table_and_permalink(&all);
+    assert_eq!(report, format!("{header}{throughput}{elapsed}\n"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn permalinks_pin_the_runs_and_answer_every_shape() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    let live = "/api/v1/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,5.5.0-vanilla";
+    let (_, before) = app.get_json(live).await;
+    let id = before["permalink"]
+        .as_str()
+        .expect("a permalink id")
+        .to_owned();
+    assert!(
+        id.len() >= 10 && id.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{id}"
+    );
+    let (_, again) = app.get_json(live).await;
+    assert_eq!(
+        again["permalink"],
+        id.as_str(),
+        "the same question over the same runs"
+    );
+    let permalinks = |counts: Vec<(String, i64)>| {
+        counts
+            .into_iter()
+            .find(|(t, _)| t == "permalink")
+            .unwrap()
+            .1
+    };
+    assert_eq!(permalinks(app.counts().await), 1);
+
+    // New, much slower runs of 5.5.0-vanilla: the live comparison moves, the permalink does not.
+    let mut csv = String::from("kernel,metric,param,iteration,value\n");
+    for i in 1..=5 {
+        csv.push_str(&format!("5.5.0-vanilla,time,1,{i},9.0\n"));
+    }
+    let r = app
+        .upload_raw("benchmark=hackbench-process-pipes&machine=m1", csv)
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (_, after) = app.get_json(live).await;
+    assert_ne!(
+        after["permalink"],
+        id.as_str(),
+        "new runs answer, so a new permalink"
+    );
+    let amean = |c: &Value| c["rows"][0]["cells"][1]["stats"]["amean"].as_f64().unwrap();
+    assert!(amean(&after) > amean(&before));
+
+    let (status, content_type, pinned) = app
+        .get_accept(&format!("/c/{id}"), "application/json")
+        .await;
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("application/json"));
+    let pinned: Value = serde_json::from_str(&pinned).unwrap();
+    assert_eq!(pinned["rows"], before["rows"], "the same numbers forever");
+    assert_eq!(pinned["runs"], before["runs"]);
+
+    let (status, _, text) = app.get_accept(&format!("/c/{id}"), "text/plain").await;
+    assert_eq!(status, 200);
+    let (table, link) = table_and_permalink(&text);
+    assert!(table.contains("Amean     time-1"), "{table}");
+    assert_eq!(link, format!("{}/c/{id}", app.base));
+
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let (status, content_type, html) = app.get_accept(&format!("/c/{id}"), browser).await;
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    assert!(
+        html.contains("id=\"compare-table\""),
+        "the page renders the table"
+    );
+
+    let (status, _, _) = app.get_accept("/c/doesnotexist", "application/json").await;
+    assert_eq!(status, 404);
+    let (status, _, _) = app.get_accept("/c/not%2Fan%2Fid", "text/plain").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exports_are_safe_csv_and_escaped_svg() {
+    let app = spawn_app().await;
+    let hostile = "=HYPERLINK(\"http://evil\")<script>alert(1)</script>";
+    let mut csv = String::from("kernel,metric,param,iteration,value\n");
+    for (kernel, base) in [("6.1.0", 10.0), (hostile, 12.0)] {
+        for i in 1..=3 {
+            csv.push_str(&format!(
+                "\"{}\",tput,64,{i},{}\n",
+                kernel.replace('"', "\"\""),
+                base + i as f64 / 10.0
+            ));
+        }
+    }
+    let r = app.upload_raw("benchmark=b&machine=m", csv).await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let kernels = format!("6.1.0,{}", urlencode(hostile));
+    let path = format!("/api/v1/compare?benchmark=b&machine=m&kernels={kernels}");
+
+    let (status, content_type, body) = app.get_accept(&format!("{path}&format=csv"), "*/*").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(content_type.starts_with("text/csv"));
+    let mut lines = body.lines();
+    assert_eq!(
+        lines.next(),
+        Some("kernel,run,metric,param,unit,direction,iteration,value")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 6);
+    assert!(rows[0].starts_with("6.1.0,"), "{}", rows[0]);
+    assert!(
+        rows[3].starts_with("\"'=HYPERLINK("),
+        "a formula is defused: {}",
+        rows[3]
+    );
+
+    let (status, content_type, svg) = app.get_accept(&path, "image/svg+xml").await;
+    assert_eq!(status, 200);
+    assert_eq!(content_type, "image/svg+xml");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
+    assert!(!svg.contains("<script>"), "user text is escaped in the SVG");
+    assert!(svg.contains("6.1.0"), "the legend names the kernels");
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_compare_requests_say_what_is_wrong() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    let base = "/api/v1/compare?benchmark=netperf-tcp&machine=m1";
+    let get = |path: String| {
+        let app = &app;
+        async move { app.client.get(app.url(&path)).send().await.unwrap() }
+    };
+    let cases: [(String, u16, &str); 8] = [
+        (format!("{base}"), 400, "kernels is required"),
+        (format!("{base}&kernels="), 400, "at least one kernel"),
+        (
+            format!("{base}&kernels=5.4.0-vanilla,5.4.0-vanilla"),
+            400,
+            "twice",
+        ),
+        (
+            format!("{base}&kernels=5.4.0-vanilla,9.9.9"),
+            404,
+            "kernel 9.9.9",
+        ),
+        (
+            format!("{base}&kernels=5.4.0-vanilla&format=xls"),
+            400,
+            "format must be",
+        ),
+        (
+            format!("{base}&kernels=5.4.0-vanilla&format=text&style=x"),
+            400,
+            "style must be",
+        ),
+        (
+            format!("{base}&kernels=5.4.0-vanilla&precision=99"),
+            400,
+            "precision",
+        ),
+        (
+            format!("{base}&kernels=5.4.0-vanilla&colour=red"),
+            400,
+            "colour",
+        ),
+    ];
+    for (path, status, needle) in cases {
+        assert_error(get(path).await, status, needle).await;
+    }
+    let before = app.counts().await;
+    assert_error(
+        get(format!("{base}&kernels=5.4.0-vanilla&metric=nope")).await,
+        404,
+        "metric nope",
+    )
+    .await;
+    assert_eq!(
+        app.counts().await,
+        before,
+        "a failed comparison stores nothing"
+    );
+}
