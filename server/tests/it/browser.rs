@@ -1,4 +1,5 @@
-//! Real headless Chromium against the real server: upload through the form after hydration.
+//! Real headless Chromium against the real server: upload through the form after hydration,
+//! and build, share and open a comparison.
 //!
 //! Needs the site built (`scripts/build-site`), Chromium and `e2e/node_modules`; `scripts/test`
 //! (the README's test command) provides all three. Missing pieces fail the test, never skip it.
@@ -15,8 +16,8 @@ fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn upload_through_the_form_in_chromium() {
+/// Runs `node e2e/<script> <args>` against the site and asserts it reports `e2e: ok`.
+async fn run_e2e(script: &str, args: Vec<String>) -> String {
     let root = repo_root();
     let wasm = root.join("target/site/pkg/perfline_bg.wasm");
     assert!(
@@ -28,32 +29,55 @@ async fn upload_through_the_form_in_chromium() {
         root.join("e2e/node_modules/playwright-core").exists(),
         "e2e/node_modules is missing: run scripts/ensure-tools"
     );
-
-    let app = spawn_app().await;
-    let base = app.base.clone();
-    let csv = fixture("generic/netperf-sweep.csv");
+    let script = root.join("e2e").join(script);
     let output = tokio::task::spawn_blocking(move || {
         Command::new("node")
-            .arg(root.join("e2e/upload.mjs"))
-            .arg(&base)
-            .arg(&csv)
+            .arg(script)
+            .args(args)
             .current_dir(&root)
             .output()
             .expect("node runs")
     })
     .await
     .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        output.status.success(),
+        output.status.success() && stdout.contains("e2e: ok"),
         "browser test failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
-    assert!(stdout.contains("e2e: ok"));
+    println!("{stdout}");
+    stdout
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn upload_through_the_form_in_chromium() {
+    let app = spawn_app().await;
+    let csv = fixture("generic/netperf-sweep.csv");
+    run_e2e(
+        "upload.mjs",
+        vec![app.base.clone(), csv.to_string_lossy().into_owned()],
+    )
+    .await;
 
     // The server agrees with what the browser saw.
     let (_, runs) = app.get_json("/api/v1/runs?machine=e2e%20box").await;
     assert_eq!(runs["total"], 1);
     assert_eq!(runs["runs"][0]["kernel"], "6.9.0-rc1");
     assert_eq!(runs["runs"][0]["benchmark"], "netperf-tcp");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_share_and_open_a_permalink_in_chromium() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    run_e2e("compare.mjs", vec![app.base.clone()]).await;
+    let permalinks = app
+        .counts()
+        .await
+        .into_iter()
+        .find(|(t, _)| t == "permalink")
+        .unwrap()
+        .1;
+    assert_eq!(permalinks, 1, "the page made one permalink for its comparison");
 }

@@ -350,3 +350,27 @@ async fn bad_compare_requests_say_what_is_wrong() {
         "a failed comparison stores nothing"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_offers_kernels_in_version_order() {
+    let app = spawn_app().await;
+    let mut csv = String::from("kernel,metric,iteration,value\n");
+    for kernel in ["4.17.0-rc1", "4.16.1", "4.16.0", "4.16.0-rc2", "4.16.0-rc1"] {
+        csv.push_str(&format!("{kernel},tput,1,1.0\n"));
+    }
+    let r = app.upload_raw("benchmark=b&machine=m", csv).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (status, html) = app.get_text("/compare?benchmark=b&machine=m").await;
+    assert_eq!(status, 200);
+    let offered: Vec<&str> = html
+        .split("class=\"add-kernel\"")
+        .skip(1)
+        .filter_map(|s| s.split("+ <!-- -->").nth(1).or_else(|| s.split("+ <!>").nth(1)))
+        .filter_map(|s| s.split('<').next())
+        .collect();
+    assert_eq!(
+        offered,
+        ["4.16.0-rc1", "4.16.0-rc2", "4.16.0", "4.16.1", "4.17.0-rc1"],
+        "kernel-aware order"
+    );
+}
