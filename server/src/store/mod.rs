@@ -4,6 +4,7 @@
 //! queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several read-only readers that
 //! never wait for it. One upload is one transaction on the writer.
 
+mod packed;
 mod read;
 mod write;
 
@@ -88,5 +89,54 @@ impl Store {
     pub async fn close(&self) {
         self.writer.close().await;
         self.reader.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{parse_file, test_meta, Format};
+    use app::types::CompareQuery;
+
+    /// Series stored before `series.packed` existed are read from the `sample` table, with the
+    /// same result.
+    #[tokio::test]
+    async fn series_without_packed_samples_read_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+        let csv = b"benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n";
+        let (_, runs) = parse_file(csv, Some(Format::Csv), &test_meta()).unwrap();
+        let upload = NewUpload {
+            digest: "d".into(),
+            metadata: "{}".into(),
+            files: Vec::new(),
+            runs,
+        };
+        store.insert_upload(&upload).await.unwrap();
+        let query = CompareQuery {
+            benchmark: "b".into(),
+            machine: "m1".into(),
+            kernels: vec!["6.1.0".into()],
+            metric: None,
+        };
+        let read = |s: Vec<CompareSeries>| {
+            s.into_iter()
+                .map(|s| (s.param, s.iterations, s.values))
+                .collect::<Vec<_>>()
+        };
+        let packed = read(store.compare_series(&query, None).await.unwrap());
+        assert_eq!(
+            packed,
+            [
+                ("64".to_owned(), vec![1, 2], vec![0.1, 1.25]),
+                ("128".to_owned(), vec![1], vec![3e10])
+            ]
+        );
+        sqlx::query("UPDATE series SET packed = NULL")
+            .execute(&store.writer)
+            .await
+            .unwrap();
+        let from_rows = read(store.compare_series(&query, None).await.unwrap());
+        assert_eq!(from_rows, packed);
     }
 }

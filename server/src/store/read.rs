@@ -336,16 +336,25 @@ impl Store {
             }
         };
         let mut q = QueryBuilder::<Sqlite>::new(
-            "SELECT s.id, r.id, k.version, s.metric, s.param, s.unit, s.direction",
+            "SELECT s.id, r.id, k.version, s.metric, s.param, s.unit, s.direction, s.packed",
         );
         filter(&mut q, false);
         q.push(" ORDER BY s.id");
         let rows = q.build().fetch_all(&self.reader).await?;
         let mut index = std::collections::HashMap::with_capacity(rows.len());
         let mut series = Vec::with_capacity(rows.len());
+        let mut unpacked = 0;
         for r in &rows {
             let direction: String = r.get(6);
-            index.insert(r.get::<i64, _>(0), series.len());
+            let packed: Option<Vec<u8>> = r.get(7);
+            let (iterations, values) = match packed {
+                Some(bytes) => super::packed::unpack(&bytes)?,
+                None => {
+                    unpacked += 1;
+                    index.insert(r.get::<i64, _>(0), series.len());
+                    (Vec::new(), Vec::new())
+                }
+            };
             series.push(CompareSeries {
                 run_id: r.get(1),
                 kernel: r.get(2),
@@ -353,19 +362,35 @@ impl Store {
                 param: r.get(4),
                 unit: r.get(5),
                 direction: Direction::parse(&direction).unwrap_or_default(),
-                iterations: Vec::new(),
-                values: Vec::new(),
+                iterations,
+                values,
             });
         }
-        let mut q = QueryBuilder::<Sqlite>::new("SELECT sa.series_id, sa.iteration, sa.value");
+        if unpacked == 0 {
+            return Ok(series);
+        }
+        // Series stored before `packed` existed: one row per series with its samples joined as
+        // text (a REAL prints with 15 significant digits, as many as any parsed input has).
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "SELECT sa.series_id, group_concat(sa.iteration, ',' ORDER BY sa.iteration), \
+             group_concat(sa.value, ',' ORDER BY sa.iteration)",
+        );
         filter(&mut q, true);
-        q.push(" ORDER BY sa.series_id, sa.iteration");
-        let values: Vec<(i64, i64, f64)> = q.build_query_as().fetch_all(&self.reader).await?;
-        for (id, iteration, value) in values {
-            if let Some(&i) = index.get(&id) {
-                series[i].iterations.push(iteration);
-                series[i].values.push(value);
-            }
+        q.push(" AND s.packed IS NULL GROUP BY sa.series_id");
+        let rows: Vec<(i64, String, String)> = q.build_query_as().fetch_all(&self.reader).await?;
+        for (id, iterations, values) in rows {
+            let Some(&i) = index.get(&id) else { continue };
+            let s = &mut series[i];
+            s.iterations = iterations
+                .split(',')
+                .map(|x| x.parse::<i64>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| anyhow::anyhow!("series {id}: bad iteration: {e}"))?;
+            s.values = values
+                .split(',')
+                .map(|x| x.parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| anyhow::anyhow!("series {id}: bad value: {e}"))?;
         }
         Ok(series)
     }

@@ -113,12 +113,13 @@ async fn insert_run(
     let mut pending: Vec<(i64, i64, f64)> = Vec::with_capacity(SAMPLE_BATCH);
     for s in &run.series {
         let (series_id,): (i64,) =
-            sqlx::query_as("INSERT INTO series (run_id, metric, param, unit, direction) VALUES (?, ?, ?, ?, ?) RETURNING id")
+            sqlx::query_as("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
                 .bind(run_id)
                 .bind(s.metric.as_str())
                 .bind(&s.param)
                 .bind(&s.unit)
                 .bind(s.direction.as_str())
+                .bind(super::packed::pack(&s.samples))
                 .fetch_one(&mut **tx)
                 .await?;
         for &(iteration, value) in &s.samples {

@@ -79,5 +79,8 @@ async fn compare_share_and_open_a_permalink_in_chromium() {
         .find(|(t, _)| t == "permalink")
         .unwrap()
         .1;
-    assert_eq!(permalinks, 1, "the page made one permalink for its comparison");
+    assert_eq!(
+        permalinks, 1,
+        "the page made one permalink for its comparison"
+    );
 }

@@ -365,7 +365,11 @@ async fn the_page_offers_kernels_in_version_order() {
     let offered: Vec<&str> = html
         .split("class=\"add-kernel\"")
         .skip(1)
-        .filter_map(|s| s.split("+ <!-- -->").nth(1).or_else(|| s.split("+ <!>").nth(1)))
+        .filter_map(|s| {
+            s.split("+ <!-- -->")
+                .nth(1)
+                .or_else(|| s.split("+ <!>").nth(1))
+        })
         .filter_map(|s| s.split('<').next())
         .collect();
     assert_eq!(
