@@ -99,7 +99,7 @@ mod tests {
     use app::types::CompareQuery;
 
     /// Series stored before `series.packed` existed are read from the `sample` table, with the
-    /// same result.
+    /// same result, by comparisons and by the run page.
     #[tokio::test]
     async fn series_without_packed_samples_read_the_same() {
         let dir = tempfile::tempdir().unwrap();
@@ -132,10 +132,29 @@ mod tests {
                 ("128".to_owned(), vec![1], vec![3e10])
             ]
         );
+        // Make it a database from before `series.packed`: samples as rows, no packed blobs.
+        let run_before = store.run_series(1).await.unwrap();
+        let packed_rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT id, packed FROM series")
+            .fetch_all(&store.writer)
+            .await
+            .unwrap();
+        for (id, bytes) in packed_rows {
+            let (iterations, values) = packed::unpack(&bytes).unwrap();
+            for (i, v) in iterations.into_iter().zip(values) {
+                sqlx::query("INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)")
+                    .bind(id)
+                    .bind(i)
+                    .bind(v)
+                    .execute(&store.writer)
+                    .await
+                    .unwrap();
+            }
+        }
         sqlx::query("UPDATE series SET packed = NULL")
             .execute(&store.writer)
             .await
             .unwrap();
+        assert_eq!(store.run_series(1).await.unwrap(), run_before);
         let from_rows = read(store.compare_series(&query, None).await.unwrap());
         assert_eq!(from_rows, packed);
     }

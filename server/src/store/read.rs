@@ -113,30 +113,35 @@ impl Store {
     /// The series of a run with their samples, metrics by name and parameters in natural order.
     pub async fn run_series(&self, run_id: i64) -> anyhow::Result<Vec<Series>> {
         let rows = sqlx::query(
-            "SELECT s.id, s.metric, s.param, s.unit, s.direction, sa.iteration, sa.value \
-             FROM series s JOIN sample sa ON sa.series_id = s.id WHERE s.run_id = ? ORDER BY s.id, sa.iteration",
+            "SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id",
         )
         .bind(run_id)
         .fetch_all(&self.reader)
         .await?;
-        let mut series: Vec<Series> = Vec::new();
-        let mut last_id = None;
+        let mut series: Vec<Series> = Vec::with_capacity(rows.len());
         for row in &rows {
-            let id: i64 = row.get("id");
-            if last_id != Some(id) {
-                let direction: String = row.get("direction");
-                series.push(Series {
-                    metric: row.get("metric"),
-                    param: row.get("param"),
-                    unit: row.get("unit"),
-                    direction: Direction::parse(&direction).unwrap_or_default(),
-                    samples: Vec::new(),
-                });
-                last_id = Some(id);
-            }
-            if let Some(s) = series.last_mut() {
-                s.samples.push((row.get("iteration"), row.get("value")));
-            }
+            let direction: String = row.get("direction");
+            let packed: Option<Vec<u8>> = row.get("packed");
+            let samples = match packed {
+                Some(bytes) => {
+                    let (iterations, values) = super::packed::unpack(&bytes)?;
+                    iterations.into_iter().zip(values).collect()
+                }
+                // Stored before `series.packed` existed.
+                None => sqlx::query_as::<_, (i64, f64)>(
+                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
+                )
+                .bind(row.get::<i64, _>("id"))
+                .fetch_all(&self.reader)
+                .await?,
+            };
+            series.push(Series {
+                metric: row.get("metric"),
+                param: row.get("param"),
+                unit: row.get("unit"),
+                direction: Direction::parse(&direction).unwrap_or_default(),
+                samples,
+            });
         }
         series.sort_by(|a, b| {
             a.metric

@@ -5,9 +5,6 @@ use sqlx::{Sqlite, Transaction};
 use super::Store;
 use crate::ingest::ParsedRun;
 
-/// Samples per multi-row INSERT: 3 bound values each, well under SQLite's 32766 variables.
-const SAMPLE_BATCH: usize = 8000;
-
 pub struct NewFile {
     pub name: Option<String>,
     pub format: String,
@@ -109,49 +106,19 @@ async fn insert_run(
     .fetch_one(&mut **tx)
     .await?;
 
-    // Series first, then all their samples in large multi-row INSERTs.
-    let mut pending: Vec<(i64, i64, f64)> = Vec::with_capacity(SAMPLE_BATCH);
+    // One row per series, its samples packed (see `packed.rs`).
     for s in &run.series {
-        let (series_id,): (i64,) =
-            sqlx::query_as("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
-                .bind(run_id)
-                .bind(s.metric.as_str())
-                .bind(&s.param)
-                .bind(&s.unit)
-                .bind(s.direction.as_str())
-                .bind(super::packed::pack(&s.samples))
-                .fetch_one(&mut **tx)
-                .await?;
-        for &(iteration, value) in &s.samples {
-            pending.push((series_id, iteration, value));
-            if pending.len() == SAMPLE_BATCH {
-                insert_samples(tx, &pending).await?;
-                pending.clear();
-            }
-        }
-    }
-    if !pending.is_empty() {
-        insert_samples(tx, &pending).await?;
+        sqlx::query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(run_id)
+            .bind(s.metric.as_str())
+            .bind(&s.param)
+            .bind(&s.unit)
+            .bind(s.direction.as_str())
+            .bind(super::packed::pack(&s.samples))
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(run_id)
-}
-
-async fn insert_samples(
-    tx: &mut Transaction<'_, Sqlite>,
-    rows: &[(i64, i64, f64)],
-) -> anyhow::Result<()> {
-    let mut sql = String::with_capacity(40 + rows.len() * 8);
-    sql.push_str("INSERT INTO sample (series_id, iteration, value) VALUES ");
-    for i in 0..rows.len() {
-        sql.push_str(if i == 0 { "(?,?,?)" } else { ",(?,?,?)" });
-    }
-    // Only placeholders are interpolated; every value is bound.
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-    for &(series, iteration, value) in rows {
-        q = q.bind(series).bind(iteration).bind(value);
-    }
-    q.execute(&mut **tx).await?;
-    Ok(())
 }
 
 impl Store {
