@@ -38,7 +38,14 @@ fn dashboard_view(d: DashboardData) -> AnyView {
                     <tbody>
                         {d.benchmarks.into_iter().map(|b| {
                             let machine = b.machines.first().cloned().unwrap_or_default();
-                            let href = compare_href(&b.name, &machine, &b.kernels);
+                            // With one machine, all kernels are its own: compare the newest
+                            // (at most 16, a comparison's limit). Otherwise let the user choose.
+                            let kernels: &[String] = if b.machines.len() == 1 {
+                                &b.kernels[b.kernels.len().saturating_sub(16)..]
+                            } else {
+                                &[]
+                            };
+                            let href = compare_href(&b.name, &machine, kernels);
                             view! {
                                 <tr>
                                     <td><a href=href>{b.name}</a></td>
