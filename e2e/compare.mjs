@@ -2,28 +2,16 @@
 // its permalink in a fresh page, and check that a regression is marked as one.
 // Usage: node e2e/compare.mjs <base-url>   (the server must hold the fixture mmtests tree on m1)
 // Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { launch, step, watch as watchInto } from './lib.mjs';
 
 const [base] = process.argv.slice(2);
 if (!base) {
   console.error('usage: node e2e/compare.mjs <base-url>');
   process.exit(2);
 }
-const executablePath = process.env.PERFLINE_CHROMIUM || '/usr/bin/chromium';
-const browser = await chromium.launch({
-  executablePath,
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (msg) => console.log(`e2e: ${msg}`);
+const browser = await launch();
 const errors = [];
-const watch = (page) => {
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console error: ${m.text()}`); });
-  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`); });
-  page.setDefaultTimeout(30000);
-};
+const watch = (page) => watchInto(page, errors);
 const order = (page) => page.$$eval('#kernel-order li', (lis) => lis.map((li) => li.dataset.kernel));
 try {
   const context = await browser.newContext();

@@ -1,28 +1,18 @@
 // Browser test: upload a CSV through the form in real headless Chromium.
 // Usage: node e2e/upload.mjs <base-url> <csv-file>
 // Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.
-import { chromium } from 'playwright-core';
+import { launch, step, watch } from './lib.mjs';
 
 const [base, csvFile] = process.argv.slice(2);
 if (!base || !csvFile) {
   console.error('usage: node e2e/upload.mjs <base-url> <csv-file>');
   process.exit(2);
 }
-const executablePath = process.env.PERFLINE_CHROMIUM || '/usr/bin/chromium';
-const browser = await chromium.launch({
-  executablePath,
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (msg) => console.log(`e2e: ${msg}`);
+const browser = await launch();
 const errors = [];
 try {
   const page = await browser.newPage();
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console error: ${m.text()}`); });
-  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`); });
-  page.setDefaultTimeout(30000);
+  watch(page, errors);
 
   await page.goto(`${base}/upload`);
   // The App sets data-hydrated from an Effect, which only runs once the WASM has hydrated.

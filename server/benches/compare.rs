@@ -9,13 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-const KERNELS: [&str; 5] = [
-    "5.4.0-vanilla",
-    "5.5.0-rc1-vanilla",
-    "5.5.0-rc3-vanilla",
-    "5.5.0-vanilla",
-    "5.6.0-rc1-vanilla",
-];
+use common::KERNELS;
 
 /// A generic CSV of `params.len() × samples` samples per kernel.
 fn csv(params: &[u32], samples: u32) -> String {

@@ -6,13 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-const KERNELS: [&str; 5] = [
-    "5.4.0-vanilla",
-    "5.5.0-rc1-vanilla",
-    "5.5.0-rc3-vanilla",
-    "5.5.0-vanilla",
-    "5.6.0-rc1-vanilla",
-];
+use common::KERNELS;
 const SIZES: [u32; 9] = [64, 128, 256, 1024, 2048, 3312, 4096, 8192, 16384];
 const SAMPLES: u32 = 50;
 const REPEATS: usize = 5;

@@ -1,8 +1,18 @@
-//! The real server on port 0 with a fresh database, for the benchmarks.
+//! The real server on port 0 with a fresh database, and the data the benchmarks share.
 
 use std::future::Future;
 
 use perfline_server::{serve, AppState, Config};
+
+/// The kernels of the generated comparisons and archives (mmtests' naming).
+#[allow(dead_code)] // Not every benchmark uses it.
+pub const KERNELS: [&str; 5] = [
+    "5.4.0-vanilla",
+    "5.5.0-rc1-vanilla",
+    "5.5.0-rc3-vanilla",
+    "5.5.0-vanilla",
+    "5.6.0-rc1-vanilla",
+];
 
 /// Runs `body` with the base URL of a fresh server, then stops the server.
 pub fn with_server<F, Fut, T>(rt: &tokio::runtime::Runtime, body: F) -> T
