@@ -368,10 +368,25 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 .unwrap_or_default()
         })
         .collect();
-    let chart_alt = format!(
-        "Mean of {} per parameter for each kernel, with error bars of one standard deviation",
-        c.rows[0].metric
-    );
+    // One chart per metric (most comparisons have one).
+    let mut metrics: Vec<String> = Vec::new();
+    for row in &c.rows {
+        if !metrics.contains(&row.metric) {
+            metrics.push(row.metric.clone());
+        }
+    }
+    let charts = metrics
+        .into_iter()
+        .enumerate()
+        .map(|(i, metric)| {
+            let alt = format!(
+                "Mean of {metric} per parameter for each kernel, with error bars of one standard deviation"
+            );
+            let src = format!("{doc}?format=svg&chart={}", encode(&metric));
+            let id = if i == 0 { "compare-chart".to_owned() } else { format!("compare-chart-{i}") };
+            view! { <img id=id class="chart" src=src alt=alt width="860" height="460" /> }
+        })
+        .collect_view();
     let mut body = Vec::new();
     for direction in [Direction::Higher, Direction::Lower] {
         let rows: Vec<_> = c.rows.iter().filter(|r| r.direction == direction).collect();
@@ -463,7 +478,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 <a id="lkp-text" href=format!("{doc}?format=text&style=lkp")>"LKP report"</a>
                 <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
             </div>
-            <img id="compare-chart" class="chart" src=format!("{doc}?format=svg") alt=chart_alt width="860" height="460" />
+            {charts}
             <table id="compare-table" class="compare">
                 <thead>
                     <tr>

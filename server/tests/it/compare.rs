@@ -157,8 +157,26 @@ kernel:
     let elapsed = "    900.10            +0.0%     900.10        netperf.time.elapsed_time\n";
     assert_eq!(report, format!("{header}{throughput}\n"));
     let (_, all) = app.get_text(&format!("{path}&all=1")).await;
-    let (report, _) = table_and_permalink(&all);
+    let (report, link) = table_and_permalink(&all);
     assert_eq!(report, format!("{header}{throughput}{elapsed}\n"));
+
+    // The page draws one chart per metric; each is the permalink's SVG for that metric.
+    let (_, html) = app
+        .get_text("/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=4.16.0-rc1,4.16.0-rc2")
+        .await;
+    let id = link.rsplit('/').next().unwrap();
+    for metric in ["netperf.Throughput_Mbps", "netperf.time.elapsed_time"] {
+        let src = format!("/c/{id}?format=svg&amp;chart={metric}");
+        assert!(html.contains(&src), "the page has a chart {src}");
+        let (status, svg) = app
+            .get_text(&format!("/c/{id}?format=svg&chart={metric}"))
+            .await;
+        assert_eq!(status, 200);
+        assert!(
+            svg.contains(metric),
+            "the chart of {metric} says so in its caption"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
