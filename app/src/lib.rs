@@ -8,6 +8,7 @@ pub mod compare;
 pub mod kernel;
 pub mod label;
 mod pages;
+pub mod trend;
 pub mod types;
 
 use leptos::prelude::*;

@@ -79,6 +79,8 @@ fn main() {
                     bytes: body.clone().into(),
                 }],
                 runs: runs.clone(),
+                mark: None,
+                commit_time: None,
             };
             let t = Instant::now();
             store.insert_upload(&upload).await.unwrap();

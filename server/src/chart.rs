@@ -150,3 +150,204 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("chart: {e:?}")
 }
+
+/// User text for a chart: control characters removed (plotters escapes the rest).
+fn clean(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).collect()
+}
+
+/// Largest-Triangle-Three-Buckets: the indices of at most `threshold` points of `y` that keep
+/// the shape of the line (first and last always kept).
+pub fn lttb(y: &[f64], threshold: usize) -> Vec<usize> {
+    let n = y.len();
+    if threshold >= n || threshold < 3 {
+        return (0..n).collect();
+    }
+    let mut out = Vec::with_capacity(threshold);
+    out.push(0);
+    let bucket = (n - 2) as f64 / (threshold - 2) as f64;
+    let mut a = 0usize;
+    for i in 0..threshold - 2 {
+        let start = (i as f64 * bucket) as usize + 1;
+        let end = (((i + 1) as f64 * bucket) as usize + 1).min(n - 1);
+        let next_start = end;
+        let next_end = (((i + 2) as f64 * bucket) as usize + 1).min(n);
+        let (mut avg_x, mut avg_y) = (0.0, 0.0);
+        let count = (next_end - next_start).max(1);
+        for j in next_start..next_end.max(next_start + 1).min(n) {
+            avg_x += j as f64;
+            avg_y += y[j];
+        }
+        avg_x /= count as f64;
+        avg_y /= count as f64;
+        let (ax, ay) = (a as f64, y[a]);
+        let mut best = (start, -1.0);
+        for (j, &yj) in y.iter().enumerate().take(end.max(start + 1)).skip(start) {
+            let area = ((ax - avg_x) * (yj - ay) - (ax - j as f64) * (avg_y - ay)).abs();
+            if area > best.1 {
+                best = (j, area);
+            }
+        }
+        out.push(best.0);
+        a = best.0;
+    }
+    out.push(n - 1);
+    out
+}
+
+/// The trend chart: per-commit mean with a min–max bar, markers by bisect mark, change points
+/// as vertical lines. More than 2,000 commits are downsampled with LTTB.
+pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
+    use app::trend::Mark;
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (960, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
+        let keep = lttb(&means, 2000);
+        let lo = keep
+            .iter()
+            .map(|&i| t.points[i].min)
+            .fold(f64::INFINITY, f64::min);
+        let hi = keep
+            .iter()
+            .map(|&i| t.points[i].max)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = if lo.is_finite() && hi > lo {
+            let pad = (hi - lo) * 0.08;
+            (lo - pad, hi + pad)
+        } else if lo.is_finite() {
+            (lo - 1.0, lo + 1.0)
+        } else {
+            (0.0, 1.0)
+        };
+        let n = t.points.len().max(1) as f64;
+        let unit = t
+            .unit
+            .as_ref()
+            .map(|u| format!(" ({})", clean(u)))
+            .unwrap_or_default();
+        let caption = format!(
+            "{} on {}: {}{unit} by commit ({})",
+            clean(&t.query.benchmark),
+            clean(&t.query.machine),
+            clean(&t.title()),
+            t.order
+        );
+        let labels: Vec<String> = t
+            .points
+            .iter()
+            .map(|p| {
+                clean(
+                    &p.sha
+                        .as_ref()
+                        .map(|s| s.chars().take(10).collect())
+                        .unwrap_or_else(|| p.kernel.clone()),
+                )
+            })
+            .collect();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(caption, ("sans-serif", 15))
+            .margin(12)
+            .x_label_area_size(34)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5..n - 0.5, lo..hi)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(8)
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(format!("{}{unit}", clean(&t.query.metric)))
+            .draw()
+            .map_err(plot_err)?;
+        for c in &t.change_points {
+            let colour = if c.verdict == "regression" {
+                RGBColor(213, 94, 0)
+            } else {
+                RGBColor(0, 158, 115)
+            };
+            chart
+                .draw_series(LineSeries::new(
+                    [(c.x as f64 - 0.5, lo), (c.x as f64 - 0.5, hi)],
+                    colour.stroke_width(2),
+                ))
+                .map_err(plot_err)?;
+        }
+        chart
+            .draw_series(keep.iter().map(|&i| {
+                let p = &t.points[i];
+                ErrorBar::new_vertical(
+                    i as f64,
+                    p.min,
+                    p.mean,
+                    p.max,
+                    RGBColor(150, 150, 150).filled(),
+                    4,
+                )
+            }))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(
+                keep.iter().map(|&i| (i as f64, t.points[i].mean)),
+                RGBColor(0, 114, 178).stroke_width(1),
+            ))
+            .map_err(plot_err)?;
+        for (mark, colour, name) in [
+            (Some(Mark::Good), RGBColor(0, 158, 115), "bisect good"),
+            (Some(Mark::Bad), RGBColor(213, 94, 0), "bisect bad"),
+            (Some(Mark::Skip), RGBColor(150, 150, 150), "skipped"),
+            (None, RGBColor(0, 114, 178), "unmarked"),
+        ] {
+            let pts: Vec<(f64, f64)> = keep
+                .iter()
+                .filter(|&&i| t.points[i].mark == mark)
+                .map(|&i| (i as f64, t.points[i].mean))
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            chart
+                .draw_series(
+                    pts.into_iter()
+                        .map(|(x, y)| Circle::new((x, y), 4, colour.filled())),
+                )
+                .map_err(plot_err)?
+                .label(name)
+                .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lttb_keeps_ends_and_spikes() {
+        let mut y: Vec<f64> = (0..10_000).map(|i| (i % 7) as f64).collect();
+        y[5000] = 1000.0;
+        let keep = lttb(&y, 500);
+        assert_eq!(keep.len(), 500);
+        assert_eq!((keep[0], keep[499]), (0, 9999));
+        assert!(keep.contains(&5000), "the spike survives");
+        assert!(keep.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(lttb(&[1.0, 2.0], 500), vec![0, 1]);
+    }
+}

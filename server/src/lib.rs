@@ -10,6 +10,8 @@ pub mod ingest;
 #[cfg(feature = "server")]
 pub mod api;
 #[cfg(feature = "server")]
+pub mod changepoint;
+#[cfg(feature = "server")]
 pub mod chart;
 #[cfg(feature = "server")]
 pub mod compare;
@@ -23,6 +25,8 @@ mod server;
 pub mod stats;
 #[cfg(feature = "server")]
 pub mod store;
+#[cfg(feature = "server")]
+pub mod trend;
 #[cfg(feature = "server")]
 mod web;
 #[cfg(feature = "server")]

@@ -2,6 +2,7 @@
 
 pub mod compare;
 mod read;
+mod trend;
 mod upload;
 
 use axum::extract::DefaultBodyLimit;
@@ -26,6 +27,16 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/machines", get(read::machines))
         .route("/kernels", get(read::kernels))
         .route("/compare", get(compare::compare))
+        .route("/trend", get(trend::trend))
+        .route(
+            "/commits",
+            post(trend::commits).layer(DefaultBodyLimit::max(state.config.max_upload)),
+        )
+        .route(
+            "/bisect",
+            post(trend::bisect).layer(DefaultBodyLimit::max(state.config.max_upload)),
+        )
+        .route("/runs/{id}/mark", post(trend::mark_run))
         .fallback(|| async {
             ApiError::NotFound("no such API endpoint; see README.md for the list".into())
         })

@@ -203,6 +203,8 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
             metadata: meta.canonical(),
             files: new_files,
             runs,
+            mark: meta.mark,
+            commit_time: meta.commit_time,
         })
     })
     .await

@@ -201,6 +201,10 @@ pub struct UploadMeta {
     pub commit: Option<Label>,
     pub tags: Vec<(Label, String)>,
     pub format: Option<Format>,
+    /// A bisect mark for every run of the upload.
+    pub mark: Option<app::trend::Mark>,
+    /// The commit's time in seconds since the epoch (`git log --format=%ct`).
+    pub commit_time: Option<i64>,
 }
 
 impl UploadMeta {
@@ -219,6 +223,19 @@ impl UploadMeta {
             "kernel" => self.kernel = Some(label(value)?),
             "commit" => self.commit = Some(label(value)?),
             "tags" => self.tags = parse_tags(value)?,
+            "mark" => {
+                self.mark = Some(app::trend::Mark::parse(value).ok_or_else(|| {
+                    IngestError::field("mark", format!("mark must be good, bad or skip, not '{value}'"))
+                })?)
+            }
+            "commit_time" => {
+                self.commit_time = Some(value.parse::<i64>().map_err(|_| {
+                    IngestError::field(
+                        "commit_time",
+                        format!("commit_time must be seconds since the epoch (git log --format=%ct), not '{value}'"),
+                    )
+                })?)
+            }
             "format" => {
                 if value != "auto" {
                     self.format = Some(Format::parse(value).ok_or_else(|| {
@@ -229,7 +246,7 @@ impl UploadMeta {
             other => {
                 return Err(IngestError::field(
                     other,
-                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, tags, format"),
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format"),
                 ))
             }
         }
@@ -246,6 +263,8 @@ impl UploadMeta {
             "commit": opt(&self.commit),
             "tags": self.tags.iter().map(|(k, v)| [k.as_str(), v.as_str()]).collect::<Vec<_>>(),
             "format": self.format.map(Format::as_str),
+            "mark": self.mark.map(app::trend::Mark::as_str),
+            "commit_time": self.commit_time,
         })
         .to_string()
     }

@@ -4,6 +4,7 @@
 //! queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several read-only readers that
 //! never wait for it. One upload is one transaction on the writer.
 
+mod history;
 mod packed;
 mod read;
 mod write;
@@ -17,6 +18,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
+pub use history::{History, HistoryCommit, TrendRun};
 pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
 
@@ -111,6 +113,8 @@ mod tests {
             metadata: "{}".into(),
             files: Vec::new(),
             runs,
+            mark: None,
+            commit_time: None,
         };
         store.insert_upload(&upload).await.unwrap();
         let query = CompareQuery {

@@ -18,6 +18,9 @@ pub struct NewUpload {
     pub files: Vec<NewFile>,
     /// The runs parsed from each file, in file order.
     pub runs: Vec<ParsedRun>,
+    /// A bisect mark and a commit time for every run, from the upload's fields.
+    pub mark: Option<app::trend::Mark>,
+    pub commit_time: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +59,7 @@ impl Store {
                 .await?;
         }
         for run in &upload.runs {
-            insert_run(&mut tx, upload_id, run).await?;
+            insert_run(&mut tx, upload_id, run, upload).await?;
         }
         tx.commit().await?;
         Ok(Inserted::Created(upload_id))
@@ -82,6 +85,7 @@ async fn insert_run(
     tx: &mut Transaction<'_, Sqlite>,
     upload_id: i64,
     run: &ParsedRun,
+    upload: &NewUpload,
 ) -> anyhow::Result<i64> {
     let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
     let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
@@ -93,7 +97,7 @@ async fn insert_run(
     )?;
     let facts = serde_json::to_string(&run.facts)?;
     let (run_id,): (i64,) = sqlx::query_as(
-        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(upload_id)
     .bind(run.key.benchmark.as_str())
@@ -103,6 +107,8 @@ async fn insert_run(
     .bind(tags)
     .bind(facts)
     .bind(run.sample_count() as i64)
+    .bind(upload.mark.map(app::trend::Mark::as_str))
+    .bind(upload.commit_time)
     .fetch_one(&mut **tx)
     .await?;
 

@@ -8,4 +8,5 @@ mod compare;
 mod helpers;
 mod pages;
 mod read_api;
+mod trend;
 mod upload;

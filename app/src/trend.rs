@@ -1,0 +1,394 @@
+//! Trends by commit: the wire types of a metric's history, and its ASCII chart in the style of
+//! the LKP robot's mails (gnuplot's `dumb` terminal). Pure, so the server (for `curl`) and the
+//! browser draw the very same characters.
+
+use serde::{Deserialize, Serialize};
+
+/// A bisect mark on a run or a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mark {
+    Good,
+    Bad,
+    Skip,
+}
+
+impl Mark {
+    pub fn parse(raw: &str) -> Option<Mark> {
+        match raw {
+            "good" => Some(Mark::Good),
+            "bad" => Some(Mark::Bad),
+            "skip" => Some(Mark::Skip),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Good => "good",
+            Mark::Bad => "bad",
+            Mark::Skip => "skip",
+        }
+    }
+}
+
+/// What a trend shows: one metric at one param of one benchmark on one machine.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TrendQuery {
+    pub benchmark: String,
+    pub machine: String,
+    pub metric: String,
+    pub param: String,
+    /// The history (`repo/branch`) to order commits by; default: the one holding most of them.
+    pub history: Option<String>,
+}
+
+/// One run at a commit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendRun {
+    pub id: i64,
+    pub mark: Option<Mark>,
+    pub mean: f64,
+    pub n: usize,
+}
+
+/// One x position: a commit (or, for runs without a commit, a kernel) with all its runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendPoint {
+    /// 0, 1, 2, ... in history order.
+    pub x: usize,
+    pub sha: Option<String>,
+    pub kernel: String,
+    /// The commit's position in the history, when it is in it.
+    pub position: Option<usize>,
+    pub time: Option<i64>,
+    pub subject: Option<String>,
+    /// Over all samples of all runs at this commit.
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+    /// The commit's mark (a bisect log's, else what its runs say: bad over good over skip).
+    pub mark: Option<Mark>,
+    /// The commit a bisection ended on.
+    pub first_bad: bool,
+    pub runs: Vec<TrendRun>,
+}
+
+/// A level shift found by change-point detection, at the first point of the new level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendChange {
+    pub x: usize,
+    pub sha: Option<String>,
+    pub kernel: String,
+    pub before: f64,
+    pub after: f64,
+    /// 100 · (after − before) / before.
+    pub change_pct: f64,
+    /// `regression` or `improvement`, by the metric's direction.
+    pub verdict: String,
+    pub p_value: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trend {
+    pub query: TrendQuery,
+    /// How the x axis is ordered: `history repo/branch`, `commit time` or `kernel version`.
+    pub order: String,
+    pub unit: Option<String>,
+    pub direction: crate::label::Direction,
+    pub points: Vec<TrendPoint>,
+    pub change_points: Vec<TrendChange>,
+}
+
+impl Trend {
+    /// The chart's title: the metric, and the param when there is one.
+    pub fn title(&self) -> String {
+        if self.query.param.is_empty() {
+            self.query.metric.clone()
+        } else {
+            format!("{}.{}", self.query.metric, self.query.param)
+        }
+    }
+
+    /// The ASCII chart of this trend: one column per run, in commit order, marked by the run's
+    /// own mark or else its commit's.
+    pub fn ascii(&self, width: usize, height: usize) -> String {
+        let samples: Vec<ChartSample> = self
+            .points
+            .iter()
+            .flat_map(|p| {
+                p.runs.iter().map(move |r| ChartSample {
+                    value: r.mean,
+                    mark: r.mark.or(p.mark),
+                })
+            })
+            .collect();
+        ascii_chart(&self.title(), &samples, width, height)
+    }
+}
+
+/// One sample of an ASCII chart, in x order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChartSample {
+    pub value: f64,
+    pub mark: Option<Mark>,
+}
+
+/// Rounds a raw tick step up to 1, 2 or 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    let f = raw / power;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}
+
+/// A y-axis tick label: an integer when the step is, else as few decimals as the step needs;
+/// gnuplot's `1e+08` style for large values.
+fn tick_label(v: f64, step: f64) -> String {
+    let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
+    if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
+        return crate::compare::format_g(v, 3);
+    }
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    format!("{v:.decimals$}")
+}
+
+/// The ASCII chart: `title` centred on the first line, then `height − 1` lines of plot with the
+/// y axis, all `width` columns wide, then the legend. Good samples are `+` joined by a dotted
+/// line, bad samples `O`, unmarked and skipped ones `x`.
+pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: usize) -> String {
+    let width = width.clamp(30, 400);
+    let height = height.clamp(8, 200);
+    let values: Vec<f64> = samples
+        .iter()
+        .map(|s| s.value)
+        .filter(|v| v.is_finite())
+        .collect();
+    let (mut lo, mut hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if hi - lo < f64::EPSILON * hi.abs().max(1.0) {
+        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
+        (lo, hi) = (lo - pad, hi + pad);
+    }
+    let rows = height - 1;
+    // Ticks: about one per three rows, on nice values enclosing the data.
+    let step = nice_step((hi - lo) / ((rows / 3).max(2) as f64));
+    // A little air above and below, so that no sample sits on the frame.
+    let air = (hi - lo) * 0.05;
+    let lo = ((lo - air) / step).floor() * step;
+    let hi = ((hi + air) / step).ceil() * step;
+    let ticks: Vec<f64> = (0..)
+        .map(|i| lo + i as f64 * step)
+        .take_while(|t| *t <= hi + step * 1e-9)
+        .collect();
+    let labels: Vec<String> = ticks.iter().map(|t| tick_label(*t, step)).collect();
+    let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(1);
+    // Columns: label, a space, the left border, the plot, the right border.
+    let inner = width.saturating_sub(label_w + 3).max(4);
+    let row_of = |v: f64| -> usize {
+        let r = ((hi - v) / (hi - lo) * (rows - 1) as f64).round();
+        (r.max(0.0) as usize).min(rows - 1)
+    };
+    let col_of = |i: usize| -> usize {
+        if samples.len() <= 1 {
+            inner / 2
+        } else {
+            // Leave the first two columns to the tick marks, as gnuplot does.
+            2 + (i * (inner - 3) + (samples.len() - 1) / 2) / (samples.len() - 1)
+        }
+    };
+    let mut grid = vec![vec![' '; inner]; rows];
+    for (r, line) in grid.iter_mut().enumerate() {
+        if r == 0 || r == rows - 1 {
+            line.iter_mut().for_each(|c| *c = '-');
+        }
+    }
+    let tick_rows: Vec<(usize, &str)> = ticks
+        .iter()
+        .zip(&labels)
+        .map(|(t, l)| (row_of(*t), l.as_str()))
+        .collect();
+    for &(r, _) in &tick_rows {
+        grid[r][0] = '-';
+        grid[r][1] = '+';
+    }
+    // The dotted line between consecutive good samples first, so marks draw over it.
+    let points: Vec<(usize, usize, Option<Mark>)> = samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.value.is_finite())
+        .map(|(i, s)| (col_of(i), row_of(s.value), s.mark))
+        .collect();
+    let good: Vec<&(usize, usize, Option<Mark>)> =
+        points.iter().filter(|p| p.2 == Some(Mark::Good)).collect();
+    for pair in good.windows(2) {
+        let (&(c0, r0, _), &(c1, r1, _)) = (pair[0], pair[1]);
+        let steps = (c1 - c0).max(r0.abs_diff(r1)).max(1);
+        for k in 1..steps {
+            let c = c0 + ((c1 - c0) * k + steps / 2) / steps;
+            let r =
+                (r0 as f64 + (r1 as f64 - r0 as f64) * k as f64 / steps as f64).round() as usize;
+            let cell = &mut grid[r][c];
+            if *cell == ' ' || *cell == '-' {
+                *cell = if r0 == r1 { '.' } else { ':' };
+            }
+        }
+    }
+    for &(c, r, mark) in &points {
+        grid[r][c] = match mark {
+            Some(Mark::Good) => '+',
+            Some(Mark::Bad) => 'O',
+            _ => 'x',
+        };
+    }
+    let mut out = String::new();
+    let title: String = title.chars().filter(|c| !c.is_control()).collect();
+    let pad = (width.saturating_sub(title.chars().count())) / 2;
+    out.push_str(&format!("{}{title}\n", " ".repeat(pad)));
+    for (r, line) in grid.iter().enumerate() {
+        let label = tick_rows
+            .iter()
+            .find(|(tr, _)| *tr == r)
+            .map(|(_, l)| *l)
+            .unwrap_or("");
+        let is_tick = !label.is_empty();
+        let left = if is_tick || r == 0 || r == rows - 1 {
+            '+'
+        } else {
+            '|'
+        };
+        let right = if r == 0 || r == rows - 1 { '+' } else { '|' };
+        let body: String = line.iter().collect();
+        out.push_str(&format!("{label:>label_w$} {left}{body}{right}\n"));
+    }
+    let has = |m: Option<Mark>| samples.iter().any(|s| s.mark == m);
+    if has(Some(Mark::Good)) {
+        out.push_str("[*] bisect-good sample\n");
+    }
+    if has(Some(Mark::Bad)) {
+        out.push_str("[O] bisect-bad  sample\n");
+    }
+    if has(None) || has(Some(Mark::Skip)) {
+        out.push_str("[x] unmarked or skipped sample\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(value: f64, mark: Option<Mark>) -> ChartSample {
+        ChartSample { value, mark }
+    }
+
+    #[test]
+    fn nice_steps() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(130.0), 200.0);
+        assert_eq!(nice_step(3.0), 5.0);
+        assert_eq!(nice_step(0.03), 0.05);
+    }
+
+    #[test]
+    fn degenerate_inputs_still_draw() {
+        let one = ascii_chart("m", &[s(5.0, None)], 40, 10);
+        assert_eq!(one.lines().count(), 11);
+        assert!(one.contains('x'));
+        let none = ascii_chart("m", &[], 40, 10);
+        assert_eq!(none.lines().count(), 10);
+        let nan = ascii_chart("m", &[s(f64::NAN, Some(Mark::Bad))], 40, 10);
+        assert!(!nan.contains("NaN"));
+        for line in ascii_chart("m", &[s(1.0, None), s(2.0, None)], 50, 12)
+            .lines()
+            .skip(1)
+            .take(11)
+        {
+            assert_eq!(line.chars().count(), 50, "{line:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod golden {
+    use super::*;
+
+    /// Seed 001's first plot, in miniature: good samples near 2500, then bad ones near 2345.
+    pub(super) fn seed_like() -> Vec<ChartSample> {
+        let mut v = Vec::new();
+        for i in 0..12 {
+            v.push(ChartSample {
+                value: 2497.0 + (i % 3) as f64,
+                mark: Some(Mark::Good),
+            });
+        }
+        for i in 0..8 {
+            v.push(ChartSample {
+                value: 2345.0 - (i % 2) as f64 * 3.0,
+                mark: Some(Mark::Bad),
+            });
+        }
+        v.push(ChartSample {
+            value: 2420.0,
+            mark: None,
+        });
+        v
+    }
+
+    /// The expected rendering, fixed: gnuplot-dumb layout, 80 columns, title plus 19 plot lines.
+    const EXPECTED: &str = r#"                            netperf.Throughput_Mbps
+2550 +-+-----------------------------------------------------------------------+
+     |                                                                         |
+     |                                                                         |
+     |                                                                         |
+2500 +-++...+..+...+..+...+..+...+..+...+..+...+                               |
+     |                                                                         |
+     |                                                                         |
+2450 +-+                                                                       |
+     |                                                                         |
+     |                                                                        x|
+     |                                                                         |
+2400 +-+                                                                       |
+     |                                                                         |
+     |                                                                         |
+2350 +-+                                                                       |
+     |                                            O   O  O   O  O   O  O   O   |
+     |                                                                         |
+     |                                                                         |
+2300 +-+-----------------------------------------------------------------------+
+[*] bisect-good sample
+[O] bisect-bad  sample
+[x] unmarked or skipped sample
+"#;
+
+    #[test]
+    fn renders_like_the_lkp_mails() {
+        let got = ascii_chart("netperf.Throughput_Mbps", &seed_like(), 80, 20);
+        assert_eq!(got, EXPECTED, "got:\n{got}");
+        for line in got.lines().skip(1).take(19) {
+            assert_eq!(line.chars().count(), 80, "{line:?}");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Trends and history: `GET /api/v1/trend`, `POST /api/v1/commits`, `POST /api/v1/bisect`,
+//! `POST /api/v1/runs/{id}/mark`.
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+
+use app::trend::{Mark, TrendQuery};
+
+use super::compare::{negotiate, Shape};
+use crate::error::{ApiError, ApiResult};
+use crate::trend::{parse_bisect_log, parse_git_log};
+use crate::AppState;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrendParams {
+    benchmark: Option<String>,
+    machine: Option<String>,
+    metric: Option<String>,
+    #[serde(default)]
+    param: String,
+    history: Option<String>,
+    format: Option<String>,
+    width: Option<usize>,
+    height: Option<usize>,
+}
+
+pub async fn trend(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<TrendParams>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let missing = |name: &str| {
+        ApiError::BadRequest(format!(
+            "{name} is required: /api/v1/trend?benchmark=B&machine=M&metric=X[&param=P]"
+        ))
+    };
+    let shape = match q.format.as_deref() {
+        None => negotiate(&headers, Shape::Json),
+        Some("json") => Shape::Json,
+        Some("text") | Some("txt") => Shape::Text,
+        Some("svg") => Shape::Svg,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "format must be json, text or svg, not {other:?}"
+            )))
+        }
+    };
+    let (width, height) = (q.width.unwrap_or(80), q.height.unwrap_or(20));
+    if !(30..=400).contains(&width) || !(8..=200).contains(&height) {
+        return Err(ApiError::BadRequest(
+            "width must be 30..400 and height 8..200 characters".into(),
+        ));
+    }
+    let query = TrendQuery {
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
+        machine: q.machine.ok_or_else(|| missing("machine"))?,
+        metric: q.metric.ok_or_else(|| missing("metric"))?,
+        param: q.param,
+        history: q.history.filter(|h| !h.is_empty()),
+    };
+    let trend = state.trend(query).await?;
+    Ok(match shape {
+        Shape::Text => {
+            let mut text = trend.ascii(width, height);
+            for c in &trend.change_points {
+                text.push_str(&format!(
+                    "change point: {} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
+                    c.verdict,
+                    c.sha.as_deref().unwrap_or(&c.kernel),
+                    c.kernel,
+                    c.before,
+                    c.after,
+                    c.change_pct,
+                    c.p_value
+                ));
+            }
+            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response()
+        }
+        Shape::Svg => (
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            crate::chart::trend_svg(&trend)?,
+        )
+            .into_response(),
+        _ => Json(trend).into_response(),
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryParams {
+    repo: Option<String>,
+    branch: Option<String>,
+}
+
+/// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
+pub async fn commits(
+    State(state): State<AppState>,
+    query: Result<Query<HistoryParams>, axum::extract::rejection::QueryRejection>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let repo = q.repo.unwrap_or_else(|| "linux".into());
+    let branch = q.branch.unwrap_or_else(|| "master".into());
+    for (name, v) in [("repo", &repo), ("branch", &branch)] {
+        app::label::Label::parse(v).map_err(|e| ApiError::BadRequest(format!("{name} {e}")))?;
+        if v.contains('/') && name == "repo" {
+            return Err(ApiError::BadRequest("repo may not contain '/'".into()));
+        }
+    }
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::Unprocessable(crate::ingest::IngestError::new(
+            "the commit list is not UTF-8 text",
+        ))
+    })?;
+    let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
+    let n = state.store.put_history(&repo, &branch, &commits).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({"repo": repo, "branch": branch, "commits": n})),
+    )
+        .into_response())
+}
+
+/// `POST /api/v1/bisect` with the output of `git bisect log`.
+pub async fn bisect(State(state): State<AppState>, body: Bytes) -> ApiResult<Response> {
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::Unprocessable(crate::ingest::IngestError::new(
+            "the bisect log is not UTF-8 text",
+        ))
+    })?;
+    let (marks, first_bad) = parse_bisect_log(text).map_err(|e| e.in_file("request body"))?;
+    state
+        .store
+        .set_commit_marks(&marks, first_bad.as_deref())
+        .await?;
+    let list: Vec<serde_json::Value> = marks
+        .iter()
+        .map(|(sha, m)| serde_json::json!({"sha": sha, "mark": m.as_str()}))
+        .collect();
+    Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkBody {
+    /// `good`, `bad`, `skip`, or null to clear.
+    mark: Option<String>,
+}
+
+/// `POST /api/v1/runs/{id}/mark` with `{"mark": "good" | "bad" | "skip" | null}`.
+pub async fn mark_run(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+    body: Result<Json<MarkBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Response> {
+    let Json(body) = body.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mark = match body.mark.as_deref() {
+        None => None,
+        Some(m) => Some(Mark::parse(m).ok_or_else(|| {
+            ApiError::BadRequest(format!("mark must be good, bad, skip or null, not {m:?}"))
+        })?),
+    };
+    if !state.store.set_run_mark(id, mark).await? {
+        return Err(ApiError::NotFound(format!("no run {id}")));
+    }
+    Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
+}

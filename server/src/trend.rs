@@ -1,0 +1,403 @@
+//! Trends as a service: the runs of one metric in commit order, their marks, and the change
+//! points; also the parsers of what users upload about history (`git log`, `git bisect log`).
+
+use std::collections::HashMap;
+
+use app::kernel::compare_kernels;
+use app::label::{Direction, Label};
+use app::trend::{Mark, Trend, TrendChange, TrendPoint, TrendQuery, TrendRun};
+
+use crate::changepoint;
+use crate::error::ApiError;
+use crate::ingest::IngestError;
+use crate::store::{History, HistoryCommit, TrendRun as StoredRun};
+use crate::AppState;
+
+/// Checks a trend query at the edge.
+pub fn validate(q: &TrendQuery) -> Result<(), ApiError> {
+    let label = |field: &str, value: &str| {
+        Label::parse(value).map_err(|e| ApiError::BadRequest(format!("{field} {e}")))
+    };
+    label("benchmark", &q.benchmark)?;
+    label("machine", &q.machine)?;
+    label("metric", &q.metric)?;
+    if q.param.chars().any(char::is_control) {
+        return Err(ApiError::BadRequest(
+            "param contains a control character".into(),
+        ));
+    }
+    if let Some(h) = &q.history {
+        if !h.contains('/') {
+            return Err(ApiError::BadRequest(format!(
+                "history must be repo/branch, not {h:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `short` names `full` (a full sha, or an abbreviation of at least 7 characters).
+fn names(short: &str, full: &str) -> bool {
+    short == full || (short.len() >= 7 && full.starts_with(short))
+}
+
+/// Where each commit sits in `history`, also for abbreviated shas.
+fn positions(history: &History, shas: &[&str]) -> HashMap<String, usize> {
+    let exact: HashMap<&str, usize> = history
+        .commits
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.sha.as_str(), i))
+        .collect();
+    let mut sorted: Vec<(&str, usize)> = exact.iter().map(|(s, i)| (*s, *i)).collect();
+    sorted.sort_unstable();
+    let mut out = HashMap::new();
+    for &sha in shas {
+        if let Some(&i) = exact.get(sha) {
+            out.insert(sha.to_owned(), i);
+        } else if sha.len() >= 7 {
+            let start = sorted.partition_point(|(s, _)| *s < sha);
+            if let Some(&(full, i)) = sorted.get(start) {
+                if names(sha, full) {
+                    out.insert(sha.to_owned(), i);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Builds the trend from the stored runs: one point per commit (or kernel, without a commit),
+/// ordered by the history, then commit time, then kernel version; then the change points.
+pub fn build(
+    query: TrendQuery,
+    runs: Vec<StoredRun>,
+    history: Option<History>,
+    commit_marks: &HashMap<String, (Mark, bool)>,
+) -> Trend {
+    let direction = runs.first().map(|r| r.direction).unwrap_or_default();
+    let unit = runs.iter().find_map(|r| r.unit.clone());
+    let shas: Vec<&str> = runs.iter().filter_map(|r| r.commit.as_deref()).collect();
+    let pos = history
+        .as_ref()
+        .map(|h| positions(h, &shas))
+        .unwrap_or_default();
+    // Group runs by commit (one commit named by a full or an abbreviated sha is one commit when
+    // the history knows it; it is then named by its full sha), or by kernel without a commit.
+    let mut groups: Vec<(Option<String>, String, Vec<StoredRun>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for run in runs.into_iter().filter(|r| !r.values.is_empty()) {
+        let in_history = run
+            .commit
+            .as_deref()
+            .and_then(|c| Some((pos.get(c)?, history.as_ref()?)))
+            .map(|(&p, h)| h.commits[p].sha.clone());
+        let sha = in_history.or_else(|| run.commit.clone());
+        let key = match &sha {
+            Some(c) => format!("commit {c}"),
+            None => format!("kernel {}", run.kernel),
+        };
+        let i = *index.entry(key).or_insert_with(|| {
+            groups.push((sha.clone(), run.kernel.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].2.push(run);
+    }
+    let full_pos: HashMap<String, usize> = history
+        .as_ref()
+        .map(|h| {
+            h.commits
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.sha.clone(), i))
+                .collect()
+        })
+        .unwrap_or_default();
+    let pos = |sha: &str| pos.get(sha).or_else(|| full_pos.get(sha)).copied();
+    let commit_of = |sha: &Option<String>| -> Option<&HistoryCommit> {
+        let h = history.as_ref()?;
+        pos(sha.as_deref()?).map(|i| &h.commits[i])
+    };
+    let mut points: Vec<TrendPoint> = groups
+        .into_iter()
+        .map(|(sha, kernel, runs)| {
+            let all: Vec<f64> = runs.iter().flat_map(|r| r.values.iter().copied()).collect();
+            let n = all.len();
+            let mean = all.iter().sum::<f64>() / n as f64;
+            let min = all.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let bisect = sha.as_ref().and_then(|s| {
+                commit_marks
+                    .iter()
+                    .find(|(full, _)| names(s, full) || names(full, s))
+                    .map(|(_, m)| *m)
+            });
+            let from_runs = [Mark::Bad, Mark::Good, Mark::Skip]
+                .into_iter()
+                .find(|m| runs.iter().any(|r| r.mark == Some(*m)));
+            let history_commit = commit_of(&sha);
+            TrendPoint {
+                x: 0,
+                position: sha.as_deref().and_then(pos),
+                time: history_commit
+                    .and_then(|c| c.time)
+                    .or_else(|| runs.iter().find_map(|r| r.commit_time)),
+                subject: history_commit.and_then(|c| c.subject.clone()),
+                sha,
+                kernel,
+                mean,
+                min,
+                max,
+                n,
+                mark: bisect.map(|b| b.0).or(from_runs),
+                first_bad: bisect.is_some_and(|b| b.1),
+                runs: runs
+                    .iter()
+                    .map(|r| TrendRun {
+                        id: r.run_id,
+                        mark: r.mark,
+                        mean: r.values.iter().sum::<f64>() / r.values.len() as f64,
+                        n: r.values.len(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    points.sort_by(|a, b| {
+        let key = |p: &TrendPoint| (p.position.unwrap_or(usize::MAX), p.time.unwrap_or(i64::MAX));
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| compare_kernels(&a.kernel, &b.kernel))
+            .then_with(|| a.runs[0].id.cmp(&b.runs[0].id))
+    });
+    for (x, p) in points.iter_mut().enumerate() {
+        p.x = x;
+    }
+    let order = if points.iter().any(|p| p.position.is_some()) {
+        let h = history.as_ref().expect("positions come from a history");
+        format!("history {}/{}", h.repo, h.branch)
+    } else if points.iter().any(|p| p.time.is_some()) {
+        "commit time".to_owned()
+    } else {
+        "kernel version".to_owned()
+    };
+    let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
+    let change_points = changepoint::change_points(&means, &changepoint::Options::default())
+        .into_iter()
+        .map(|c| {
+            let p = &points[c.index];
+            let worse = match direction {
+                Direction::Higher => c.after < c.before,
+                Direction::Lower => c.after > c.before,
+            };
+            TrendChange {
+                x: c.index,
+                sha: p.sha.clone(),
+                kernel: p.kernel.clone(),
+                before: c.before,
+                after: c.after,
+                change_pct: c.change_pct,
+                verdict: if worse { "regression" } else { "improvement" }.to_owned(),
+                p_value: c.p_value,
+            }
+        })
+        .collect();
+    Trend {
+        query,
+        order,
+        unit,
+        direction,
+        points,
+        change_points,
+    }
+}
+
+impl AppState {
+    pub async fn trend(&self, query: TrendQuery) -> Result<Trend, ApiError> {
+        validate(&query)?;
+        let runs = self
+            .store
+            .trend_runs(
+                &query.benchmark,
+                &query.machine,
+                &query.metric,
+                &query.param,
+            )
+            .await?;
+        if runs.is_empty() {
+            return Err(ApiError::NotFound(format!(
+                "no runs of benchmark {} on machine {} with metric {} at param {:?}",
+                query.benchmark, query.machine, query.metric, query.param
+            )));
+        }
+        let mut shas: Vec<String> = runs.iter().filter_map(|r| r.commit.clone()).collect();
+        shas.sort_unstable();
+        shas.dedup();
+        let wanted = query.history.as_deref().and_then(|h| h.split_once('/'));
+        let history = self.store.history_for(wanted, &shas).await?;
+        if wanted.is_some() && history.is_none() {
+            return Err(ApiError::NotFound(format!(
+                "no history {}; upload one with POST /api/v1/commits?repo=R&branch=B",
+                query.history.as_deref().unwrap_or_default()
+            )));
+        }
+        let marks = self.store.commit_marks().await?;
+        let trend = tokio::task::spawn_blocking(move || build(query, runs, history, &marks))
+            .await
+            .map_err(|e| anyhow::anyhow!("trend task failed: {e}"))?;
+        Ok(trend)
+    }
+}
+
+/// A full or abbreviated commit id: 7 to 64 hex digits.
+fn is_sha(s: &str) -> bool {
+    (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses `git log --format='%H %ct %s'` or `git rev-list` output (newest first, as git prints
+/// it) into a history, oldest first.
+pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
+    let mut commits = Vec::new();
+    for (no, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut parts = line.splitn(3, ' ');
+        let sha = parts.next().unwrap_or_default();
+        if !is_sha(sha) {
+            return Err(IngestError::at_line(
+                no as u64 + 1,
+                format!("'{sha}' is not a commit id; expected lines of `git log --format='%H %ct %s'` or `git rev-list`"),
+            ));
+        }
+        let (time, subject) = match parts.next() {
+            Some(t) if t.bytes().all(|b| b.is_ascii_digit()) => (
+                t.parse::<i64>().ok(),
+                parts.next().map(|s| s.trim().to_owned()),
+            ),
+            Some(t) => (
+                None,
+                Some(
+                    format!("{t} {}", parts.next().unwrap_or_default())
+                        .trim()
+                        .to_owned(),
+                ),
+            ),
+            None => (None, None),
+        };
+        commits.push(HistoryCommit {
+            sha: sha.to_ascii_lowercase(),
+            time,
+            subject: subject.filter(|s| !s.is_empty()),
+        });
+    }
+    if commits.is_empty() {
+        return Err(IngestError::new("the commit list is empty"));
+    }
+    commits.reverse();
+    Ok(commits)
+}
+
+/// The verdicts of a `git bisect log`, and the first bad commit if the bisection found it.
+pub fn parse_bisect_log(text: &str) -> Result<(Vec<(String, Mark)>, Option<String>), IngestError> {
+    let mut marks: Vec<(String, Mark)> = Vec::new();
+    let mut first_bad = None;
+    let bracketed = |rest: &str| -> Option<String> {
+        let inner = rest.trim().strip_prefix('[')?.split(']').next()?;
+        is_sha(inner).then(|| inner.to_ascii_lowercase())
+    };
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("# first bad commit:") {
+            first_bad = bracketed(rest);
+        } else if let Some(rest) = line.strip_prefix("git bisect ") {
+            let mut words = rest.split_whitespace();
+            let mark = match words.next() {
+                Some("good") | Some("old") => Mark::Good,
+                Some("bad") | Some("new") => Mark::Bad,
+                Some("skip") => Mark::Skip,
+                _ => continue,
+            };
+            for sha in words.filter(|w| is_sha(w)) {
+                marks.push((sha.to_ascii_lowercase(), mark));
+            }
+        } else if let Some(rest) = line.strip_prefix("# good:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Good));
+            }
+        } else if let Some(rest) = line.strip_prefix("# bad:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Bad));
+            }
+        } else if let Some(rest) = line.strip_prefix("# skip:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Skip));
+            }
+        }
+    }
+    if marks.is_empty() && first_bad.is_none() {
+        return Err(IngestError::new(
+            "no verdicts found; expected the output of `git bisect log`",
+        ));
+    }
+    // The last verdict on a commit wins.
+    let mut seen = std::collections::HashSet::new();
+    marks.reverse();
+    marks.retain(|(sha, _)| seen.insert(sha.clone()));
+    marks.reverse();
+    if let Some(fb) = &first_bad {
+        if !marks.iter().any(|(s, _)| s == fb) {
+            marks.push((fb.clone(), Mark::Bad));
+        }
+    }
+    Ok((marks, first_bad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_log_and_rev_list_become_a_history_oldest_first() {
+        let log =
+            "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp: up initial rmem to 128KB\n\
+                   3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b 1537990000 hns3: Another build fix.\n";
+        let h = parse_git_log(log).unwrap();
+        assert_eq!(h[0].sha, "3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b");
+        assert_eq!(h[0].time, Some(1537990000));
+        assert_eq!(
+            h[1].subject.as_deref(),
+            Some("tcp: up initial rmem to 128KB")
+        );
+        let h = parse_git_log("a337531b94\n3ff6cde846\n").unwrap();
+        assert_eq!((h[0].sha.as_str(), h[0].time), ("3ff6cde846", None));
+        let err = parse_git_log("a337531b94\nnot-a-sha x\n").unwrap_err();
+        assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn bisect_logs_mark_commits() {
+        let log = "git bisect start\n\
+                   # bad: [a337531b942bd8a03e7052444d7e36972aac2d92] tcp: up initial rmem\n\
+                   git bisect bad a337531b942bd8a03e7052444d7e36972aac2d92\n\
+                   # good: [3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b] hns3: Another build fix.\n\
+                   git bisect good 3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b\n\
+                   git bisect skip 1111111111111111111111111111111111111111\n\
+                   # first bad commit: [a337531b942bd8a03e7052444d7e36972aac2d92] tcp: up initial rmem\n";
+        let (marks, first) = parse_bisect_log(log).unwrap();
+        assert_eq!(
+            first.as_deref(),
+            Some("a337531b942bd8a03e7052444d7e36972aac2d92")
+        );
+        assert_eq!(marks.len(), 3);
+        assert!(marks.contains(&(
+            "3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b".into(),
+            Mark::Good
+        )));
+        assert!(marks.contains(&(
+            "1111111111111111111111111111111111111111".into(),
+            Mark::Skip
+        )));
+        assert!(parse_bisect_log("hello\n").is_err());
+    }
+}

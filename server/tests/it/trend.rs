@@ -1,0 +1,273 @@
+//! Trends through the HTTP API: histories, marks, bisect logs, change points, ASCII and SVG.
+
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+
+/// A fake sha for commit number `i`.
+fn sha(i: usize) -> String {
+    format!(
+        "{:016x}{:024x}",
+        (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        i
+    )
+}
+
+/// `git log --format='%H %ct %s'` of 30 commits: newest first, as git prints it.
+fn git_log() -> String {
+    (0..30)
+        .rev()
+        .map(|i| format!("{} {} commit number {i}\n", sha(i), 1_700_000_000 + i * 60))
+        .collect()
+}
+
+/// Runs at every third commit, uploaded out of order: throughput 2500 until commit 15, then
+/// 2345 (−6.2%), three runs of five samples each. Kernel names carry no order.
+fn runs_csv() -> String {
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for i in (0..30).step_by(3).rev() {
+        let level = if i < 15 { 2500.0 } else { 2345.0 };
+        for run in 0..3 {
+            // One run per (kernel, commit): the run number goes into the kernel name.
+            for it in 1..=5 {
+                let noise = ((i * 31 + run * 7 + it * 3) % 11) as f64 - 5.0;
+                csv.push_str(&format!(
+                    "build-{run},{},Throughput_Mbps,{it},{}\n",
+                    &sha(i)[..12],
+                    level + noise
+                ));
+            }
+        }
+    }
+    csv
+}
+
+async fn seeded() -> TestApp {
+    let app = spawn_app().await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/commits?repo=linux&branch=master"))
+        .body(git_log())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["commits"], 30);
+    let r = app
+        .upload_raw("benchmark=netperf&machine=lkp-bdw-de1", runs_csv())
+        .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    app
+}
+
+const TREND: &str = "/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trend_follows_the_history_and_finds_the_step() {
+    let app = seeded().await;
+    let (status, t) = app.get_json(TREND).await;
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(t["order"], "history linux/master");
+    let points = t["points"].as_array().unwrap();
+    assert_eq!(
+        points.len(),
+        10,
+        "one x per commit, its three runs together"
+    );
+    let positions: Vec<i64> = points
+        .iter()
+        .map(|p| p["position"].as_i64().unwrap())
+        .collect();
+    assert_eq!(positions, (0..30).step_by(3).collect::<Vec<i64>>());
+    assert_eq!(points[0]["n"], 15);
+    assert_eq!(points[0]["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(points[0]["subject"], "commit number 0");
+    let cps = t["change_points"].as_array().unwrap();
+    assert_eq!(cps.len(), 1, "{cps:?}");
+    assert_eq!(
+        cps[0]["x"], 5,
+        "the first commit at the new level (commit 15)"
+    );
+    assert_eq!(cps[0]["verdict"], "regression");
+    assert!((cps[0]["change_pct"].as_f64().unwrap() - -6.2).abs() < 0.1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn marks_come_from_uploads_the_api_and_bisect_logs() {
+    let app = seeded().await;
+    // A good run uploaded with mark=good at commit 0...
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    csv.push_str(&format!("marked,{},Throughput_Mbps,1,2501\n", sha(0)));
+    let r = app
+        .upload_raw("benchmark=netperf&machine=lkp-bdw-de1&mark=good", csv)
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let run_id = r.json::<Value>().await.unwrap()["runs"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let (_, t) = app.get_json(TREND).await;
+    assert_eq!(t["points"][0]["mark"], "good");
+
+    // ...marked bad through the API, then cleared.
+    let post = |path: String, body: Value| {
+        let app = &app;
+        async move {
+            app.client
+                .post(app.url(&path))
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let r = post(
+        format!("/api/v1/runs/{run_id}/mark"),
+        json!({"mark": "bad"}),
+    )
+    .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let (_, t) = app.get_json(TREND).await;
+    assert_eq!(t["points"][0]["mark"], "bad");
+    let r = post(format!("/api/v1/runs/{run_id}/mark"), json!({"mark": null})).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert_error(
+        post(
+            format!("/api/v1/runs/{run_id}/mark"),
+            json!({"mark": "ugly"}),
+        )
+        .await,
+        400,
+        "mark must be",
+    )
+    .await;
+    assert_error(
+        post("/api/v1/runs/999/mark".into(), json!({"mark": "bad"})).await,
+        404,
+        "no run 999",
+    )
+    .await;
+
+    // A bisect log marks commits; the first bad commit is flagged.
+    let log = format!(
+        "git bisect start\n# bad: [{b}] commit number 15\ngit bisect bad {b}\n# good: [{g}] commit number 12\ngit bisect good {g}\n# first bad commit: [{b}] commit number 15\n",
+        b = sha(15),
+        g = sha(12)
+    );
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisect"))
+        .body(log)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let (_, t) = app.get_json(TREND).await;
+    let at = |x: usize| &t["points"][x];
+    assert_eq!(
+        (at(4)["mark"].clone(), at(5)["mark"].clone()),
+        (json!("good"), json!("bad"))
+    );
+    assert_eq!(at(5)["first_bad"], true);
+    assert_eq!(at(0)["mark"], Value::Null);
+
+    // The ASCII chart shows both kinds of samples and the legend, and lists the change point.
+    let (status, _, text) = app.get_accept(TREND, "text/plain").await;
+    assert_eq!(status, 200);
+    assert!(
+        text.starts_with(&format!("{}Throughput_Mbps\n", " ".repeat(32))),
+        "{text}"
+    );
+    assert!(
+        text.contains("[*] bisect-good sample\n[O] bisect-bad  sample\n"),
+        "{text}"
+    );
+    assert!(text.contains('O') && text.contains('+'));
+    let expected = format!("change point: regression at {}", sha(15));
+    assert!(text.contains(&expected), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trend_svg_escapes_user_text_and_control_characters_are_refused() {
+    let app = spawn_app().await;
+    let hostile = "<script>alert(1)</script>";
+    let mut csv = String::from("kernel,metric,iteration,value\n");
+    for (k, v) in [("6.1.0", 1.0), (hostile, 2.0)] {
+        csv.push_str(&format!("{k},tput,1,{v}\n"));
+    }
+    let r = app.upload_raw("benchmark=b&machine=m", csv).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (status, content_type, svg) = app
+        .get_accept(
+            "/api/v1/trend?benchmark=b&machine=m&metric=tput&format=svg",
+            "*/*",
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(content_type, "image/svg+xml");
+    assert!(
+        svg.starts_with("<svg") && !svg.contains("<script>"),
+        "escaped"
+    );
+    let (_, t) = app
+        .get_json("/api/v1/trend?benchmark=b&machine=m&metric=tput")
+        .await;
+    assert_eq!(t["order"], "kernel version");
+
+    let before = app.counts().await;
+    let r = app
+        .upload_raw(
+            "benchmark=b&machine=m",
+            "kernel,metric,iteration,value\n6.2\u{1}x,tput,1,3\n",
+        )
+        .await;
+    assert_error(r, 422, "control character").await;
+    assert_eq!(app.counts().await, before);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_history_and_trend_requests_say_what_is_wrong() {
+    let app = spawn_app().await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/commits?repo=linux&branch=master"))
+        .body(format!("{}\nnot-a-sha oops\n", sha(1)))
+        .send()
+        .await
+        .unwrap();
+    let body = assert_error(r, 422, "not a commit id").await;
+    assert_eq!(body["error"]["line"], 2);
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisect"))
+        .body("hello\n")
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 422, "git bisect log").await;
+    for (path, status, needle) in [
+        (
+            "/api/v1/trend?benchmark=b&machine=m",
+            400,
+            "metric is required",
+        ),
+        (
+            "/api/v1/trend?benchmark=b&machine=m&metric=x",
+            404,
+            "no runs",
+        ),
+        (
+            "/api/v1/trend?benchmark=b&machine=m&metric=x&width=5",
+            400,
+            "width",
+        ),
+        (
+            "/api/v1/trend?benchmark=b&machine=m&metric=x&format=png",
+            400,
+            "format",
+        ),
+    ] {
+        let r = app.client.get(app.url(path)).send().await.unwrap();
+        assert_error(r, status, needle).await;
+    }
+}
