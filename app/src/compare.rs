@@ -548,14 +548,20 @@ fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
 /// The `%stddev %change %stddev` report of LKP's `ncompare`, for the rows LKP would call
 /// changed (all rows with `all`).
 pub fn lkp_text(c: &Comparison, all: bool) -> String {
+    lkp_report(c, all, "kernel", &c.query.kernels)
+}
+
+/// [`lkp_text`] with the compared axis named (`kernel`, `commit`) and described line by line
+/// (LKP lists commits as `3ff6cde846 ("subject")`).
+pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -> String {
     let kernels = &c.query.kernels;
     let mut out = String::new();
     out.push_str(&"=".repeat(89));
     out.push('\n');
     out.push_str("benchmark/machine:\n");
     out.push_str(&format!("  {}/{}\n\n", c.query.benchmark, c.query.machine));
-    out.push_str("kernel: \n");
-    for k in kernels {
+    out.push_str(&format!("{axis}: \n"));
+    for k in described {
         out.push_str(&format!("  {k}\n"));
     }
     out.push('\n');

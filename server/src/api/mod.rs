@@ -28,6 +28,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/kernels", get(read::kernels))
         .route("/compare", get(compare::compare))
         .route("/trend", get(trend::trend))
+        .route("/report", get(trend::report))
         .route(
             "/commits",
             post(trend::commits).layer(DefaultBodyLimit::max(state.config.max_upload)),

@@ -171,3 +171,31 @@ pub async fn mark_run(
     }
     Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportParams {
+    benchmark: String,
+    machine: String,
+    base: String,
+    bad: String,
+}
+
+/// `GET /api/v1/report?benchmark=B&machine=M&base=SHA&bad=SHA`: the LKP-style mail body.
+pub async fn report(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<ReportParams>, axum::extract::rejection::QueryRejection>,
+    axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
+) -> ApiResult<Response> {
+    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let link = format!("http://{host}{uri}");
+    let text = state
+        .report(&q.benchmark, &q.machine, &q.base, &q.bad, &link)
+        .await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}

@@ -252,3 +252,50 @@ impl Store {
         .await?)
     }
 }
+
+impl Store {
+    /// Every series of `benchmark` on `machine` from runs with a commit, the commit (as stored,
+    /// perhaps abbreviated) in place of the kernel: what a report by commit compares.
+    pub async fn commit_series(
+        &self,
+        benchmark: &str,
+        machine: &str,
+    ) -> anyhow::Result<Vec<super::CompareSeries>> {
+        let rows = sqlx::query(
+            "SELECT s.id, r.id, r.commit_sha, s.metric, s.param, s.unit, s.direction, s.packed \
+             FROM run r JOIN machine m ON m.id = r.machine_id JOIN series s ON s.run_id = r.id \
+             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY s.id",
+        )
+        .bind(benchmark)
+        .bind(machine)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let packed: Option<Vec<u8>> = r.get(7);
+            let (iterations, values) = match packed {
+                Some(bytes) => super::packed::unpack(&bytes)?,
+                None => sqlx::query_as::<_, (i64, f64)>(
+                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
+                )
+                .bind(r.get::<i64, _>(0))
+                .fetch_all(&self.reader)
+                .await?
+                .into_iter()
+                .unzip(),
+            };
+            let direction: String = r.get(6);
+            out.push(super::CompareSeries {
+                run_id: r.get(1),
+                kernel: r.get(2),
+                metric: r.get(3),
+                param: r.get(4),
+                unit: r.get(5),
+                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
+                iterations,
+                values,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -271,3 +271,50 @@ async fn bad_history_and_trend_requests_say_what_is_wrong() {
         assert_error(r, status, needle).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_regression_report_reads_like_the_robots_mail() {
+    let app = seeded().await;
+    let path = format!(
+        "/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1&base={}&bad={}",
+        &sha(12)[..10],
+        sha(15)
+    );
+    let (status, text) = app.get_text(&path).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.starts_with("FYI, we noticed a -6.2% regression of netperf.Throughput_Mbps due to commit:\n\ncommit: "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("commit: {} (\"commit number 15\")", sha(15))),
+        "{text}"
+    );
+    assert!(
+        text.contains("         %stddev     %change         %stddev\n"),
+        "{text}"
+    );
+    assert!(text.contains("-6.2%"), "{text}");
+    assert!(
+        text.contains("  Throughput_Mbps\n"),
+        "the changed row: {text}"
+    );
+    assert!(
+        text.contains(&format!("{}Throughput_Mbps\n", " ".repeat(32))),
+        "its trend: {text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with(&format!("Permalink: {}{path}", app.base)),
+        "{text}"
+    );
+
+    let (status, _) = app
+        .get_text("/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1&base=zzz&bad=abcdef0")
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = app
+        .get_text("/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1&base=1234567&bad=abcdef0")
+        .await;
+    assert_eq!(status, 404);
+}
