@@ -33,7 +33,7 @@ impl Mark {
 }
 
 /// What a trend shows: one metric at one param of one benchmark on one machine.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct TrendQuery {
     pub benchmark: String,
     pub machine: String,

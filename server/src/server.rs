@@ -30,6 +30,8 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub leptos: LeptosOptions,
+    /// Computed trends and their rendered bodies, valid for one store generation.
+    pub trend_cache: Arc<crate::trend::TrendCache>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -52,6 +54,7 @@ impl AppState {
             store,
             config: Arc::new(config),
             leptos,
+            trend_cache: Default::default(),
         })
     }
 }

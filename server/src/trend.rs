@@ -2,6 +2,7 @@
 //! points; also the parsers of what users upload about history (`git log`, `git bisect log`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use app::kernel::compare_kernels;
 use app::label::{Direction, Label};
@@ -212,9 +213,67 @@ pub fn build(
     }
 }
 
+/// Trends computed for the current store generation, and their rendered bodies: a trend of
+/// 50,000 runs takes ~0.5 s to read and compute, and is then served from here until the next
+/// write (upload, mark, history, bisect log).
+#[derive(Default)]
+pub struct TrendCache {
+    trends: std::sync::Mutex<HashMap<TrendQuery, (u64, Arc<Trend>)>>,
+    bodies: std::sync::Mutex<HashMap<(TrendQuery, String), (u64, bytes::Bytes)>>,
+}
+
+/// Entries per map before it is emptied (a crude bound; trends are few and hot).
+const CACHE_ENTRIES: usize = 64;
+
+impl TrendCache {
+    fn get_trend(&self, q: &TrendQuery, generation: u64) -> Option<Arc<Trend>> {
+        let map = self.trends.lock().ok()?;
+        map.get(q)
+            .filter(|(g, _)| *g == generation)
+            .map(|(_, t)| t.clone())
+    }
+
+    fn put_trend(&self, q: TrendQuery, generation: u64, t: Arc<Trend>) {
+        if let Ok(mut map) = self.trends.lock() {
+            if map.len() >= CACHE_ENTRIES {
+                map.clear();
+            }
+            map.insert(q, (generation, t));
+        }
+    }
+
+    /// A rendered body of `q` in `shape` for this generation.
+    pub fn get_body(&self, q: &TrendQuery, shape: &str, generation: u64) -> Option<bytes::Bytes> {
+        let map = self.bodies.lock().ok()?;
+        map.get(&(q.clone(), shape.to_owned()))
+            .filter(|(g, _)| *g == generation)
+            .map(|(_, b)| b.clone())
+    }
+
+    pub fn put_body(&self, q: TrendQuery, shape: String, generation: u64, body: bytes::Bytes) {
+        if let Ok(mut map) = self.bodies.lock() {
+            if map.len() >= CACHE_ENTRIES {
+                map.clear();
+            }
+            map.insert((q, shape), (generation, body));
+        }
+    }
+}
+
 impl AppState {
-    pub async fn trend(&self, query: TrendQuery) -> Result<Trend, ApiError> {
+    /// The trend of `query`, from the cache when nothing was written since it was computed.
+    pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ApiError> {
         validate(&query)?;
+        let generation = self.store.generation();
+        if let Some(t) = self.trend_cache.get_trend(&query, generation) {
+            return Ok(t);
+        }
+        let trend = Arc::new(self.compute_trend(query.clone()).await?);
+        self.trend_cache.put_trend(query, generation, trend.clone());
+        Ok(trend)
+    }
+
+    async fn compute_trend(&self, query: TrendQuery) -> Result<Trend, ApiError> {
         let runs = self
             .store
             .trend_runs(

@@ -64,8 +64,18 @@ pub async fn trend(
         param: q.param,
         history: q.history.filter(|h| !h.is_empty()),
     };
-    let trend = state.trend(query).await?;
-    Ok(match shape {
+    let generation = state.store.generation();
+    let shape_key = format!("{shape:?} {width}x{height}");
+    let content_type = match shape {
+        Shape::Text => "text/plain; charset=utf-8",
+        Shape::Svg => "image/svg+xml",
+        _ => "application/json",
+    };
+    if let Some(body) = state.trend_cache.get_body(&query, &shape_key, generation) {
+        return Ok(([(header::CONTENT_TYPE, content_type)], body).into_response());
+    }
+    let trend = state.trend(query.clone()).await?;
+    let body: bytes::Bytes = match shape {
         Shape::Text => {
             let mut text = trend.ascii(width, height);
             for c in &trend.change_points {
@@ -80,15 +90,17 @@ pub async fn trend(
                     c.p_value
                 ));
             }
-            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response()
+            text.into()
         }
-        Shape::Svg => (
-            [(header::CONTENT_TYPE, "image/svg+xml")],
-            crate::chart::trend_svg(&trend)?,
-        )
-            .into_response(),
-        _ => Json(trend).into_response(),
-    })
+        Shape::Svg => crate::chart::trend_svg(&trend)?.into(),
+        _ => serde_json::to_vec(&*trend)
+            .map_err(anyhow::Error::from)?
+            .into(),
+    };
+    state
+        .trend_cache
+        .put_body(query, shape_key, generation, body.clone());
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
 #[derive(Debug, Deserialize)]

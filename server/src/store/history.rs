@@ -75,6 +75,7 @@ impl Store {
             q.build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
+        self.wrote();
         Ok(commits.len())
     }
 
@@ -85,6 +86,9 @@ impl Store {
         wanted: Option<(&str, &str)>,
         shas: &[String],
     ) -> anyhow::Result<Option<History>> {
+        let (histories,): (i64,) = sqlx::query_as("SELECT count(*) FROM history")
+            .fetch_one(&self.reader)
+            .await?;
         let id: Option<(i64, String, String)> = if let Some((repo, branch)) = wanted {
             sqlx::query_as("SELECT id, repo, branch FROM history WHERE repo = ? AND branch = ?")
                 .bind(repo)
@@ -93,7 +97,8 @@ impl Store {
                 .await?
         } else {
             let mut best = None;
-            if !shas.is_empty() {
+            // With one history there is nothing to choose.
+            if !shas.is_empty() && histories > 1 {
                 let mut q = QueryBuilder::<Sqlite>::new(
                     "SELECT h.id, h.repo, h.branch FROM history_commit c JOIN history h ON h.id = c.history_id WHERE c.sha IN (",
                 );
@@ -139,6 +144,7 @@ impl Store {
             .bind(id)
             .execute(&self.writer)
             .await?;
+        self.wrote();
         Ok(done.rows_affected() == 1)
     }
 
@@ -167,6 +173,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
+        self.wrote();
         Ok(())
     }
 

@@ -26,6 +26,8 @@ pub use write::{Inserted, NewFile, NewUpload};
 pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
+    /// Bumped after every committed write, so that caches of derived data know they are stale.
+    generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Store {
@@ -57,7 +59,21 @@ impl Store {
             .connect_with(base.read_only(true))
             .await
             .with_context(|| format!("cannot open the database {} for reading", path.display()))?;
-        Ok(Store { writer, reader })
+        Ok(Store {
+            writer,
+            reader,
+            generation: Default::default(),
+        })
+    }
+
+    /// The write generation: it changes whenever anything is written.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn wrote(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// Checks that the database answers.

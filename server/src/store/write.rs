@@ -62,6 +62,7 @@ impl Store {
             insert_run(&mut tx, upload_id, run, upload).await?;
         }
         tx.commit().await?;
+        self.wrote();
         Ok(Inserted::Created(upload_id))
     }
 }
