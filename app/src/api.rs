@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::compare::Comparison;
+use crate::trend::{Mark, Trend, TrendQuery};
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -21,6 +22,14 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<CompareChoices, String>;
     async fn compare(&self, query: CompareQuery) -> Result<Comparison, String>;
     async fn permalink(&self, id: String) -> Result<Comparison, String>;
+    async fn trend(&self, query: TrendQuery) -> Result<Trend, String>;
+    /// The (metric, param) pairs of a benchmark on a machine.
+    async fn trend_choices(
+        &self,
+        benchmark: String,
+        machine: String,
+    ) -> Result<Vec<(String, String)>, String>;
+    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String>;
 }
 
 #[cfg(feature = "ssr")]
@@ -65,6 +74,31 @@ pub async fn get_compare(query: CompareQuery) -> Result<Comparison, ServerFnErro
 #[server(prefix = "/sfn", endpoint = "permalink")]
 pub async fn get_permalink(id: String) -> Result<Comparison, ServerFnError> {
     backend()?.permalink(id).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "trend")]
+pub async fn get_trend(query: TrendQuery) -> Result<Trend, ServerFnError> {
+    backend()?.trend(query).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "trend_choices")]
+pub async fn get_trend_choices(
+    benchmark: String,
+    machine: String,
+) -> Result<Vec<(String, String)>, ServerFnError> {
+    backend()?
+        .trend_choices(benchmark, machine)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+/// Marks (or with `None` unmarks) runs; the trend page's g/b/s keys.
+#[server(prefix = "/sfn", endpoint = "mark_runs")]
+pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> Result<(), ServerFnError> {
+    backend()?
+        .mark_runs(runs, mark)
+        .await
+        .map_err(ServerFnError::new)
 }
 
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.

@@ -3,6 +3,9 @@
 //! Compiled twice: with `ssr` into the server (rendering HTML), with `hydrate` into the WASM
 //! frontend (making that HTML live). Server-only code stays behind `#[cfg(feature = "ssr")]`.
 
+// The trend page's view types nest deeper than the default limit in the WASM build.
+#![recursion_limit = "256"]
+
 pub mod api;
 pub mod compare;
 pub mod kernel;
@@ -56,6 +59,7 @@ pub fn App() -> impl IntoView {
                     <a href="/">"Dashboard"</a>
                     <a href="/upload">"Upload"</a>
                     <a href="/compare">"Compare"</a>
+                    <a href="/trend">"Trends"</a>
                 </nav>
             </header>
             <main>
@@ -66,6 +70,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/runs/:id") view=pages::RunView />
                     <Route path=path!("/compare") view=pages::ComparePage />
                     <Route path=path!("/c/:id") view=pages::PermalinkPage />
+                    <Route path=path!("/trend") view=pages::TrendPage />
                 </Routes>
             </main>
         </Router>

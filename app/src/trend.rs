@@ -128,6 +128,45 @@ impl Trend {
     }
 }
 
+/// Largest-Triangle-Three-Buckets: the indices of at most `threshold` points of `y` that keep
+/// the shape of the line (first and last always kept).
+pub fn lttb(y: &[f64], threshold: usize) -> Vec<usize> {
+    let n = y.len();
+    if threshold >= n || threshold < 3 {
+        return (0..n).collect();
+    }
+    let mut out = Vec::with_capacity(threshold);
+    out.push(0);
+    let bucket = (n - 2) as f64 / (threshold - 2) as f64;
+    let mut a = 0usize;
+    for i in 0..threshold - 2 {
+        let start = (i as f64 * bucket) as usize + 1;
+        let end = (((i + 1) as f64 * bucket) as usize + 1).min(n - 1);
+        let next_start = end;
+        let next_end = (((i + 2) as f64 * bucket) as usize + 1).min(n);
+        let (mut avg_x, mut avg_y) = (0.0, 0.0);
+        let count = (next_end - next_start).max(1);
+        for j in next_start..next_end.max(next_start + 1).min(n) {
+            avg_x += j as f64;
+            avg_y += y[j];
+        }
+        avg_x /= count as f64;
+        avg_y /= count as f64;
+        let (ax, ay) = (a as f64, y[a]);
+        let mut best = (start, -1.0);
+        for (j, &yj) in y.iter().enumerate().take(end.max(start + 1)).skip(start) {
+            let area = ((ax - avg_x) * (yj - ay) - (ax - j as f64) * (avg_y - ay)).abs();
+            if area > best.1 {
+                best = (j, area);
+            }
+        }
+        out.push(best.0);
+        a = best.0;
+    }
+    out.push(n - 1);
+    out
+}
+
 /// One sample of an ASCII chart, in x order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChartSample {
@@ -302,6 +341,18 @@ mod tests {
 
     fn s(value: f64, mark: Option<Mark>) -> ChartSample {
         ChartSample { value, mark }
+    }
+
+    #[test]
+    fn lttb_keeps_ends_and_spikes() {
+        let mut y: Vec<f64> = (0..10_000).map(|i| (i % 7) as f64).collect();
+        y[5000] = 1000.0;
+        let keep = lttb(&y, 500);
+        assert_eq!(keep.len(), 500);
+        assert_eq!((keep[0], keep[499]), (0, 9999));
+        assert!(keep.contains(&5000), "the spike survives");
+        assert!(keep.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(lttb(&[1.0, 2.0], 500), vec![0, 1]);
     }
 
     #[test]

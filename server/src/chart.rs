@@ -156,45 +156,6 @@ fn clean(s: &str) -> String {
     s.chars().filter(|c| !c.is_control()).collect()
 }
 
-/// Largest-Triangle-Three-Buckets: the indices of at most `threshold` points of `y` that keep
-/// the shape of the line (first and last always kept).
-pub fn lttb(y: &[f64], threshold: usize) -> Vec<usize> {
-    let n = y.len();
-    if threshold >= n || threshold < 3 {
-        return (0..n).collect();
-    }
-    let mut out = Vec::with_capacity(threshold);
-    out.push(0);
-    let bucket = (n - 2) as f64 / (threshold - 2) as f64;
-    let mut a = 0usize;
-    for i in 0..threshold - 2 {
-        let start = (i as f64 * bucket) as usize + 1;
-        let end = (((i + 1) as f64 * bucket) as usize + 1).min(n - 1);
-        let next_start = end;
-        let next_end = (((i + 2) as f64 * bucket) as usize + 1).min(n);
-        let (mut avg_x, mut avg_y) = (0.0, 0.0);
-        let count = (next_end - next_start).max(1);
-        for j in next_start..next_end.max(next_start + 1).min(n) {
-            avg_x += j as f64;
-            avg_y += y[j];
-        }
-        avg_x /= count as f64;
-        avg_y /= count as f64;
-        let (ax, ay) = (a as f64, y[a]);
-        let mut best = (start, -1.0);
-        for (j, &yj) in y.iter().enumerate().take(end.max(start + 1)).skip(start) {
-            let area = ((ax - avg_x) * (yj - ay) - (ax - j as f64) * (avg_y - ay)).abs();
-            if area > best.1 {
-                best = (j, area);
-            }
-        }
-        out.push(best.0);
-        a = best.0;
-    }
-    out.push(n - 1);
-    out
-}
-
 /// The trend chart: per-commit mean with a min–max bar, markers by bisect mark, change points
 /// as vertical lines. More than 2,000 commits are downsampled with LTTB.
 pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
@@ -204,7 +165,7 @@ pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
         let root = SVGBackend::with_string(&mut out, (960, 420)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
-        let keep = lttb(&means, 2000);
+        let keep = app::trend::lttb(&means, 2000);
         let lo = keep
             .iter()
             .map(|&i| t.points[i].min)
@@ -333,21 +294,4 @@ pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
         root.present().map_err(plot_err)?;
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lttb_keeps_ends_and_spikes() {
-        let mut y: Vec<f64> = (0..10_000).map(|i| (i % 7) as f64).collect();
-        y[5000] = 1000.0;
-        let keep = lttb(&y, 500);
-        assert_eq!(keep.len(), 500);
-        assert_eq!((keep[0], keep[499]), (0, 9999));
-        assert!(keep.contains(&5000), "the spike survives");
-        assert!(keep.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(lttb(&[1.0, 2.0], 500), vec![0, 1]);
-    }
 }

@@ -3,6 +3,7 @@
 use app::api::Backend;
 use app::compare::Comparison;
 use app::kernel::compare_kernels;
+use app::trend::{Mark, Trend, TrendQuery};
 use app::types::*;
 
 use crate::AppState;
@@ -98,6 +99,37 @@ impl Backend for StoreBackend {
             .await
             .map_err(msg)?
             .comparison)
+    }
+
+    async fn trend(&self, query: TrendQuery) -> Result<Trend, String> {
+        Ok((*self.0.trend(query).await.map_err(msg)?).clone())
+    }
+
+    async fn trend_choices(
+        &self,
+        benchmark: String,
+        machine: String,
+    ) -> Result<Vec<(String, String)>, String> {
+        let mut pairs = self
+            .0
+            .store
+            .trend_choices(&benchmark, &machine)
+            .await
+            .map_err(msg)?;
+        pairs.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| compare_params(&a.1, &b.1)));
+        Ok(pairs)
+    }
+
+    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String> {
+        if runs.len() > 1000 {
+            return Err("at most 1000 runs at a time".into());
+        }
+        for id in runs {
+            if !self.0.store.set_run_mark(id, mark).await.map_err(msg)? {
+                return Err(format!("no run {id}"));
+            }
+        }
+        Ok(())
     }
 
     async fn permalink(&self, id: String) -> Result<Comparison, String> {

@@ -3,11 +3,13 @@
 mod compare;
 mod dashboard;
 mod run;
+mod trend;
 mod upload;
 
 pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;
 pub use run::RunView;
+pub use trend::TrendPage;
 pub use upload::{UploadPage, UploadView};
 
 use leptos::prelude::*;

@@ -84,3 +84,27 @@ async fn compare_share_and_open_a_permalink_in_chromium() {
         "the page made one permalink for its comparison"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mark_a_commit_bad_with_the_keyboard_in_chromium() {
+    let app = crate::trend::seeded().await;
+    run_e2e(
+        "trend.mjs",
+        vec![
+            app.base.clone(),
+            "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
+        ],
+    )
+    .await;
+    // The server agrees: every run of the sixth commit is marked bad, no other run is.
+    let (_, t) = app.get_json(crate::trend::TREND).await;
+    let marks: Vec<Option<String>> = t["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["mark"].as_str().map(str::to_owned))
+        .collect();
+    let mut expected = vec![None; 10];
+    expected[5] = Some("bad".to_owned());
+    assert_eq!(marks, expected);
+}

@@ -42,7 +42,7 @@ fn runs_csv() -> String {
     csv
 }
 
-async fn seeded() -> TestApp {
+pub(crate) async fn seeded() -> TestApp {
     let app = spawn_app().await;
     let r = app
         .client
@@ -61,7 +61,8 @@ async fn seeded() -> TestApp {
     app
 }
 
-const TREND: &str = "/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps";
+pub(crate) const TREND: &str =
+    "/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn trend_follows_the_history_and_finds_the_step() {

@@ -1,0 +1,401 @@
+//! The trend page (`/trend?benchmark=B&machine=M&metric=X&param=P`): a metric by commit as SVG
+//! or ASCII, bisect marks set with the keyboard (`j`/`k` move, `g`/`b`/`s` mark, `u` unmarks),
+//! and the marks and change points beside it. All of its state is in the query string.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::dashboard::encode;
+use super::{error_view, loading};
+use crate::api::{get_compare_choices, get_trend, get_trend_choices, mark_runs};
+use crate::trend::{lttb, Mark, Trend, TrendQuery};
+
+fn query_from_map(map: &leptos_router::params::ParamsMap) -> TrendQuery {
+    TrendQuery {
+        benchmark: map.get("benchmark").unwrap_or_default(),
+        machine: map.get("machine").unwrap_or_default(),
+        metric: map.get("metric").unwrap_or_default(),
+        param: map.get("param").unwrap_or_default(),
+        history: map.get("history").filter(|h| !h.is_empty()),
+    }
+}
+
+/// The URL of this view.
+fn trend_href(q: &TrendQuery) -> String {
+    let mut url = format!(
+        "/trend?benchmark={}&machine={}&metric={}&param={}",
+        encode(&q.benchmark),
+        encode(&q.machine),
+        encode(&q.metric),
+        encode(&q.param)
+    );
+    if let Some(h) = &q.history {
+        url.push_str(&format!("&history={}", encode(h)));
+    }
+    url
+}
+
+#[component]
+pub fn TrendPage() -> impl IntoView {
+    let query_map = use_query_map();
+    let query = Memo::new(move |_| query_from_map(&query_map.read()));
+    // Bumped after a mark is set, to fetch the trend again.
+    let version = RwSignal::new(0u32);
+    let selected = RwSignal::new(0usize);
+    let ascii = RwSignal::new(false);
+    let status = RwSignal::new(String::new());
+    let trend = Resource::new(
+        move || (query.get(), version.get()),
+        |(q, _)| async move {
+            if q.benchmark.is_empty() || q.machine.is_empty() || q.metric.is_empty() {
+                Ok(None)
+            } else {
+                get_trend(q).await.map(Some)
+            }
+        },
+    );
+    // The runs of the selected commit and how many commits there are.
+    let selected_runs = move || -> Option<(usize, Vec<i64>)> {
+        trend.with(|t| {
+            let t = t.as_ref()?.as_ref().ok()?.as_ref()?;
+            let p = t.points.get(selected.get_untracked())?;
+            Some((t.points.len(), p.runs.iter().map(|r| r.id).collect()))
+        })
+    };
+    let set_mark = move |mark: Option<Mark>| {
+        let Some((_, runs)) = selected_runs() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            match mark_runs(runs, mark).await {
+                Ok(()) => {
+                    status.set(match mark {
+                        Some(m) => format!("Marked the selected commit {}.", m.as_str()),
+                        None => "Unmarked the selected commit.".to_owned(),
+                    });
+                    version.update(|v| *v += 1);
+                }
+                Err(e) => status.set(format!("Could not mark: {e}")),
+            }
+        });
+    };
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let typing = document()
+            .active_element()
+            .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+            .unwrap_or(false);
+        if typing {
+            return;
+        }
+        let n = selected_runs().map(|(n, _)| n).unwrap_or(0);
+        match ev.key().as_str() {
+            "j" if n > 0 => selected.update(|s| *s = (*s + 1).min(n - 1)),
+            "k" => selected.update(|s| *s = s.saturating_sub(1)),
+            "g" => set_mark(Some(Mark::Good)),
+            "b" => set_mark(Some(Mark::Bad)),
+            "s" => set_mark(Some(Mark::Skip)),
+            "u" => set_mark(None),
+            _ => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
+    view! {
+        <h1>"Trends by commit"</h1>
+        <TrendForm initial=query.get_untracked() />
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match trend.await {
+                    Ok(Some(t)) => view! { <TrendView t=t selected=selected ascii=ascii status=status /> }.into_any(),
+                    Ok(None) => view! {
+                        <p class="muted">"Pick a benchmark, a machine and a metric."</p>
+                    }.into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn TrendForm(initial: TrendQuery) -> impl IntoView {
+    let benchmark = RwSignal::new(initial.benchmark.clone());
+    let machine = RwSignal::new(initial.machine.clone());
+    let choices = Resource::new(
+        move || (benchmark.get(), machine.get()),
+        |(b, m)| async move {
+            let c = get_compare_choices(
+                (!b.is_empty()).then_some(b.clone()),
+                (!m.is_empty()).then_some(m.clone()),
+            )
+            .await?;
+            let series = if b.is_empty() || m.is_empty() {
+                Vec::new()
+            } else {
+                get_trend_choices(b, m).await?
+            };
+            Ok::<_, ServerFnError>((c, series))
+        },
+    );
+    let chosen = format!("{}\u{1f}{}", initial.metric, initial.param);
+    let options = move |items: Vec<String>, chosen: String| {
+        items
+            .into_iter()
+            .map(|item| {
+                let selected = item == chosen;
+                view! { <option value=item.clone() selected=selected>{item.clone()}</option> }
+            })
+            .collect_view()
+    };
+    let metric = RwSignal::new(initial.metric.clone());
+    let param = RwSignal::new(initial.param.clone());
+    view! {
+        <form id="trend-form" method="get" action="/trend" class="form">
+            <Suspense fallback=loading>
+                {move || {
+                    let chosen = chosen.clone();
+                    Suspend::new(async move {
+                    match choices.await {
+                        Ok((c, series)) => view! {
+                            <label for="benchmark">"Benchmark"</label>
+                            <select id="benchmark" name="benchmark" on:change=move |ev| benchmark.set(event_target_value(&ev))>
+                                <option value="">"—"</option>
+                                {options(c.benchmarks, benchmark.get_untracked())}
+                            </select>
+                            <label for="machine">"Machine"</label>
+                            <select id="machine" name="machine" on:change=move |ev| machine.set(event_target_value(&ev))>
+                                <option value="">"—"</option>
+                                {options(c.machines, machine.get_untracked())}
+                            </select>
+                            <label for="series">"Metric"</label>
+                            <select id="series" on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                let (m, p) = v.split_once('\u{1f}').unwrap_or((&v, ""));
+                                metric.set(m.to_owned());
+                                param.set(p.to_owned());
+                            }>
+                                <option value="">"—"</option>
+                                {series.into_iter().map(|(m, p)| {
+                                    let value = format!("{m}\u{1f}{p}");
+                                    let label = if p.is_empty() { m.clone() } else { format!("{m} @ {p}") };
+                                    let selected = value == chosen;
+                                    view! { <option value=value selected=selected>{label}</option> }
+                                }).collect_view()}
+                            </select>
+                        }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })}}
+            </Suspense>
+            <input type="hidden" name="metric" prop:value=move || metric.get() value=initial.metric.clone() />
+            <input type="hidden" name="param" prop:value=move || param.get() value=initial.param.clone() />
+            <div></div>
+            <button type="submit" id="trend-submit">"Show"</button>
+        </form>
+    }
+}
+
+const W: f64 = 900.0;
+const H: f64 = 320.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 15.0;
+const TOP: f64 = 15.0;
+const BOTTOM: f64 = 30.0;
+
+fn mark_class(m: Option<Mark>) -> &'static str {
+    match m {
+        Some(Mark::Good) => "good",
+        Some(Mark::Bad) => "bad",
+        Some(Mark::Skip) => "skip",
+        None => "none",
+    }
+}
+
+fn short(p: &crate::trend::TrendPoint) -> String {
+    p.sha
+        .as_ref()
+        .map(|s| s.chars().take(12).collect())
+        .unwrap_or_else(|| p.kernel.clone())
+}
+
+#[component]
+fn TrendView(
+    t: Trend,
+    selected: RwSignal<usize>,
+    ascii: RwSignal<bool>,
+    status: RwSignal<String>,
+) -> impl IntoView {
+    if t.points.is_empty() {
+        return view! { <p class="muted">"No runs."</p> }.into_any();
+    }
+    let n = t.points.len();
+    if selected.get_untracked() >= n {
+        selected.set(n - 1);
+    }
+    // The range shown (a range selector; all by default).
+    let from = RwSignal::new(0usize);
+    let to = RwSignal::new(n - 1);
+    let text = t.ascii(80, 20);
+    let href = trend_href(&t.query);
+    let t = StoredValue::new(t);
+    let chart = move || {
+        t.with_value(|t| {
+            let (a, b) = (from.get().min(n - 1), to.get().min(n - 1));
+            let (a, b) = (a.min(b), a.max(b));
+            let window: Vec<usize> = (a..=b).collect();
+            let means: Vec<f64> = window.iter().map(|&i| t.points[i].mean).collect();
+            let keep: Vec<usize> = lttb(&means, 1500).into_iter().map(|k| window[k]).collect();
+            let lo = keep.iter().map(|&i| t.points[i].min).fold(f64::INFINITY, f64::min);
+            let hi = keep.iter().map(|&i| t.points[i].max).fold(f64::NEG_INFINITY, f64::max);
+            let (lo, hi) = if hi > lo { (lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08) } else { (lo - 1.0, hi + 1.0) };
+            let span = (b - a).max(1) as f64;
+            let x = move |i: usize| LEFT + (i - a) as f64 / span * (W - LEFT - RIGHT);
+            let y = move |v: f64| TOP + (hi - v) / (hi - lo) * (H - TOP - BOTTOM);
+            let line: String = keep
+                .iter()
+                .map(|&i| format!("{:.1},{:.1}", x(i), y(t.points[i].mean)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let ticks = (0..=4).map(|k| {
+                let v = lo + (hi - lo) * k as f64 / 4.0;
+                view! {
+                    <g class="tick">
+                        <line x1=LEFT y1=y(v) x2=W - RIGHT y2=y(v) />
+                        <text x=LEFT - 6.0 y=y(v) + 4.0 text-anchor="end">{crate::types::format_value(v)}</text>
+                    </g>
+                }
+            }).collect_view();
+            let cps = t.change_points.iter().filter(|c| c.x >= a && c.x <= b).map(|c| {
+                let cx = x(c.x) - (W - LEFT - RIGHT) / span / 2.0;
+                view! { <line class=format!("cp {}", c.verdict) x1=cx y1=TOP x2=cx y2=H - BOTTOM /> }
+            }).collect_view();
+            let points = keep.iter().map(|&i| {
+                let p = &t.points[i];
+                let title = format!(
+                    "#{}: {}{}\nkernel {}\nmean {} (min {}, max {}, n={}){}",
+                    p.x,
+                    p.sha.clone().unwrap_or_else(|| "(no commit)".into()),
+                    p.subject.as_ref().map(|s| format!(" {s}")).unwrap_or_default(),
+                    p.kernel,
+                    crate::types::format_value(p.mean),
+                    crate::types::format_value(p.min),
+                    crate::types::format_value(p.max),
+                    p.n,
+                    p.mark.map(|m| format!("\nmarked {}", m.as_str())).unwrap_or_default()
+                );
+                let class = {
+                    let mark = p.mark;
+                    move || format!("point {}{}", mark_class(mark), if selected.get() == i { " selected" } else { "" })
+                };
+                view! {
+                    <g>
+                        <line class="band" x1=x(i) y1=y(p.min) x2=x(i) y2=y(p.max) />
+                        <circle class=class cx=x(i) cy=y(p.mean) r="4" data-x=i on:click=move |_| selected.set(i)>
+                            <title>{title}</title>
+                        </circle>
+                    </g>
+                }
+            }).collect_view();
+            view! {
+                <svg id="trend-svg" class="trend" viewBox=format!("0 0 {W} {H}") width=W height=H role="img">
+                    <title>{format!("{} by commit", t.title())}</title>
+                    {ticks}
+                    <polyline class="trend-line" points=line />
+                    {cps}
+                    {points}
+                    <text x=LEFT y=H - 8.0>{t.points[a].sha.as_ref().map(|s| s.chars().take(12).collect::<String>()).unwrap_or_else(|| t.points[a].kernel.clone())}</text>
+                    <text x=W - RIGHT y=H - 8.0 text-anchor="end">{short(&t.points[b])}</text>
+                </svg>
+            }
+        })
+    };
+    let details = move || {
+        t.with_value(|t| {
+            let p = t.points.get(selected.get())?.clone();
+            Some(view! {
+                <dl id="trend-selected" class="facts" data-x=p.x>
+                    <dt>"Commit"</dt><dd class="mono">{p.sha.clone().unwrap_or_else(|| "(none)".into())}</dd>
+                    <dt>"Subject"</dt><dd>{p.subject.clone().unwrap_or_default()}</dd>
+                    <dt>"Kernel"</dt><dd>{p.kernel.clone()}</dd>
+                    <dt>"Mean"</dt><dd>{format!("{} (min {}, max {}, n={})", crate::types::format_value(p.mean), crate::types::format_value(p.min), crate::types::format_value(p.max), p.n)}</dd>
+                    <dt>"Mark"</dt><dd id="trend-selected-mark">{p.mark.map(|m| m.as_str()).unwrap_or("none")}</dd>
+                    <dt>"Runs"</dt><dd>{p.runs.iter().map(|r| view! { <a href=format!("/runs/{}", r.id)>{format!("#{} ", r.id)}</a> }).collect_view()}</dd>
+                </dl>
+            })
+        })
+    };
+    let (marks, changes) = t.with_value(|t| {
+        let q = &t.query;
+        let marks = t.points.iter().filter(|p| p.mark.is_some()).map(|p| {
+            let x = p.x;
+            view! {
+                <li data-x=x data-mark=p.mark.map(|m| m.as_str()).unwrap_or_default() class=mark_class(p.mark)>
+                    <a href="#" on:click=move |ev| { ev.prevent_default(); selected.set(x); }>{short(p)}</a>
+                    {format!(" {}{}", p.mark.map(|m| m.as_str()).unwrap_or_default(), if p.first_bad { " (first bad commit)" } else { "" })}
+                </li>
+            }
+        }).collect_view();
+        let changes = t.change_points.iter().map(|c| {
+            let before = &t.points[c.x.saturating_sub(1)];
+            let after = &t.points[c.x];
+            let compare = format!(
+                "/compare?benchmark={}&machine={}&kernels={},{}&metric={}",
+                encode(&q.benchmark), encode(&q.machine), encode(&before.kernel), encode(&after.kernel), encode(&q.metric)
+            );
+            let report = match (&before.sha, &after.sha) {
+                (Some(base), Some(bad)) => Some(format!(
+                    "/api/v1/report?benchmark={}&machine={}&base={}&bad={}",
+                    encode(&q.benchmark), encode(&q.machine), encode(base), encode(bad)
+                )),
+                _ => None,
+            };
+            let x = c.x;
+            view! {
+                <li data-x=x class=c.verdict.clone()>
+                    <a href="#" on:click=move |ev| { ev.prevent_default(); selected.set(x); }>{short(after)}</a>
+                    {format!(" {} {:+.1}% ({} → {})", c.verdict, c.change_pct, crate::types::format_value(c.before), crate::types::format_value(c.after))}
+                    " · " <a href=compare>"compare before/after"</a>
+                    {report.map(|r| view! { " · " <a class="report" href=r>"LKP report"</a> })}
+                </li>
+            }
+        }).collect_view();
+        (marks, changes)
+    });
+    view! {
+        <section id="trend" data-points=n>
+            <p class="meta">
+                <strong>{t.with_value(|t| t.title())}</strong>
+                {t.with_value(|t| format!(" of {} on {}, ordered by {}", t.query.benchmark, t.query.machine, t.order))}
+                " · " <a id="trend-link" href=href.clone()>"Link to this view"</a>
+                " · " <a href=format!("{}&format=svg", href.replace("/trend?", "/api/v1/trend?")) download="trend.svg">"SVG"</a>
+            </p>
+            <div class="actions">
+                <button type="button" id="show-svg" on:click=move |_| ascii.set(false) class:active=move || !ascii.get()>"Chart"</button>
+                <button type="button" id="show-ascii" on:click=move |_| ascii.set(true) class:active=move || ascii.get()>"ASCII"</button>
+                <label>"From " <input type="range" id="range-from" min="0" max=n - 1 prop:value=move || from.get()
+                    on:input=move |ev| from.set(event_target_value(&ev).parse().unwrap_or(0)) /></label>
+                <label>"to " <input type="range" id="range-to" min="0" max=n - 1 prop:value=move || to.get()
+                    on:input=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(n - 1)) /></label>
+                <span id="trend-status" class="muted" role="status">{move || status.get()}</span>
+            </div>
+            <div class="trend-grid">
+                <div>
+                    <div class:hidden=move || ascii.get()>{chart}</div>
+                    <pre id="trend-ascii" class="ascii" class:hidden=move || !ascii.get()>{text}</pre>
+                    <p class="muted small">"Keys: j / k select the next / previous commit, g b s mark its runs good, bad or skip, u unmarks. Click a point to select it."</p>
+                </div>
+                <aside>
+                    <h2>"Selected"</h2>
+                    {details}
+                    <h2>"Marks"</h2>
+                    <ul id="trend-marks">{marks}</ul>
+                    <h2>"Change points"</h2>
+                    <ul id="trend-changes">{changes}</ul>
+                </aside>
+            </div>
+        </section>
+    }
+    .into_any()
+}
