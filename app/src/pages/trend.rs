@@ -47,11 +47,35 @@ pub fn TrendPage() -> impl IntoView {
     let trend = Resource::new(
         move || (query.get(), version.get()),
         |(q, _)| async move {
-            if q.benchmark.is_empty() || q.machine.is_empty() || q.metric.is_empty() {
+            if q.benchmark.is_empty()
+                || q.machine.is_empty()
+                || q.metric.is_empty()
+                || q.param == ALL
+            {
                 Ok(None)
             } else {
                 get_trend(q).await.map(Some)
             }
+        },
+    );
+    // `param=*`: every param of the metric, as small multiples.
+    let multiples = Resource::new(
+        move || query.get(),
+        |q| async move {
+            if q.param != ALL || q.benchmark.is_empty() || q.machine.is_empty() {
+                return Ok(Vec::new());
+            }
+            let pairs = get_trend_choices(q.benchmark.clone(), q.machine.clone()).await?;
+            let mut out = Vec::new();
+            for (m, p) in pairs.into_iter().filter(|(m, _)| *m == q.metric) {
+                let one = TrendQuery {
+                    param: p,
+                    metric: m,
+                    ..q.clone()
+                };
+                out.push(get_trend(one).await?);
+            }
+            Ok::<_, ServerFnError>(out)
         },
     );
     // The runs of the selected commit and how many commits there are.
@@ -105,6 +129,19 @@ pub fn TrendPage() -> impl IntoView {
     view! {
         <h1>"Trends by commit"</h1>
         <TrendForm initial=query.get_untracked() />
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match multiples.await {
+                    Ok(all) if !all.is_empty() => view! {
+                        <div id="trend-multiples" class="multiples">
+                            {all.iter().map(small_chart).collect_view()}
+                        </div>
+                    }.into_any(),
+                    Ok(_) => ().into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match trend.await {
@@ -177,6 +214,15 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
                                 param.set(p.to_owned());
                             }>
                                 <option value="">"—"</option>
+                                {
+                                    let mut metrics: Vec<String> = series.iter().map(|(m, _)| m.clone()).collect();
+                                    metrics.dedup();
+                                    metrics.into_iter().filter(|m| series.iter().filter(|(x, _)| x == m).count() > 1).map(|m| {
+                                        let value = format!("{m}\u{1f}{ALL}");
+                                        let selected = value == chosen;
+                                        view! { <option value=value selected=selected>{format!("{m} @ every param")}</option> }
+                                    }).collect_view()
+                                }
                                 {series.into_iter().map(|(m, p)| {
                                     let value = format!("{m}\u{1f}{p}");
                                     let label = if p.is_empty() { m.clone() } else { format!("{m} @ {p}") };
@@ -195,6 +241,60 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
             <button type="submit" id="trend-submit">"Show"</button>
         </form>
     }
+}
+
+/// The `param` that asks for every param of the metric.
+const ALL: &str = "*";
+
+/// One small chart of the small multiples, linking to its full view.
+fn small_chart(t: &Trend) -> AnyView {
+    let (w, h, pad) = (300.0, 130.0, 8.0);
+    let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
+    let keep = lttb(&means, 300);
+    let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 1.0, hi + 1.0)
+    };
+    let span = (t.points.len().max(2) - 1) as f64;
+    let x = move |i: usize| pad + i as f64 / span * (w - 2.0 * pad);
+    let y = move |v: f64| pad + (hi - v) / (hi - lo) * (h - 2.0 * pad);
+    let line: String = keep
+        .iter()
+        .map(|&i| format!("{:.1},{:.1}", x(i), y(means[i])))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cps = t
+        .change_points
+        .iter()
+        .map(|c| view! { <line class=format!("cp {}", c.verdict) x1=x(c.x) y1=0 x2=x(c.x) y2=h /> })
+        .collect_view();
+    let marks = keep
+        .iter()
+        .filter(|&&i| t.points[i].mark.is_some())
+        .map(|&i| view! { <circle class=format!("point {}", mark_class(t.points[i].mark)) cx=x(i) cy=y(means[i]) r="3" /> })
+        .collect_view();
+    let title = if t.query.param.is_empty() {
+        t.query.metric.clone()
+    } else {
+        format!("{} @ {}", t.query.metric, t.query.param)
+    };
+    view! {
+        <figure class="small-multiple" data-param=t.query.param.clone()>
+            <a href=trend_href(&t.query)>
+                <svg class="trend small" viewBox=format!("0 0 {w} {h}") width=w height=h role="img">
+                    <title>{title.clone()}</title>
+                    <polyline class="trend-line" points=line />
+                    {cps}
+                    {marks}
+                </svg>
+            </a>
+            <figcaption>{title}{format!(" · {} commits · {} change point(s)", t.points.len(), t.change_points.len())}</figcaption>
+        </figure>
+    }
+    .into_any()
 }
 
 const W: f64 = 900.0;

@@ -319,3 +319,35 @@ async fn the_regression_report_reads_like_the_robots_mail() {
         .await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_param_as_small_multiples() {
+    let app = spawn_app().await;
+    app.upload_work_log().await;
+    let (status, html) = app
+        .get_text("/trend?benchmark=netperf-tcp&machine=m1&metric=tcpstream-send&param=*")
+        .await;
+    assert_eq!(status, 200);
+    let params: Vec<&str> = html
+        .split("<figure data-param=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .collect();
+    assert_eq!(
+        params,
+        ["64", "256", "1024", "4096", "16384"],
+        "one chart per param"
+    );
+    assert!(html.contains(
+        "/trend?benchmark=netperf-tcp&amp;machine=m1&amp;metric=tcpstream-send&amp;param=64"
+    ));
+    let (status, one) = app
+        .get_text("/trend?benchmark=netperf-tcp&machine=m1&metric=tcpstream-send&param=64")
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        one.contains("id=\"trend-svg\""),
+        "a single param gets the full chart"
+    );
+    assert!(one.contains("ordered by kernel version"));
+}
