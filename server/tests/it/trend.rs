@@ -351,3 +351,37 @@ async fn every_param_as_small_multiples() {
     );
     assert!(one.contains("ordered by kernel version"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_marks_and_commit_times_at_upload_are_refused() {
+    let app = spawn_app().await;
+    let before = app.counts().await;
+    let csv = "kernel,metric,iteration,value\n6.1.0,tput,1,1\n";
+    for (query, needle) in [
+        (
+            "benchmark=b&machine=m&mark=ugly",
+            "mark must be good, bad or skip",
+        ),
+        (
+            "benchmark=b&machine=m&commit_time=yesterday",
+            "commit_time must be seconds",
+        ),
+    ] {
+        let body = assert_error(app.upload_raw(query, csv).await, 422, needle).await;
+        assert!(body["error"]["field"].is_string(), "{body}");
+    }
+    assert_eq!(app.counts().await, before, "nothing stored");
+    let r = app
+        .upload_raw(
+            "benchmark=b&machine=m&mark=skip&commit_time=1700000000&commit=abcdef0123",
+            csv,
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (_, t) = app
+        .get_json("/api/v1/trend?benchmark=b&machine=m&metric=tput")
+        .await;
+    assert_eq!(t["points"][0]["mark"], "skip");
+    assert_eq!(t["points"][0]["time"], 1700000000);
+    assert_eq!(t["order"], "commit time");
+}
