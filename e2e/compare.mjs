@@ -2,23 +2,20 @@
 // its permalink in a fresh page, and check that a regression is marked as one.
 // Usage: node e2e/compare.mjs <base-url>   (the server must hold the fixture mmtests tree on m1)
 // Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.
-import { launch, step, watch as watchInto } from './lib.mjs';
+import { run, step, watch } from './lib.mjs';
 
 const [base] = process.argv.slice(2);
 if (!base) {
   console.error('usage: node e2e/compare.mjs <base-url>');
   process.exit(2);
 }
-const browser = await launch();
-const errors = [];
-const watch = (page) => watchInto(page, errors);
 const order = (page) => page.$$eval('#kernel-order li', (lis) => lis.map((li) => li.dataset.kernel));
-try {
+await run(async (_unused, errors, browser) => {
+  // A context with the clipboard allowed, for "copy as text".
   const context = await browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   const page = await context.newPage();
-  watch(page);
-
+  watch(page, errors);
   await page.goto(`${base}/compare`);
   await page.waitForSelector('body[data-hydrated="true"]');
   step('compare page hydrated');
@@ -67,7 +64,7 @@ try {
 
   // A fresh page (no shared state) opens the permalink.
   const fresh = await browser.newPage();
-  watch(fresh);
+  watch(fresh, errors);
   await fresh.goto(`${base}${href}`);
   await fresh.waitForSelector('#compare-table');
   await fresh.waitForSelector('body[data-hydrated="true"]');
@@ -82,12 +79,4 @@ try {
   if (!(chartWidth > 0)) throw new Error('the chart did not load');
   step('chart loaded');
 
-  if (errors.length) throw new Error(errors.join('\n'));
-  console.log('e2e: ok');
-} catch (e) {
-  console.error(`e2e: FAILED: ${e.message}`);
-  if (errors.length) console.error(errors.join('\n'));
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

@@ -20,3 +20,23 @@ export function watch(page, errors) {
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`); });
   page.setDefaultTimeout(30000);
 }
+
+/// Runs `body(page, errors, browser)` in a fresh Chromium and reports `e2e: ok` or the failure
+/// (with what the page reported) and a non-zero exit code.
+export async function run(body) {
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await browser.newPage();
+    watch(page, errors);
+    await body(page, errors, browser);
+    if (errors.length) throw new Error(errors.join('\n'));
+    console.log('e2e: ok');
+  } catch (e) {
+    console.error(`e2e: FAILED: ${e.message}`);
+    if (errors.length) console.error(errors.join('\n'));
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+}

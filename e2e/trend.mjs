@@ -1,18 +1,14 @@
 // Browser test: the trend page in real headless Chromium. Select a commit with the keyboard,
 // mark it bad with `b`, and see the chart, the list of marks and the ASCII chart update.
 // Usage: node e2e/trend.mjs <base-url> <trend-path>
-import { launch, step, watch } from './lib.mjs';
+import { run, step } from './lib.mjs';
 
 const [base, path] = process.argv.slice(2);
 if (!base || !path) {
   console.error('usage: node e2e/trend.mjs <base-url> <trend-path>');
   process.exit(2);
 }
-const browser = await launch();
-const errors = [];
-try {
-  const page = await browser.newPage();
-  watch(page, errors);
+await run(async (page) => {
   await page.goto(`${base}${path}`);
   await page.waitForSelector('#trend-svg');
   await page.waitForSelector('body[data-hydrated="true"]');
@@ -43,12 +39,4 @@ try {
   if (!ascii.includes('O') || !ascii.includes('[O] bisect-bad  sample')) throw new Error(`ASCII chart:\n${ascii}`);
   step('the ASCII chart shows the bad samples');
 
-  if (errors.length) throw new Error(errors.join('\n'));
-  console.log('e2e: ok');
-} catch (e) {
-  console.error(`e2e: FAILED: ${e.message}`);
-  if (errors.length) console.error(errors.join('\n'));
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

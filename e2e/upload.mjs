@@ -1,19 +1,14 @@
 // Browser test: upload a CSV through the form in real headless Chromium.
 // Usage: node e2e/upload.mjs <base-url> <csv-file>
 // Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.
-import { launch, step, watch } from './lib.mjs';
+import { run, step } from './lib.mjs';
 
 const [base, csvFile] = process.argv.slice(2);
 if (!base || !csvFile) {
   console.error('usage: node e2e/upload.mjs <base-url> <csv-file>');
   process.exit(2);
 }
-const browser = await launch();
-const errors = [];
-try {
-  const page = await browser.newPage();
-  watch(page, errors);
-
+await run(async (page) => {
   await page.goto(`${base}/upload`);
   // The App sets data-hydrated from an Effect, which only runs once the WASM has hydrated.
   await page.waitForSelector('body[data-hydrated="true"]');
@@ -52,12 +47,4 @@ try {
   if (machine !== 'e2e box') throw new Error(`run page shows machine ${machine}`);
   step('run page shows the run');
 
-  if (errors.length) throw new Error(errors.join('\n'));
-  console.log('e2e: ok');
-} catch (e) {
-  console.error(`e2e: FAILED: ${e.message}`);
-  if (errors.length) console.error(errors.join('\n'));
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

@@ -28,18 +28,6 @@ fn csv(params: &[u32], samples: u32) -> String {
     out
 }
 
-fn stats(mut times: Vec<Duration>) -> String {
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    format!(
-        "median {:.2} ms (min {:.2}, max {:.2}, n={})",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        times.len()
-    )
-}
-
 async fn measure(client: &reqwest::Client, url: &str, repeats: usize) -> (Vec<Duration>, usize) {
     // The first request also makes the permalink (one write); it is not measured.
     let first = client.get(url).send().await.unwrap();
@@ -96,7 +84,7 @@ fn main() {
                 let (times, size) = measure(&client, &url, repeats).await;
                 println!(
                     "compare {name} ({n} samples) as {format} ({size} bytes): {}",
-                    stats(times)
+                    common::summary(times)
                 );
             }
         }

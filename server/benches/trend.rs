@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use perfline_server::changepoint::{change_points, Options};
 
@@ -33,18 +33,6 @@ fn value(i: usize, run: usize) -> f64 {
     level * (1.0 + noise)
 }
 
-fn median(mut times: Vec<Duration>) -> String {
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    format!(
-        "median {:.1} ms (min {:.1}, max {:.1}, n={})",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        times.len()
-    )
-}
-
 fn main() {
     // Change-point detection alone.
     let series: Vec<f64> = (0..COMMITS).map(|i| value(i, 0)).collect();
@@ -57,7 +45,7 @@ fn main() {
     }
     println!(
         "change points on {COMMITS} points ({found} found): {}",
-        median(times)
+        common::summary(times)
     );
     // The expensive case: no step at all, so every split is tested with permutations.
     let noise: Vec<f64> = (0..COMMITS)
@@ -71,7 +59,7 @@ fn main() {
     }
     println!(
         "change points on {COMMITS} points of noise ({found} found): {}",
-        median(times)
+        common::summary(times)
     );
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -145,8 +133,8 @@ fn main() {
             }
             println!(
                 "trend {COMMITS} commits x {RUNS} runs as {format} ({size} bytes): cold {}; warm {}",
-                median(cold),
-                median(warm)
+                common::summary(cold),
+                common::summary(warm)
             );
         }
     });

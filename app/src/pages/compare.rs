@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::dashboard::encode;
-use super::{error_view, loading};
+use super::{error_view, loading, select_options};
 use crate::api::{get_compare, get_compare_choices, get_permalink};
 use crate::compare::{mmtests_text, Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
 use crate::label::Direction;
@@ -132,15 +132,6 @@ fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
             }
         })
     };
-    let options = move |items: Vec<String>, chosen: String| {
-        items
-            .into_iter()
-            .map(|item| {
-                let selected = item == chosen;
-                view! { <option value=item.clone() selected=selected>{item.clone()}</option> }
-            })
-            .collect_view()
-    };
     view! {
         <form id="compare-form" method="get" action="/compare" class="form">
             <Suspense fallback=loading>
@@ -153,13 +144,13 @@ fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
                                 <select id="benchmark" name="benchmark"
                                     on:change=move |ev| { benchmark.set(event_target_value(&ev)); order.set(Vec::new()); }>
                                     <option value="">"—"</option>
-                                    {options(c.benchmarks, benchmark.get_untracked())}
+                                    {select_options(c.benchmarks, &benchmark.get_untracked())}
                                 </select>
                                 <label for="machine">"Machine"</label>
                                 <select id="machine" name="machine"
                                     on:change=move |ev| { machine.set(event_target_value(&ev)); order.set(Vec::new()); }>
                                     <option value="">"—"</option>
-                                    {options(c.machines, machine.get_untracked())}
+                                    {select_options(c.machines, &machine.get_untracked())}
                                 </select>
                                 <span class="label">"Add kernels"</span>
                                 <div id="kernel-choices" class="kernels">

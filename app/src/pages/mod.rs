@@ -29,6 +29,18 @@ pub(crate) fn error_view(e: impl std::fmt::Display) -> AnyView {
     view! { <p class="error">{format!("Error: {e}")}</p> }.into_any()
 }
 
+/// The `<option>`s of a select, `chosen` selected.
+pub(crate) fn select_options(items: Vec<String>, chosen: &str) -> impl IntoView {
+    items
+        .into_iter()
+        .map(|item| {
+            let selected = item == chosen;
+            let label = item.clone();
+            view! { <option value=item selected=selected>{label}</option> }
+        })
+        .collect_view()
+}
+
 pub(crate) fn loading() -> impl IntoView {
     view! { <p class="muted">"Loading…"</p> }
 }

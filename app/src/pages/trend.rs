@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::dashboard::encode;
-use super::{error_view, loading};
+use super::{error_view, loading, select_options};
 use crate::api::{get_compare_choices, get_trend, get_trend_choices, mark_runs};
 use crate::trend::{lttb, Mark, Trend, TrendQuery};
 
@@ -177,15 +177,6 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
         },
     );
     let chosen = format!("{}\u{1f}{}", initial.metric, initial.param);
-    let options = move |items: Vec<String>, chosen: String| {
-        items
-            .into_iter()
-            .map(|item| {
-                let selected = item == chosen;
-                view! { <option value=item.clone() selected=selected>{item.clone()}</option> }
-            })
-            .collect_view()
-    };
     let metric = RwSignal::new(initial.metric.clone());
     let param = RwSignal::new(initial.param.clone());
     view! {
@@ -199,12 +190,12 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
                             <label for="benchmark">"Benchmark"</label>
                             <select id="benchmark" name="benchmark" on:change=move |ev| benchmark.set(event_target_value(&ev))>
                                 <option value="">"—"</option>
-                                {options(c.benchmarks, benchmark.get_untracked())}
+                                {select_options(c.benchmarks, &benchmark.get_untracked())}
                             </select>
                             <label for="machine">"Machine"</label>
                             <select id="machine" name="machine" on:change=move |ev| machine.set(event_target_value(&ev))>
                                 <option value="">"—"</option>
-                                {options(c.machines, machine.get_untracked())}
+                                {select_options(c.machines, &machine.get_untracked())}
                             </select>
                             <label for="series">"Metric"</label>
                             <select id="series" on:change=move |ev| {

@@ -1,6 +1,7 @@
 //! The real server on port 0 with a fresh database, and the data the benchmarks share.
 
 use std::future::Future;
+use std::time::Duration;
 
 use perfline_server::{serve, AppState, Config};
 
@@ -36,4 +37,18 @@ where
         let _ = server.await;
         out
     })
+}
+
+/// The median, minimum and maximum of timings, for the benchmarks' output.
+#[allow(dead_code)] // Not every benchmark uses it.
+pub fn summary(mut times: Vec<Duration>) -> String {
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    format!(
+        "median {:.2} ms (min {:.2}, max {:.2}, n={})",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+        times.len()
+    )
 }
