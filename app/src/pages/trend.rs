@@ -377,8 +377,15 @@ fn TrendView(
                     p.mark.map(|m| format!("\nmarked {}", m.as_str())).unwrap_or_default()
                 );
                 let class = {
-                    let mark = p.mark;
-                    move || format!("point {}{}", mark_class(mark), if selected.get() == i { " selected" } else { "" })
+                    let (mark, first_bad) = (p.mark, p.first_bad);
+                    move || {
+                        format!(
+                            "point {}{}{}",
+                            mark_class(mark),
+                            if first_bad { " first-bad" } else { "" },
+                            if selected.get() == i { " selected" } else { "" }
+                        )
+                    }
                 };
                 view! {
                     <g>

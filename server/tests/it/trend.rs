@@ -170,6 +170,14 @@ async fn marks_come_from_uploads_the_api_and_bisect_logs() {
         (json!("good"), json!("bad"))
     );
     assert_eq!(at(5)["first_bad"], true);
+    let (_, html) = app
+        .get_text("/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps")
+        .await;
+    assert!(
+        html.contains("class=\"point bad first-bad\""),
+        "the first bad commit is highlighted on the page"
+    );
+    assert!(html.contains("(first bad commit)"));
     assert_eq!(at(0)["mark"], Value::Null);
 
     // The ASCII chart shows both kinds of samples and the legend, and lists the change point.
