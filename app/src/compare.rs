@@ -704,6 +704,38 @@ mod tests {
     }
 
     #[test]
+    fn undefined_statistics_print_as_a_dash_never_nan() {
+        let one = stats(&[0.0]);
+        let base = cell(one.clone(), None, "t", Direction::Higher);
+        let other = cell(one, Some(&base.stats), "t", Direction::Higher);
+        let c = Comparison {
+            query: CompareQuery {
+                benchmark: "b".into(),
+                machine: "m".into(),
+                kernels: vec!["a".into(), "b".into()],
+                metric: None,
+            },
+            runs: Vec::new(),
+            precision: 2,
+            permalink: None,
+            rows: vec![Row {
+                metric: "t".into(),
+                param: "1".into(),
+                label: "t-1".into(),
+                unit: None,
+                direction: Direction::Higher,
+                cells: vec![Some(base), Some(other)],
+            }],
+        };
+        let text = mmtests_text(&c);
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+        let hmean = text.lines().find(|l| l.starts_with("Hmean")).unwrap();
+        assert!(hmean.contains("           - (    n/a )"), "{hmean:?}");
+        let lkp = lkp_text(&c, true);
+        assert!(!lkp.contains("NaN") && !lkp.contains("inf"), "{lkp}");
+    }
+
+    #[test]
     fn format_g_matches_c() {
         let cases = [
             (5.488e8, 4, "5.488e+08"),
