@@ -146,9 +146,10 @@ pub fn lttb(y: &[f64], threshold: usize) -> Vec<usize> {
         let next_end = (((i + 2) as f64 * bucket) as usize + 1).min(n);
         let (mut avg_x, mut avg_y) = (0.0, 0.0);
         let count = (next_end - next_start).max(1);
-        for j in next_start..next_end.max(next_start + 1).min(n) {
+        let last = next_end.max(next_start + 1).min(n);
+        for (j, &yj) in y.iter().enumerate().take(last).skip(next_start) {
             avg_x += j as f64;
-            avg_y += y[j];
+            avg_y += yj;
         }
         avg_x /= count as f64;
         avg_y /= count as f64;

@@ -488,8 +488,11 @@ pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
     Ok(commits)
 }
 
+/// A bisect log's verdicts per commit, and the first bad commit.
+pub type BisectVerdicts = (Vec<(String, Mark)>, Option<String>);
+
 /// The verdicts of a `git bisect log`, and the first bad commit if the bisection found it.
-pub fn parse_bisect_log(text: &str) -> Result<(Vec<(String, Mark)>, Option<String>), IngestError> {
+pub fn parse_bisect_log(text: &str) -> Result<BisectVerdicts, IngestError> {
     let mut marks: Vec<(String, Mark)> = Vec::new();
     let mut first_bad = None;
     let bracketed = |rest: &str| -> Option<String> {

@@ -296,7 +296,7 @@ fn cell_title(
                     "Not significant: the intervals mean ± {SIGNIFICANCE_Z}·stddev overlap (baseline {bi}, this {ni})."
                 ),
             };
-            t.push_str("\n");
+            t.push('\n');
             t.push_str(&verdict);
         }
     }

@@ -123,7 +123,7 @@ fn add_netperf_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestErr
             recv.len()
         )));
     }
-    if send.len() % iterations != 0 {
+    if !send.len().is_multiple_of(iterations) {
         return Err(IngestError::new(format!(
             "LKP netperf log with {} results in {iterations} iterations: not the same number in each",
             send.len()

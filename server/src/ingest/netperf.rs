@@ -13,7 +13,7 @@ use super::{resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 const NORMAL_UNIT: &str = "10^6bits/s";
 
 pub fn detect(text: &str) -> bool {
-    if text.lines().any(|l| is_banner(l)) {
+    if text.lines().any(is_banner) {
         return true;
     }
     // Bare `-P 0` or sweep lines: every non-empty line is 5 numbers (recv send msg secs tput).
@@ -436,7 +436,7 @@ fn collect(text: &str) -> Result<Collected, IngestError> {
                             format!("netperf {name} row has {} fields, not 6", fields.len()),
                         ));
                     }
-                    let param = format!("{}", fields[2]);
+                    let param = fields[2].to_string();
                     c.other(
                         data_line,
                         "Trans/s",

@@ -15,7 +15,7 @@ pub fn pack(samples: &[(i64, f64)]) -> Vec<u8> {
 }
 
 pub fn unpack(bytes: &[u8]) -> anyhow::Result<(Vec<i64>, Vec<f64>)> {
-    if bytes.len() % PAIR != 0 {
+    if !bytes.len().is_multiple_of(PAIR) {
         anyhow::bail!(
             "a packed series of {} bytes is not whole pairs",
             bytes.len()

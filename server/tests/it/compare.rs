@@ -319,7 +319,7 @@ async fn bad_compare_requests_say_what_is_wrong() {
         async move { app.client.get(app.url(&path)).send().await.unwrap() }
     };
     let cases: [(String, u16, &str); 8] = [
-        (format!("{base}"), 400, "kernels is required"),
+        (base.to_string(), 400, "kernels is required"),
         (format!("{base}&kernels="), 400, "at least one kernel"),
         (
             format!("{base}&kernels=5.4.0-vanilla,5.4.0-vanilla"),
