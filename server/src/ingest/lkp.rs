@@ -219,7 +219,14 @@ fn add_hackbench_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestE
             "LKP hackbench log without tasks, messages or times",
         ));
     }
-    let kb = ((tasks * messages * bytes) >> 10) as f64;
+    // LKP multiplies Ruby integers, which never overflow; u64 would (the fuzzer found it).
+    let kb = (tasks as u128)
+        .checked_mul(messages as u128)
+        .and_then(|x| x.checked_mul(bytes as u128))
+        .map(|x| (x >> 10) as f64)
+        .ok_or_else(|| {
+            IngestError::new("LKP hackbench log: tasks × messages × bytes is too large")
+        })?;
     let best = times.iter().copied().fold(f64::INFINITY, f64::min);
     let worst = times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let avg = times.iter().sum::<f64>() / times.len() as f64;
@@ -447,6 +454,23 @@ mod tests {
     #[test]
     fn hackbench_equals_lkp() {
         check("hackbench", "time", 8);
+    }
+
+    /// Found by `scripts/fuzz`: a message count near 2^62 overflowed tasks × messages × bytes.
+    #[test]
+    fn huge_hackbench_counts_are_an_error_not_a_panic() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lkp-raw/fuzz-hackbench-kb-overflow.log");
+        let bytes = std::fs::read(path).unwrap();
+        // Its byte count is mangled (so 0): the product fits in u128 and the log parses.
+        let (_, runs) = parse_file(&bytes, Some(Format::LkpRaw), &test_meta()).unwrap();
+        assert_eq!(runs[0].series[0].metric.as_str(), "time");
+        // Counts whose product does not fit even in u128 are refused.
+        let huge = "Running in process mode with 256 groups using 40 file descriptors each (== 18446744073709551615 tasks)\n\
+                    Each sender will pass 18446744073709551615 messages of 18446744073709551615 bytes\n\
+                    Time: 9.541\n";
+        let err = parse_file(huge.as_bytes(), Some(Format::LkpRaw), &test_meta()).unwrap_err();
+        assert!(err.to_string().contains("too large"), "{err}");
     }
 
     #[test]
