@@ -106,14 +106,7 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(rows.len().max(2))
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| category_label(&labels, *x))
             .x_desc("param")
             .y_desc(format!("{}{unit}", mean.name()))
             .draw()
@@ -145,6 +138,16 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
         root.present().map_err(plot_err)?;
     }
     Ok(out)
+}
+
+/// The label of the category at x (categories sit on whole numbers; nothing in between).
+fn category_label(labels: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 {
+        labels.get(i as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
@@ -218,14 +221,7 @@ pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(8)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| category_label(&labels, *x))
             .y_desc(format!("{}{unit}", clean(&t.query.metric)))
             .draw()
             .map_err(plot_err)?;
