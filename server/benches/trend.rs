@@ -8,7 +8,12 @@ mod common;
 
 use std::time::Instant;
 
+use std::collections::HashMap;
+
+use app::trend::TrendQuery;
 use perfline_server::changepoint::{change_points, Options};
+use perfline_server::store::{History, HistoryCommit, TrendRun, TrendRuns};
+use perfline_server::trend::build;
 
 const COMMITS: usize = 10_000;
 const RUNS: usize = 5;
@@ -31,6 +36,16 @@ fn value(i: usize, run: usize) -> f64 {
     };
     let noise = (((i * 7919 + run * 104729) % 1000) as f64 / 1000.0 - 0.5) * 0.04;
     level * (1.0 + noise)
+}
+
+/// The `total` of the response's `Server-Timing` header.
+fn server_time(r: &reqwest::Response) -> std::time::Duration {
+    let header = r.headers()["server-timing"].to_str().unwrap();
+    let total = header
+        .split(", ")
+        .find_map(|m| m.strip_prefix("total;dur="))
+        .unwrap_or_else(|| panic!("no total in {header}"));
+    std::time::Duration::from_secs_f64(total.parse::<f64>().unwrap() / 1e3)
 }
 
 fn main() {
@@ -59,6 +74,71 @@ fn main() {
     }
     println!(
         "change points on {COMMITS} points of noise ({found} found): {}",
+        common::summary(times)
+    );
+
+    // Building the trend from the stored runs alone (what a cold request adds to the reads).
+    let history = History {
+        repo: "linux".into(),
+        branch: "master".into(),
+        commits: (0..COMMITS)
+            .map(|i| HistoryCommit {
+                sha: sha(i),
+                time: Some(1_600_000_000 + i as i64),
+                subject: Some(format!("commit {i}")),
+            })
+            .collect(),
+    };
+    // Shared strings, as a chunk's string table gives them.
+    let kernels: Vec<std::sync::Arc<str>> =
+        (0..RUNS).map(|r| format!("build-{r}").into()).collect();
+    let runs: Vec<TrendRun> = (0..COMMITS)
+        .flat_map(|i| {
+            let commit: std::sync::Arc<str> = sha(i).into();
+            let kernels = kernels.clone();
+            (0..RUNS).map(move |run| TrendRun {
+                run_id: (i * RUNS + run) as i64,
+                kernel: kernels[run].clone(),
+                commit: Some(commit.clone()),
+                n: 1,
+                sum: value(i, run),
+                min: value(i, run),
+                max: value(i, run),
+                ..TrendRun::default()
+            })
+        })
+        .collect();
+    let runs = TrendRuns {
+        chunks: runs.chunks(1024).map(Into::into).collect(),
+        marks: HashMap::new(),
+    };
+    let query = TrendQuery {
+        benchmark: "b".into(),
+        machine: "m".into(),
+        metric: "tput".into(),
+        ..TrendQuery::default()
+    };
+    let mut times = Vec::new();
+    for _ in 0..7 {
+        let t = Instant::now();
+        let trend = build(query.clone(), &runs, Some(&history), &HashMap::new());
+        times.push(t.elapsed());
+        assert_eq!(trend.points.len(), COMMITS);
+    }
+    println!(
+        "building a trend of {COMMITS} commits x {RUNS} runs: {}",
+        common::summary(times)
+    );
+    let trend = build(query.clone(), &runs, Some(&history), &HashMap::new());
+    let mut times = Vec::new();
+    let mut size = 0;
+    for _ in 0..7 {
+        let t = Instant::now();
+        size = serde_json::to_vec(&trend).unwrap().len();
+        times.push(t.elapsed());
+    }
+    println!(
+        "serialising it as JSON ({size} bytes): {}",
         common::summary(times)
     );
 
@@ -106,8 +186,9 @@ fn main() {
             let url =
                 format!("{base}/api/v1/trend?benchmark=b&machine=m&metric=tput&format={format}");
             // Cold: right after a write (a mark cleared), so nothing is cached.
-            let mut cold = Vec::new();
-            for _ in 0..5 {
+            let (mut cold, mut cold_server) = (Vec::new(), Vec::new());
+            let mut last_timing = String::new();
+            for _ in 0..15 {
                 let r = client
                     .post(format!("{base}/api/v1/runs/1/mark"))
                     .json(&serde_json::json!({"mark": null}))
@@ -118,21 +199,30 @@ fn main() {
                 let t = Instant::now();
                 let r = client.get(&url).send().await.unwrap();
                 assert_eq!(r.status(), 200);
+                cold_server.push(server_time(&r));
+                last_timing = r.headers()["server-timing"].to_str().unwrap().to_owned();
                 r.bytes().await.unwrap();
                 cold.push(t.elapsed());
             }
             // Warm: nothing written since the last request.
-            let mut warm = Vec::new();
+            let (mut warm, mut warm_server) = (Vec::new(), Vec::new());
             let mut size = 0;
             for _ in 0..11 {
                 let t = Instant::now();
                 let r = client.get(&url).send().await.unwrap();
                 assert_eq!(r.status(), 200);
+                warm_server.push(server_time(&r));
                 size = r.bytes().await.unwrap().len();
                 warm.push(t.elapsed());
             }
             println!(
-                "trend {COMMITS} commits x {RUNS} runs as {format} ({size} bytes): cold {}; warm {}",
+                "trend {COMMITS} commits x {RUNS} runs as {format} ({size} bytes): server time cold {}; warm {}",
+                common::summary(cold_server),
+                common::summary(warm_server)
+            );
+            println!("    the last cold request's Server-Timing: {last_timing}");
+            println!(
+                "    seen by the client: cold {}; warm {}",
                 common::summary(cold),
                 common::summary(warm)
             );

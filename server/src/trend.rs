@@ -11,7 +11,7 @@ use app::trend::{Mark, Trend, TrendChange, TrendPoint, TrendQuery, TrendRun};
 use crate::changepoint;
 use crate::error::ApiError;
 use crate::ingest::IngestError;
-use crate::store::{History, HistoryCommit, TrendRun as StoredRun};
+use crate::store::{History, HistoryCommit, TrendRun as StoredRun, TrendRuns};
 use crate::AppState;
 
 /// Checks a trend query at the edge.
@@ -42,110 +42,170 @@ fn names(short: &str, full: &str) -> bool {
     short == full || (short.len() >= 7 && full.starts_with(short))
 }
 
-/// Where each commit sits in `history`, also for abbreviated shas.
-fn positions(history: &History, shas: &[&str]) -> HashMap<String, usize> {
-    let exact: HashMap<&str, usize> = history
-        .commits
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.sha.as_str(), i))
-        .collect();
-    let mut sorted: Vec<(&str, usize)> = exact.iter().map(|(s, i)| (*s, *i)).collect();
-    sorted.sort_unstable();
-    let mut out = HashMap::new();
-    for &sha in shas {
-        if let Some(&i) = exact.get(sha) {
-            out.insert(sha.to_owned(), i);
-        } else if sha.len() >= 7 {
-            let start = sorted.partition_point(|(s, _)| *s < sha);
-            if let Some(&(full, i)) = sorted.get(start) {
-                if names(sha, full) {
-                    out.insert(sha.to_owned(), i);
-                }
-            }
+/// How many of a trend's newest commits choose the history it is ordered by, when it names none.
+const HISTORY_CHOOSERS: usize = 200;
+
+/// Finds commits in a history by full or abbreviated sha.
+struct Positions<'a> {
+    exact: HashMap<&'a str, usize, foldhash::fast::RandomState>,
+    /// Sorted shas, for abbreviations; made when the first one is looked up.
+    sorted: Option<Vec<(&'a str, usize)>>,
+}
+
+impl<'a> Positions<'a> {
+    fn new(history: Option<&'a History>) -> Positions<'a> {
+        let mut exact = HashMap::default();
+        if let Some(h) = history {
+            exact.reserve(h.commits.len());
+            exact.extend(
+                h.commits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (c.sha.as_str(), i)),
+            );
+        }
+        Positions {
+            exact,
+            sorted: None,
         }
     }
-    out
+
+    fn get(&mut self, sha: &str) -> Option<usize> {
+        if let Some(&i) = self.exact.get(sha) {
+            return Some(i);
+        }
+        if sha.len() < 7 || self.exact.is_empty() {
+            return None;
+        }
+        let sorted = self.sorted.get_or_insert_with(|| {
+            let mut v: Vec<(&str, usize)> = self.exact.iter().map(|(s, i)| (*s, *i)).collect();
+            v.sort_unstable();
+            v
+        });
+        let start = sorted.partition_point(|(s, _)| *s < sha);
+        sorted
+            .get(start)
+            .filter(|(full, _)| names(sha, full))
+            .map(|&(_, i)| i)
+    }
+}
+
+/// What makes runs one point: their commit's place in the history, else their commit as
+/// uploaded, else (without a commit) their kernel.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum PointKey {
+    Position(usize),
+    Commit(Arc<str>),
+    Kernel(Arc<str>),
 }
 
 /// Builds the trend from the stored runs: one point per commit (or kernel, without a commit),
 /// ordered by the history, then commit time, then kernel version; then the change points.
 pub fn build(
     query: TrendQuery,
-    runs: Vec<StoredRun>,
-    history: Option<History>,
+    stored: &TrendRuns,
+    history: Option<&History>,
     commit_marks: &HashMap<String, (Mark, bool)>,
 ) -> Trend {
+    let runs: Vec<&StoredRun> = stored.iter().filter(|r| r.n > 0).collect();
     let direction = runs.first().map(|r| r.direction).unwrap_or_default();
-    let unit = runs.iter().find_map(|r| r.unit.clone());
-    let shas: Vec<&str> = runs.iter().filter_map(|r| r.commit.as_deref()).collect();
-    let pos = history
-        .as_ref()
-        .map(|h| positions(h, &shas))
-        .unwrap_or_default();
+    let unit = runs
+        .iter()
+        .find_map(|r| r.unit.as_deref().map(str::to_owned));
+    let mut positions = Positions::new(history);
     // Group runs by commit (one commit named by a full or an abbreviated sha is one commit when
-    // the history knows it; it is then named by its full sha), or by kernel without a commit.
-    let mut groups: Vec<(Option<String>, String, Vec<StoredRun>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for run in runs.into_iter().filter(|r| !r.values.is_empty()) {
-        let in_history = run
-            .commit
-            .as_deref()
-            .and_then(|c| Some((pos.get(c)?, history.as_ref()?)))
-            .map(|(&p, h)| h.commits[p].sha.clone());
-        let sha = in_history.or_else(|| run.commit.clone());
-        let key = match &sha {
-            Some(c) => format!("commit {c}"),
-            None => format!("kernel {}", run.kernel),
+    // the history knows it), or by kernel without a commit. A commit's runs usually come
+    // together, so the last lookup and the last group are remembered.
+    let mut keys: Vec<PointKey> = Vec::new();
+    let mut index: HashMap<PointKey, usize, foldhash::fast::RandomState> = HashMap::default();
+    let mut group_of: Vec<usize> = Vec::with_capacity(runs.len());
+    let mut last: Option<(&Arc<str>, Option<usize>)> = None;
+    for run in &runs {
+        let key = match &run.commit {
+            Some(c) => {
+                let position = match last {
+                    Some((sha, p)) if Arc::ptr_eq(sha, c) || **sha == **c => p,
+                    _ => {
+                        let p = positions.get(c);
+                        last = Some((c, p));
+                        p
+                    }
+                };
+                match position {
+                    Some(p) => PointKey::Position(p),
+                    None => PointKey::Commit(c.clone()),
+                }
+            }
+            None => PointKey::Kernel(run.kernel.clone()),
         };
-        let i = *index.entry(key).or_insert_with(|| {
-            groups.push((sha.clone(), run.kernel.clone(), Vec::new()));
-            groups.len() - 1
-        });
-        groups[i].2.push(run);
+        let group = match group_of.last() {
+            Some(&g) if keys[g] == key => g,
+            _ => *index.entry(key).or_insert_with_key(|key| {
+                keys.push(key.clone());
+                keys.len() - 1
+            }),
+        };
+        group_of.push(group);
     }
-    let full_pos: HashMap<String, usize> = history
-        .as_ref()
-        .map(|h| {
-            h.commits
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (c.sha.clone(), i))
-                .collect()
-        })
-        .unwrap_or_default();
-    let pos = |sha: &str| pos.get(sha).or_else(|| full_pos.get(sha)).copied();
-    let commit_of = |sha: &Option<String>| -> Option<&HistoryCommit> {
-        let h = history.as_ref()?;
-        pos(sha.as_deref()?).map(|i| &h.commits[i])
-    };
+    // The runs of each group, in run order: `order[start[g]..start[g + 1]]`.
+    let mut start = vec![0usize; keys.len() + 1];
+    for &g in &group_of {
+        start[g + 1] += 1;
+    }
+    for g in 0..keys.len() {
+        start[g + 1] += start[g];
+    }
+    let mut order = vec![0usize; runs.len()];
+    let mut next = start.clone();
+    for (i, &g) in group_of.iter().enumerate() {
+        order[next[g]] = i;
+        next[g] += 1;
+    }
+    let groups = keys.into_iter().enumerate().map(|(g, key)| {
+        let members: Vec<&StoredRun> = order[start[g]..start[g + 1]]
+            .iter()
+            .map(|&i| runs[i])
+            .collect();
+        (key, members)
+    });
     let mut points: Vec<TrendPoint> = groups
-        .into_iter()
-        .map(|(sha, kernel, runs)| {
-            let all: Vec<f64> = runs.iter().flat_map(|r| r.values.iter().copied()).collect();
-            let n = all.len();
-            let mean = all.iter().sum::<f64>() / n as f64;
-            let min = all.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        .map(|(key, runs)| {
+            let history_commit = match key {
+                PointKey::Position(p) => history.map(|h| &h.commits[p]),
+                _ => None,
+            };
+            let sha: Option<String> = match history_commit {
+                Some(c) => Some(c.sha.clone()),
+                None => runs[0].commit.as_deref().map(str::to_owned),
+            };
+            let n: usize = runs.iter().map(|r| r.n).sum();
+            let mean = runs.iter().map(|r| r.sum).sum::<f64>() / n as f64;
+            let min = runs.iter().map(|r| r.min).fold(f64::INFINITY, f64::min);
+            let max = runs.iter().map(|r| r.max).fold(f64::NEG_INFINITY, f64::max);
             let bisect = sha.as_ref().and_then(|s| {
-                commit_marks
-                    .iter()
-                    .find(|(full, _)| names(s, full) || names(full, s))
-                    .map(|(_, m)| *m)
+                commit_marks.get(s).copied().or_else(|| {
+                    commit_marks
+                        .iter()
+                        .find(|(full, _)| names(s, full) || names(full, s))
+                        .map(|(_, m)| *m)
+                })
             });
+            let mark_of = |r: &StoredRun| stored.marks.get(&r.run_id).copied();
             let from_runs = [Mark::Bad, Mark::Good, Mark::Skip]
                 .into_iter()
-                .find(|m| runs.iter().any(|r| r.mark == Some(*m)));
-            let history_commit = commit_of(&sha);
+                .find(|m| runs.iter().any(|r| mark_of(r) == Some(*m)));
             TrendPoint {
                 x: 0,
-                position: sha.as_deref().and_then(pos),
+                position: match key {
+                    PointKey::Position(p) => Some(p),
+                    _ => None,
+                },
                 time: history_commit
                     .and_then(|c| c.time)
                     .or_else(|| runs.iter().find_map(|r| r.commit_time)),
                 subject: history_commit.and_then(|c| c.subject.clone()),
                 sha,
-                kernel,
+                kernel: runs[0].kernel.to_string(),
                 mean,
                 min,
                 max,
@@ -156,9 +216,9 @@ pub fn build(
                     .iter()
                     .map(|r| TrendRun {
                         id: r.run_id,
-                        mark: r.mark,
-                        mean: r.values.iter().sum::<f64>() / r.values.len() as f64,
-                        n: r.values.len(),
+                        mark: mark_of(r),
+                        mean: r.sum / r.n as f64,
+                        n: r.n,
                     })
                     .collect(),
             }
@@ -175,7 +235,7 @@ pub fn build(
         p.x = x;
     }
     let order = if points.iter().any(|p| p.position.is_some()) {
-        let h = history.as_ref().expect("positions come from a history");
+        let h = history.expect("positions come from a history");
         format!("history {}/{}", h.repo, h.branch)
     } else if points.iter().any(|p| p.time.is_some()) {
         "commit time".to_owned()
@@ -234,11 +294,18 @@ impl TrendCache {
     }
 
     fn put_trend(&self, q: TrendQuery, generation: u64, t: Arc<Trend>) {
-        if let Ok(mut map) = self.trends.lock() {
-            if map.len() >= CACHE_ENTRIES {
-                map.clear();
+        let stale = match self.trends.lock() {
+            Ok(mut map) => {
+                if map.len() >= CACHE_ENTRIES {
+                    map.clear();
+                }
+                map.insert(q, (generation, t))
             }
-            map.insert(q, (generation, t));
+            Err(_) => None,
+        };
+        // Freeing a stale trend of 10,000 points takes a few milliseconds: not the request's.
+        if let Some(stale) = stale {
+            tokio::task::spawn_blocking(move || drop(stale));
         }
     }
 
@@ -289,9 +356,15 @@ impl AppState {
                 query.benchmark, query.machine, query.metric, query.param
             )));
         }
-        let mut shas: Vec<String> = runs.iter().filter_map(|r| r.commit.clone()).collect();
-        shas.sort_unstable();
-        shas.dedup();
+        // The newest runs' commits choose the history (they tell branches apart best).
+        let mut shas: Vec<&str> = Vec::new();
+        for chunk in runs.chunks.iter().rev() {
+            for c in chunk.iter().rev().filter_map(|r| r.commit.as_deref()) {
+                if shas.len() < HISTORY_CHOOSERS && shas.last() != Some(&c) {
+                    shas.push(c);
+                }
+            }
+        }
         let wanted = query.history.as_deref().and_then(|h| h.split_once('/'));
         let history = self.store.history_for(wanted, &shas).await?;
         if wanted.is_some() && history.is_none() {
@@ -301,9 +374,10 @@ impl AppState {
             )));
         }
         let marks = self.store.commit_marks().await?;
-        let trend = tokio::task::spawn_blocking(move || build(query, runs, history, &marks))
-            .await
-            .map_err(|e| anyhow::anyhow!("trend task failed: {e}"))?;
+        let trend =
+            tokio::task::spawn_blocking(move || build(query, &runs, history.as_deref(), &marks))
+                .await
+                .map_err(|e| anyhow::anyhow!("trend task failed: {e}"))?;
         Ok(trend)
     }
 }
@@ -361,7 +435,7 @@ impl AppState {
             .map_err(|e| anyhow::anyhow!("report task failed: {e}"))??;
         let history = self
             .store
-            .history_for(None, &[base.clone(), bad.clone()])
+            .history_for(None, &[base.as_str(), bad.as_str()])
             .await?;
         let subject = |sha: &str| -> String {
             history

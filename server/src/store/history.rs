@@ -1,10 +1,12 @@
 //! Commit histories, bisect marks, and the runs of a trend.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use app::trend::Mark;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
+use super::trend_pack::CHUNK_RUNS;
 use super::Store;
 
 /// One commit of an uploaded history, oldest first.
@@ -23,21 +25,59 @@ pub struct History {
     pub commits: Vec<HistoryCommit>,
 }
 
-/// One run of a trend: where it sits and its samples of the metric at the param.
-#[derive(Debug, Clone, PartialEq)]
+/// One run of a trend: where it sits and what a trend needs of its samples of the metric at
+/// the param (their count, sum, minimum and maximum).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TrendRun {
     pub run_id: i64,
-    pub kernel: String,
-    pub commit: Option<String>,
+    pub kernel: Arc<str>,
+    pub commit: Option<Arc<str>>,
     pub commit_time: Option<i64>,
-    pub mark: Option<Mark>,
-    pub unit: Option<String>,
+    pub unit: Option<Arc<str>>,
     pub direction: app::label::Direction,
-    pub values: Vec<f64>,
+    pub n: usize,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
 }
+
+impl TrendRun {
+    /// The summary of `values` (not empty) for run `run_id`; the caller fills in the rest.
+    pub fn summary(values: &[f64]) -> (usize, f64, f64, f64) {
+        (
+            values.len(),
+            values.iter().sum(),
+            values.iter().copied().fold(f64::INFINITY, f64::min),
+            values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    }
+}
+
+/// The runs of a trend, in chunks of run order, and the marks of the marked ones.
+#[derive(Debug, Clone, Default)]
+pub struct TrendRuns {
+    pub chunks: Vec<Arc<[TrendRun]>>,
+    pub marks: HashMap<i64, Mark>,
+}
+
+impl TrendRuns {
+    pub fn iter(&self) -> impl Iterator<Item = &TrendRun> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.iter().all(|c| c.is_empty())
+    }
+}
+
+/// Which trend a series belongs to: benchmark, machine id, metric, param.
+pub type TrendKey = (String, i64, String, String);
 
 /// Rows per multi-row INSERT of history commits (5 bound values each).
 const COMMIT_BATCH: usize = 1000;
+
+/// The most shas that choose a history (bound variables of one query).
+const HISTORY_SAMPLE: usize = 1000;
 
 impl Store {
     /// Replaces the history of `repo`/`branch` with `commits` (oldest first), in one
@@ -50,11 +90,14 @@ impl Store {
     ) -> anyhow::Result<usize> {
         let mut tx = self.writer.begin().await?;
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO history (repo, branch) VALUES (?, ?) ON CONFLICT (repo, branch) \
-             DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') RETURNING id",
+            "INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
+             DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), packed = excluded.packed, \
+             version = version + 1 \
+             RETURNING id",
         )
         .bind(repo)
         .bind(branch)
+        .bind(super::trend_pack::pack_commits(commits))
         .fetch_one(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM history_commit WHERE history_id = ?")
@@ -80,17 +123,18 @@ impl Store {
     }
 
     /// The history to order these commits by: `wanted` (repo, branch) if given, else the one
-    /// holding most of them (exact shas), else the most recently updated one.
+    /// holding most of them (exact shas; callers pass a sample of a trend's commits), else the
+    /// most recently updated one.
     pub async fn history_for(
         &self,
         wanted: Option<(&str, &str)>,
-        shas: &[String],
-    ) -> anyhow::Result<Option<History>> {
+        shas: &[&str],
+    ) -> anyhow::Result<Option<Arc<History>>> {
         let (histories,): (i64,) = sqlx::query_as("SELECT count(*) FROM history")
             .fetch_one(&self.reader)
             .await?;
-        let id: Option<(i64, String, String)> = if let Some((repo, branch)) = wanted {
-            sqlx::query_as("SELECT id, repo, branch FROM history WHERE repo = ? AND branch = ?")
+        let id: Option<(i64, i64)> = if let Some((repo, branch)) = wanted {
+            sqlx::query_as("SELECT id, version FROM history WHERE repo = ? AND branch = ?")
                 .bind(repo)
                 .bind(branch)
                 .fetch_optional(&self.reader)
@@ -100,11 +144,11 @@ impl Store {
             // With one history there is nothing to choose.
             if !shas.is_empty() && histories > 1 {
                 let mut q = QueryBuilder::<Sqlite>::new(
-                    "SELECT h.id, h.repo, h.branch FROM history_commit c JOIN history h ON h.id = c.history_id WHERE c.sha IN (",
+                    "SELECT h.id, h.version FROM history_commit c JOIN history h ON h.id = c.history_id WHERE c.sha IN (",
                 );
                 let mut sep = q.separated(", ");
-                for s in shas.iter().take(30000) {
-                    sep.push_bind(s.clone());
+                for s in shas.iter().take(HISTORY_SAMPLE) {
+                    sep.push_bind(s.to_string());
                 }
                 q.push(") GROUP BY h.id ORDER BY count(*) DESC, h.updated_at DESC LIMIT 1");
                 best = q.build_query_as().fetch_optional(&self.reader).await?;
@@ -112,29 +156,32 @@ impl Store {
             match best {
                 Some(b) => Some(b),
                 None => {
-                    sqlx::query_as("SELECT id, repo, branch FROM history ORDER BY updated_at DESC, id DESC LIMIT 1")
-                        .fetch_optional(&self.reader)
-                        .await?
+                    sqlx::query_as(
+                        "SELECT id, version FROM history ORDER BY updated_at DESC, id DESC LIMIT 1",
+                    )
+                    .fetch_optional(&self.reader)
+                    .await?
                 }
             }
         };
-        let Some((id, repo, branch)) = id else {
+        let Some((id, version)) = id else {
             return Ok(None);
         };
-        let commits = sqlx::query_as::<_, (String, Option<i64>, Option<String>)>(
-            "SELECT sha, time, subject FROM history_commit WHERE history_id = ? ORDER BY position",
-        )
-        .bind(id)
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .map(|(sha, time, subject)| HistoryCommit { sha, time, subject })
-        .collect();
-        Ok(Some(History {
+        if let Some(h) = self.caches.history(id, version) {
+            return Ok(Some(h));
+        }
+        let (repo, branch, packed): (String, String, Vec<u8>) =
+            sqlx::query_as("SELECT repo, branch, packed FROM history WHERE id = ?")
+                .bind(id)
+                .fetch_one(&self.reader)
+                .await?;
+        let history = Arc::new(History {
             repo,
             branch,
-            commits,
-        }))
+            commits: super::trend_pack::unpack_commits(&packed)?,
+        });
+        self.caches.put_history(id, version, history.clone());
+        Ok(Some(history))
     }
 
     /// Sets (or with `None` clears) the mark of run `id`; false if there is no such run.
@@ -191,56 +238,56 @@ impl Store {
             .collect())
     }
 
-    /// The runs of `benchmark` on `machine` with their samples of `metric` at `param`, in
-    /// run order.
+    /// The runs of `benchmark` on `machine` with a summary of their samples of `metric` at
+    /// `param`, in run order, and the marks of the marked ones: from the packed trend chunks
+    /// (full ones from memory when read before), in one read transaction.
     pub async fn trend_runs(
         &self,
         benchmark: &str,
         machine: &str,
         metric: &str,
         param: &str,
-    ) -> anyhow::Result<Vec<TrendRun>> {
-        let rows = sqlx::query(
-            "SELECT r.id, k.version, r.commit_sha, r.commit_time, r.mark, s.unit, s.direction, s.id, s.packed \
-             FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
-             JOIN series s ON s.run_id = r.id \
-             WHERE r.benchmark = ? AND m.name = ? AND s.metric = ? AND s.param = ? ORDER BY r.id",
+    ) -> anyhow::Result<TrendRuns> {
+        let key = [benchmark, machine, metric, param].map(str::to_owned);
+        let mut chunks = self.caches.full_chunks(&key);
+        let mut tx = self.reader.begin().await?;
+        let rows: Vec<(i64, i64, Vec<u8>)> = sqlx::query_as(
+            "SELECT c.chunk, c.runs, c.packed FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
+             WHERE c.benchmark = ? AND m.name = ? AND c.metric = ? AND c.param = ? AND c.chunk >= ? \
+             ORDER BY c.chunk",
         )
         .bind(benchmark)
         .bind(machine)
         .bind(metric)
         .bind(param)
-        .fetch_all(&self.reader)
+        .bind(chunks.len() as i64)
+        .fetch_all(&mut *tx)
         .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let packed: Option<Vec<u8>> = r.get(8);
-            let values = match packed {
-                Some(bytes) => super::packed::unpack(&bytes)?.1,
-                None => sqlx::query_as::<_, (f64,)>(
-                    "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
-                )
-                .bind(r.get::<i64, _>(7))
-                .fetch_all(&self.reader)
-                .await?
-                .into_iter()
-                .map(|(v,)| v)
-                .collect(),
-            };
-            let mark: Option<String> = r.get(4);
-            let direction: String = r.get(6);
-            out.push(TrendRun {
-                run_id: r.get(0),
-                kernel: r.get(1),
-                commit: r.get(2),
-                commit_time: r.get(3),
-                mark: mark.as_deref().and_then(Mark::parse),
-                unit: r.get(5),
-                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
-                values,
-            });
+        let known = chunks.len();
+        let mut full = Vec::new();
+        for (chunk, runs, bytes) in &rows {
+            let mut decoded = Vec::with_capacity(*runs as usize);
+            super::trend_pack::unpack_chunk(bytes, &mut decoded)?;
+            let decoded: Arc<[TrendRun]> = decoded.into();
+            // Full chunks never change again (chunks are only appended to).
+            if *runs == CHUNK_RUNS && *chunk as usize == known + full.len() {
+                full.push(decoded.clone());
+            }
+            chunks.push(decoded);
         }
-        Ok(out)
+        self.caches.put_full_chunks(key, known, full);
+        let marks = sqlx::query_as::<_, (i64, String)>(
+            "SELECT r.id, r.mark FROM run r JOIN machine m ON m.id = r.machine_id \
+             WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL",
+        )
+        .bind(benchmark)
+        .bind(machine)
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .filter_map(|(id, mark)| Some((id, Mark::parse(&mark)?)))
+        .collect();
+        Ok(TrendRuns { chunks, marks })
     }
 
     /// The metrics and params of `benchmark` on `machine`, for the trend page's choices.
@@ -250,8 +297,8 @@ impl Store {
         machine: &str,
     ) -> anyhow::Result<Vec<(String, String)>> {
         Ok(sqlx::query_as(
-            "SELECT DISTINCT s.metric, s.param FROM run r JOIN machine m ON m.id = r.machine_id \
-             JOIN series s ON s.run_id = r.id WHERE r.benchmark = ? AND m.name = ? ORDER BY s.metric",
+            "SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
+             WHERE c.benchmark = ? AND m.name = ? ORDER BY c.metric",
         )
         .bind(benchmark)
         .bind(machine)

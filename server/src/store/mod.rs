@@ -4,9 +4,11 @@
 //! queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several read-only readers that
 //! never wait for it. One upload is one transaction on the writer.
 
+mod cache;
 mod history;
 mod packed;
 mod read;
+mod trend_pack;
 mod write;
 
 use std::path::Path;
@@ -18,7 +20,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-pub use history::{History, HistoryCommit, TrendRun};
+pub use history::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
 
@@ -28,6 +30,8 @@ pub struct Store {
     reader: SqlitePool,
     /// Bumped after every committed write, so that caches of derived data know they are stale.
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Copies of data that does not change (full trend chunks, histories by version).
+    caches: std::sync::Arc<cache::Caches>,
 }
 
 impl Store {
@@ -59,11 +63,17 @@ impl Store {
             .connect_with(base.read_only(true))
             .await
             .with_context(|| format!("cannot open the database {} for reading", path.display()))?;
-        Ok(Store {
+        let store = Store {
             writer,
             reader,
             generation: Default::default(),
-        })
+            caches: Default::default(),
+        };
+        store
+            .fill_packed()
+            .await
+            .with_context(|| format!("cannot fill the packed trends of {}", path.display()))?;
+        Ok(store)
     }
 
     /// The write generation: it changes whenever anything is written.
@@ -115,6 +125,8 @@ mod tests {
     use super::*;
     use crate::ingest::{parse_file, test_meta, Format};
     use app::types::CompareQuery;
+    use sha2::Digest;
+    use std::collections::HashMap;
 
     /// Series stored before `series.packed` existed are read from the `sample` table, with the
     /// same result, by comparisons and by the run page.
@@ -177,5 +189,148 @@ mod tests {
         assert_eq!(store.run_series(1).await.unwrap(), run_before);
         let from_rows = read(store.compare_series(&query, None).await.unwrap());
         assert_eq!(from_rows, packed);
+    }
+
+    /// Stores `csv` (a generic CSV with the test machine and kernel) as one upload.
+    async fn upload_csv(store: &Store, csv: &str) {
+        let (_, runs) = parse_file(csv.as_bytes(), Some(Format::Csv), &test_meta()).unwrap();
+        let upload = NewUpload {
+            digest: format!("{:x}", sha2::Sha256::digest(csv.as_bytes())),
+            metadata: "{}".into(),
+            files: Vec::new(),
+            runs,
+            mark: None,
+            commit_time: None,
+        };
+        store.insert_upload(&upload).await.unwrap();
+    }
+
+    /// Runs `from..to`, one per commit, each with the samples `i` and `i + 1` of `tput`.
+    fn runs_csv(from: usize, to: usize) -> String {
+        let mut csv = String::from("benchmark,commit,metric,iteration,value\n");
+        for i in from..to {
+            csv.push_str(&format!(
+                "b,{i:08x},tput,1,{i}\nb,{i:08x},tput,2,{}\n",
+                i + 1
+            ));
+        }
+        csv
+    }
+
+    /// What a trend reads of runs `0..n`: their ids, commits and sample summaries.
+    fn expected(n: usize) -> Vec<(i64, String, usize, f64, f64, f64)> {
+        (0..n)
+            .map(|i| {
+                let v = i as f64;
+                (i as i64 + 1, format!("{i:08x}"), 2, v + v + 1.0, v, v + 1.0)
+            })
+            .collect()
+    }
+
+    fn summaries(runs: &TrendRuns) -> Vec<(i64, String, usize, f64, f64, f64)> {
+        runs.iter()
+            .map(|r| {
+                let commit = r.commit.as_deref().unwrap().to_owned();
+                (r.run_id, commit, r.n, r.sum, r.min, r.max)
+            })
+            .collect()
+    }
+
+    /// A trend reads the same runs whatever the chunks they were appended to, and full chunks
+    /// kept in memory never hide runs appended later.
+    #[tokio::test]
+    async fn trends_read_every_run_across_chunks_and_uploads() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+        let chunk = trend_pack::CHUNK_RUNS as usize;
+        // A partial chunk; then one that fills it and starts the next; then a few more.
+        for (from, to) in [
+            (0, chunk - 24),
+            (chunk - 24, 2 * chunk + 10),
+            (2 * chunk + 10, 2 * chunk + 13),
+        ] {
+            upload_csv(&store, &runs_csv(from, to)).await;
+            for _ in 0..2 {
+                let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+                assert_eq!(summaries(&runs), expected(to));
+                let sizes: Vec<usize> = runs.chunks.iter().map(|c| c.len()).collect();
+                let full = to / chunk;
+                assert_eq!(sizes[..full], vec![chunk; full][..], "{sizes:?}");
+                assert_eq!(sizes[full..].iter().sum::<usize>(), to % chunk, "{sizes:?}");
+            }
+        }
+        let stored: Vec<(i64, i64)> =
+            sqlx::query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+                .fetch_all(&store.reader)
+                .await
+                .unwrap();
+        let n = 2 * chunk as i64 + 13;
+        assert_eq!(
+            stored,
+            [(0, n.min(chunk as i64)), (1, chunk as i64), (2, 13)]
+        );
+        // Marks are read with the runs.
+        store
+            .set_run_mark(3, Some(app::trend::Mark::Bad))
+            .await
+            .unwrap();
+        let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+        assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+    }
+
+    /// A database written before the packed trend chunks and histories existed gets them when
+    /// the server starts, with the same content as if they had been written with the runs.
+    #[tokio::test]
+    async fn older_databases_get_their_packed_trends_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = Store::open(&path).await.unwrap();
+        upload_csv(&store, &runs_csv(0, 40)).await;
+        let commits: Vec<HistoryCommit> = (0..40)
+            .map(|i| HistoryCommit {
+                sha: format!("{i:08x}"),
+                time: (i % 2 == 0).then_some(i as i64),
+                subject: Some(format!("commit {i}")),
+            })
+            .collect();
+        store
+            .put_history("linux", "master", &commits)
+            .await
+            .unwrap();
+        let runs = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
+        assert_eq!(runs, expected(40));
+        // Make it an older database: no chunks, no packed history, one series as sample rows.
+        for sql in [
+            "DELETE FROM trend_chunk",
+            "UPDATE history SET packed = NULL",
+            "INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)",
+            "UPDATE series SET packed = NULL WHERE id = 7",
+        ] {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&store.writer)
+                .await
+                .unwrap();
+        }
+        store.close().await;
+        let store = Store::open(&path).await.unwrap();
+        let again = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
+        assert_eq!(again, runs);
+        let history = store
+            .history_for(Some(("linux", "master")), &[])
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(history.commits, commits);
+        // A replaced history is read anew, not from the copy in memory.
+        store
+            .put_history("linux", "master", &commits[..3])
+            .await
+            .unwrap();
+        let history = store
+            .history_for(None, &["00000001"])
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(history.commits, commits[..3]);
     }
 }

@@ -1,7 +1,11 @@
 //! Writing an upload: one transaction on the single writer connection.
 
-use sqlx::{Sqlite, Transaction};
+use std::collections::BTreeMap;
 
+use sqlx::{Sqlite, SqliteConnection, Transaction};
+
+use super::history::{HistoryCommit, TrendKey, TrendRun};
+use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
 use super::Store;
 use crate::ingest::ParsedRun;
 
@@ -58,9 +62,11 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        let mut trends = BTreeMap::new();
         for run in &upload.runs {
-            insert_run(&mut tx, upload_id, run, upload).await?;
+            insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
         }
+        append_to_trends(&mut tx, &trends).await?;
         tx.commit().await?;
         self.wrote();
         Ok(Inserted::Created(upload_id))
@@ -87,6 +93,7 @@ async fn insert_run(
     upload_id: i64,
     run: &ParsedRun,
     upload: &NewUpload,
+    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> anyhow::Result<i64> {
     let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
     let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
@@ -124,8 +131,191 @@ async fn insert_run(
             .bind(super::packed::pack(&s.samples))
             .execute(&mut **tx)
             .await?;
+        if s.samples.is_empty() {
+            continue;
+        }
+        let values: Vec<f64> = s.samples.iter().map(|&(_, v)| v).collect();
+        let record = trend_record(
+            TrendRun {
+                run_id,
+                kernel: run.key.kernel.as_str().into(),
+                commit: run.key.commit.as_ref().map(|c| c.as_str().into()),
+                commit_time: upload.commit_time,
+                unit: s.unit.as_deref().map(Into::into),
+                direction: s.direction,
+                ..TrendRun::default()
+            },
+            &values,
+        );
+        let key = (
+            run.key.benchmark.as_str().to_owned(),
+            machine_id,
+            s.metric.as_str().to_owned(),
+            s.param.clone(),
+        );
+        trends.entry(key).or_default().push(record);
     }
     Ok(run_id)
+}
+
+/// `run` with the summary of `values`.
+fn trend_record(run: TrendRun, values: &[f64]) -> TrendRun {
+    let (n, sum, min, max) = TrendRun::summary(values);
+    TrendRun {
+        n,
+        sum,
+        min,
+        max,
+        ..run
+    }
+}
+
+impl Store {
+    /// Fills what migration 0005 added for data stored before it: the packed trend chunks and
+    /// the packed histories. Does nothing on a database written since (every write keeps them).
+    pub(super) async fn fill_packed(&self) -> anyhow::Result<()> {
+        let mut tx = self.writer.begin().await?;
+        let (chunks, series): (bool, bool) = sqlx::query_as(
+            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)",
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        if series && !chunks {
+            let rows: Vec<SeriesRow> = sqlx::query_as(
+                "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
+                 s.id, s.metric, s.param, s.unit, s.direction, s.packed \
+                 FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id \
+                 ORDER BY r.id, s.id",
+            )
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
+            for row in rows {
+                let (run_id, benchmark, machine_id, kernel, commit, commit_time) =
+                    (row.0, row.1, row.2, row.3, row.4, row.5);
+                let (series_id, metric, param, unit, direction, packed) =
+                    (row.6, row.7, row.8, row.9, row.10, row.11);
+                let values = match packed {
+                    Some(bytes) => super::packed::unpack(&bytes)?.1,
+                    None => sqlx::query_as::<_, (f64,)>(
+                        "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
+                    )
+                    .bind(series_id)
+                    .fetch_all(&mut *tx)
+                    .await?
+                    .into_iter()
+                    .map(|(v,)| v)
+                    .collect(),
+                };
+                if values.is_empty() {
+                    continue;
+                }
+                let record = trend_record(
+                    TrendRun {
+                        run_id,
+                        kernel: kernel.into(),
+                        commit: commit.map(Into::into),
+                        commit_time,
+                        unit: unit.map(Into::into),
+                        direction: app::label::Direction::parse(&direction).unwrap_or_default(),
+                        ..TrendRun::default()
+                    },
+                    &values,
+                );
+                trends
+                    .entry((benchmark, machine_id, metric, param))
+                    .or_default()
+                    .push(record);
+            }
+            append_to_trends(&mut tx, &trends).await?;
+        }
+        let histories: Vec<(i64,)> = sqlx::query_as("SELECT id FROM history WHERE packed IS NULL")
+            .fetch_all(&mut *tx)
+            .await?;
+        for (id,) in histories {
+            let commits: Vec<HistoryCommit> = sqlx::query_as::<_, (String, Option<i64>, Option<String>)>(
+                "SELECT sha, time, subject FROM history_commit WHERE history_id = ? ORDER BY position",
+            )
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?
+            .into_iter()
+            .map(|(sha, time, subject)| HistoryCommit { sha, time, subject })
+            .collect();
+            sqlx::query("UPDATE history SET packed = ? WHERE id = ?")
+                .bind(super::trend_pack::pack_commits(&commits))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// A run's series as `fill_packed` reads it.
+type SeriesRow = (
+    i64,
+    String,
+    i64,
+    String,
+    Option<String>,
+    Option<i64>,
+    i64,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<Vec<u8>>,
+);
+
+/// Appends runs (in run order) to the packed trend chunks of their series keys: fills the last
+/// chunk of a key up to `CHUNK_RUNS` runs, then starts new ones.
+pub(super) async fn append_to_trends(
+    conn: &mut SqliteConnection,
+    trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
+) -> anyhow::Result<()> {
+    for ((benchmark, machine_id, metric, param), new) in trends {
+        let last: Option<(i64, i64, Vec<u8>)> = sqlx::query_as(
+            "SELECT chunk, runs, packed FROM trend_chunk \
+             WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? \
+             ORDER BY chunk DESC LIMIT 1",
+        )
+        .bind(benchmark)
+        .bind(machine_id)
+        .bind(metric)
+        .bind(param)
+        .fetch_optional(&mut *conn)
+        .await?;
+        // A last chunk that is full is left as it is; one with room is rewritten with more runs.
+        let (first, mut runs) = match last {
+            Some((chunk, runs, _)) if runs >= CHUNK_RUNS => (chunk + 1, Vec::new()),
+            Some((chunk, _, packed)) => {
+                let mut runs = Vec::new();
+                unpack_chunk(&packed, &mut runs)?;
+                (chunk, runs)
+            }
+            None => (0, Vec::new()),
+        };
+        runs.extend(new.iter().cloned());
+        for (i, chunk) in runs.chunks(CHUNK_RUNS as usize).enumerate() {
+            sqlx::query(
+                "INSERT INTO trend_chunk (benchmark, machine_id, metric, param, chunk, runs, packed) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (benchmark, machine_id, metric, param, chunk) \
+                 DO UPDATE SET runs = excluded.runs, packed = excluded.packed",
+            )
+            .bind(benchmark)
+            .bind(machine_id)
+            .bind(metric)
+            .bind(param)
+            .bind(first + i as i64)
+            .bind(chunk.len() as i64)
+            .bind(pack_chunk(chunk))
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 impl Store {
