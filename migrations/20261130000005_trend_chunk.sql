@@ -1,7 +1,7 @@
 -- What a trend reads, packed (see `server/src/store/trend_pack.rs`): per series key
 -- (benchmark, machine, metric, param), the runs' sample counts, sums, minima and maxima with
 -- their kernel, commit and commit time, `runs` records per chunk in run order. A trend of 10,000
--- commits × 5 runs reads ~200 rows instead of 50,000 (the driver hands rows over at ~7 µs each).
+-- commits × 5 runs reads ~50 rows instead of 50,000 (the driver hands rows over at ~7 µs each).
 -- Written in the upload's transaction; filled for older databases when the server starts.
 CREATE TABLE trend_chunk (
     benchmark   TEXT NOT NULL,

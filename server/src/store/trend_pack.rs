@@ -17,8 +17,8 @@ use anyhow::{bail, Context};
 use super::history::{HistoryCommit, TrendRun};
 use app::label::Direction;
 
-/// Records per `trend_chunk` row: an upload rewrites at most one partly filled chunk per series
-/// key (~25 KB), and a trend of 50,000 runs reads ~200 rows.
+/// Runs per `trend_chunk` row: an upload rewrites at most one partly filled chunk per series
+/// key (~64 KB), and a trend of 50,000 runs has ~50 rows, all but the last of them immutable.
 pub const CHUNK_RUNS: i64 = 1024;
 
 const NONE: u16 = u16::MAX;
