@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 pub mod api;
+pub mod chart;
 pub mod compare;
 pub mod kernel;
 pub mod label;

@@ -1,6 +1,7 @@
 //! The comparison chart: the mean of one metric per parameter for each kernel, with error bars
 //! of one standard deviation, drawn as SVG with plotters.
 
+use app::chart::{category_label, TrendChart};
 use app::compare::{Comparison, Stat};
 use plotters::prelude::*;
 
@@ -140,154 +141,22 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
     Ok(out)
 }
 
-/// The label of the category at x (categories sit on whole numbers; nothing in between).
-fn category_label(labels: &[String], x: f64) -> String {
-    let i = x.round();
-    if (x - i).abs() < 1e-6 && i >= 0.0 {
-        labels.get(i as usize).cloned().unwrap_or_default()
-    } else {
-        String::new()
-    }
-}
-
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("chart: {e:?}")
 }
 
-/// User text for a chart: control characters removed (plotters escapes the rest).
-fn clean(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).collect()
+/// The trend chart of one trend (see `app::chart`, which the trend page draws with too).
+pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
+    Ok(TrendChart::single(t).draw().map_err(anyhow::Error::msg)?.svg)
 }
 
-/// The trend chart: per-commit mean with a min–max bar, markers by bisect mark, change points
-/// as vertical lines. More than 2,000 commits are downsampled with LTTB.
-pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
-    use app::trend::Mark;
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (960, 420)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
-        let keep = app::trend::lttb(&means, 2000);
-        let lo = keep
-            .iter()
-            .map(|&i| t.points[i].min)
-            .fold(f64::INFINITY, f64::min);
-        let hi = keep
-            .iter()
-            .map(|&i| t.points[i].max)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if lo.is_finite() && hi > lo {
-            let pad = (hi - lo) * 0.08;
-            (lo - pad, hi + pad)
-        } else if lo.is_finite() {
-            (lo - 1.0, lo + 1.0)
-        } else {
-            (0.0, 1.0)
-        };
-        let n = t.points.len().max(1) as f64;
-        let unit = t
-            .unit
-            .as_ref()
-            .map(|u| format!(" ({})", clean(u)))
-            .unwrap_or_default();
-        let caption = format!(
-            "{} on {}: {}{unit} by commit ({})",
-            clean(&t.query.benchmark),
-            clean(&t.query.machine),
-            clean(&t.title()),
-            t.order
-        );
-        let labels: Vec<String> = t
-            .points
-            .iter()
-            .map(|p| {
-                clean(
-                    &p.sha
-                        .as_ref()
-                        .map(|s| s.chars().take(10).collect())
-                        .unwrap_or_else(|| p.kernel.clone()),
-                )
-            })
-            .collect();
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, ("sans-serif", 15))
-            .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(70)
-            .build_cartesian_2d(-0.5..n - 0.5, lo..hi)
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(8)
-            .x_label_formatter(&|x| category_label(&labels, *x))
-            .y_desc(format!("{}{unit}", clean(&t.query.metric)))
-            .draw()
-            .map_err(plot_err)?;
-        for c in &t.change_points {
-            let colour = if c.verdict == "regression" {
-                RGBColor(213, 94, 0)
-            } else {
-                RGBColor(0, 158, 115)
-            };
-            chart
-                .draw_series(LineSeries::new(
-                    [(c.x as f64 - 0.5, lo), (c.x as f64 - 0.5, hi)],
-                    colour.stroke_width(2),
-                ))
-                .map_err(plot_err)?;
-        }
-        chart
-            .draw_series(keep.iter().map(|&i| {
-                let p = &t.points[i];
-                ErrorBar::new_vertical(
-                    i as f64,
-                    p.min,
-                    p.mean,
-                    p.max,
-                    RGBColor(150, 150, 150).filled(),
-                    4,
-                )
-            }))
-            .map_err(plot_err)?;
-        chart
-            .draw_series(LineSeries::new(
-                keep.iter().map(|&i| (i as f64, t.points[i].mean)),
-                RGBColor(0, 114, 178).stroke_width(1),
-            ))
-            .map_err(plot_err)?;
-        for (mark, colour, name) in [
-            (Some(Mark::Good), RGBColor(0, 158, 115), "bisect good"),
-            (Some(Mark::Bad), RGBColor(213, 94, 0), "bisect bad"),
-            (Some(Mark::Skip), RGBColor(150, 150, 150), "skipped"),
-            (None, RGBColor(0, 114, 178), "unmarked"),
-        ] {
-            let pts: Vec<(f64, f64)> = keep
-                .iter()
-                .filter(|&&i| t.points[i].mark == mark)
-                .map(|&i| (i as f64, t.points[i].mean))
-                .collect();
-            if pts.is_empty() {
-                continue;
-            }
-            chart
-                .draw_series(
-                    pts.into_iter()
-                        .map(|(x, y)| Circle::new((x, y), 4, colour.filled())),
-                )
-                .map_err(plot_err)?
-                .label(name)
-                .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(plot_err)?;
-        root.present().map_err(plot_err)?;
-    }
-    Ok(out)
+/// Several trends (machines or params) on one commit axis.
+pub fn trends_svg(series: Vec<(String, &app::trend::Trend)>) -> anyhow::Result<String> {
+    let chart = TrendChart {
+        series,
+        window: None,
+        max_points: 2000,
+        size: (960, 420),
+    };
+    Ok(chart.draw().map_err(anyhow::Error::msg)?.svg)
 }
