@@ -23,6 +23,10 @@ pub struct TrendParams {
     metric: Option<String>,
     #[serde(default)]
     param: String,
+    /// Several machines on one chart (comma-separated), instead of `machine`.
+    machines: Option<String>,
+    /// Several params on one chart (comma-separated, or `*` for all), instead of `param`.
+    params: Option<String>,
     history: Option<String>,
     format: Option<String>,
     width: Option<usize>,
@@ -56,6 +60,9 @@ pub async fn trend(
         return Err(ApiError::BadRequest(
             "width must be 30..400 and height 8..200 characters".into(),
         ));
+    }
+    if q.machines.is_some() || q.params.is_some() {
+        return several(state, q, shape).await;
     }
     let query = TrendQuery {
         benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
@@ -128,6 +135,112 @@ pub async fn trend(
         body,
     )
         .into_response())
+}
+
+/// The most trends on one chart.
+const MAX_SERIES: usize = 12;
+
+/// `machines=` or `params=`: several trends on one commit axis, as a JSON array of trends or one
+/// SVG chart (an ASCII chart shows one trend).
+async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
+    let missing = |name: &str| ApiError::BadRequest(format!("{name} is required"));
+    let benchmark = q.benchmark.ok_or_else(|| missing("benchmark"))?;
+    let metric = q.metric.ok_or_else(|| missing("metric"))?;
+    let list = |s: &str| -> Vec<String> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let base = TrendQuery {
+        benchmark: benchmark.clone(),
+        machine: q.machine.clone().unwrap_or_default(),
+        metric: metric.clone(),
+        param: q.param.clone(),
+        history: q.history.filter(|h| !h.is_empty()),
+    };
+    let (queries, by): (Vec<TrendQuery>, &str) = match (&q.machines, &q.params) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "give machines= or params=, not both: one chart shows one metric across machines or across params".into(),
+            ))
+        }
+        (Some(machines), None) => (
+            list(machines)
+                .into_iter()
+                .map(|machine| TrendQuery {
+                    machine,
+                    ..base.clone()
+                })
+                .collect(),
+            "machine",
+        ),
+        (None, Some(params)) => {
+            if base.machine.is_empty() {
+                return Err(missing("machine"));
+            }
+            let params = if params.trim() == "*" {
+                let mut all: Vec<String> = state
+                    .store
+                    .trend_choices(&benchmark, &base.machine)
+                    .await?
+                    .into_iter()
+                    .filter(|(m, _)| *m == metric)
+                    .map(|(_, p)| p)
+                    .collect();
+                all.sort_by(|a, b| app::types::compare_params(a, b));
+                all
+            } else {
+                list(params)
+            };
+            (
+                params
+                    .into_iter()
+                    .map(|param| TrendQuery {
+                        param,
+                        ..base.clone()
+                    })
+                    .collect(),
+                "param",
+            )
+        }
+        (None, None) => unreachable!("several() is called with machines= or params="),
+    };
+    if queries.is_empty() || queries.len() > MAX_SERIES {
+        return Err(ApiError::BadRequest(format!(
+            "one chart shows 1 to {MAX_SERIES} trends; this asks for {}",
+            queries.len()
+        )));
+    }
+    let mut trends = Vec::with_capacity(queries.len());
+    for query in queries {
+        trends.push(state.trend(query).await?);
+    }
+    match shape {
+        Shape::Svg => {
+            let series = trends
+                .iter()
+                .map(|t| {
+                    let name = if by == "machine" {
+                        t.query.machine.clone()
+                    } else {
+                        format!("{} {}", t.query.metric, t.query.param)
+                    };
+                    (name, &**t)
+                })
+                .collect();
+            let svg = crate::chart::trends_svg(series)?;
+            Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+        }
+        Shape::Text => Err(ApiError::BadRequest(
+            "an ASCII chart shows one trend: ask for one machine and one param".into(),
+        )),
+        _ => {
+            let all: Vec<&app::trend::Trend> = trends.iter().map(|t| &**t).collect();
+            Ok(Json(all).into_response())
+        }
+    }
 }
 
 const SERVER_TIMING: header::HeaderName = header::HeaderName::from_static("server-timing");

@@ -393,3 +393,87 @@ async fn bad_marks_and_commit_times_at_upload_are_refused() {
     assert_eq!(t["points"][0]["time"], 1700000000);
     assert_eq!(t["order"], "commit time");
 }
+
+/// `machines=` puts several machines on one commit axis, `params=` several params: a JSON array
+/// of trends or one SVG chart; ASCII and contradictory or oversized asks are refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn several_machines_or_params_share_one_chart() {
+    let app = seeded().await;
+    // A second machine that ran other commits (every other one), at two message sizes.
+    let mut csv = String::from("kernel,commit,metric,param,iteration,value\n");
+    for i in (0..30).step_by(2) {
+        for (param, v) in [("64", 900.0), ("1024", 5000.0)] {
+            csv.push_str(&format!("k,{},Throughput_Mbps,{param},1,{v}\n", sha(i)));
+        }
+    }
+    let r = app.upload_raw("benchmark=netperf&machine=lkp-skl-d01", csv).await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+
+    let base = "/api/v1/trend?benchmark=netperf&metric=Throughput_Mbps";
+    let (status, all) = app
+        .get_json(&format!("{base}&machines=lkp-bdw-de1,lkp-skl-d01&param=64"))
+        .await;
+    assert_eq!(status, 404, "lkp-bdw-de1 has no param 64: {all}");
+    let (status, all) = app
+        .get_json(&format!("{base}&machines=lkp-bdw-de1, lkp-skl-d01"))
+        .await;
+    assert_eq!(status, 404, "lkp-skl-d01 has no run without a param: {all}");
+
+    let (status, params) = app
+        .get_json(&format!("{base}&machine=lkp-skl-d01&params=*"))
+        .await;
+    assert_eq!(status, 200, "{params}");
+    let got: Vec<(&str, usize)> = params
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["query"]["param"].as_str().unwrap(), t["points"].as_array().unwrap().len()))
+        .collect();
+    assert_eq!(got, [("64", 15), ("1024", 15)], "in param order");
+
+    let (status, content_type, svg) = app
+        .get_accept(&format!("{base}&machine=lkp-skl-d01&params=64,1024&format=svg"), "*/*")
+        .await;
+    assert_eq!((status, content_type.as_str()), (200, "image/svg+xml"));
+    assert!(svg.contains("Throughput_Mbps 64") && svg.contains("Throughput_Mbps 1024"));
+
+    // Two machines: their own params, one axis.
+    let r = app
+        .upload_raw(
+            "benchmark=netperf&machine=lkp-skl-d01",
+            format!("kernel,commit,metric,iteration,value\nk,{},Throughput_Mbps,1,2400\n", sha(1)),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (status, both) = app
+        .get_json(&format!("{base}&machines=lkp-bdw-de1,lkp-skl-d01"))
+        .await;
+    assert_eq!(status, 200, "{both}");
+    let machines: Vec<&str> = both
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["query"]["machine"].as_str().unwrap())
+        .collect();
+    assert_eq!(machines, ["lkp-bdw-de1", "lkp-skl-d01"]);
+    let (status, _, svg) = app
+        .get_accept(&format!("{base}&machines=lkp-bdw-de1,lkp-skl-d01&format=svg"), "*/*")
+        .await;
+    assert_eq!(status, 200);
+    assert!(svg.contains("lkp-bdw-de1") && svg.contains("lkp-skl-d01"));
+
+    for (query, needle) in [
+        ("&machines=lkp-bdw-de1&format=text", "an ASCII chart shows one trend"),
+        ("&machines=lkp-bdw-de1&params=*", "not both"),
+        ("&params=*", "machine is required"),
+        (&format!("&machines={}", ["m"; 13].join(",")), "1 to 12 trends"),
+    ] {
+        let r = app
+            .client
+            .get(app.url(&format!("{base}{query}")))
+            .send()
+            .await
+            .unwrap();
+        assert_error(r, 400, needle).await;
+    }
+}
