@@ -1,14 +1,19 @@
 // Browser test: the trend page in real headless Chromium. Select a commit with the keyboard,
 // mark it bad with `b`, and see the chart, the list of marks and the ASCII chart update.
 // Usage: node e2e/trend.mjs <base-url> <trend-path>
-import { run, step } from './lib.mjs';
+import { run, step, watch } from './lib.mjs';
 
 const [base, path] = process.argv.slice(2);
 if (!base || !path) {
   console.error('usage: node e2e/trend.mjs <base-url> <trend-path>');
   process.exit(2);
 }
-await run(async (page) => {
+await run(async (_unused, errors, browser) => {
+  // A context with the clipboard allowed, for the report's copy button.
+  const context = await browser.newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  watch(page, errors);
   await page.goto(`${base}${path}`);
   await page.waitForSelector('#trend-svg');
   await page.waitForSelector('body[data-hydrated="true"]');
@@ -17,6 +22,20 @@ await run(async (page) => {
   const changes = await page.textContent('#trend-changes');
   if (!/regression/.test(changes)) throw new Error(`change points listed: ${changes}`);
   step(`chart with ${points} commits; change points: ${changes.trim()}`);
+
+  // The picture is plotters' SVG drawn in the WASM; each point has a tooltip over it.
+  const picture = async () => decodeURIComponent((await page.getAttribute('.chart-box img.trend-chart', 'src')).split(',').slice(1).join(','));
+  const svg = await picture();
+  if (!svg.startsWith('<svg') || !svg.includes('Throughput_Mbps')) throw new Error(`chart image: ${svg.slice(0, 200)}`);
+  // The layer of tooltips lies exactly over the picture (else they miss their points).
+  const [img, layer] = await page.evaluate(() => ['.chart-box img.trend-chart', '#trend-svg'].map((s) => {
+    const r = document.querySelector(s).getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+  }));
+  if (img.some((v, i) => Math.abs(v - layer[i]) > 0.5)) throw new Error(`picture at ${img}, tooltips at ${layer}`);
+  const tip = await page.textContent('#trend-svg circle.point[data-x="2"] title');
+  if (!/kernel build-/.test(tip) || !/n=15/.test(tip)) throw new Error(`tooltip: ${tip}`);
+  step(`plotters drew the chart in the browser; a point's tooltip: ${tip.split('\n')[0]}`);
 
   // j moves the selection; five times from the first commit is the sixth.
   for (let i = 0; i < 5; i++) await page.keyboard.press('j');
@@ -32,6 +51,7 @@ await run(async (page) => {
   await page.waitForSelector('#trend-marks li[data-x="5"][data-mark="bad"]');
   const mark = await page.textContent('#trend-selected-mark');
   if (mark !== 'bad') throw new Error(`the selected commit reads mark ${mark}`);
+  if (!(await picture()).includes('bisect bad')) throw new Error('the redrawn chart has no bad marker');
   step('b marked the selected commit bad: chart and list updated');
 
   await page.click('#show-ascii');
@@ -39,4 +59,24 @@ await run(async (page) => {
   if (!ascii.includes('O') || !ascii.includes('[O] bisect-bad  sample')) throw new Error(`ASCII chart:\n${ascii}`);
   step('the ASCII chart shows the bad samples');
 
+  // The regression report of the change point: shown, then copied.
+  await page.click('#show-report');
+  await page.waitForSelector('#trend-report');
+  const report = await page.textContent('#trend-report');
+  if (!report.includes('%stddev') || !report.includes('Throughput_Mbps')) throw new Error(`report:\n${report}`);
+  await page.click('#copy-report');
+  await page.waitForFunction(() => (document.querySelector('#report-status')?.textContent ?? '').includes('Copied'));
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  if (copied !== report) throw new Error(`copied:\n${copied}`);
+  step('the report is shown and copied');
+
+  // Another machine on the same commit axis.
+  await page.goto(`${base}${path}&also=lkp-skl-d01`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.waitForSelector('#trend-svg circle.peer');
+  const peers = await page.$$eval('#trend-svg circle.peer', (cs) => cs.length);
+  const meta = await page.textContent('#trend .meta');
+  if (peers !== 5 || !meta.includes('with lkp-skl-d01')) throw new Error(`${peers} points of the other machine; ${meta}`);
+  if (!(await picture()).includes('lkp-skl-d01')) throw new Error('no legend for the other machine');
+  step(`a second machine drawn on the same axis (${peers} points)`);
 });

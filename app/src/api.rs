@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::compare::Comparison;
-use crate::trend::{Mark, Trend, TrendQuery};
+use crate::trend::{Mark, ReportQuery, Trend, TrendQuery};
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -30,6 +30,8 @@ pub trait Backend: Send + Sync + 'static {
         machine: String,
     ) -> Result<Vec<(String, String)>, String>;
     async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String>;
+    /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
+    async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
 }
 
 #[cfg(feature = "ssr")]
@@ -104,6 +106,12 @@ pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> Result<(), ServerF
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.
 #[server(prefix = "/sfn", endpoint = "origin")]
 pub async fn get_origin() -> Result<String, ServerFnError> {
+    Ok(origin())
+}
+
+/// `http://host` as the request named it.
+#[cfg(feature = "ssr")]
+fn origin() -> String {
     let host = use_context::<http::request::Parts>()
         .and_then(|parts| {
             parts
@@ -113,5 +121,15 @@ pub async fn get_origin() -> Result<String, ServerFnError> {
                 .map(str::to_owned)
         })
         .unwrap_or_else(|| "127.0.0.1:3000".to_owned());
-    Ok(format!("http://{host}"))
+    format!("http://{host}")
+}
+
+/// The regression report of the trend page, with the link to its API form.
+#[server(prefix = "/sfn", endpoint = "report")]
+pub async fn get_report(query: ReportQuery) -> Result<String, ServerFnError> {
+    let link = format!("{}{}", origin(), query.path());
+    backend()?
+        .report(query, link)
+        .await
+        .map_err(ServerFnError::new)
 }

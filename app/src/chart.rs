@@ -40,6 +40,22 @@ pub fn category_label(labels: &[String], x: f64) -> String {
     }
 }
 
+/// `svg` as a `data:` URL for an `<img>`: only what a URL cannot carry as it is gets
+/// percent-encoded (markup characters, `%`, `#`, quotes, whitespace controls, non-ASCII).
+pub fn svg_data_url(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len() + svg.len() / 8 + 32);
+    out.push_str("data:image/svg+xml;charset=utf-8,");
+    for b in svg.bytes() {
+        match b {
+            b'%' | b'#' | b'<' | b'>' | b'"' | b'\'' | b'&' | 0..=0x20 | 0x7f.. => {
+                out.push_str(&format!("%{b:02X}"))
+            }
+            _ => out.push(b as char),
+        }
+    }
+    out
+}
+
 /// How a commit (or a kernel without one) is told apart on a shared axis.
 fn identity(p: &TrendPoint) -> String {
     match &p.sha {
@@ -270,7 +286,10 @@ impl TrendChart<'_> {
                 .chain(k.iter().rev().map(|&i| (x(i), t.points[i].min)))
                 .collect();
             chart
-                .draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18).filled())))
+                .draw_series(std::iter::once(Polygon::new(
+                    band,
+                    colour.mix(0.18).filled(),
+                )))
                 .map_err(plot_err)?;
             let line = chart
                 .draw_series(LineSeries::new(
@@ -279,10 +298,9 @@ impl TrendChart<'_> {
                 ))
                 .map_err(plot_err)?;
             if many {
-                line.label(clean(&self.series[s].0))
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2))
-                    });
+                line.label(clean(&self.series[s].0)).legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2))
+                });
             }
             for &i in k {
                 let p = &t.points[i];
@@ -393,11 +411,25 @@ mod tests {
         }
     }
 
+    #[test]
+    fn data_urls_carry_the_svg() {
+        assert_eq!(
+            svg_data_url("<svg a=\"1\">50% #x é</svg>"),
+            "data:image/svg+xml;charset=utf-8,%3Csvg%20a=%221%22%3E50%25%20%23x%20%C3%A9%3C/svg%3E"
+        );
+    }
+
     /// Two machines that ran different commits share one axis in history order.
     #[test]
     fn machines_share_one_commit_axis() {
-        let a = trend("a", vec![point("c1", 1, 10.0, None), point("c3", 3, 11.0, None)]);
-        let b = trend("b", vec![point("c2", 2, 20.0, None), point("c3", 3, 21.0, None)]);
+        let a = trend(
+            "a",
+            vec![point("c1", 1, 10.0, None), point("c3", 3, 11.0, None)],
+        );
+        let b = trend(
+            "b",
+            vec![point("c2", 2, 20.0, None), point("c3", 3, 21.0, None)],
+        );
         let (labels, xs) = shared_axis(&[&a, &b]);
         assert_eq!(labels, ["c1", "c2", "c3"]);
         assert_eq!(xs, [vec![0, 2], vec![1, 2]]);
@@ -409,9 +441,15 @@ mod tests {
     fn draws_every_series_and_reports_where_points_are() {
         let a = trend(
             "<script>a\u{1}</script>",
-            vec![point("c1", 1, 10.0, Some(Mark::Good)), point("c2", 2, 12.0, Some(Mark::Bad))],
+            vec![
+                point("c1", 1, 10.0, Some(Mark::Good)),
+                point("c2", 2, 12.0, Some(Mark::Bad)),
+            ],
         );
-        let b = trend("b", vec![point("c1", 1, 20.0, None), point("c2", 2, 21.0, None)]);
+        let b = trend(
+            "b",
+            vec![point("c1", 1, 20.0, None), point("c2", 2, 21.0, None)],
+        );
         let chart = TrendChart {
             series: vec![(a.query.machine.clone(), &a), ("b".into(), &b)],
             window: None,
@@ -421,13 +459,27 @@ mod tests {
         let drawn = chart.draw().unwrap();
         assert_eq!(drawn.hits.len(), 4);
         for h in &drawn.hits {
-            assert!((0.0..600.0).contains(&h.px) && (0.0..300.0).contains(&h.py), "{h:?}");
+            assert!(
+                (0.0..600.0).contains(&h.px) && (0.0..300.0).contains(&h.py),
+                "{h:?}"
+            );
         }
         // Higher means are drawn higher up.
-        let y = |s: usize, p: usize| drawn.hits.iter().find(|h| h.series == s && h.point == p).unwrap().py;
+        let y = |s: usize, p: usize| {
+            drawn
+                .hits
+                .iter()
+                .find(|h| h.series == s && h.point == p)
+                .unwrap()
+                .py
+        };
         assert!(y(1, 0) < y(0, 0) && y(0, 1) < y(0, 0));
         assert!(drawn.svg.contains("bisect good") && drawn.svg.contains("bisect bad"));
-        assert!(drawn.svg.contains("&lt;script&gt;a&lt;/script&gt;"), "{}", drawn.svg);
+        assert!(
+            drawn.svg.contains("&lt;script&gt;a&lt;/script&gt;"),
+            "{}",
+            drawn.svg
+        );
         assert!(!drawn.svg.contains("<script") && !drawn.svg.contains('\u{1}'));
         // A window keeps only its points.
         let window = TrendChart {
@@ -435,6 +487,9 @@ mod tests {
             ..chart
         };
         let drawn = window.draw().unwrap();
-        assert_eq!(drawn.hits.iter().map(|h| h.point).collect::<Vec<_>>(), [1, 1]);
+        assert_eq!(
+            drawn.hits.iter().map(|h| h.point).collect::<Vec<_>>(),
+            [1, 1]
+        );
     }
 }

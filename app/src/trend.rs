@@ -43,6 +43,29 @@ pub struct TrendQuery {
     pub history: Option<String>,
 }
 
+/// A regression report: the runs at commit `bad` against those at `base`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportQuery {
+    pub benchmark: String,
+    pub machine: String,
+    pub base: String,
+    pub bad: String,
+}
+
+impl ReportQuery {
+    /// `/api/v1/report?...`: the report as text.
+    pub fn path(&self) -> String {
+        let e = crate::types::encode;
+        format!(
+            "/api/v1/report?benchmark={}&machine={}&base={}&bad={}",
+            e(&self.benchmark),
+            e(&self.machine),
+            e(&self.base),
+            e(&self.bad)
+        )
+    }
+}
+
 /// One run at a commit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrendRun {

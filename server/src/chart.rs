@@ -147,7 +147,10 @@ fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 
 /// The trend chart of one trend (see `app::chart`, which the trend page draws with too).
 pub fn trend_svg(t: &app::trend::Trend) -> anyhow::Result<String> {
-    Ok(TrendChart::single(t).draw().map_err(anyhow::Error::msg)?.svg)
+    Ok(TrendChart::single(t)
+        .draw()
+        .map_err(anyhow::Error::msg)?
+        .svg)
 }
 
 /// Several trends (machines or params) on one commit axis.

@@ -3,7 +3,7 @@
 use app::api::Backend;
 use app::compare::Comparison;
 use app::kernel::compare_kernels;
-use app::trend::{Mark, Trend, TrendQuery};
+use app::trend::{Mark, ReportQuery, Trend, TrendQuery};
 use app::types::*;
 
 use crate::AppState;
@@ -99,6 +99,13 @@ impl Backend for StoreBackend {
             .await
             .map_err(msg)?
             .comparison)
+    }
+
+    async fn report(&self, q: ReportQuery, link: String) -> Result<String, String> {
+        self.0
+            .report(&q.benchmark, &q.machine, &q.base, &q.bad, &link)
+            .await
+            .map_err(msg)
     }
 
     async fn trend(&self, query: TrendQuery) -> Result<Trend, String> {

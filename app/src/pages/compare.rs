@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::dashboard::encode;
-use super::{error_view, loading, select_options};
+use super::{copy_to_clipboard, error_view, loading, select_options};
 use crate::api::{get_compare, get_compare_choices, get_permalink};
 use crate::compare::{mmtests_text, Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
 use crate::label::Direction;
@@ -314,24 +314,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
     let doc = format!("/c/{id}");
     let mut text = mmtests_text(&c);
     let status = RwSignal::new(String::new());
-    let copy = move |what: &'static str, payload: String| {
-        #[cfg(feature = "hydrate")]
-        {
-            let promise = window().navigator().clipboard().write_text(&payload);
-            leptos::task::spawn_local(async move {
-                match wasm_bindgen_futures::JsFuture::from(promise).await {
-                    Ok(_) => status.set(format!("Copied the {what}.")),
-                    Err(_) => status.set(format!(
-                        "Could not copy the {what}: the browser refused; select it by hand."
-                    )),
-                }
-            });
-        }
-        #[cfg(not(feature = "hydrate"))]
-        {
-            let _ = (what, payload);
-        }
-    };
+    let copy = move |what: &'static str, payload: String| copy_to_clipboard(what, payload, status);
     let link_path = doc.clone();
     let copy_link = move |_| {
         let origin = window().location().origin().unwrap_or_default();

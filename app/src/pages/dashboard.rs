@@ -119,16 +119,4 @@ pub(crate) fn compare_href(benchmark: &str, machine: &str, kernels: &[String]) -
     url
 }
 
-/// Percent-encodes a query value (everything but unreserved characters).
-pub(crate) fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
+pub(crate) use crate::types::encode;

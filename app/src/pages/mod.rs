@@ -41,6 +41,26 @@ pub(crate) fn select_options(items: Vec<String>, chosen: &str) -> impl IntoView 
         .collect_view()
 }
 
+/// Copies `text` to the clipboard and says in `status` whether the browser let it.
+pub(crate) fn copy_to_clipboard(what: &'static str, text: String, status: RwSignal<String>) {
+    #[cfg(feature = "hydrate")]
+    {
+        let promise = window().navigator().clipboard().write_text(&text);
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(_) => status.set(format!("Copied the {what}.")),
+                Err(_) => status.set(format!(
+                    "Could not copy the {what}: the browser refused; select it by hand."
+                )),
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = (what, text, status);
+    }
+}
+
 pub(crate) fn loading() -> impl IntoView {
     view! { <p class="muted">"Loading…"</p> }
 }

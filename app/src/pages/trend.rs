@@ -6,9 +6,10 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::dashboard::encode;
-use super::{error_view, loading, select_options};
-use crate::api::{get_compare_choices, get_trend, get_trend_choices, mark_runs};
-use crate::trend::{lttb, Mark, Trend, TrendQuery};
+use super::{copy_to_clipboard, error_view, loading, select_options};
+use crate::api::{get_compare_choices, get_report, get_trend, get_trend_choices, mark_runs};
+use crate::chart::{Drawn, TrendChart};
+use crate::trend::{lttb, Mark, ReportQuery, Trend, TrendQuery};
 
 fn query_from_map(map: &leptos_router::params::ParamsMap) -> TrendQuery {
     TrendQuery {
@@ -44,18 +45,36 @@ pub fn TrendPage() -> impl IntoView {
     let selected = RwSignal::new(0usize);
     let ascii = RwSignal::new(false);
     let status = RwSignal::new(String::new());
+    // Other machines to draw on the same axis (`also=M`, repeated).
+    let also = Memo::new(move |_| {
+        query_map
+            .read()
+            .get_all("also")
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|m| !m.is_empty())
+            .take(11)
+            .collect::<Vec<String>>()
+    });
     let trend = Resource::new(
-        move || (query.get(), version.get()),
-        |(q, _)| async move {
+        move || (query.get(), also.get(), version.get()),
+        |(q, also, _)| async move {
             if q.benchmark.is_empty()
                 || q.machine.is_empty()
                 || q.metric.is_empty()
                 || q.param == ALL
             {
-                Ok(None)
-            } else {
-                get_trend(q).await.map(Some)
+                return Ok::<_, ServerFnError>(None);
             }
+            let mut others = Vec::new();
+            for machine in also.into_iter().filter(|m| *m != q.machine) {
+                let other = TrendQuery {
+                    machine,
+                    ..q.clone()
+                };
+                others.push(get_trend(other).await?);
+            }
+            Ok(Some((get_trend(q).await?, others)))
         },
     );
     // `param=*`: every param of the metric, as small multiples.
@@ -81,7 +100,7 @@ pub fn TrendPage() -> impl IntoView {
     // The runs of the selected commit and how many commits there are.
     let selected_runs = move || -> Option<(usize, Vec<i64>)> {
         trend.with(|t| {
-            let t = t.as_ref()?.as_ref().ok()?.as_ref()?;
+            let (t, _) = t.as_ref()?.as_ref().ok()?.as_ref()?;
             let p = t.points.get(selected.get_untracked())?;
             Some((t.points.len(), p.runs.iter().map(|r| r.id).collect()))
         })
@@ -128,7 +147,7 @@ pub fn TrendPage() -> impl IntoView {
     on_cleanup(move || handle.remove());
     view! {
         <h1>"Trends by commit"</h1>
-        <TrendForm initial=query.get_untracked() />
+        <TrendForm initial=query.get_untracked() also=also.get_untracked() />
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match multiples.await {
@@ -145,7 +164,7 @@ pub fn TrendPage() -> impl IntoView {
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match trend.await {
-                    Ok(Some(t)) => view! { <TrendView t=t selected=selected ascii=ascii status=status /> }.into_any(),
+                    Ok(Some((t, others))) => view! { <TrendView t=t others=others selected=selected ascii=ascii status=status /> }.into_any(),
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and a metric."</p>
                     }.into_any(),
@@ -157,7 +176,7 @@ pub fn TrendPage() -> impl IntoView {
 }
 
 #[component]
-fn TrendForm(initial: TrendQuery) -> impl IntoView {
+fn TrendForm(initial: TrendQuery, also: Vec<String>) -> impl IntoView {
     let benchmark = RwSignal::new(initial.benchmark.clone());
     let machine = RwSignal::new(initial.machine.clone());
     let choices = Resource::new(
@@ -184,6 +203,7 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
             <Suspense fallback=loading>
                 {move || {
                     let chosen = chosen.clone();
+                    let also = also.clone();
                     Suspend::new(async move {
                     match choices.await {
                         Ok((c, series)) => view! {
@@ -195,7 +215,14 @@ fn TrendForm(initial: TrendQuery) -> impl IntoView {
                             <label for="machine">"Machine"</label>
                             <select id="machine" name="machine" on:change=move |ev| machine.set(event_target_value(&ev))>
                                 <option value="">"—"</option>
-                                {select_options(c.machines, &machine.get_untracked())}
+                                {select_options(c.machines.clone(), &machine.get_untracked())}
+                            </select>
+                            <label for="also">"With machines"</label>
+                            <select id="also" name="also" multiple size="3" title="Other machines to draw on the same commit axis (Ctrl-click to choose several)">
+                                {c.machines.iter().filter(|m| **m != machine.get_untracked()).map(|m| {
+                                    let selected = also.contains(m);
+                                    view! { <option value=m.clone() selected=selected>{m.clone()}</option> }
+                                }).collect_view()}
                             </select>
                             <label for="series">"Metric"</label>
                             <select id="series" on:change=move |ev| {
@@ -288,12 +315,90 @@ fn small_chart(t: &Trend) -> AnyView {
     .into_any()
 }
 
-const W: f64 = 900.0;
-const H: f64 = 320.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 15.0;
-const TOP: f64 = 15.0;
-const BOTTOM: f64 = 30.0;
+/// The chart's size in pixels.
+const W: u32 = 900;
+const H: u32 = 340;
+
+/// What hovering a point says.
+fn tooltip(series: &str, p: &crate::trend::TrendPoint) -> String {
+    format!(
+        "{series} #{}: {}{}\nkernel {}\nmean {} (min {}, max {}, n={}){}",
+        p.x,
+        p.sha.clone().unwrap_or_else(|| "(no commit)".into()),
+        p.subject
+            .as_ref()
+            .map(|s| format!(" {s}"))
+            .unwrap_or_default(),
+        p.kernel,
+        crate::types::format_value(p.mean),
+        crate::types::format_value(p.min),
+        crate::types::format_value(p.max),
+        p.n,
+        p.mark
+            .map(|m| format!("\nmarked {}", m.as_str()))
+            .unwrap_or_default()
+    )
+}
+
+/// A chart drawn by plotters (`app::chart`), shown as an image (so that nothing in it can
+/// run), with a transparent layer over it that puts a tooltip and a click target on every drawn
+/// point. With `selected`, the first series' points can be selected and show their marks.
+fn chart_view(
+    drawn: Drawn,
+    names: &[String],
+    trends: &[&Trend],
+    selected: Option<RwSignal<usize>>,
+) -> AnyView {
+    let src = crate::chart::svg_data_url(&drawn.svg);
+    let alt = format!("{} by commit", trends[0].title());
+    let hits = drawn
+        .hits
+        .iter()
+        .map(|h| {
+            let p = &trends[h.series].points[h.point];
+            let title = tooltip(&names[h.series], p);
+            if h.series > 0 || selected.is_none() {
+                return view! {
+                    <circle class="peer" cx=h.px cy=h.py r="5" data-series=h.series data-x=p.x>
+                        <title>{title}</title>
+                    </circle>
+                }
+                .into_any();
+            }
+            let i = h.point;
+            let (mark, first_bad) = (p.mark, p.first_bad);
+            let class = move || {
+                format!(
+                    "point {}{}{}",
+                    mark_class(mark),
+                    if first_bad { " first-bad" } else { "" },
+                    if selected.is_some_and(|s| s.get() == i) {
+                        " selected"
+                    } else {
+                        ""
+                    }
+                )
+            };
+            view! {
+                <circle class=class cx=h.px cy=h.py r="6" data-x=i
+                    on:click=move |_| if let Some(s) = selected { s.set(i) }>
+                    <title>{title}</title>
+                </circle>
+            }
+            .into_any()
+        })
+        .collect_view();
+    let id = selected.map(|_| "trend-svg");
+    view! {
+        <div class="chart-box" style=format!("max-width: {}px", drawn.width)>
+            <img class="trend-chart" src=src alt=alt width=drawn.width height=drawn.height />
+            <svg id=id class="overlay" viewBox=format!("0 0 {} {}", drawn.width, drawn.height) role="presentation">
+                {hits}
+            </svg>
+        </div>
+    }
+    .into_any()
+}
 
 fn mark_class(m: Option<Mark>) -> &'static str {
     match m {
@@ -314,6 +419,8 @@ fn short(p: &crate::trend::TrendPoint) -> String {
 #[component]
 fn TrendView(
     t: Trend,
+    /// Other machines' trends of the same metric, drawn on the same commit axis.
+    others: Vec<Trend>,
     selected: RwSignal<usize>,
     ascii: RwSignal<bool>,
     status: RwSignal<String>,
@@ -325,88 +432,47 @@ fn TrendView(
     if selected.get_untracked() >= n {
         selected.set(n - 1);
     }
+    // The commits on the axis (more than this trend's when other machines ran other commits).
+    let axis = {
+        let mut all = vec![&t];
+        all.extend(others.iter());
+        crate::chart::shared_axis(&all).0.len()
+    };
     // The range shown (a range selector; all by default).
     let from = RwSignal::new(0usize);
-    let to = RwSignal::new(n - 1);
+    let to = RwSignal::new(axis - 1);
     let text = t.ascii(80, 20);
-    let href = trend_href(&t.query);
+    let mut href = trend_href(&t.query);
+    for o in &others {
+        href.push_str(&format!("&also={}", encode(&o.query.machine)));
+    }
+    let report_for = t.change_points.first().and_then(|c| {
+        let before = t.points.get(c.x.checked_sub(1)?)?;
+        Some((before.sha.clone()?, t.points[c.x].sha.clone()?))
+    });
     let t = StoredValue::new(t);
+    let others = StoredValue::new(others);
     let chart = move || {
         t.with_value(|t| {
-            let (a, b) = (from.get().min(n - 1), to.get().min(n - 1));
-            let (a, b) = (a.min(b), a.max(b));
-            let window: Vec<usize> = (a..=b).collect();
-            let means: Vec<f64> = window.iter().map(|&i| t.points[i].mean).collect();
-            let keep: Vec<usize> = lttb(&means, 1500).into_iter().map(|k| window[k]).collect();
-            let lo = keep.iter().map(|&i| t.points[i].min).fold(f64::INFINITY, f64::min);
-            let hi = keep.iter().map(|&i| t.points[i].max).fold(f64::NEG_INFINITY, f64::max);
-            let (lo, hi) = if hi > lo { (lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08) } else { (lo - 1.0, hi + 1.0) };
-            let span = (b - a).max(1) as f64;
-            let x = move |i: usize| LEFT + (i - a) as f64 / span * (W - LEFT - RIGHT);
-            let y = move |v: f64| TOP + (hi - v) / (hi - lo) * (H - TOP - BOTTOM);
-            let line: String = keep
-                .iter()
-                .map(|&i| format!("{:.1},{:.1}", x(i), y(t.points[i].mean)))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let ticks = (0..=4).map(|k| {
-                let v = lo + (hi - lo) * k as f64 / 4.0;
-                view! {
-                    <g class="tick">
-                        <line x1=LEFT y1=y(v) x2=W - RIGHT y2=y(v) />
-                        <text x=LEFT - 6.0 y=y(v) + 4.0 text-anchor="end">{crate::types::format_value(v)}</text>
-                    </g>
-                }
-            }).collect_view();
-            let cps = t.change_points.iter().filter(|c| c.x >= a && c.x <= b).map(|c| {
-                let cx = x(c.x) - (W - LEFT - RIGHT) / span / 2.0;
-                view! { <line class=format!("cp {}", c.verdict) x1=cx y1=TOP x2=cx y2=H - BOTTOM /> }
-            }).collect_view();
-            let points = keep.iter().map(|&i| {
-                let p = &t.points[i];
-                let title = format!(
-                    "#{}: {}{}\nkernel {}\nmean {} (min {}, max {}, n={}){}",
-                    p.x,
-                    p.sha.clone().unwrap_or_else(|| "(no commit)".into()),
-                    p.subject.as_ref().map(|s| format!(" {s}")).unwrap_or_default(),
-                    p.kernel,
-                    crate::types::format_value(p.mean),
-                    crate::types::format_value(p.min),
-                    crate::types::format_value(p.max),
-                    p.n,
-                    p.mark.map(|m| format!("\nmarked {}", m.as_str())).unwrap_or_default()
-                );
-                let class = {
-                    let (mark, first_bad) = (p.mark, p.first_bad);
-                    move || {
-                        format!(
-                            "point {}{}{}",
-                            mark_class(mark),
-                            if first_bad { " first-bad" } else { "" },
-                            if selected.get() == i { " selected" } else { "" }
-                        )
-                    }
+            others.with_value(|others| {
+                let mut series = vec![(t.query.machine.clone(), t)];
+                series.extend(others.iter().map(|o| (o.query.machine.clone(), o)));
+                let chart = TrendChart {
+                    series,
+                    window: Some((from.get(), to.get())),
+                    max_points: 1500,
+                    size: (W, H),
                 };
-                view! {
-                    <g>
-                        <line class="band" x1=x(i) y1=y(p.min) x2=x(i) y2=y(p.max) />
-                        <circle class=class cx=x(i) cy=y(p.mean) r="4" data-x=i on:click=move |_| selected.set(i)>
-                            <title>{title}</title>
-                        </circle>
-                    </g>
+                match chart.draw() {
+                    Ok(drawn) => {
+                        let names: Vec<String> =
+                            chart.series.iter().map(|(n, _)| n.clone()).collect();
+                        let trends: Vec<&Trend> = chart.series.iter().map(|(_, t)| *t).collect();
+                        chart_view(drawn, &names, &trends, Some(selected))
+                    }
+                    Err(e) => view! { <p class="error">{e}</p> }.into_any(),
                 }
-            }).collect_view();
-            view! {
-                <svg id="trend-svg" class="trend" viewBox=format!("0 0 {W} {H}") width=W height=H role="img">
-                    <title>{format!("{} by commit", t.title())}</title>
-                    {ticks}
-                    <polyline class="trend-line" points=line />
-                    {cps}
-                    {points}
-                    <text x=LEFT y=H - 8.0>{t.points[a].sha.as_ref().map(|s| s.chars().take(12).collect::<String>()).unwrap_or_else(|| t.points[a].kernel.clone())}</text>
-                    <text x=W - RIGHT y=H - 8.0 text-anchor="end">{short(&t.points[b])}</text>
-                </svg>
-            }
+            })
         })
     };
     let details = move || {
@@ -466,16 +532,17 @@ fn TrendView(
             <p class="meta">
                 <strong>{t.with_value(|t| t.title())}</strong>
                 {t.with_value(|t| format!(" of {} on {}, ordered by {}", t.query.benchmark, t.query.machine, t.order))}
+                {others.with_value(|o| (!o.is_empty()).then(|| format!(" · with {}", o.iter().map(|t| t.query.machine.as_str()).collect::<Vec<_>>().join(", "))))}
                 " · " <a id="trend-link" href=href.clone()>"Link to this view"</a>
                 " · " <a href=format!("{}&format=svg", href.replace("/trend?", "/api/v1/trend?")) download="trend.svg">"SVG"</a>
             </p>
             <div class="actions">
                 <button type="button" id="show-svg" on:click=move |_| ascii.set(false) class:active=move || !ascii.get()>"Chart"</button>
                 <button type="button" id="show-ascii" on:click=move |_| ascii.set(true) class:active=move || ascii.get()>"ASCII"</button>
-                <label>"From " <input type="range" id="range-from" min="0" max=n - 1 prop:value=move || from.get()
+                <label>"From " <input type="range" id="range-from" min="0" max=axis - 1 prop:value=move || from.get()
                     on:input=move |ev| from.set(event_target_value(&ev).parse().unwrap_or(0)) /></label>
-                <label>"to " <input type="range" id="range-to" min="0" max=n - 1 prop:value=move || to.get()
-                    on:input=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(n - 1)) /></label>
+                <label>"to " <input type="range" id="range-to" min="0" max=axis - 1 prop:value=move || to.get()
+                    on:input=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(axis - 1)) /></label>
                 <span id="trend-status" class="muted" role="status">{move || status.get()}</span>
             </div>
             <div class="trend-grid">
@@ -491,9 +558,48 @@ fn TrendView(
                     <ul id="trend-marks">{marks}</ul>
                     <h2>"Change points"</h2>
                     <ul id="trend-changes">{changes}</ul>
+                    {report_for.map(|(base, bad)| t.with_value(|t| view! { <ReportPanel q=t.query.clone() base=base bad=bad /> }))}
                 </aside>
             </div>
         </section>
     }
     .into_any()
+}
+
+/// The robot's mail for the first change point: shown on demand, copied with a click.
+#[component]
+fn ReportPanel(q: TrendQuery, base: String, bad: String) -> impl IntoView {
+    let query = ReportQuery {
+        benchmark: q.benchmark,
+        machine: q.machine,
+        base,
+        bad,
+    };
+    let path = query.path();
+    let report = RwSignal::new(None::<Result<String, String>>);
+    let status = RwSignal::new(String::new());
+    let show = move |_| {
+        let query = query.clone();
+        leptos::task::spawn_local(async move {
+            report.set(Some(get_report(query).await.map_err(|e| e.to_string())));
+        });
+    };
+    let copy = move |_| {
+        if let Some(Ok(text)) = report.get_untracked() {
+            copy_to_clipboard("report", text, status);
+        }
+    };
+    view! {
+        <h2>"Regression report"</h2>
+        <p class="actions">
+            <button type="button" id="show-report" on:click=show>"Show the report"</button>
+            <button type="button" id="copy-report" on:click=copy disabled=move || !matches!(report.get(), Some(Ok(_)))>"Copy"</button>
+            <a href=path>"as text"</a>
+            <span id="report-status" class="muted" role="status">{move || status.get()}</span>
+        </p>
+        {move || report.get().map(|r| match r {
+            Ok(text) => view! { <pre id="trend-report" class="ascii">{text}</pre> }.into_any(),
+            Err(e) => error_view(e),
+        })}
+    }
 }

@@ -88,6 +88,18 @@ async fn compare_share_and_open_a_permalink_in_chromium() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mark_a_commit_bad_with_the_keyboard_in_chromium() {
     let app = crate::trend::seeded().await;
+    // A second machine with runs at five of the commits, to draw on the same axis.
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for i in (0..30).step_by(6) {
+        csv.push_str(&format!(
+            "k,{},Throughput_Mbps,1,2600\n",
+            crate::trend::sha(i)
+        ));
+    }
+    let r = app
+        .upload_raw("benchmark=netperf&machine=lkp-skl-d01", csv)
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
     run_e2e(
         "trend.mjs",
         vec![

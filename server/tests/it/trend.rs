@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use crate::helpers::*;
 
 /// A fake sha for commit number `i`.
-fn sha(i: usize) -> String {
+pub(crate) fn sha(i: usize) -> String {
     format!(
         "{:016x}{:024x}",
         (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
@@ -406,7 +406,9 @@ async fn several_machines_or_params_share_one_chart() {
             csv.push_str(&format!("k,{},Throughput_Mbps,{param},1,{v}\n", sha(i)));
         }
     }
-    let r = app.upload_raw("benchmark=netperf&machine=lkp-skl-d01", csv).await;
+    let r = app
+        .upload_raw("benchmark=netperf&machine=lkp-skl-d01", csv)
+        .await;
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
 
     let base = "/api/v1/trend?benchmark=netperf&metric=Throughput_Mbps";
@@ -427,12 +429,20 @@ async fn several_machines_or_params_share_one_chart() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| (t["query"]["param"].as_str().unwrap(), t["points"].as_array().unwrap().len()))
+        .map(|t| {
+            (
+                t["query"]["param"].as_str().unwrap(),
+                t["points"].as_array().unwrap().len(),
+            )
+        })
         .collect();
     assert_eq!(got, [("64", 15), ("1024", 15)], "in param order");
 
     let (status, content_type, svg) = app
-        .get_accept(&format!("{base}&machine=lkp-skl-d01&params=64,1024&format=svg"), "*/*")
+        .get_accept(
+            &format!("{base}&machine=lkp-skl-d01&params=64,1024&format=svg"),
+            "*/*",
+        )
         .await;
     assert_eq!((status, content_type.as_str()), (200, "image/svg+xml"));
     assert!(svg.contains("Throughput_Mbps 64") && svg.contains("Throughput_Mbps 1024"));
@@ -441,7 +451,10 @@ async fn several_machines_or_params_share_one_chart() {
     let r = app
         .upload_raw(
             "benchmark=netperf&machine=lkp-skl-d01",
-            format!("kernel,commit,metric,iteration,value\nk,{},Throughput_Mbps,1,2400\n", sha(1)),
+            format!(
+                "kernel,commit,metric,iteration,value\nk,{},Throughput_Mbps,1,2400\n",
+                sha(1)
+            ),
         )
         .await;
     assert_eq!(r.status().as_u16(), 201);
@@ -457,16 +470,25 @@ async fn several_machines_or_params_share_one_chart() {
         .collect();
     assert_eq!(machines, ["lkp-bdw-de1", "lkp-skl-d01"]);
     let (status, _, svg) = app
-        .get_accept(&format!("{base}&machines=lkp-bdw-de1,lkp-skl-d01&format=svg"), "*/*")
+        .get_accept(
+            &format!("{base}&machines=lkp-bdw-de1,lkp-skl-d01&format=svg"),
+            "*/*",
+        )
         .await;
     assert_eq!(status, 200);
     assert!(svg.contains("lkp-bdw-de1") && svg.contains("lkp-skl-d01"));
 
     for (query, needle) in [
-        ("&machines=lkp-bdw-de1&format=text", "an ASCII chart shows one trend"),
+        (
+            "&machines=lkp-bdw-de1&format=text",
+            "an ASCII chart shows one trend",
+        ),
         ("&machines=lkp-bdw-de1&params=*", "not both"),
         ("&params=*", "machine is required"),
-        (&format!("&machines={}", ["m"; 13].join(",")), "1 to 12 trends"),
+        (
+            &format!("&machines={}", ["m"; 13].join(",")),
+            "1 to 12 trends",
+        ),
     ] {
         let r = app
             .client
