@@ -45,6 +45,8 @@ pub fn TrendPage() -> impl IntoView {
     let selected = RwSignal::new(0usize);
     let ascii = RwSignal::new(false);
     let status = RwSignal::new(String::new());
+    // With `param=*`: all params on one chart (`overlay=1`) instead of small multiples.
+    let overlay = Memo::new(move |_| query_map.read().get("overlay").as_deref() == Some("1"));
     // Other machines to draw on the same axis (`also=M`, repeated).
     let also = Memo::new(move |_| {
         query_map
@@ -151,11 +153,38 @@ pub fn TrendPage() -> impl IntoView {
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match multiples.await {
-                    Ok(all) if !all.is_empty() => view! {
-                        <div id="trend-multiples" class="multiples">
-                            {all.iter().map(small_chart).collect_view()}
-                        </div>
-                    }.into_any(),
+                    Ok(all) if !all.is_empty() => {
+                        let q = query.get_untracked();
+                        let one_chart = overlay.get_untracked();
+                        let switch = if one_chart {
+                            view! { <a id="as-multiples" href=trend_href(&q)>"Small multiples"</a> }
+                        } else {
+                            view! { <a id="as-one-chart" href=format!("{}&overlay=1", trend_href(&q))>"All params on one chart"</a> }
+                        };
+                        let body = if one_chart {
+                            let chart = TrendChart {
+                                series: all.iter().map(|t| (format!("{} {}", t.query.metric, t.query.param), t)).collect(),
+                                window: None,
+                                max_points: 1500,
+                                size: (W, H),
+                            };
+                            match chart.draw() {
+                                Ok(drawn) => {
+                                    let names: Vec<String> = chart.series.iter().map(|(n, _)| n.clone()).collect();
+                                    let trends: Vec<&Trend> = all.iter().collect();
+                                    view! { <div id="trend-overlay">{chart_view(drawn, &names, &trends, None)}</div> }.into_any()
+                                }
+                                Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+                            }
+                        } else {
+                            view! {
+                                <div id="trend-multiples" class="multiples">
+                                    {all.iter().map(small_chart).collect_view()}
+                                </div>
+                            }.into_any()
+                        };
+                        view! { <p class="meta">{switch}</p> {body} }.into_any()
+                    }
                     Ok(_) => ().into_any(),
                     Err(e) => error_view(e),
                 }

@@ -358,6 +358,19 @@ async fn every_param_as_small_multiples() {
         "a single param gets the full chart"
     );
     assert!(one.contains("ordered by kernel version"));
+    // Or all of them on one chart, each param a series with its own points under the tooltips.
+    let (status, overlay) = app
+        .get_text("/trend?benchmark=netperf-tcp&machine=m1&metric=tcpstream-send&param=*&overlay=1")
+        .await;
+    assert_eq!(status, 200);
+    assert!(overlay.contains("id=\"trend-overlay\"") && !overlay.contains("trend-multiples"));
+    for param in ["64", "256", "1024", "4096", "16384"] {
+        assert!(
+            overlay.contains(&format!("tcpstream-send%20{param}")),
+            "legend of {param}"
+        );
+    }
+    assert!(overlay.contains("data-series=\"4\"") && !overlay.contains("data-series=\"5\""));
 }
 
 #[tokio::test(flavor = "multi_thread")]
