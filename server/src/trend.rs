@@ -358,11 +358,13 @@ impl AppState {
         }
         // The newest runs' commits choose the history (they tell branches apart best).
         let mut shas: Vec<&str> = Vec::new();
-        for chunk in runs.chunks.iter().rev() {
-            for c in chunk.iter().rev().filter_map(|r| r.commit.as_deref()) {
-                if shas.len() < HISTORY_CHOOSERS && shas.last() != Some(&c) {
-                    shas.push(c);
-                }
+        let newest_first = runs.chunks.iter().rev().flat_map(|c| c.iter().rev());
+        for c in newest_first.filter_map(|r| r.commit.as_deref()) {
+            if shas.len() == HISTORY_CHOOSERS {
+                break;
+            }
+            if shas.last() != Some(&c) {
+                shas.push(c);
             }
         }
         let wanted = query.history.as_deref().and_then(|h| h.split_once('/'));

@@ -134,17 +134,11 @@ mod tests {
     async fn series_without_packed_samples_read_the_same() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).await.unwrap();
-        let csv = b"benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n";
-        let (_, runs) = parse_file(csv, Some(Format::Csv), &test_meta()).unwrap();
-        let upload = NewUpload {
-            digest: "d".into(),
-            metadata: "{}".into(),
-            files: Vec::new(),
-            runs,
-            mark: None,
-            commit_time: None,
-        };
-        store.insert_upload(&upload).await.unwrap();
+        upload_csv(
+            &store,
+            "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n",
+        )
+        .await;
         let query = CompareQuery {
             benchmark: "b".into(),
             machine: "m1".into(),
