@@ -266,7 +266,7 @@ impl Store {
         let known = chunks.len();
         let mut full = Vec::new();
         for (chunk, runs, bytes) in &rows {
-            let mut decoded = Vec::with_capacity(*runs as usize);
+            let mut decoded = Vec::with_capacity((*runs).clamp(0, CHUNK_RUNS) as usize);
             super::trend_pack::unpack_chunk(bytes, &mut decoded)?;
             let decoded: Arc<[TrendRun]> = decoded.into();
             // Full chunks never change again (chunks are only appended to).
