@@ -45,10 +45,7 @@ async fn measure(client: &reqwest::Client, url: &str, repeats: usize) -> (Vec<Du
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();
         let kernels = KERNELS.join(",");

@@ -56,10 +56,7 @@ fn main() {
         })
         .collect();
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     // The store alone: one transaction writing the parsed runs and the raw file.
     let store: Vec<Duration> = rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();

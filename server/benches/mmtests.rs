@@ -50,10 +50,7 @@ fn archive(run: usize) -> Vec<u8> {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     let times: Vec<Duration> = common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();
         let mut times = Vec::new();

@@ -51,13 +51,7 @@ fn server_time(r: &reqwest::Response) -> std::time::Duration {
 fn main() {
     // Change-point detection alone.
     let series: Vec<f64> = (0..COMMITS).map(|i| value(i, 0)).collect();
-    let mut times = Vec::new();
-    let mut found = 0;
-    for _ in 0..7 {
-        let t = Instant::now();
-        found = change_points(&series, &Options::default()).len();
-        times.push(t.elapsed());
-    }
+    let (times, found) = common::repeat(7, || change_points(&series, &Options::default()).len());
     println!(
         "change points on {COMMITS} points ({found} found): {}",
         common::summary(times)
@@ -66,12 +60,7 @@ fn main() {
     let noise: Vec<f64> = (0..COMMITS)
         .map(|i| 1000.0 * (1.0 + (((i * 7919) % 1000) as f64 / 1000.0 - 0.5) * 0.04))
         .collect();
-    let mut times = Vec::new();
-    for _ in 0..7 {
-        let t = Instant::now();
-        found = change_points(&noise, &Options::default()).len();
-        times.push(t.elapsed());
-    }
+    let (times, found) = common::repeat(7, || change_points(&noise, &Options::default()).len());
     println!(
         "change points on {COMMITS} points of noise ({found} found): {}",
         common::summary(times)
@@ -118,34 +107,21 @@ fn main() {
         metric: "tput".into(),
         ..TrendQuery::default()
     };
-    let mut times = Vec::new();
-    for _ in 0..7 {
-        let t = Instant::now();
-        let trend = build(query.clone(), &runs, Some(&history), &HashMap::new());
-        times.push(t.elapsed());
-        assert_eq!(trend.points.len(), COMMITS);
-    }
+    let (times, trend) = common::repeat(7, || {
+        build(query.clone(), &runs, Some(&history), &HashMap::new())
+    });
+    assert_eq!(trend.points.len(), COMMITS);
     println!(
         "building a trend of {COMMITS} commits x {RUNS} runs: {}",
         common::summary(times)
     );
-    let trend = build(query.clone(), &runs, Some(&history), &HashMap::new());
-    let mut times = Vec::new();
-    let mut size = 0;
-    for _ in 0..7 {
-        let t = Instant::now();
-        size = serde_json::to_vec(&trend).unwrap().len();
-        times.push(t.elapsed());
-    }
+    let (times, size) = common::repeat(7, || serde_json::to_vec(&trend).unwrap().len());
     println!(
         "serialising it as JSON ({size} bytes): {}",
         common::summary(times)
     );
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();
         let log: String = (0..COMMITS)

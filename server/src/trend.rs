@@ -274,8 +274,8 @@ pub fn build(
 }
 
 /// Trends computed for the current store generation, and their rendered bodies: a trend of
-/// 50,000 runs takes ~0.5 s to read and compute, and is then served from here until the next
-/// write (upload, mark, history, bisect log).
+/// 50,000 runs takes ~10–15 ms to read and compute and as much again to render as JSON or SVG,
+/// and is then served from here until the next write (upload, mark, history, bisect log).
 #[derive(Default)]
 pub struct TrendCache {
     trends: std::sync::Mutex<HashMap<TrendQuery, (u64, Arc<Trend>)>>,

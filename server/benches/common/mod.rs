@@ -15,6 +15,30 @@ pub const KERNELS: [&str; 5] = [
     "5.6.0-rc1-vanilla",
 ];
 
+/// The multi-threaded runtime the benchmarks run the server and their clients on.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Times `n` calls of `f`; returns the timings and the last call's result.
+#[allow(dead_code)] // Not every benchmark uses it.
+pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
+    let mut times = Vec::with_capacity(n);
+    let mut last = None;
+    for _ in 0..n {
+        // The previous result is freed first, outside the timing.
+        drop(last.take());
+        let t = std::time::Instant::now();
+        let r = f();
+        times.push(t.elapsed());
+        last = Some(r);
+    }
+    (times, last.expect("n > 0"))
+}
+
 /// Runs `body` with the base URL of a fresh server, then stops the server.
 pub fn with_server<F, Fut, T>(rt: &tokio::runtime::Runtime, body: F) -> T
 where
