@@ -15,6 +15,8 @@ pub enum LabelError {
     Empty,
     #[error("is longer than {LABEL_MAX_CHARS} characters")]
     TooLong,
+    #[error("is longer than {0} characters")]
+    TooLongFor(usize),
     #[error("contains the control character U+{0:04X}")]
     Control(u32),
 }
@@ -68,6 +70,125 @@ impl AsRef<str> for Label {
     fn as_ref(&self) -> &str {
         &self.0
     }
+}
+
+/// The most tags one upload (or one JSON document) may carry.
+pub const MAX_TAGS: usize = 64;
+
+/// The longest unit, in characters (`Mbps`, `trans/sec`, `10^6bits/s`).
+pub const UNIT_MAX_CHARS: usize = 32;
+
+/// The largest magnitude of a sample value Perfline stores. With it every sum, sum of squares
+/// and chart axis stays finite (a million samples of 1e15 square-sum to 1e36; f64 ends at
+/// 1.8e308), and whole-run counters such as `perf-stat` totals still fit.
+pub const MAX_ABS_VALUE: f64 = 1e15;
+
+/// The longest commit subject kept, in characters; longer ones are cut.
+pub const SUBJECT_MAX_CHARS: usize = 300;
+
+/// Checks one sample value: finite and within [`MAX_ABS_VALUE`].
+pub fn check_value(v: f64) -> Result<f64, String> {
+    if !v.is_finite() {
+        Err(format!("value {v} is not a finite number"))
+    } else if v.abs() > MAX_ABS_VALUE {
+        Err(format!("value {v:e} is outside the accepted range of ±{MAX_ABS_VALUE:e}"))
+    } else {
+        Ok(v)
+    }
+}
+
+fn check_text(raw: &str, max: usize) -> Result<&str, LabelError> {
+    let trimmed = raw.trim();
+    if let Some(c) = trimmed.chars().find(|c| c.is_control()) {
+        return Err(LabelError::Control(c as u32));
+    }
+    if trimmed.chars().count() > max {
+        return Err(LabelError::TooLong);
+    }
+    Ok(trimmed)
+}
+
+/// A tag's value: like a [`Label`] but it may be empty (`k=` says "the key is set").
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(try_from = "String", into = "String")]
+pub struct TagValue(String);
+
+impl TagValue {
+    pub fn parse(raw: &str) -> Result<Self, LabelError> {
+        Ok(TagValue(check_text(raw, LABEL_MAX_CHARS)?.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A metric's unit: trimmed, non-empty, at most [`UNIT_MAX_CHARS`] characters, no control
+/// characters (a unit is drawn into SVG text and printed to terminals).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Unit(String);
+
+impl Unit {
+    pub fn parse(raw: &str) -> Result<Self, LabelError> {
+        let text = check_text(raw, UNIT_MAX_CHARS).map_err(|e| match e {
+            LabelError::TooLong => LabelError::TooLongFor(UNIT_MAX_CHARS),
+            e => e,
+        })?;
+        if text.is_empty() {
+            return Err(LabelError::Empty);
+        }
+        Ok(Unit(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+macro_rules! text_newtype_impls {
+    ($($t:ident),*) => {$(
+        impl TryFrom<String> for $t {
+            type Error = LabelError;
+            fn try_from(value: String) -> Result<Self, Self::Error> {
+                $t::parse(&value)
+            }
+        }
+        impl From<$t> for String {
+            fn from(value: $t) -> Self {
+                value.0
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+        impl std::ops::Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+    )*};
+}
+text_newtype_impls!(TagValue, Unit);
+
+/// A commit subject as stored and shown: control characters (ESC, BEL, CR...) dropped, so
+/// that nothing a `git log` line carries can drive a terminal, and cut to
+/// [`SUBJECT_MAX_CHARS`] characters.
+pub fn clean_subject(raw: &str) -> String {
+    raw.chars()
+        .filter(|c| !c.is_control())
+        .take(SUBJECT_MAX_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_owned()
 }
 
 /// Whether a bigger value of a metric is better (throughput) or worse (latency, time).

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use app::label::{Direction, Label};
+use app::label::Direction;
 use serde::Deserialize;
 
 use super::{resolve_key, strip_bom, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
@@ -284,21 +284,12 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
                 }
             }
             if !doc.tags.is_empty() {
+                // The document's tags are added to the upload's, replacing a key given in both.
                 let mut tags = meta.tags.clone();
                 for (k, v) in &doc.tags {
-                    let key = Label::parse(k)
-                        .map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
-                    if v.chars().any(char::is_control) {
-                        return Err(IngestError::field(
-                            "tags",
-                            format!("tag '{k}' contains a control character"),
-                        ));
-                    }
-                    tags.retain(|(existing, _)| *existing != key);
-                    tags.push((key, v.clone()));
+                    tags.push(super::tag(k, v)?);
                 }
-                tags.sort();
-                m.tags = tags;
+                m.tags = super::finish_tags(tags, true)?;
             }
             (m, doc.samples)
         }
@@ -398,7 +389,26 @@ run netperf m1 5.5.0 None
         );
         check(
             "benchmark,metric,value\n",
-            "error: no samples found: the file has a header but no data rows",
+            "error: no samples found: the file has no result rows Perfline can read",
+        );
+        check(
+            "benchmark,metric,value\nb,m,1\nb,m,-1.7e308\n",
+            "error: line 3: value -1.7e308 is outside the accepted range of ±1e15",
+        );
+        check(
+            "benchmark,metric,value,unit\nb,m,1,Mbps\x1b[31m\n",
+            "error: line 2: unit 'Mbps[31m' contains the control character U+001B",
+        );
+        check(
+            &format!("benchmark,metric,value,unit\nb,m,1,{}\n", "u".repeat(33)),
+            "error: line 2: unit 'uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu' is longer than 32 characters",
+        );
+        let many_kernels: String = (0..=crate::ingest::MAX_RUNS)
+            .map(|k| format!("b,m,1,{k}\n"))
+            .collect();
+        check(
+            &format!("benchmark,metric,value,kernel\n{many_kernels}"),
+            "error: line 5002: more than 5000 runs (benchmark, machine, kernel, commit) in one upload; split it",
         );
         check(
             "benchmark,metric,iteration,value\nb,m,0,1\nb,m,0,2\n",
@@ -444,5 +454,13 @@ run hackbench m1 6.2.0 None
         );
         assert!(crate::ingest::parse_tags("novalue").is_err());
         assert!(crate::ingest::parse_tags("a=1,a=2").is_err());
+        let long = format!("a={}", "v".repeat(201));
+        assert!(crate::ingest::parse_tags(&long).is_err());
+        assert!(crate::ingest::parse_tags("a=x\u{7}y").is_err());
+        let at_most: Vec<String> = (0..app::label::MAX_TAGS).map(|i| format!("k{i}=v")).collect();
+        assert_eq!(crate::ingest::parse_tags(&at_most.join(",")).unwrap().len(), app::label::MAX_TAGS);
+        let too_many = format!("{},extra=1", at_most.join(","));
+        let e = crate::ingest::parse_tags(&too_many).unwrap_err();
+        assert_eq!(e.message, "65 tags given; at most 64 are accepted");
     }
 }

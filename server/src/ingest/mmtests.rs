@@ -13,12 +13,20 @@ use app::label::Direction;
 
 use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
-/// The largest total of uncompressed entry bytes read from one archive.
+/// The most bytes the archive may inflate to: every byte the tar reader reads (headers,
+/// extension headers, entries it skips) counts, so no header can make it read more.
 pub const MAX_TOTAL: u64 = 1 << 30;
+/// The most the archive may inflate per uploaded byte: text logs compress 5–20×, a bomb
+/// of zeros ~1000×.
+pub const MAX_RATIO: u64 = 100;
+/// Archives smaller than this may inflate up to it, whatever the ratio.
+pub const MIN_ALLOWANCE: u64 = 16 << 20;
 /// The most entries one archive may have.
 pub const MAX_ENTRIES: usize = 200_000;
-/// The largest single entry.
+/// The largest single entry, whatever its type (a directory may not declare 2 GiB either).
 pub const MAX_ENTRY: u64 = 64 << 20;
+/// The largest GNU long-name or PAX extension header (the tar crate reads them whole).
+pub const MAX_EXTENSION: u64 = 64 << 10;
 /// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
 const ITER_STRIDE: i64 = 100_000;
 
@@ -55,48 +63,140 @@ fn place(path: &str) -> Option<Place<'_>> {
 }
 
 pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    let allowance = (bytes.len() as u64)
+        .saturating_mul(MAX_RATIO)
+        .max(MIN_ALLOWANCE)
+        .min(MAX_TOTAL);
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        read_tar(flate2::read::GzDecoder::new(bytes), meta)
+        read_tar(Capped::new(flate2::read::GzDecoder::new(bytes), allowance), meta)
     } else {
-        read_tar(bytes, meta)
+        read_tar(Capped::new(bytes, allowance), meta)
     }
 }
 
+/// A reader that fails once more than `left` bytes have been read through it, so the tar
+/// reader can never inflate more than the allowance, whatever the headers claim.
+struct Capped<R> {
+    inner: R,
+    allowance: u64,
+    left: u64,
+}
+
+impl<R> Capped<R> {
+    fn new(inner: R, allowance: u64) -> Self {
+        Capped {
+            inner,
+            allowance,
+            left: allowance,
+        }
+    }
+}
+
+/// The error a [`Capped`] reader fails with; recognised to name the limit.
+#[derive(Debug)]
+struct Inflated(u64);
+
+impl std::fmt::Display for Inflated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the archive inflates to more than {} bytes (at most {MAX_RATIO}× the upload, at least {MIN_ALLOWANCE}, at most {MAX_TOTAL})",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Inflated {}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::Error::other(Inflated(self.allowance)));
+        }
+        let max = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let n = self.inner.read(&mut buf[..max])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// An I/O error of the archive as the upload's error: the inflation limit by name, else
+/// a broken archive.
+fn archive_error(e: std::io::Error) -> IngestError {
+    match e.get_ref().and_then(|inner| inner.downcast_ref::<Inflated>()) {
+        Some(limit) => IngestError::new(limit.to_string()),
+        None => IngestError::new(format!("the archive is broken or truncated: {e}")),
+    }
+}
+
+/// Reads the archive's entries raw (the tar crate would read GNU long names and PAX headers
+/// whole, before any check of ours), applying the long names and PAX paths itself.
 fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let mut archive = tar::Archive::new(reader);
-    let broken =
-        |e: std::io::Error| IngestError::new(format!("the archive is broken or truncated: {e}"));
     let mut builder = RunBuilder::default();
-    let (mut total, mut count) = (0u64, 0usize);
+    let mut count = 0usize;
     let mut content = String::new();
-    for entry in archive.entries().map_err(broken)? {
-        let mut entry = entry.map_err(broken)?;
+    // A GNU long name or a PAX `path` for the next entry.
+    let mut long_path: Option<Vec<u8>> = None;
+    for entry in archive.entries().map_err(archive_error)?.raw(true) {
+        let mut entry = entry.map_err(archive_error)?;
         count += 1;
         if count > MAX_ENTRIES {
             return Err(IngestError::new(format!(
                 "the archive has more than {MAX_ENTRIES} entries"
             )));
         }
-        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let kind = entry.header().entry_type();
+        let size = entry.header().entry_size().map_err(archive_error)?;
+        let extension = kind.is_gnu_longname()
+            || kind.is_gnu_longlink()
+            || kind.is_pax_local_extensions()
+            || kind.is_pax_global_extensions();
+        if extension {
+            if size > MAX_EXTENSION {
+                return Err(IngestError::new(format!(
+                    "an extension header (long name or PAX) of {size} bytes; at most {MAX_EXTENSION} are accepted"
+                )));
+            }
+            let mut data = Vec::with_capacity(size as usize);
+            entry
+                .by_ref()
+                .take(MAX_EXTENSION)
+                .read_to_end(&mut data)
+                .map_err(archive_error)?;
+            if kind.is_gnu_longname() {
+                while data.last() == Some(&0) {
+                    data.pop();
+                }
+                long_path = Some(data);
+            } else if kind.is_pax_local_extensions() {
+                for ext in tar::PaxExtensions::new(&data) {
+                    let ext = ext.map_err(archive_error)?;
+                    if ext.key_bytes() == b"path" {
+                        long_path = Some(ext.value_bytes().to_vec());
+                    }
+                }
+            }
+            continue;
+        }
+        let raw_path = match long_path.take() {
+            Some(p) => p,
+            None => entry.path_bytes().into_owned(),
+        };
+        let path = String::from_utf8_lossy(&raw_path).into_owned();
+        if size > MAX_ENTRY {
+            return Err(IngestError::new(format!(
+                "entry declares {size} bytes; at most {MAX_ENTRY} are accepted"
+            ))
+            .in_file(&path));
+        }
         if path.starts_with('/') || path.split('/').any(|p| p == "..") {
             return Err(
                 IngestError::new("the archive entry path leaves the archive").in_file(&path),
             );
         }
-        if !entry.header().entry_type().is_file() {
+        if !kind.is_file() {
             continue;
-        }
-        let size = entry.header().size().map_err(broken)?;
-        if size > MAX_ENTRY {
-            return Err(
-                IngestError::new(format!("entry is larger than {MAX_ENTRY} bytes")).in_file(&path),
-            );
-        }
-        total += size;
-        if total > MAX_TOTAL {
-            return Err(IngestError::new(format!(
-                "the archive holds more than {MAX_TOTAL} bytes"
-            )));
         }
         let Some(at) = place(&path) else { continue };
         content.clear();
@@ -104,14 +204,14 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
             .by_ref()
             .take(MAX_ENTRY)
             .read_to_string(&mut content)
-            .map_err(|e| IngestError::new(format!("cannot read the entry: {e}")).in_file(&path))?;
+            .map_err(|e| archive_error(e).in_file(&path))?;
         log_file(&mut builder, meta, &at, &content).map_err(|e| e.in_file(&path))?;
     }
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
     builder.finish().map_err(|e| {
-        if e.line.is_none() {
+        if e.line.is_none() && e.field.is_none() && e.message.starts_with("no samples") {
             IngestError::new(
                 "no mmtests <run>/iter-N/<benchmark>/logs/ files with results in the archive",
             )

@@ -14,9 +14,17 @@ mod sysbench;
 use std::collections::HashMap;
 use std::fmt;
 
-use app::label::{Direction, Label};
+use app::label::{check_value, Direction, Label, TagValue, Unit, MAX_TAGS};
 
 pub use generic::{parse_csv, parse_json};
+
+/// The most runs one upload may hold (a run is one benchmark, machine, kernel and commit):
+/// a back-fill of a few thousand commits fits; forty thousand kernels from one request do not.
+pub const MAX_RUNS: usize = 5_000;
+/// The most series (metric × param) one upload may hold, over all its runs.
+pub const MAX_SERIES: usize = 200_000;
+/// The most samples one upload may hold (a 64 MiB CSV holds at most ~8 million).
+pub const MAX_SAMPLES: usize = 10_000_000;
 
 /// The formats Perfline reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,7 +207,7 @@ pub struct UploadMeta {
     pub machine: Option<Label>,
     pub kernel: Option<Label>,
     pub commit: Option<Label>,
-    pub tags: Vec<(Label, String)>,
+    pub tags: Tags,
     pub format: Option<Format>,
     /// A bisect mark for every run of the upload.
     pub mark: Option<app::trend::Mark>,
@@ -270,38 +278,69 @@ impl UploadMeta {
     }
 }
 
+/// A run's tags: keys are labels, values [`TagValue`]s, sorted by key.
+pub type Tags = Vec<(Label, TagValue)>;
+
 /// Parses `k=v,k=v` into tags; keys are labels, values may be empty.
-pub fn parse_tags(raw: &str) -> Result<Vec<(Label, String)>, IngestError> {
-    let mut tags: Vec<(Label, String)> = Vec::new();
+pub fn parse_tags(raw: &str) -> Result<Tags, IngestError> {
+    let mut tags = Tags::new();
     for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             IngestError::field(
                 "tags",
-                format!("tag '{part}' is not key=value (write tags as k=v,k=v)"),
+                format!("tag '{}' is not key=value (write tags as k=v,k=v)", shorten(part)),
             )
         })?;
-        let key = Label::parse(k)
-            .map_err(|e| IngestError::field("tags", format!("tag key '{k}' {e}")))?;
-        let v = v.trim();
-        if let Some(c) = v.chars().find(|c| c.is_control()) {
-            return Err(IngestError::field(
-                "tags",
-                format!(
-                    "tag '{key}' contains the control character U+{:04X}",
-                    c as u32
-                ),
-            ));
-        }
-        if tags.iter().any(|(existing, _)| *existing == key) {
-            return Err(IngestError::field(
-                "tags",
-                format!("tag '{key}' is given twice"),
-            ));
-        }
-        tags.push((key, v.to_owned()));
+        tags.push(tag(k, v)?);
     }
-    tags.sort();
-    Ok(tags)
+    finish_tags(tags, false)
+}
+
+/// One tag, validated.
+pub(crate) fn tag(key: &str, value: &str) -> Result<(Label, TagValue), IngestError> {
+    let key = Label::parse(key)
+        .map_err(|e| IngestError::field("tags", format!("tag key '{}' {e}", shorten(key))))?;
+    let value = TagValue::parse(value)
+        .map_err(|e| IngestError::field("tags", format!("tag '{key}' value {e}")))?;
+    Ok((key, value))
+}
+
+/// Sorts tags and refuses too many, or a key given twice (later ones replace earlier ones
+/// when `replace`). Linear after the sort, whatever the count.
+pub(crate) fn finish_tags(mut tags: Tags, replace: bool) -> Result<Tags, IngestError> {
+    // A stable sort keeps the given order within one key, so the last given wins.
+    tags.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Tags = Vec::with_capacity(tags.len());
+    for t in tags {
+        match out.last_mut() {
+            Some(last) if last.0 == t.0 => {
+                if !replace {
+                    return Err(IngestError::field(
+                        "tags",
+                        format!("tag '{}' is given twice", t.0),
+                    ));
+                }
+                *last = t;
+            }
+            _ => out.push(t),
+        }
+    }
+    if out.len() > MAX_TAGS {
+        return Err(IngestError::field(
+            "tags",
+            format!("{} tags given; at most {MAX_TAGS} are accepted", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+/// At most 60 characters of user text, for quoting in an error message.
+pub(crate) fn shorten(s: &str) -> String {
+    let mut out: String = s.chars().take(60).filter(|c| !c.is_control()).collect();
+    if s.chars().count() > 60 {
+        out.push('…');
+    }
+    out
 }
 
 /// Which run a row belongs to.
@@ -317,7 +356,7 @@ pub struct RunKey {
 pub struct ParsedSeries {
     pub metric: Label,
     pub param: String,
-    pub unit: Option<String>,
+    pub unit: Option<Unit>,
     pub direction: Direction,
     /// `(iteration, value)`, sorted by iteration once the builder finishes.
     pub samples: Vec<(i64, f64)>,
@@ -328,7 +367,7 @@ pub struct ParsedSeries {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedRun {
     pub key: RunKey,
-    pub tags: Vec<(Label, String)>,
+    pub tags: Tags,
     /// Facts the file states about the run (test type, thread count, confidence...).
     pub facts: Vec<(String, String)>,
     pub series: Vec<ParsedSeries>,
@@ -345,7 +384,7 @@ impl ParsedSeries {
         ParsedSeries {
             metric,
             param: String::new(),
-            unit: (!unit.is_empty()).then(|| unit.to_owned()),
+            unit: Unit::parse(unit).ok(),
             direction,
             samples: values
                 .iter()
@@ -379,6 +418,11 @@ pub struct Row<'a> {
 #[derive(Default)]
 pub struct RunBuilder {
     runs: Vec<ParsedRun>,
+    /// Series and samples so far, over all runs (bounded by [`MAX_SERIES`], [`MAX_SAMPLES`]).
+    series_count: usize,
+    sample_count: usize,
+    /// A run that would exceed [`MAX_RUNS`], reported by the next `push` or `finish`.
+    too_many_runs: bool,
     run_index: HashMap<RunKey, usize>,
     series_index: HashMap<(usize, String, String), usize>,
     /// The last (run, metric, param) seen and its series: rows usually come grouped.
@@ -387,11 +431,15 @@ pub struct RunBuilder {
 
 impl RunBuilder {
     /// The index of the run with this key, created (with these tags) on first use.
-    pub fn run(&mut self, key: RunKey, tags: &[(Label, String)]) -> usize {
+    pub fn run(&mut self, key: RunKey, tags: &[(Label, TagValue)]) -> usize {
         if let Some(i) = self.run_index.get(&key) {
             return *i;
         }
         let i = self.runs.len();
+        if i >= MAX_RUNS {
+            // Rows of it are refused by `push`; keep the index valid meanwhile.
+            self.too_many_runs = true;
+        }
         self.run_index.insert(key.clone(), i);
         self.runs.push(ParsedRun {
             facts: Vec::new(),
@@ -403,10 +451,18 @@ impl RunBuilder {
     }
 
     pub fn push(&mut self, row: Row<'_>) -> Result<(), IngestError> {
-        if !row.value.is_finite() {
+        check_value(row.value).map_err(|e| IngestError {
+            field: Some("value".into()),
+            ..IngestError::at_line(row.line, e)
+        })?;
+        if self.too_many_runs {
+            return Err(too_many_runs(Some(row.line)));
+        }
+        self.sample_count += 1;
+        if self.sample_count > MAX_SAMPLES {
             return Err(IngestError::at_line(
                 row.line,
-                format!("value {} is not a finite number", row.value),
+                format!("more than {MAX_SAMPLES} samples in one upload; split it"),
             ));
         }
         let run = row.run;
@@ -428,11 +484,30 @@ impl RunBuilder {
                                 "param contains a control character or is too long",
                             ));
                         }
+                        let unit = row
+                            .unit
+                            .map(|u| {
+                                Unit::parse(u).map_err(|e| IngestError {
+                                    field: Some("unit".into()),
+                                    ..IngestError::at_line(
+                                        row.line,
+                                        format!("unit '{}' {e}", shorten(u)),
+                                    )
+                                })
+                            })
+                            .transpose()?;
+                        self.series_count += 1;
+                        if self.series_count > MAX_SERIES {
+                            return Err(IngestError::at_line(
+                                row.line,
+                                format!("more than {MAX_SERIES} series (metric and param) in one upload; split it"),
+                            ));
+                        }
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {
                             metric,
                             param: row.param.trim().to_owned(),
-                            unit: row.unit.map(str::to_owned),
+                            unit,
                             direction: row.direction.unwrap_or_default(),
                             samples: Vec::new(),
                             lines: Vec::new(),
@@ -447,12 +522,13 @@ impl RunBuilder {
         };
         let s = &mut self.runs[run].series[series];
         if let Some(unit) = row.unit {
-            if s.unit.as_deref() != Some(unit) {
+            if s.unit.as_ref().map(Unit::as_str) != Some(unit.trim()) {
                 return Err(IngestError::at_line(
                     row.line,
                     format!(
-                        "unit '{unit}' differs from '{}' given earlier for metric {} param '{}'",
-                        s.unit.as_deref().unwrap_or(""),
+                        "unit '{}' differs from '{}' given earlier for metric {} param '{}'",
+                        shorten(unit),
+                        s.unit.as_ref().map(Unit::as_str).unwrap_or(""),
                         s.metric,
                         s.param
                     ),
@@ -481,12 +557,30 @@ impl RunBuilder {
 
     /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
     pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
-        if self.runs.is_empty() {
+        if self.too_many_runs {
+            return Err(too_many_runs(None));
+        }
+        // A run is only created for rows, but a parser may create one before it finds any
+        // (sysbench names its run from the header): a run without samples is no result.
+        let mut runs: Vec<ParsedRun> = self
+            .runs
+            .into_iter()
+            .filter(|r| r.series.iter().any(|s| !s.samples.is_empty()))
+            .collect();
+        if runs.is_empty() {
             return Err(IngestError::new(
-                "no samples found: the file has a header but no data rows",
+                "no samples found: the file has no result rows Perfline can read",
             ));
         }
-        let mut runs = self.runs;
+        for run in &mut runs {
+            run.series.retain(|s| !s.samples.is_empty());
+            for s in &run.series {
+                // Derived series do not pass through `push`.
+                if let Some(Err(e)) = s.samples.iter().map(|(_, v)| check_value(*v)).find(Result::is_err) {
+                    return Err(IngestError::field("value", format!("metric {}: {e}", s.metric)));
+                }
+            }
+        }
         for run in &mut runs {
             for s in &mut run.series {
                 let sorted = s.samples.windows(2).all(|w| w[0].0 < w[1].0);
@@ -510,6 +604,15 @@ impl RunBuilder {
             }
         }
         Ok(runs)
+    }
+}
+
+fn too_many_runs(line: Option<u64>) -> IngestError {
+    IngestError {
+        line,
+        ..IngestError::new(format!(
+            "more than {MAX_RUNS} runs (benchmark, machine, kernel, commit) in one upload; split it"
+        ))
     }
 }
 
@@ -551,7 +654,7 @@ fn check_tags_against_facts(runs: &[ParsedRun], meta: &UploadMeta) -> Result<(),
     for run in runs {
         for (key, value) in &meta.tags {
             if let Some((_, fact)) = run.facts.iter().find(|(k, _)| k == key.as_str()) {
-                if fact != value {
+                if fact != value.as_str() {
                     return Err(IngestError::field(
                         "tags",
                         format!("tag {key}={value} contradicts the file, which says {key}={fact}"),
@@ -634,7 +737,7 @@ pub(crate) fn render(runs: &[ParsedRun]) -> String {
                 "  {} [{}] {:?} {} {:?}\n",
                 s.metric,
                 s.param,
-                s.unit,
+                s.unit.as_deref(),
                 s.direction.as_str(),
                 s.samples
             ));

@@ -126,7 +126,7 @@ async fn insert_run(
             .bind(run_id)
             .bind(s.metric.as_str())
             .bind(&s.param)
-            .bind(&s.unit)
+            .bind(s.unit.as_deref())
             .bind(s.direction.as_str())
             .bind(super::packed::pack(&s.samples))
             .execute(&mut **tx)

@@ -6,6 +6,7 @@ mod browser;
 mod cli;
 mod compare;
 mod helpers;
+mod hostile;
 mod pages;
 mod read_api;
 mod trend;
