@@ -25,6 +25,39 @@ pub const GOOD: RGBColor = RGBColor(0, 158, 115);
 pub const BAD: RGBColor = RGBColor(213, 94, 0);
 pub const SKIP: RGBColor = RGBColor(150, 150, 150);
 
+/// The largest magnitude a chart draws at its place; anything beyond is drawn at the bound.
+/// Ingest keeps values within ±1e15, but charts must not depend on it: with bounds this far
+/// from `f64::MAX` no span, pad or tick computed from them can overflow.
+pub const PLOT_LIMIT: f64 = 1e300;
+
+/// A value as a chart draws it: within ±[`PLOT_LIMIT`] (NaN drawn as 0).
+pub fn plot_value(v: f64) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(-PLOT_LIMIT, PLOT_LIMIT)
+    }
+}
+
+/// An axis for data from `lo` to `hi` (either may be infinite, NaN, or the folds' starting
+/// infinities when there is no data), padded by `pad` of the span on each side. Always finite
+/// with `lo < hi` and a span no smaller than a billionth of the magnitude, so that every
+/// renderer's tick arithmetic terminates: all-equal, subnormal and huge data included.
+pub fn axis_range(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
+    if !(lo <= hi) {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = (plot_value(lo), plot_value(hi));
+    let scale = lo.abs().max(hi.abs());
+    let span = hi - lo;
+    if span <= scale * 1e-9 || span < 1e-200 {
+        let pad = if scale * 0.1 > 1e-200 { scale * 0.1 } else { 1.0 };
+        return (lo - pad, hi + pad);
+    }
+    let pad = span * pad.clamp(0.0, 1.0);
+    (lo - pad, hi + pad)
+}
+
 /// User text for a chart: control characters removed (plotters escapes the rest).
 pub fn clean(s: &str) -> String {
     s.chars().filter(|c| !c.is_control()).collect()
@@ -185,14 +218,7 @@ impl TrendChart<'_> {
         };
         let lo = values().fold(f64::INFINITY, f64::min);
         let hi = values().fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if lo.is_finite() && hi > lo {
-            let pad = (hi - lo) * 0.08;
-            (lo - pad, hi + pad)
-        } else if lo.is_finite() {
-            (lo - 1.0, lo + 1.0)
-        } else {
-            (0.0, 1.0)
-        };
+        let (lo, hi) = axis_range(lo, hi, 0.08);
         let first = trends.first().ok_or("a chart needs a trend")?;
         let unit = first
             .unit
@@ -282,8 +308,8 @@ impl TrendChart<'_> {
             // The min–max band: above along the maxima, back along the minima.
             let band: Vec<(f64, f64)> = k
                 .iter()
-                .map(|&i| (x(i), t.points[i].max))
-                .chain(k.iter().rev().map(|&i| (x(i), t.points[i].min)))
+                .map(|&i| (x(i), plot_value(t.points[i].max)))
+                .chain(k.iter().rev().map(|&i| (x(i), plot_value(t.points[i].min))))
                 .collect();
             chart
                 .draw_series(std::iter::once(Polygon::new(
@@ -293,7 +319,7 @@ impl TrendChart<'_> {
                 .map_err(plot_err)?;
             let line = chart
                 .draw_series(LineSeries::new(
-                    k.iter().map(|&i| (x(i), t.points[i].mean)),
+                    k.iter().map(|&i| (x(i), plot_value(t.points[i].mean))),
                     colour.stroke_width(if many { 2 } else { 1 }),
                 ))
                 .map_err(plot_err)?;
@@ -304,7 +330,7 @@ impl TrendChart<'_> {
             }
             for &i in k {
                 let p = &t.points[i];
-                let (px, py) = chart.backend_coord(&(x(i), p.mean));
+                let (px, py) = chart.backend_coord(&(x(i), plot_value(p.mean)));
                 hits.push(Hit {
                     series: s,
                     point: i,
@@ -331,7 +357,7 @@ impl TrendChart<'_> {
                 let pts: Vec<(f64, f64)> = kept[s]
                     .iter()
                     .filter(|&&i| t.points[i].mark == mark)
-                    .map(|&i| (xs[s][i] as f64, t.points[i].mean))
+                    .map(|&i| (xs[s][i] as f64, plot_value(t.points[i].mean)))
                     .collect();
                 if pts.is_empty() {
                     continue;
@@ -491,5 +517,111 @@ mod tests {
             drawn.hits.iter().map(|h| h.point).collect::<Vec<_>>(),
             [1, 1]
         );
+    }
+}
+
+/// Every renderer draws any finite values — ±`f64::MAX`, subnormals, all equal — within a time
+/// and size budget (plotters loops forever on an infinite axis; the ASCII chart once grew
+/// without bound).
+#[cfg(test)]
+mod overflow {
+    use super::*;
+    use crate::trend::{ascii_chart, ChartSample, TrendQuery};
+    use proptest::prelude::*;
+    use std::time::{Duration, Instant};
+
+    fn finite() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>().prop_filter("finite", |v| v.is_finite()),
+            Just(f64::MAX),
+            Just(-f64::MAX),
+            Just(f64::MIN_POSITIVE),
+            Just(5e-324),
+            Just(-5e-324),
+            Just(0.0),
+            -1e3..1e3f64,
+        ]
+    }
+
+    fn trend_of(values: &[f64]) -> Trend {
+        Trend {
+            query: TrendQuery {
+                benchmark: "b".into(),
+                machine: "m".into(),
+                metric: "tput".into(),
+                ..TrendQuery::default()
+            },
+            order: "kernel version".into(),
+            unit: None,
+            direction: crate::label::Direction::Higher,
+            points: values
+                .iter()
+                .enumerate()
+                .map(|(x, &v)| TrendPoint {
+                    x,
+                    sha: None,
+                    kernel: format!("6.{x}"),
+                    position: None,
+                    time: None,
+                    subject: None,
+                    mean: v,
+                    min: v,
+                    max: v,
+                    n: 1,
+                    mark: (x % 3 == 0).then_some(Mark::Good),
+                    first_bad: false,
+                    runs: Vec::new(),
+                })
+                .collect(),
+            change_points: Vec::new(),
+        }
+    }
+
+    /// Draws `values` through the SVG and ASCII trend charts within the budget.
+    fn check(values: &[f64]) -> Result<(), TestCaseError> {
+        let t = trend_of(values);
+        let started = Instant::now();
+        let drawn = TrendChart::single(&t).draw();
+        prop_assert!(drawn.is_ok(), "{:?}", drawn.err());
+        let svg = drawn.unwrap().svg;
+        prop_assert!(svg.len() < 2 << 20, "SVG of {} bytes", svg.len());
+        prop_assert!(!svg.contains("NaN") && !svg.contains("inf"), "non-finite coordinates");
+        let samples: Vec<ChartSample> = values
+            .iter()
+            .map(|&value| ChartSample { value, mark: None })
+            .collect();
+        let ascii = ascii_chart("t", &samples, 80, 20);
+        prop_assert!(ascii.lines().count() <= 25);
+        prop_assert!(ascii.len() < 80 * 25 * 8, "ASCII chart of {} bytes", ascii.len());
+        prop_assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_finite_values_draw(values in prop::collection::vec(finite(), 1..40)) {
+            check(&values)?;
+        }
+
+        #[test]
+        fn all_equal_values_draw(v in finite(), n in 1usize..30) {
+            check(&vec![v; n])?;
+        }
+    }
+
+    #[test]
+    fn the_extremes_draw() {
+        for values in [
+            vec![f64::MAX, -f64::MAX],
+            vec![1.7e308, 1.0],
+            vec![5e-324, 0.0, -5e-324],
+            vec![f64::MAX; 3],
+        ] {
+            check(&values).unwrap();
+        }
+        assert_eq!(axis_range(f64::INFINITY, f64::NEG_INFINITY, 0.1), (0.0, 1.0));
+        let (lo, hi) = axis_range(-f64::MAX, f64::MAX, 0.1);
+        assert!(lo.is_finite() && hi.is_finite() && lo < hi);
     }
 }

@@ -243,18 +243,11 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
         .map(|s| s.value)
         .filter(|v| v.is_finite())
         .collect();
-    let (mut lo, mut hi) = values
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
-    if !lo.is_finite() {
-        (lo, hi) = (0.0, 1.0);
-    }
-    if hi - lo < f64::EPSILON * hi.abs().max(1.0) {
-        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
-        (lo, hi) = (lo - pad, hi + pad);
-    }
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // Finite, never empty, never so huge that a tick overflows (see `axis_range`).
+    let (lo, hi) = crate::chart::axis_range(lo, hi, 0.0);
+    let value = |s: &ChartSample| crate::chart::plot_value(s.value);
     let rows = height - 1;
     // Ticks: about one per three rows, on nice values enclosing the data.
     let step = nice_step((hi - lo) / ((rows / 3).max(2) as f64));
@@ -262,9 +255,11 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
     let air = (hi - lo) * 0.05;
     let lo = ((lo - air) / step).floor() * step;
     let hi = ((hi + air) / step).ceil() * step;
+    // At most one tick per row, whatever rounding does to the step.
     let ticks: Vec<f64> = (0..)
         .map(|i| lo + i as f64 * step)
         .take_while(|t| *t <= hi + step * 1e-9)
+        .take(rows + 1)
         .collect();
     let labels: Vec<String> = ticks.iter().map(|t| tick_label(*t, step)).collect();
     let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(1);
@@ -302,7 +297,7 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
         .iter()
         .enumerate()
         .filter(|(_, s)| s.value.is_finite())
-        .map(|(i, s)| (col_of(i), row_of(s.value), s.mark))
+        .map(|(i, s)| (col_of(i), row_of(value(s)), s.mark))
         .collect();
     let good: Vec<&(usize, usize, Option<Mark>)> =
         points.iter().filter(|p| p.2 == Some(Mark::Good)).collect();

@@ -1,7 +1,7 @@
 //! The comparison chart: the mean of one metric per parameter for each kernel, with error bars
 //! of one standard deviation, drawn as SVG with plotters.
 
-use app::chart::{category_label, TrendChart};
+use app::chart::{category_label, plot_value, TrendChart};
 use app::compare::{Comparison, Stat};
 use plotters::prelude::*;
 
@@ -57,7 +57,7 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
                             app::label::Direction::Lower => stats.stddev,
                         }
                         .unwrap_or(0.0);
-                        Some((x as f64, m, sd))
+                        Some((x as f64, plot_value(m), plot_value(sd)))
                     })
                     .collect()
             })
@@ -72,12 +72,9 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
             .flatten()
             .map(|(_, m, sd)| m + sd)
             .fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if lo.is_finite() && hi.is_finite() {
-            let lo = if lo >= 0.0 { 0.0 } else { lo * 1.1 };
-            (lo, if hi > lo { hi * 1.1 } else { lo + 1.0 })
-        } else {
-            (0.0, 1.0)
-        };
+        // From zero when every bar is above it; `axis_range` keeps the bounds finite whatever
+        // the means and spreads are.
+        let (lo, hi) = app::chart::axis_range(if lo >= 0.0 { 0.0 } else { lo }, hi, 0.1);
         let labels: Vec<String> = rows.iter().map(|r| r.param.clone()).collect();
         let unit = rows[0]
             .unit
@@ -162,4 +159,69 @@ pub fn trends_svg(series: Vec<(String, &app::trend::Trend)>) -> anyhow::Result<S
         size: (960, 420),
     };
     Ok(chart.draw().map_err(anyhow::Error::msg)?.svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::CompareSeries;
+    use app::label::Direction;
+    use app::types::CompareQuery;
+    use proptest::prelude::*;
+    use std::time::{Duration, Instant};
+
+    fn finite() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>().prop_filter("finite", |v| v.is_finite()),
+            Just(f64::MAX),
+            Just(-f64::MAX),
+            Just(5e-324),
+            Just(0.0),
+        ]
+    }
+
+    /// The comparison chart of two kernels whose samples are `a` and `b`.
+    fn check(a: Vec<f64>, b: Vec<f64>) -> Result<(), TestCaseError> {
+        let series = |kernel: &str, run_id, values: Vec<f64>| CompareSeries {
+            run_id,
+            kernel: kernel.into(),
+            metric: "tput".into(),
+            param: "64".into(),
+            unit: Some("Mbps".into()),
+            direction: Direction::Higher,
+            iterations: (0..values.len() as i64).collect(),
+            values,
+        };
+        let query = CompareQuery {
+            benchmark: "b".into(),
+            machine: "m".into(),
+            kernels: vec!["6.1".into(), "6.2".into()],
+            metric: None,
+        };
+        let started = Instant::now();
+        let c = crate::stats::compare(query, &[series("6.1", 1, a), series("6.2", 2, b)], None)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let svg = svg(&c, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert!(svg.len() < 1 << 20, "SVG of {} bytes", svg.len());
+        prop_assert!(!svg.contains("NaN") && !svg.contains("inf"));
+        prop_assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn the_comparison_chart_draws_any_finite_values(
+            a in prop::collection::vec(finite(), 1..8),
+            b in prop::collection::vec(finite(), 1..8),
+        ) {
+            check(a, b)?;
+        }
+    }
+
+    #[test]
+    fn the_comparison_chart_draws_the_extremes() {
+        check(vec![1.7e308, 1.0], vec![f64::MAX, -f64::MAX]).unwrap();
+        check(vec![5e-324; 3], vec![5e-324; 3]).unwrap();
+    }
 }

@@ -296,15 +296,15 @@ const ALL: &str = "*";
 /// One small chart of the small multiples, linking to its full view.
 fn small_chart(t: &Trend) -> AnyView {
     let (w, h, pad) = (300.0, 130.0, 8.0);
-    let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
+    let means: Vec<f64> = t
+        .points
+        .iter()
+        .map(|p| crate::chart::plot_value(p.mean))
+        .collect();
     let keep = lttb(&means, 300);
     let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if hi > lo {
-        (lo, hi)
-    } else {
-        (lo - 1.0, hi + 1.0)
-    };
+    let (lo, hi) = crate::chart::axis_range(lo, hi, 0.0);
     let span = (t.points.len().max(2) - 1) as f64;
     let x = move |i: usize| pad + i as f64 / span * (w - 2.0 * pad);
     let y = move |v: f64| pad + (hi - v) / (hi - lo) * (h - 2.0 * pad);
