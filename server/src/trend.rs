@@ -11,7 +11,7 @@ use app::trend::{Mark, Trend, TrendChange, TrendPoint, TrendQuery, TrendRun};
 use crate::changepoint;
 use crate::error::ApiError;
 use crate::ingest::IngestError;
-use crate::store::{History, HistoryCommit, TrendRun as StoredRun, TrendRuns};
+use crate::store::{CommitMarks, History, HistoryCommit, TrendRun as StoredRun, TrendRuns};
 use crate::AppState;
 
 /// Checks a trend query at the edge.
@@ -105,7 +105,7 @@ pub fn build(
     query: TrendQuery,
     stored: &TrendRuns,
     history: Option<&History>,
-    commit_marks: &HashMap<String, (Mark, bool)>,
+    commit_marks: &CommitMarks,
 ) -> Trend {
     let runs: Vec<&StoredRun> = stored.iter().filter(|r| r.n > 0).collect();
     let direction = runs.first().map(|r| r.direction).unwrap_or_default();
@@ -182,14 +182,7 @@ pub fn build(
             let mean = runs.iter().map(|r| r.sum).sum::<f64>() / n as f64;
             let min = runs.iter().map(|r| r.min).fold(f64::INFINITY, f64::min);
             let max = runs.iter().map(|r| r.max).fold(f64::NEG_INFINITY, f64::max);
-            let bisect = sha.as_ref().and_then(|s| {
-                commit_marks.get(s).copied().or_else(|| {
-                    commit_marks
-                        .iter()
-                        .find(|(full, _)| names(s, full) || names(full, s))
-                        .map(|(_, m)| *m)
-                })
-            });
+            let bisect = sha.as_ref().and_then(|s| commit_marks.get(s));
             let mark_of = |r: &StoredRun| stored.marks.get(&r.run_id).copied();
             let from_runs = [Mark::Bad, Mark::Good, Mark::Skip]
                 .into_iter()
@@ -443,7 +436,8 @@ impl AppState {
             history
                 .as_ref()
                 .and_then(|h| h.commits.iter().find(|x| names(sha, &x.sha)))
-                .and_then(|x| x.subject.clone())
+                // Histories stored before subjects were cleaned at upload are cleaned here.
+                .and_then(|x| x.subject.as_deref().map(app::label::clean_subject))
                 .map(|s| format!(" (\"{s}\")"))
                 .unwrap_or_default()
         };
@@ -554,7 +548,10 @@ pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
         commits.push(HistoryCommit {
             sha: sha.to_ascii_lowercase(),
             time,
-            subject: subject.filter(|s| !s.is_empty()),
+            // ESC, BEL and the like never reach a terminal through a report.
+            subject: subject
+                .map(|s| app::label::clean_subject(&s))
+                .filter(|s| !s.is_empty()),
         });
     }
     if commits.is_empty() {
@@ -563,6 +560,9 @@ pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
     commits.reverse();
     Ok(commits)
 }
+
+/// The most verdicts one bisect log may carry.
+pub const MAX_BISECT_VERDICTS: usize = 10_000;
 
 /// A bisect log's verdicts per commit, and the first bad commit.
 pub type BisectVerdicts = (Vec<(String, Mark)>, Option<String>);
@@ -603,6 +603,12 @@ pub fn parse_bisect_log(text: &str) -> Result<BisectVerdicts, IngestError> {
             }
         }
     }
+    if marks.len() > MAX_BISECT_VERDICTS {
+        return Err(IngestError::new(format!(
+            "{} verdicts in one bisect log; at most {MAX_BISECT_VERDICTS} are accepted (a bisection of a million commits takes about 20)",
+            marks.len()
+        )));
+    }
     if marks.is_empty() && first_bad.is_none() {
         return Err(IngestError::new(
             "no verdicts found; expected the output of `git bisect log`",
@@ -624,6 +630,38 @@ pub fn parse_bisect_log(text: &str) -> Result<BisectVerdicts, IngestError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subjects_lose_their_control_characters() {
+        let h = parse_git_log("a337531b94 1538000000 tcp:\u{1b}[2J fix\u{7}\n").unwrap();
+        assert_eq!(h[0].subject.as_deref(), Some("tcp:[2J fix"));
+    }
+
+    #[test]
+    fn commit_marks_are_found_by_abbreviation_either_way() {
+        let marks = CommitMarks::new(HashMap::from([
+            ("a337531b942bd8a03e7052444d7e36972aac2d92".to_owned(), (Mark::Bad, true)),
+            ("3ff6cde846".to_owned(), (Mark::Good, false)),
+        ]));
+        assert_eq!(marks.get("a337531b94"), Some((Mark::Bad, true)));
+        assert_eq!(
+            marks.get("3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b"),
+            Some((Mark::Good, false))
+        );
+        assert_eq!(marks.get("3ff6cde"), Some((Mark::Good, false)));
+        assert_eq!(marks.get("3ff6cdf846"), None);
+        assert_eq!(marks.get("a337531b95"), None);
+        assert_eq!(marks.get("a3375"), None, "under 7 characters");
+    }
+
+    #[test]
+    fn bisect_logs_have_a_bound() {
+        let log: String = (0..=MAX_BISECT_VERDICTS)
+            .map(|i| format!("git bisect good {i:040x}\n"))
+            .collect();
+        let e = parse_bisect_log(&log).unwrap_err();
+        assert!(e.message.starts_with("10001 verdicts in one bisect log; at most 10000"), "{e}");
+    }
 
     #[test]
     fn git_log_and_rev_list_become_a_history_oldest_first() {

@@ -225,17 +225,18 @@ impl Store {
     }
 
     /// Every commit mark: sha → (mark, first bad).
-    pub async fn commit_marks(&self) -> anyhow::Result<HashMap<String, (Mark, bool)>> {
+    pub async fn commit_marks(&self) -> anyhow::Result<CommitMarks> {
         let rows = sqlx::query("SELECT sha, mark, first_bad FROM commit_mark")
             .fetch_all(&self.reader)
             .await?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                let mark: String = r.get(1);
-                Some((r.get(0), (Mark::parse(&mark)?, r.get::<bool, _>(2))))
-            })
-            .collect())
+        Ok(CommitMarks::new(
+            rows.iter()
+                .filter_map(|r| {
+                    let mark: String = r.get(1);
+                    Some((r.get(0), (Mark::parse(&mark)?, r.get::<bool, _>(2))))
+                })
+                .collect(),
+        ))
     }
 
     /// The runs of `benchmark` on `machine` with a summary of their samples of `metric` at
@@ -351,5 +352,48 @@ impl Store {
             });
         }
         Ok(out)
+    }
+}
+
+/// The commit marks by sha, found by full or abbreviated sha either way round (a point's full
+/// sha and a mark's abbreviation, or the reverse) in logarithmic time, however many there are.
+#[derive(Debug, Default, Clone)]
+pub struct CommitMarks {
+    by_sha: HashMap<String, (Mark, bool)>,
+    /// The marked shas, sorted: an abbreviation's matches are a range of it.
+    sorted: Vec<String>,
+}
+
+impl CommitMarks {
+    pub fn new(by_sha: HashMap<String, (Mark, bool)>) -> CommitMarks {
+        let mut sorted: Vec<String> = by_sha.keys().cloned().collect();
+        sorted.sort_unstable();
+        CommitMarks { by_sha, sorted }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_sha.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_sha.is_empty()
+    }
+
+    /// The mark of the commit `sha` names: its own, else one of a full sha it abbreviates
+    /// (at least 7 characters), else one of an abbreviation of it.
+    pub fn get(&self, sha: &str) -> Option<(Mark, bool)> {
+        if let Some(m) = self.by_sha.get(sha) {
+            return Some(*m);
+        }
+        if sha.len() >= 7 {
+            let i = self.sorted.partition_point(|k| k.as_str() < sha);
+            if let Some(full) = self.sorted.get(i).filter(|k| k.starts_with(sha)) {
+                return self.by_sha.get(full).copied();
+            }
+        }
+        (7..sha.len())
+            .rev()
+            .find_map(|n| sha.get(..n).and_then(|short| self.by_sha.get(short)))
+            .copied()
     }
 }

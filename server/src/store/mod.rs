@@ -20,7 +20,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-pub use history::{History, HistoryCommit, TrendRun, TrendRuns};
+pub use history::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
 

@@ -13,11 +13,15 @@ pub(crate) fn sha(i: usize) -> String {
     )
 }
 
-/// `git log --format='%H %ct %s'` of 30 commits: newest first, as git prints it.
+/// `git log --format='%H %ct %s'` of 30 commits: newest first, as git prints it. The subject of
+/// commit 15 ends in BEL and ESC, which must never reach a terminal.
 fn git_log() -> String {
     (0..30)
         .rev()
-        .map(|i| format!("{} {} commit number {i}\n", sha(i), 1_700_000_000 + i * 60))
+        .map(|i| {
+            let tail = if i == 15 { "\u{7}\u{1b}" } else { "" };
+            format!("{} {} commit number {i}{tail}\n", sha(i), 1_700_000_000 + i * 60)
+        })
         .collect()
 }
 
@@ -299,6 +303,7 @@ async fn the_regression_report_reads_like_the_robots_mail() {
         text.contains(&format!("commit: {} (\"commit number 15\")", sha(15))),
         "{text}"
     );
+    assert!(!text.contains(['\u{7}', '\u{1b}']), "control characters: {text:?}");
     assert!(
         text.contains("         %stddev     %change         %stddev\n"),
         "{text}"
