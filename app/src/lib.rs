@@ -24,11 +24,17 @@ use leptos_router::{
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    // Inline scripts (hydration, streamed resources) run only with this response's nonce;
+    // the server's header policy adds the rest (frames, objects, forms).
+    let csp = leptos::nonce::use_nonce().map(|nonce| {
+        format!("script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'")
+    });
     view! {
         <!DOCTYPE html>
         <html lang="en">
             <head>
                 <meta charset="utf-8" />
+                {csp.map(|content| view! { <meta http-equiv="Content-Security-Policy" content=content /> })}
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" href="data:," />
                 <HydrationScripts options />

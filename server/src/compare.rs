@@ -138,13 +138,14 @@ impl AppState {
         series: Vec<CompareSeries>,
         precision: Option<usize>,
     ) -> Result<Computed, ApiError> {
-        // polars may block; keep it off the async workers.
-        let computed = tokio::task::spawn_blocking(move || {
-            crate::stats::compare(query, &series, precision)
-                .map(|comparison| Computed { comparison, series })
-        })
-        .await
-        .map_err(|e| anyhow::anyhow!("statistics task failed: {e}"))??;
+        // polars may block; keep it off the async workers, within the heavy-work limit.
+        let computed = self
+            .heavy
+            .run(move || {
+                crate::stats::compare(query, &series, precision)
+                    .map(|comparison| Computed { comparison, series })
+            })
+            .await??;
         Ok(computed)
     }
 

@@ -29,21 +29,48 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_REQUEST_TIMEOUT", default_value_t = 120)]
     pub request_timeout: u64,
 
+    /// Seconds a client may take to send a request's headers; also how long an idle
+    /// keep-alive connection stays open waiting for its next request.
+    #[arg(long, env = "PERFLINE_HEADER_TIMEOUT", default_value_t = 10)]
+    pub header_timeout: u64,
+
+    /// Seconds a request body may stall between two chunks before the request fails with 408
+    /// (a slow link that keeps sending is never cut off).
+    #[arg(long, env = "PERFLINE_BODY_TIMEOUT", default_value_t = 30)]
+    pub body_timeout: u64,
+
+    /// Open connections at most; one more is answered 503 and closed.
+    #[arg(long, env = "PERFLINE_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+
+    /// Expensive requests (uploads, comparisons and trends not yet cached, chart renders)
+    /// running at once; default: twice the CPUs. Others wait up to a second, then get 503.
+    #[arg(long, env = "PERFLINE_MAX_HEAVY")]
+    pub max_heavy: Option<usize>,
+
+    /// Seconds in-flight requests get to finish after SIGTERM or SIGINT.
+    #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
+    pub shutdown_timeout: u64,
+
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,
 }
 
 impl Config {
-    /// A configuration for tests and benchmarks: a database file and defaults for the rest.
+    /// A configuration for tests and benchmarks: a database file and the defaults for the
+    /// rest, on port 0, logging warnings only.
     pub fn for_db(db: PathBuf) -> Config {
-        Config {
-            db,
-            listen: "127.0.0.1:0".parse().expect("valid address"),
-            site_root: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site")),
-            max_upload: 64 * 1024 * 1024,
-            request_timeout: 120,
-            log: "warn".into(),
-        }
+        let mut config = Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
+        config.db = db;
+        config.site_root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"));
+        config
+    }
+
+    /// How many expensive requests may run at once.
+    pub fn heavy_limit(&self) -> usize {
+        self.max_heavy.unwrap_or_else(|| {
+            2 * std::thread::available_parallelism().map_or(2, |n| n.get())
+        })
     }
 }

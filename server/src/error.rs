@@ -7,6 +7,10 @@
 //! - [`ApiError::Unprocessable`]: the request is well formed but its content is not acceptable:
 //!   a parse error in a file (with the file and line), an invalid field (422).
 //! - [`ApiError::NotFound`]: the named resource does not exist (404).
+//! - [`ApiError::MethodNotAllowed`]: the path exists but not with this method (405).
+//! - [`ApiError::Timeout`]: the request took too long, or its body stalled (408).
+//! - [`ApiError::Unavailable`]: Perfline is busy (too many expensive requests, the database
+//!   locked by another writer, its pool exhausted): try again after `retry_after` seconds (503).
 //! - [`ApiError::Internal`]: anything else; logged, and reported without details (500).
 //!
 //! Every error answers JSON: `{"error": {"status": 422, "code": "unprocessable", "message": ...,
@@ -31,13 +35,50 @@ pub enum ApiError {
     Unprocessable(#[from] IngestError),
     #[error("{0}")]
     NotFound(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("{0}")]
+    Timeout(String),
+    #[error("{message}")]
+    Unavailable { message: String, retry_after: u64 },
     #[error("internal error")]
-    Internal(#[from] anyhow::Error),
+    Internal(anyhow::Error),
 }
 
-impl From<sqlx::Error> for ApiError {
-    fn from(e: sqlx::Error) -> Self {
-        ApiError::Internal(e.into())
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match e {
+            StoreError::Busy(why) => ApiError::Unavailable {
+                message: format!("the database is busy ({why}); try again"),
+                retry_after: 1,
+            },
+            StoreError::Other(e) => ApiError::Internal(e),
+        }
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    /// A busy store under any context is still "busy": 503, not 500.
+    fn from(e: anyhow::Error) -> Self {
+        let busy = e.chain().find_map(|c| match c.downcast_ref::<crate::store::StoreError>() {
+            Some(crate::store::StoreError::Busy(why)) => Some(why.clone()),
+            _ => None,
+        });
+        match busy {
+            Some(why) => crate::store::StoreError::Busy(why).into(),
+            None => ApiError::Internal(e),
+        }
+    }
+}
+
+impl ApiError {
+    /// The answer when too many expensive requests are running.
+    pub fn overloaded() -> ApiError {
+        ApiError::Unavailable {
+            message: "Perfline is busy with other expensive requests; try again".into(),
+            retry_after: 1,
+        }
     }
 }
 
@@ -67,17 +108,23 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
-    fn code(&self) -> &'static str {
+    pub fn code(&self) -> &'static str {
         match self {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::TooLarge { .. } => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Timeout(_) => "timeout",
+            ApiError::Unavailable { .. } => "unavailable",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -102,7 +149,13 @@ impl IntoResponse for ApiError {
                 field,
             },
         };
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if let ApiError::Unavailable { retry_after, .. } = &self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, (*retry_after).into());
+        }
+        response
     }
 }
 

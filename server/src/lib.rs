@@ -30,6 +30,8 @@ pub mod trend;
 #[cfg(feature = "server")]
 mod web;
 #[cfg(feature = "server")]
+pub mod work;
+#[cfg(feature = "server")]
 pub use server::*;
 
 /// mimalloc instead of the system allocator: a trend of 50,000 runs allocates and frees some

@@ -41,12 +41,27 @@ async fn main() -> std::process::ExitCode {
             .unwrap_or_default(),
         db.display()
     );
+    // SIGINT (Ctrl-C) and SIGTERM (systemd, `docker stop`) both drain and exit 0. The process
+    // handles the signals itself, so it stops cleanly as PID 1 in a container too.
     let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
+            _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+        }
     };
     match serve(listener, state, shutdown).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => {
+            tracing::info!("stopped");
+            std::process::ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("perfline: server error: {e}");
             std::process::ExitCode::FAILURE

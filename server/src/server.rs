@@ -18,10 +18,11 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
-use tower_http::timeout::TimeoutLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 pub use config::Config;
+use crate::error::ApiError;
 use store::Store;
 
 /// What every handler can reach.
@@ -32,6 +33,8 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// Computed trends and their rendered bodies, valid for one store generation.
     pub trend_cache: Arc<crate::trend::TrendCache>,
+    /// The limit of expensive work running at once.
+    pub heavy: Arc<crate::work::Heavy>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -52,6 +55,7 @@ impl AppState {
             .build();
         Ok(AppState {
             store,
+            heavy: Arc::new(crate::work::Heavy::new(config.heavy_limit())),
             config: Arc::new(config),
             leptos,
             trend_cache: Default::default(),
@@ -89,11 +93,128 @@ async fn permalink_documents(State(state): State<AppState>, req: Request, next: 
     next.run(req).await
 }
 
+/// Headers every answer carries. The pages' scripts are limited further by the
+/// `Content-Security-Policy` meta tag the shell writes with this request's nonce (browsers
+/// enforce both policies).
+const SECURITY_HEADERS: [(&str, &str); 5] = [
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "same-origin"),
+    ("cross-origin-opener-policy", "same-origin"),
+    (
+        "content-security-policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
+         script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'; object-src 'none'; \
+         base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    ),
+];
+
+/// Adds [`SECURITY_HEADERS`] (where the handler set none) and a year of caching for the
+/// static files, whose names change with every build (`scripts/build-site`).
+async fn security_headers(req: Request, next: Next) -> Response {
+    let immutable = req.uri().path().starts_with("/pkg/");
+    let mut response = next.run(req).await;
+    let success = response.status().is_success();
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY_HEADERS {
+        headers
+            .entry(name)
+            .or_insert(axum::http::HeaderValue::from_static(value));
+    }
+    if immutable && success {
+        headers.insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("public, max-age=31536000, immutable"),
+        );
+    }
+    response
+}
+
+/// Every API error is the JSON envelope: the rejections of extractors (a bad path parameter,
+/// a bad query), 405s, body-limit 413s and timeouts come out of axum and tower-http as
+/// plain text and are wrapped here.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let api = {
+        let path = req.uri().path();
+        path.starts_with("/api/") || path == "/healthz"
+    };
+    let response = next.run(req).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !api || !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_owned()
+    } else {
+        text
+    };
+    let error = match status {
+        StatusCode::NOT_FOUND => ApiError::NotFound(message),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed(message),
+        StatusCode::REQUEST_TIMEOUT => ApiError::Timeout(message),
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge {
+            limit: 0,
+        },
+        StatusCode::SERVICE_UNAVAILABLE => ApiError::Unavailable {
+            message,
+            retry_after: 1,
+        },
+        s if s.is_server_error() => ApiError::Internal(anyhow::anyhow!(message)),
+        _ => ApiError::BadRequest(message),
+    };
+    let mut wrapped = error.into_response();
+    // Keep what the original answer said beyond its body (Allow on a 405, Retry-After).
+    for (name, value) in parts.headers.iter() {
+        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+            wrapped.headers_mut().entry(name).or_insert(value.clone());
+        }
+    }
+    *wrapped.status_mut() = status;
+    wrapped
+}
+
+/// A request that takes longer than the configured timeout is answered 408 (JSON) and its
+/// handler dropped: its blocking work sees the cancellation (see [`crate::work`]).
+async fn request_timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let limit = Duration::from_secs(state.config.request_timeout);
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Timeout(format!(
+            "the request took longer than {} s and was stopped",
+            limit.as_secs()
+        ))
+        .into_response(),
+    }
+}
+
+/// A panic in a handler is a logged 500 in the JSON envelope, and the server goes on.
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic");
+    ApiError::Internal(anyhow::anyhow!("handler panicked: {what}")).into_response()
+}
+
 /// The whole application: API, pages, static files, and the middleware around them.
+///
+/// Outermost first: tracing, panics caught as JSON 500s, security headers, the JSON error
+/// envelope on the API, the request timeout, the body stall timeout, compression.
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let routes = generate_route_list(app::App);
-    let timeout = Duration::from_secs(state.config.request_timeout);
+    let body_timeout = Duration::from_secs(state.config.body_timeout);
     Router::new()
         .route("/healthz", get(healthz))
         .nest("/api/v1", api::router(&state))
@@ -109,26 +230,83 @@ pub fn router(state: AppState) -> Router {
             permalink_documents,
         ))
         .layer(CompressionLayer::new())
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            timeout,
-        ))
-        .layer(CatchPanicLayer::new())
+        .layer(RequestBodyTimeoutLayer::new(body_timeout))
+        .layer(middleware::from_fn_with_state(state.clone(), request_timeout))
+        .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(security_headers))
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
 
-/// Serves until `shutdown` completes, then finishes in-flight requests and closes the store.
+/// The answer to a connection over the limit, written straight to the socket.
+const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n\
+content-type: application/json\r\nconnection: close\r\ncontent-length: 117\r\n\r\n\
+{\"error\":{\"status\":503,\"code\":\"unavailable\",\"message\":\"too many open connections; try again in a second\"}}";
+
+/// Serves until `shutdown` completes, then stops accepting, gives in-flight requests up to
+/// `shutdown_timeout` seconds, and closes the store.
+///
+/// HTTP/1.1 through hyper with a header-read timeout (which also closes idle keep-alive
+/// connections: hyper starts it whenever a connection waits for a request head) and a cap on
+/// open connections.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use tokio::io::AsyncWriteExt;
+
     let store = state.store.clone();
+    let config = state.config.clone();
     let app = router(state);
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(config.header_timeout.max(1)))
+        .keep_alive(true);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a moment rather than spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tokio::spawn(async move {
+                let mut stream = stream;
+                let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(OVERLOADED)).await;
+                let _ = stream.shutdown().await;
+            });
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let deadline = Duration::from_secs(config.shutdown_timeout);
+    tracing::info!(deadline_s = deadline.as_secs(), "draining in-flight requests");
+    if tokio::time::timeout(deadline, graceful.shutdown()).await.is_err() {
+        tracing::warn!("requests still running after the shutdown deadline were cut off");
+    }
     store.close().await;
-    result
+    Ok(())
 }

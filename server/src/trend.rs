@@ -324,7 +324,7 @@ impl AppState {
     /// The trend of `query`, from the cache when nothing was written since it was computed.
     pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ApiError> {
         validate(&query)?;
-        let generation = self.store.generation();
+        let generation = self.store.generation().await?;
         if let Some(t) = self.trend_cache.get_trend(&query, generation) {
             return Ok(t);
         }
@@ -369,11 +369,9 @@ impl AppState {
             )));
         }
         let marks = self.store.commit_marks().await?;
-        let trend =
-            tokio::task::spawn_blocking(move || build(query, &runs, history.as_deref(), &marks))
-                .await
-                .map_err(|e| anyhow::anyhow!("trend task failed: {e}"))?;
-        Ok(trend)
+        self.heavy
+            .run(move || build(query, &runs, history.as_deref(), &marks))
+            .await
     }
 }
 
@@ -425,9 +423,10 @@ impl AppState {
             kernels: vec![base.clone(), bad.clone()],
             metric: None,
         };
-        let c = tokio::task::spawn_blocking(move || crate::stats::compare(query, &series, None))
-            .await
-            .map_err(|e| anyhow::anyhow!("report task failed: {e}"))??;
+        let c = self
+            .heavy
+            .run(move || crate::stats::compare(query, &series, None))
+            .await??;
         let history = self
             .store
             .history_for(None, &[base.as_str(), bad.as_str()])

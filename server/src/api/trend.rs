@@ -71,7 +71,7 @@ pub async fn trend(
         param: q.param,
         history: q.history.filter(|h| !h.is_empty()),
     };
-    let generation = state.store.generation();
+    let generation = state.store.generation().await?;
     let shape_key = format!("{shape:?} {width}x{height}");
     let content_type = match shape {
         Shape::Text => "text/plain; charset=utf-8",

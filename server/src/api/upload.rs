@@ -173,12 +173,15 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
 async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, UploadResponse)> {
     let Received { meta, files } = received;
     // Parsing is CPU work: keep it off the async workers.
-    let parsed = tokio::task::spawn_blocking(move || -> Result<_, IngestError> {
+    let parsed = state.heavy.run(move || -> Result<_, IngestError> {
         let mut digest = Sha256::new();
         digest.update(meta.canonical().as_bytes());
         let mut new_files = Vec::with_capacity(files.len());
         let mut runs = Vec::new();
         for (i, (name, bytes)) in files.into_iter().enumerate() {
+            if ingest::cancel::requested() {
+                return Err(IngestError::new("the request was cancelled"));
+            }
             let label = name.clone().unwrap_or_else(|| {
                 if i == 0 {
                     "request body".to_owned()
@@ -207,8 +210,7 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
             commit_time: meta.commit_time,
         })
     })
-    .await
-    .map_err(|e| ApiError::Internal(e.into()))??;
+    .await??;
     let (status, id) = match state.store.insert_upload(&parsed).await? {
         Inserted::Created(id) => (StatusCode::CREATED, id),
         Inserted::Existing(id) => (StatusCode::OK, id),

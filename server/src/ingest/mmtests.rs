@@ -141,6 +141,9 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     for entry in archive.entries().map_err(archive_error)?.raw(true) {
         let mut entry = entry.map_err(archive_error)?;
         count += 1;
+        if count % 1024 == 0 && super::cancel::requested() {
+            return Err(super::cancelled());
+        }
         if count > MAX_ENTRIES {
             return Err(IngestError::new(format!(
                 "the archive has more than {MAX_ENTRIES} entries"

@@ -18,6 +18,40 @@ use app::label::{check_value, Direction, Label, TagValue, Unit, MAX_TAGS};
 
 pub use generic::{parse_csv, parse_json};
 
+/// Cancellation of long parses: the server runs each parse with a flag it sets when the
+/// request is gone (timed out, client left); loops over rows and archive entries check it.
+pub mod cancel {
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    thread_local! {
+        static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `work` on this thread with `flag` as its cancellation flag.
+    pub fn with<R>(flag: Arc<AtomicBool>, work: impl FnOnce() -> R) -> R {
+        FLAG.with(|f| *f.borrow_mut() = Some(flag));
+        let out = work();
+        FLAG.with(|f| *f.borrow_mut() = None);
+        out
+    }
+
+    /// Whether the work running on this thread was cancelled.
+    pub fn requested() -> bool {
+        FLAG.with(|f| {
+            f.borrow()
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        })
+    }
+}
+
+/// The error of a cancelled parse (nobody reads it: the request is gone).
+fn cancelled() -> IngestError {
+    IngestError::new("the request was cancelled")
+}
+
 /// The most runs one upload may hold (a run is one benchmark, machine, kernel and commit):
 /// a back-fill of a few thousand commits fits; forty thousand kernels from one request do not.
 pub const MAX_RUNS: usize = 5_000;
@@ -459,6 +493,9 @@ impl RunBuilder {
             return Err(too_many_runs(Some(row.line)));
         }
         self.sample_count += 1;
+        if self.sample_count % 65_536 == 0 && cancel::requested() {
+            return Err(cancelled());
+        }
         if self.sample_count > MAX_SAMPLES {
             return Err(IngestError::at_line(
                 row.line,

@@ -1,5 +1,6 @@
 //! Commit histories, bisect marks, and the runs of a trend.
 
+use super::StoreResult;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -87,8 +88,8 @@ impl Store {
         repo: &str,
         branch: &str,
         commits: &[HistoryCommit],
-    ) -> anyhow::Result<usize> {
-        let mut tx = self.writer.begin().await?;
+    ) -> StoreResult<usize> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
              DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), packed = excluded.packed, \
@@ -129,7 +130,7 @@ impl Store {
         &self,
         wanted: Option<(&str, &str)>,
         shas: &[&str],
-    ) -> anyhow::Result<Option<Arc<History>>> {
+    ) -> StoreResult<Option<Arc<History>>> {
         let (histories,): (i64,) = sqlx::query_as("SELECT count(*) FROM history")
             .fetch_one(&self.reader)
             .await?;
@@ -185,7 +186,7 @@ impl Store {
     }
 
     /// Sets (or with `None` clears) the mark of run `id`; false if there is no such run.
-    pub async fn set_run_mark(&self, id: i64, mark: Option<Mark>) -> anyhow::Result<bool> {
+    pub async fn set_run_mark(&self, id: i64, mark: Option<Mark>) -> StoreResult<bool> {
         let done = sqlx::query("UPDATE run SET mark = ? WHERE id = ?")
             .bind(mark.map(Mark::as_str))
             .bind(id)
@@ -201,8 +202,8 @@ impl Store {
         &self,
         marks: &[(String, Mark)],
         first_bad: Option<&str>,
-    ) -> anyhow::Result<()> {
-        let mut tx = self.writer.begin().await?;
+    ) -> StoreResult<()> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         if first_bad.is_some() {
             sqlx::query("UPDATE commit_mark SET first_bad = 0")
                 .execute(&mut *tx)
@@ -225,7 +226,7 @@ impl Store {
     }
 
     /// Every commit mark: sha → (mark, first bad).
-    pub async fn commit_marks(&self) -> anyhow::Result<CommitMarks> {
+    pub async fn commit_marks(&self) -> StoreResult<CommitMarks> {
         let rows = sqlx::query("SELECT sha, mark, first_bad FROM commit_mark")
             .fetch_all(&self.reader)
             .await?;
@@ -248,7 +249,7 @@ impl Store {
         machine: &str,
         metric: &str,
         param: &str,
-    ) -> anyhow::Result<TrendRuns> {
+    ) -> StoreResult<TrendRuns> {
         let key = [benchmark, machine, metric, param].map(str::to_owned);
         let mut chunks = self.caches.full_chunks(&key);
         let mut tx = self.reader.begin().await?;
@@ -296,7 +297,7 @@ impl Store {
         &self,
         benchmark: &str,
         machine: &str,
-    ) -> anyhow::Result<Vec<(String, String)>> {
+    ) -> StoreResult<Vec<(String, String)>> {
         Ok(sqlx::query_as(
             "SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
              WHERE c.benchmark = ? AND m.name = ? ORDER BY c.metric",
@@ -315,7 +316,7 @@ impl Store {
         &self,
         benchmark: &str,
         machine: &str,
-    ) -> anyhow::Result<Vec<super::CompareSeries>> {
+    ) -> StoreResult<Vec<super::CompareSeries>> {
         let rows = sqlx::query(
             "SELECT s.id, r.id, r.commit_sha, s.metric, s.param, s.unit, s.direction, s.packed \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN series s ON s.run_id = r.id \

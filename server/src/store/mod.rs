@@ -16,9 +16,62 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
+use sqlx::ConnectOptions;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+
+/// What a store method fails with: the database is busy (locked by another writer or
+/// connection, its pool exhausted: worth retrying, answered 503), or anything else.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database busy: {0}")]
+    Busy(String),
+    #[error(transparent)]
+    Other(anyhow::Error),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+impl StoreError {
+    /// Whether a sqlx error means "busy, try again".
+    fn is_busy(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::PoolTimedOut => true,
+            sqlx::Error::Database(d) => {
+                // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
+                let code = d.code().and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
+                matches!(code & 0xff, 5 | 6)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        if StoreError::is_busy(&e) {
+            StoreError::Busy(e.to_string())
+        } else {
+            StoreError::Other(e.into())
+        }
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Other(e.into())
+    }
+}
+
+impl From<anyhow::Error> for StoreError {
+    fn from(e: anyhow::Error) -> Self {
+        match e.chain().find_map(|c| c.downcast_ref::<sqlx::Error>()) {
+            Some(s) if StoreError::is_busy(s) => StoreError::Busy(s.to_string()),
+            _ => StoreError::Other(e),
+        }
+    }
+}
 
 pub use history::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
@@ -30,6 +83,8 @@ pub struct Store {
     reader: SqlitePool,
     /// Bumped after every committed write, so that caches of derived data know they are stale.
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The connection that watches `PRAGMA data_version`, and the version last seen.
+    watcher: std::sync::Arc<tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>>,
     /// Copies of data that does not change (full trend chunks, histories by version).
     caches: std::sync::Arc<cache::Caches>,
 }
@@ -49,9 +104,17 @@ impl Store {
             // Larger pages mean fewer b-tree splits on bulk inserts and fewer overflow pages for
             // raw files. Only takes effect when the file is created.
             .page_size(16384);
+        // synchronous=FULL on the writer: in WAL mode NORMAL may lose the last commits on
+        // power loss (never corrupts), and an upload answered 201 must survive. It costs one
+        // fsync of the WAL per write transaction (see BENCHMARKS.md).
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(base.clone().create_if_missing(true))
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(
+                base.clone()
+                    .create_if_missing(true)
+                    .synchronous(SqliteSynchronous::Full),
+            )
             .await
             .with_context(|| format!("cannot open the database {}", path.display()))?;
         sqlx::migrate!("../migrations")
@@ -60,13 +123,20 @@ impl Store {
             .with_context(|| format!("cannot migrate the database {}", path.display()))?;
         let reader = SqlitePoolOptions::new()
             .max_connections(4)
-            .connect_with(base.read_only(true))
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(base.clone().read_only(true))
             .await
             .with_context(|| format!("cannot open the database {} for reading", path.display()))?;
+        let watcher = base
+            .read_only(true)
+            .connect()
+            .await
+            .with_context(|| format!("cannot open the database {} to watch it", path.display()))?;
         let store = Store {
             writer,
             reader,
             generation: Default::default(),
+            watcher: std::sync::Arc::new(tokio::sync::Mutex::new((watcher, None))),
             caches: Default::default(),
         };
         store
@@ -76,9 +146,27 @@ impl Store {
         Ok(store)
     }
 
-    /// The write generation: it changes whenever anything is written.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    /// The write generation: it changes whenever anything is written, by this process or any
+    /// other (a maintenance script, a second server on the same file). Caches of derived data
+    /// are keyed by it, so nothing cached is served after a write.
+    ///
+    /// Writes of this process bump it at commit; those of others are seen through SQLite's
+    /// `PRAGMA data_version` on one dedicated connection, which changes whenever another
+    /// connection commits (our own writer included, which only bumps it once more).
+    pub async fn generation(&self) -> StoreResult<u64> {
+        use std::sync::atomic::Ordering;
+        let mut guard = self.watcher.lock().await;
+        let (conn, seen) = &mut *guard;
+        let (version,): (i64,) = sqlx::query_as("PRAGMA data_version")
+            .fetch_one(&mut *conn)
+            .await?;
+        if *seen != Some(version) {
+            if seen.is_some() {
+                self.generation.fetch_add(1, Ordering::AcqRel);
+            }
+            *seen = Some(version);
+        }
+        Ok(self.generation.load(Ordering::Acquire))
     }
 
     fn wrote(&self) {
@@ -87,13 +175,13 @@ impl Store {
     }
 
     /// Checks that the database answers.
-    pub async fn ping(&self) -> anyhow::Result<()> {
+    pub async fn ping(&self) -> StoreResult<()> {
         sqlx::query("SELECT 1").execute(&self.reader).await?;
         Ok(())
     }
 
     /// Row counts of every table, for tests and the health check.
-    pub async fn table_counts(&self) -> anyhow::Result<Vec<(String, i64)>> {
+    pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
         let mut out = Vec::new();
         for table in [
             "machine",
@@ -116,6 +204,7 @@ impl Store {
 
     pub async fn close(&self) {
         self.writer.close().await;
+
         self.reader.close().await;
     }
 }

@@ -1,5 +1,6 @@
 //! Reading: runs, uploads, the dashboard lists and the samples behind a comparison.
 
+use super::StoreResult;
 use std::collections::BTreeMap;
 
 use app::kernel::compare_kernels;
@@ -87,7 +88,7 @@ impl Store {
         filter: &RunFilter,
         limit: i64,
         offset: i64,
-    ) -> anyhow::Result<(Vec<RunSummary>, i64)> {
+    ) -> StoreResult<(Vec<RunSummary>, i64)> {
         let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
         push_filter(&mut count, filter);
         let (total,): (i64,) = count.build_query_as().fetch_one(&self.reader).await?;
@@ -101,7 +102,7 @@ impl Store {
         Ok((rows.iter().map(run_summary).collect(), total))
     }
 
-    pub async fn run(&self, id: i64) -> anyhow::Result<Option<RunSummary>> {
+    pub async fn run(&self, id: i64) -> StoreResult<Option<RunSummary>> {
         let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
@@ -111,7 +112,7 @@ impl Store {
     }
 
     /// The series of a run with their samples, metrics by name and parameters in natural order.
-    pub async fn run_series(&self, run_id: i64) -> anyhow::Result<Vec<Series>> {
+    pub async fn run_series(&self, run_id: i64) -> StoreResult<Vec<Series>> {
         let rows = sqlx::query(
             "SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id",
         )
@@ -151,7 +152,7 @@ impl Store {
         Ok(series)
     }
 
-    async fn upload_files(&self, upload_id: i64) -> anyhow::Result<Vec<UploadFile>> {
+    async fn upload_files(&self, upload_id: i64) -> StoreResult<Vec<UploadFile>> {
         let rows = sqlx::query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
             .bind(upload_id)
             .fetch_all(&self.reader)
@@ -172,7 +173,7 @@ impl Store {
             .collect())
     }
 
-    pub async fn upload(&self, id: i64) -> anyhow::Result<Option<UploadSummary>> {
+    pub async fn upload(&self, id: i64) -> StoreResult<Option<UploadSummary>> {
         let row = sqlx::query(
             "SELECT u.id, u.created_at, COUNT(r.id) AS runs, COALESCE(SUM(r.sample_count), 0) AS samples \
              FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
@@ -192,7 +193,7 @@ impl Store {
         }))
     }
 
-    pub async fn recent_uploads(&self, limit: i64) -> anyhow::Result<Vec<UploadSummary>> {
+    pub async fn recent_uploads(&self, limit: i64) -> StoreResult<Vec<UploadSummary>> {
         let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?")
             .bind(limit)
             .fetch_all(&self.reader)
@@ -210,7 +211,7 @@ impl Store {
         &self,
         upload_id: i64,
         idx: i64,
-    ) -> anyhow::Result<Option<StoredFile>> {
+    ) -> StoreResult<Option<StoredFile>> {
         let row = sqlx::query(
             "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?",
         )
@@ -226,40 +227,38 @@ impl Store {
     }
 
     /// Every benchmark with its run count, machines and kernels (kernels in version order).
-    pub async fn benchmarks(&self) -> anyhow::Result<Vec<BenchmarkSummary>> {
+    pub async fn benchmarks(&self) -> StoreResult<Vec<BenchmarkSummary>> {
         let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
             "SELECT r.benchmark, m.name, k.version, COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id \
              JOIN kernel k ON k.id = r.kernel_id GROUP BY r.benchmark, m.name, k.version",
         )
         .fetch_all(&self.reader)
         .await?;
-        let mut by_name: BTreeMap<String, BenchmarkSummary> = BTreeMap::new();
+        // Sets, not `Vec::contains`: one upload may name thousands of kernels.
+        type Names = std::collections::BTreeSet<String>;
+        let mut by_name: BTreeMap<String, (i64, Names, Names)> = BTreeMap::new();
         for (benchmark, machine, kernel, runs) in rows {
-            let b = by_name
-                .entry(benchmark.clone())
-                .or_insert_with(|| BenchmarkSummary {
-                    name: benchmark,
-                    runs: 0,
-                    machines: vec![],
-                    kernels: vec![],
-                });
-            b.runs += runs;
-            if !b.machines.contains(&machine) {
-                b.machines.push(machine);
-            }
-            if !b.kernels.contains(&kernel) {
-                b.kernels.push(kernel);
-            }
+            let b = by_name.entry(benchmark).or_default();
+            b.0 += runs;
+            b.1.insert(machine);
+            b.2.insert(kernel);
         }
-        let mut out: Vec<BenchmarkSummary> = by_name.into_values().collect();
-        for b in &mut out {
-            b.machines.sort();
-            b.kernels.sort_by(|a, b| compare_kernels(a, b));
-        }
-        Ok(out)
+        Ok(by_name
+            .into_iter()
+            .map(|(name, (runs, machines, kernels))| {
+                let mut kernels: Vec<String> = kernels.into_iter().collect();
+                kernels.sort_by(|a, b| compare_kernels(a, b));
+                BenchmarkSummary {
+                    name,
+                    runs,
+                    machines: machines.into_iter().collect(),
+                    kernels,
+                }
+            })
+            .collect())
     }
 
-    pub async fn machines(&self) -> anyhow::Result<Vec<NamedCount>> {
+    pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
             sqlx::query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name")
                 .fetch_all(&self.reader)
@@ -270,7 +269,7 @@ impl Store {
             .collect())
     }
 
-    pub async fn kernels(&self) -> anyhow::Result<Vec<NamedCount>> {
+    pub async fn kernels(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
             sqlx::query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
                 .fetch_all(&self.reader)
@@ -284,7 +283,7 @@ impl Store {
     }
 
     /// Kernels that have runs of `benchmark` on `machine`, in version order.
-    pub async fn kernels_for(&self, benchmark: &str, machine: &str) -> anyhow::Result<Vec<String>> {
+    pub async fn kernels_for(&self, benchmark: &str, machine: &str) -> StoreResult<Vec<String>> {
         let rows: Vec<(String,)> = sqlx::query_as(
             "SELECT DISTINCT k.version FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
              WHERE r.benchmark = ? AND m.name = ?",
@@ -304,7 +303,7 @@ impl Store {
         &self,
         query: &CompareQuery,
         runs: Option<&[i64]>,
-    ) -> anyhow::Result<Vec<CompareSeries>> {
+    ) -> StoreResult<Vec<CompareSeries>> {
         if query.kernels.is_empty() || runs.is_some_and(|r| r.is_empty()) {
             return Ok(Vec::new());
         }
@@ -332,12 +331,11 @@ impl Store {
                 q.push(" AND s.metric = ").push_bind(metric.clone());
             }
             if let Some(runs) = runs {
-                q.push(" AND r.id IN (");
-                let mut sep = q.separated(", ");
-                for r in runs {
-                    sep.push_bind(*r);
-                }
-                q.push(")");
+                // One bound JSON array, not one variable per run: a permalink may pin tens of
+                // thousands of runs, beyond SQLite's bound-variable limit.
+                q.push(" AND r.id IN (SELECT value FROM json_each(")
+                    .push_bind(serde_json::to_string(runs).unwrap_or_else(|_| "[]".into()))
+                    .push("))");
             }
         };
         let mut q = QueryBuilder::<Sqlite>::new(
@@ -404,7 +402,7 @@ impl Store {
 impl Store {
     /// The permalink with this digest, if it exists (a read, so that viewing a comparison
     /// twice never touches the writer).
-    pub async fn permalink_by_digest(&self, digest: &str) -> anyhow::Result<Option<String>> {
+    pub async fn permalink_by_digest(&self, digest: &str) -> StoreResult<Option<String>> {
         Ok(
             sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
                 .bind(digest)
@@ -415,7 +413,7 @@ impl Store {
     }
 
     /// The stored spec of permalink `id`.
-    pub async fn permalink(&self, id: &str) -> anyhow::Result<Option<String>> {
+    pub async fn permalink(&self, id: &str) -> StoreResult<Option<String>> {
         Ok(
             sqlx::query_as::<_, (String,)>("SELECT spec FROM permalink WHERE id = ?")
                 .bind(id)

@@ -1,5 +1,6 @@
 //! Writing an upload: one transaction on the single writer connection.
 
+use super::StoreResult;
 use std::collections::BTreeMap;
 
 use sqlx::{Sqlite, SqliteConnection, Transaction};
@@ -35,8 +36,8 @@ pub enum Inserted {
 }
 
 impl Store {
-    pub async fn insert_upload(&self, upload: &NewUpload) -> anyhow::Result<Inserted> {
-        let mut tx = self.writer.begin().await?;
+    pub async fn insert_upload(&self, upload: &NewUpload) -> StoreResult<Inserted> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         if let Some((id,)) = sqlx::query_as::<_, (i64,)>("SELECT id FROM upload WHERE digest = ?")
             .bind(&upload.digest)
             .fetch_optional(&mut *tx)
@@ -78,7 +79,7 @@ async fn id_of(
     table: &'static str,
     column: &'static str,
     value: &str,
-) -> anyhow::Result<i64> {
+) -> StoreResult<i64> {
     // `table` and `column` are literals of this module, never user input.
     let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
     let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -94,7 +95,7 @@ async fn insert_run(
     run: &ParsedRun,
     upload: &NewUpload,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
-) -> anyhow::Result<i64> {
+) -> StoreResult<i64> {
     let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
     let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
     let tags = serde_json::to_string(
@@ -173,8 +174,8 @@ fn trend_record(run: TrendRun, values: &[f64]) -> TrendRun {
 impl Store {
     /// Fills what migration 0005 added for data stored before it: the packed trend chunks and
     /// the packed histories. Does nothing on a database written since (every write keeps them).
-    pub(super) async fn fill_packed(&self) -> anyhow::Result<()> {
-        let mut tx = self.writer.begin().await?;
+    pub(super) async fn fill_packed(&self) -> StoreResult<()> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let (chunks, series): (bool, bool) = sqlx::query_as(
             "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)",
         )
@@ -274,7 +275,7 @@ type SeriesRow = (
 pub(super) async fn append_to_trends(
     conn: &mut SqliteConnection,
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
-) -> anyhow::Result<()> {
+) -> StoreResult<()> {
     for ((benchmark, machine_id, metric, param), new) in trends {
         let last: Option<(i64, i64, Vec<u8>)> = sqlx::query_as(
             "SELECT chunk, runs, packed FROM trend_chunk \
@@ -325,8 +326,8 @@ impl Store {
         digest: &str,
         spec: &str,
         new_id: &str,
-    ) -> anyhow::Result<String> {
-        let mut tx = self.writer.begin().await?;
+    ) -> StoreResult<String> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         if let Some((id,)) =
             sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
                 .bind(digest)

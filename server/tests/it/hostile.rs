@@ -192,3 +192,29 @@ async fn strings_and_counts_have_bounds() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(app.counts().await.iter().all(|(_, n)| *n == 0));
 }
+
+/// A permalink pinning 35,000 runs (more than SQLite's bound-variable limit) is made and
+/// answers the same numbers.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_permalink_over_35000_runs_answers() {
+    let app = spawn_app().await;
+    for part in 0..7 {
+        // 5,000 runs per upload (the limit): one per commit, two kernels.
+        let mut csv = String::from("kernel,commit,metric,value\n");
+        for i in 0..5_000 {
+            let kernel = if i % 2 == 0 { "6.1" } else { "6.2" };
+            csv.push_str(&format!("{kernel},{:08x}{part},tput,{}\n", i, 100 + i % 7));
+        }
+        let r = app.upload_raw("benchmark=b&machine=m1", csv).await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let (status, live) = app
+        .get_json("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.2")
+        .await;
+    assert_eq!(status, 200, "{live}");
+    let id = live["permalink"].as_str().expect("a permalink").to_owned();
+    let (status, pinned) = app.get_json(&format!("/c/{id}?format=json")).await;
+    assert_eq!(status, 200, "{pinned}");
+    assert_eq!(pinned["rows"], live["rows"]);
+    assert_eq!(pinned["rows"][0]["cells"][0]["stats"]["n"], 17_500);
+}
