@@ -48,6 +48,11 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_MAX_HEAVY")]
     pub max_heavy: Option<usize>,
 
+    /// Milliseconds a database statement waits for another process's write lock (a
+    /// maintenance script, a second server) before the request is answered 503.
+    #[arg(long, env = "PERFLINE_BUSY_TIMEOUT", default_value_t = 5000)]
+    pub busy_timeout: u64,
+
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,

@@ -46,7 +46,8 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Opens the store (creating and migrating it) and prepares the site options.
     pub async fn new(config: Config) -> anyhow::Result<AppState> {
-        let store = Store::open(&config.db).await?;
+        let store =
+            Store::open_with(&config.db, Duration::from_millis(config.busy_timeout)).await?;
         let leptos = LeptosOptions::builder()
             .output_name("perfline")
             .site_root(config.site_root.to_string_lossy().into_owned())

@@ -7,7 +7,6 @@
 //!   through [`crate::ingest::cancel`]: long loops check it and stop early, so a timed-out
 //!   request does not keep burning a CPU.
 
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,13 +21,13 @@ pub const QUEUE_WAIT: Duration = Duration::from_secs(1);
 
 /// The limit of expensive requests running at once.
 pub struct Heavy {
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
 }
 
 impl Heavy {
     pub fn new(limit: usize) -> Heavy {
         Heavy {
-            permits: Semaphore::new(limit.max(1)),
+            permits: Arc::new(Semaphore::new(limit.max(1))),
         }
     }
 
@@ -39,24 +38,20 @@ impl Heavy {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let _permit = tokio::time::timeout(QUEUE_WAIT, self.permits.acquire())
+        let permit = tokio::time::timeout(QUEUE_WAIT, self.permits.clone().acquire_owned())
             .await
             .map_err(|_| ApiError::overloaded())?
             .map_err(|_| ApiError::overloaded())?;
         let flag = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(flag.clone());
-        let task = tokio::task::spawn_blocking(move || cancel::with(flag, work));
+        // The turn is held by the work itself: a cancelled request's work keeps it until it
+        // has stopped, so the limit bounds the CPU in use, not just the requests waiting.
+        let task = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            cancel::with(flag, work)
+        });
         task.await
             .map_err(|e| ApiError::Internal(anyhow::anyhow!("background task failed: {e}")))
-    }
-
-    /// Like [`Heavy::run`] for an async computation that does its own blocking hand-off.
-    pub async fn gate<R>(&self, work: impl Future<Output = R>) -> Result<R, ApiError> {
-        let _permit = tokio::time::timeout(QUEUE_WAIT, self.permits.acquire())
-            .await
-            .map_err(|_| ApiError::overloaded())?
-            .map_err(|_| ApiError::overloaded())?;
-        Ok(work.await)
     }
 }
 
@@ -66,5 +61,60 @@ struct CancelOnDrop(Arc<AtomicBool>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// With every turn taken, the next expensive request waits [`QUEUE_WAIT`] and is shed.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_full_limit_sheds_with_503() {
+        let heavy = Arc::new(Heavy::new(1));
+        let busy = {
+            let heavy = heavy.clone();
+            tokio::spawn(async move {
+                heavy
+                    .run(|| std::thread::sleep(Duration::from_millis(1500)))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let started = Instant::now();
+        let shed = heavy.run(|| ()).await.unwrap_err();
+        assert_eq!(shed.status().as_u16(), 503);
+        assert!(started.elapsed() >= QUEUE_WAIT);
+        busy.await.unwrap().unwrap();
+        heavy.run(|| ()).await.expect("a free turn again");
+    }
+
+    /// Dropping the request (its timeout fired) tells the work, which stops early.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn dropped_work_is_cancelled() {
+        let heavy = Heavy::new(1);
+        let stopped = Arc::new(AtomicBool::new(false));
+        let seen = stopped.clone();
+        let started = Instant::now();
+        let timed_out = tokio::time::timeout(
+            Duration::from_millis(100),
+            heavy.run(move || {
+                // Spins for up to 20 s unless cancelled, as a long parse would.
+                while started.elapsed() < Duration::from_secs(20) {
+                    if cancel::requested() {
+                        seen.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    std::hint::spin_loop();
+                }
+            }),
+        )
+        .await;
+        assert!(timed_out.is_err());
+        // The turn comes back as soon as the work has noticed.
+        heavy.run(|| ()).await.expect("the turn is released");
+        assert!(stopped.load(Ordering::Relaxed), "the work saw the cancellation");
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     }
 }

@@ -119,7 +119,26 @@ fn refuse_media_type(content_type: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// Whether reading the body failed because it stalled longer than the body timeout.
+fn stalled(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if e.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
+fn stalled_error() -> ApiError {
+    ApiError::Timeout("the request body stalled: no data within the body timeout".into())
+}
+
 fn body_error(e: axum::Error, limit: usize) -> ApiError {
+    if stalled(&e) {
+        return stalled_error();
+    }
     // `to_bytes` fails with a length-limit error when the body is longer than allowed.
     let too_large = std::error::Error::source(&e)
         .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
@@ -138,7 +157,9 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
     let mut meta = UploadMeta::default();
     let mut files = Vec::new();
     let multipart_error = |e: axum::extract::multipart::MultipartError| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        if stalled(&e) {
+            stalled_error()
+        } else if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge { limit }
         } else {
             ApiError::BadRequest(format!("malformed multipart body: {}", e.body_text()))

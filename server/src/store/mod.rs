@@ -92,12 +92,18 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the database file and runs the migrations.
     pub async fn open(path: &Path) -> anyhow::Result<Store> {
+        Store::open_with(path, Duration::from_secs(5)).await
+    }
+
+    /// Opens the store; a statement waits up to `busy_timeout` for another process's write
+    /// lock before it fails as [`StoreError::Busy`].
+    pub async fn open_with(path: &Path, busy_timeout: Duration) -> anyhow::Result<Store> {
         let base = SqliteConnectOptions::from_str("sqlite://")?
             .filename(path)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10))
+            .busy_timeout(busy_timeout)
             // 64 MiB of page cache per connection: an upload of a million samples stays in memory
             // until commit.
             .pragma("cache_size", "-65536")

@@ -11,6 +11,8 @@ use tokio::sync::oneshot;
 
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// The database file.
+    pub db: PathBuf,
     pub base: String,
     pub store: Store,
     pub client: reqwest::Client,
@@ -24,7 +26,8 @@ pub async fn spawn_app() -> TestApp {
 
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = Config::for_db(dir.path().join("perfline.db"));
+    let db = dir.path().join("perfline.db");
+    let mut config = Config::for_db(db.clone());
     configure(&mut config);
     let state = AppState::new(config).await.expect("server state");
     let store = state.store.clone();
@@ -42,6 +45,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     });
     TestApp {
         addr,
+        db,
         base: format!("http://{addr}"),
         store,
         client: reqwest::Client::builder()
@@ -71,7 +75,21 @@ pub fn read_fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }
 
+/// A connection of its own to a database file, as another process would open it.
+pub async fn sqlx_connect(path: &std::path::Path) -> sqlx::SqliteConnection {
+    use sqlx::ConnectOptions;
+    sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(path)
+        .connect()
+        .await
+        .expect("a second connection")
+}
+
 impl TestApp {
+    pub fn db_path(&self) -> PathBuf {
+        self.db.clone()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

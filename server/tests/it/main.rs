@@ -8,6 +8,8 @@ mod compare;
 mod helpers;
 mod hostile;
 mod pages;
+mod process;
 mod read_api;
+mod reliability;
 mod trend;
 mod upload;

@@ -1,0 +1,176 @@
+//! The `perfline` binary as a process: signals drain it, and `kill -9` in the middle of an
+//! upload leaves a consistent database where the upload is all there or not at all.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+
+/// A running `perfline` on a fresh port, and the address it printed.
+struct Perfline {
+    child: Child,
+    addr: String,
+}
+
+impl Perfline {
+    fn start(db: &Path, extra: &[&str]) -> Perfline {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
+            .args(["--listen", "127.0.0.1:0", "--log", "info", "--db"])
+            .arg(db)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perfline starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("perfline printed its address")
+                .unwrap();
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                break rest.split_whitespace().next().unwrap().to_owned();
+            }
+        };
+        // Keep draining the log so the process never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        Perfline { child, addr }
+    }
+
+    fn signal(&self, name: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{name}");
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit code.
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Perfline {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// SIGTERM and SIGINT: an in-flight upload finishes, a half-sent one is cut off at the
+/// deadline, and the process exits 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_and_sigint_drain_and_exit_0() {
+    for signal in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("p.db");
+        let mut server = Perfline::start(&db, &["--shutdown-timeout", "2"]);
+        // A client that never finishes its request.
+        let mut stuck = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+        stuck
+            .write_all(b"POST /api/v1/upload?machine=m&kernel=k HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\nbench")
+            .await
+            .unwrap();
+        // An upload in flight when the signal comes: its body arrives over 600 ms.
+        let url = format!("http://{}/api/v1/upload?machine=m1&kernel=6.1", server.addr);
+        let body = futures_util::stream::iter(
+            ["benchmark,metric,value\n", "b,tput,1\n", "b,tput,2\n"]
+                .map(|c| Ok::<_, std::io::Error>(c.as_bytes().to_vec())),
+        );
+        use futures_util::StreamExt;
+        let body = body.then(|c| async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            c
+        });
+        let upload = tokio::spawn(
+            reqwest::Client::new()
+                .post(url)
+                .body(reqwest::Body::wrap_stream(body))
+                .send(),
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let started = Instant::now();
+        server.signal(signal);
+        let answer = upload.await.unwrap().expect("the in-flight upload is answered");
+        assert_eq!(answer.status().as_u16(), 201, "SIG{signal}");
+        let code = server.wait(Duration::from_secs(6));
+        assert_eq!(code, Some(0), "SIG{signal}: exit code");
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(5), "SIG{signal}: exited after {took:?}");
+        drop(stuck);
+        // Nothing of the cut-off request, all of the finished one.
+        let mut db = crate::helpers::sqlx_connect(&db).await;
+        let (samples,): (i64,) = sqlx::query_as("SELECT COALESCE(SUM(sample_count), 0) FROM run")
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(samples, 2);
+    }
+}
+
+/// `kill -9` at random moments of a large upload: after a restart the database passes
+/// `PRAGMA integrity_check`, and every upload is all there or not at all.
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    const SAMPLES: usize = 200_000;
+    let mut csv = String::from("benchmark,metric,param,value\n");
+    for i in 0..SAMPLES {
+        csv.push_str(&format!("b,tput,{},{}.5\n", i % 100, i));
+    }
+    for (round, delay_ms) in [40u64, 120, 250, 400, 700].into_iter().enumerate() {
+        let mut server = Perfline::start(&db, &[]);
+        let url = format!(
+            "http://{}/api/v1/upload?machine=m1&kernel=round-{round}",
+            server.addr
+        );
+        let body = csv.clone();
+        let upload = tokio::spawn(async move { reqwest::Client::new().post(url).body(body).send().await });
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        server.signal("KILL");
+        assert_eq!(server.wait(Duration::from_secs(5)), None, "killed, no exit code");
+        let _ = upload.await;
+        drop(server);
+        // Restart: it opens, migrates and serves; then look at what is stored.
+        let mut restarted = Perfline::start(&db, &[]);
+        let health = reqwest::get(format!("http://{}/healthz", restarted.addr)).await.unwrap();
+        assert_eq!(health.status().as_u16(), 200);
+        restarted.signal("TERM");
+        assert_eq!(restarted.wait(Duration::from_secs(10)), Some(0));
+        let mut conn = crate::helpers::sqlx_connect(&db).await;
+        let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(check, "ok");
+        let per_upload: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT u.id, COALESCE(SUM(r.sample_count), 0) FROM upload u LEFT JOIN run r ON r.upload_id = u.id GROUP BY u.id",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        for (id, samples) in per_upload {
+            assert_eq!(samples as usize, SAMPLES, "upload {id} is partial");
+        }
+        let (orphans,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM series s LEFT JOIN run r ON r.id = s.run_id WHERE r.id IS NULL",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(orphans, 0);
+    }
+}
