@@ -111,7 +111,7 @@ pub struct RunPage {
 }
 
 /// A comparison request: benchmark and machine, kernels with the baseline first.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CompareQuery {
     pub benchmark: String,
     pub machine: String,

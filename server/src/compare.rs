@@ -5,6 +5,9 @@
 //! same question over the same runs again finds the same permalink (by the digest of its spec),
 //! so viewing a comparison twice never writes twice.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use app::compare::Comparison;
 use app::label::Label;
 use app::types::CompareQuery;
@@ -29,10 +32,80 @@ pub struct PermalinkSpec {
     pub runs: Vec<i64>,
 }
 
-/// A comparison with the samples it was computed from.
+/// A comparison with the samples it was computed from, and the bodies rendered from it so
+/// far (by shape and options), so that a hot comparison is computed and rendered once.
 pub struct Computed {
     pub comparison: Comparison,
     pub series: Vec<CompareSeries>,
+    bodies: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
+}
+
+impl Computed {
+    fn new(comparison: Comparison, series: Vec<CompareSeries>) -> Computed {
+        Computed {
+            comparison,
+            series,
+            bodies: Default::default(),
+        }
+    }
+
+    /// The body rendered for `key` before, if any.
+    pub fn body(&self, key: &str) -> Option<bytes::Bytes> {
+        self.bodies.lock().ok()?.get(key).cloned()
+    }
+
+    /// Keeps a rendered body (at most a few shapes per comparison are ever asked for).
+    pub fn keep_body(&self, key: String, body: bytes::Bytes) {
+        if let Ok(mut bodies) = self.bodies.lock() {
+            if bodies.len() < 16 {
+                bodies.insert(key, body);
+            }
+        }
+    }
+
+    /// Roughly the bytes it holds, for the cache's bound: fixed when it enters the cache (the
+    /// cache needs a weight that never changes), so the rendered bodies to come are counted
+    /// as the few tables they are, and the SVG as its usual ~64 KiB.
+    fn weight(&self) -> u64 {
+        let samples: usize = self.series.iter().map(|s| s.values.len()).sum();
+        let rows = self.comparison.rows.len();
+        (samples * 16 + rows * 2048 + (64 << 10)) as u64
+    }
+}
+
+/// What a computed comparison is cached under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CacheKey {
+    /// A live query: valid until the next write (its generation is kept with it).
+    Live(CompareQuery, Option<usize>),
+    /// A permalink: its runs never change, so neither do its numbers.
+    Pinned(String, Option<usize>),
+}
+
+#[derive(Clone)]
+struct Weigh;
+
+impl quick_cache::Weighter<CacheKey, (u64, Arc<Computed>)> for Weigh {
+    fn weight(&self, _: &CacheKey, value: &(u64, Arc<Computed>)) -> u64 {
+        value.1.weight()
+    }
+}
+
+/// Computed comparisons, live and pinned, in memory bounded by [`CACHE_BYTES`] (least
+/// recently used first out).
+pub struct CompareCache {
+    entries: quick_cache::sync::Cache<CacheKey, (u64, Arc<Computed>), Weigh>,
+}
+
+/// The memory the comparison cache may hold (samples, tables, rendered bodies).
+pub const CACHE_BYTES: u64 = 256 << 20;
+
+impl Default for CompareCache {
+    fn default() -> Self {
+        CompareCache {
+            entries: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, Weigh),
+        }
+    }
 }
 
 /// Checks a query at the edge: names are labels, kernels are distinct and not too many.
@@ -71,13 +144,21 @@ pub fn plausible_permalink(id: &str) -> bool {
 }
 
 impl AppState {
-    /// Compares `query` over the runs stored now, and gives it a permalink.
+    /// Compares `query` over the runs stored now, and gives it a permalink. Served from memory
+    /// while nothing was written since it was computed.
     pub async fn compare_live(
         &self,
         query: CompareQuery,
         precision: Option<usize>,
-    ) -> Result<Computed, ApiError> {
+    ) -> Result<Arc<Computed>, ApiError> {
         validate(&query)?;
+        let generation = self.store.generation().await?;
+        let key = CacheKey::Live(query.clone(), precision);
+        if let Some((g, c)) = self.compare_cache.entries.get(&key) {
+            if g == generation {
+                return Ok(c);
+            }
+        }
         let series = self.store.compare_series(&query, None).await?;
         let missing: Vec<&str> = query
             .kernels
@@ -107,18 +188,27 @@ impl AppState {
         };
         let mut computed = self.compute(query, series, precision).await?;
         computed.comparison.permalink = Some(self.permalink_for(&spec).await?);
+        let computed = Arc::new(computed);
+        self.compare_cache
+            .entries
+            .insert(key, (generation, computed.clone()));
         Ok(computed)
     }
 
-    /// The comparison pinned by permalink `id`: the same runs, so the same numbers, forever.
+    /// The comparison pinned by permalink `id`: the same runs, so the same numbers, forever
+    /// (and computed once while it stays in the cache).
     pub async fn compare_permalink(
         &self,
         id: &str,
         precision: Option<usize>,
-    ) -> Result<Computed, ApiError> {
+    ) -> Result<Arc<Computed>, ApiError> {
         let not_found = || ApiError::NotFound(format!("no permalink {id}"));
         if !plausible_permalink(id) {
             return Err(not_found());
+        }
+        let key = CacheKey::Pinned(id.to_owned(), precision);
+        if let Some((_, c)) = self.compare_cache.entries.get(&key) {
+            return Ok(c);
         }
         let spec = self.store.permalink(id).await?.ok_or_else(not_found)?;
         let spec: PermalinkSpec = serde_json::from_str(&spec)
@@ -129,6 +219,8 @@ impl AppState {
             .await?;
         let mut computed = self.compute(spec.query, series, precision).await?;
         computed.comparison.permalink = Some(id.to_owned());
+        let computed = Arc::new(computed);
+        self.compare_cache.entries.insert(key, (0, computed.clone()));
         Ok(computed)
     }
 
@@ -143,7 +235,7 @@ impl AppState {
             .heavy
             .run(move || {
                 crate::stats::compare(query, &series, precision)
-                    .map(|comparison| Computed { comparison, series })
+                    .map(|comparison| Computed::new(comparison, series))
             })
             .await??;
         Ok(computed)

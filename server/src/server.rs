@@ -33,6 +33,10 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// Computed trends and their rendered bodies, valid for one store generation.
     pub trend_cache: Arc<crate::trend::TrendCache>,
+    /// Computed comparisons: live ones until the next write, permalinks for good.
+    pub compare_cache: Arc<crate::compare::CompareCache>,
+    /// The dashboard's data, for one store generation.
+    pub dashboard_cache: Arc<std::sync::Mutex<Option<(u64, app::types::Dashboard)>>>,
     /// The limit of expensive work running at once.
     pub heavy: Arc<crate::work::Heavy>,
 }
@@ -60,6 +64,8 @@ impl AppState {
             config: Arc::new(config),
             leptos,
             trend_cache: Default::default(),
+            compare_cache: Default::default(),
+            dashboard_cache: Default::default(),
         })
     }
 }

@@ -41,14 +41,27 @@ impl AppState {
 impl Backend for StoreBackend {
     async fn dashboard(&self) -> Result<Dashboard, String> {
         let s = &self.0.store;
+        // Five queries and a few sorts, the same until the next write: kept per generation.
+        let generation = s.generation().await.map_err(msg)?;
+        if let Ok(cached) = self.0.dashboard_cache.lock() {
+            if let Some((g, d)) = cached.as_ref() {
+                if *g == generation {
+                    return Ok(d.clone());
+                }
+            }
+        }
         let (recent_runs, _) = s.list_runs(&Default::default(), 20, 0).await.map_err(msg)?;
-        Ok(Dashboard {
+        let dashboard = Dashboard {
             benchmarks: s.benchmarks().await.map_err(msg)?,
             machines: s.machines().await.map_err(msg)?,
             kernels: s.kernels().await.map_err(msg)?,
             recent_uploads: s.recent_uploads(10).await.map_err(msg)?,
             recent_runs,
-        })
+        };
+        if let Ok(mut cached) = self.0.dashboard_cache.lock() {
+            *cached = Some((generation, dashboard.clone()));
+        }
+        Ok(dashboard)
     }
 
     async fn run(&self, id: i64) -> Result<Option<RunDetail>, String> {
@@ -98,7 +111,8 @@ impl Backend for StoreBackend {
             .compare_live(query, None)
             .await
             .map_err(msg)?
-            .comparison)
+            .comparison
+            .clone())
     }
 
     async fn report(&self, q: ReportQuery, link: String) -> Result<String, String> {
@@ -145,6 +159,7 @@ impl Backend for StoreBackend {
             .compare_permalink(&id, None)
             .await
             .map_err(msg)?
-            .comparison)
+            .comparison
+            .clone())
     }
 }

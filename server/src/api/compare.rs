@@ -4,7 +4,9 @@
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use std::sync::Arc;
+
+use bytes::Bytes;
 use serde::Deserialize;
 
 use app::compare::{lkp_text, mmtests_text};
@@ -182,7 +184,7 @@ pub async fn compare(
     let computed = state
         .compare_live(query, precision(view.precision)?)
         .await?;
-    respond(&computed, shape, &view, &headers)
+    respond(&state, computed, shape, &view, &headers).await
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).
@@ -197,7 +199,7 @@ pub async fn permalink(
     let computed = state
         .compare_permalink(&id, precision(view.precision)?)
         .await?;
-    respond(&computed, shape, &view, &headers)
+    respond(&state, computed, shape, &view, &headers).await
 }
 
 /// The shape a request asks for: `format=` wins over Accept. Checks the rest of the view
@@ -221,44 +223,71 @@ pub fn wants_document(query: Option<&str>, headers: &HeaderMap) -> bool {
     has_format || negotiate(headers, Shape::Html) != Shape::Html
 }
 
-fn respond(
-    computed: &Computed,
+/// The answer in `shape`, rendered once per comparison and options (a hot comparison or
+/// permalink is served from memory), SVG on a blocking thread within the heavy-work limit.
+async fn respond(
+    state: &AppState,
+    computed: Arc<Computed>,
     shape: Shape,
     view: &ViewParams,
     headers: &HeaderMap,
 ) -> ApiResult<Response> {
-    let c = &computed.comparison;
-    let text_type = "text/plain; charset=utf-8";
-    Ok(match shape {
-        Shape::Json | Shape::Html => Json(c).into_response(),
-        Shape::Text => {
-            let mut text = if text_style(view)? {
-                lkp_text(c, flag(&view.all)?)
-            } else {
-                mmtests_text(c)
+    let text_style = text_style(view)?;
+    let all = flag(&view.all)?;
+    let origin = origin(headers);
+    let key = match shape {
+        Shape::Json | Shape::Html => "json".to_owned(),
+        Shape::Text => format!("text {text_style} {all} {origin}"),
+        Shape::Csv => "csv".to_owned(),
+        Shape::Svg => format!("svg {:?}", view.chart),
+    };
+    let body = match computed.body(&key) {
+        Some(body) => body,
+        None => {
+            let c = &computed.comparison;
+            let body: Bytes = match shape {
+                Shape::Json | Shape::Html => serde_json::to_vec(c)
+                    .map_err(anyhow::Error::from)?
+                    .into(),
+                Shape::Text => {
+                    let mut text = if text_style {
+                        lkp_text(c, all)
+                    } else {
+                        mmtests_text(c)
+                    };
+                    if let Some(id) = &c.permalink {
+                        text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
+                    }
+                    text.into()
+                }
+                Shape::Csv => samples_csv(&computed)?.into(),
+                Shape::Svg => {
+                    let (computed, chart) = (computed.clone(), view.chart.clone());
+                    state
+                        .heavy
+                        .run(move || crate::chart::svg(&computed.comparison, chart.as_deref()))
+                        .await??
+                        .into()
+                }
             };
-            if let Some(id) = &c.permalink {
-                text.push_str(&format!("\nPermalink: {}/c/{id}\n", origin(headers)));
-            }
-            ([(header::CONTENT_TYPE, text_type)], text).into_response()
+            computed.keep_body(key, body.clone());
+            body
         }
-        Shape::Csv => (
-            [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-                (
-                    header::CONTENT_DISPOSITION,
-                    "attachment; filename=\"comparison-samples.csv\"",
-                ),
-            ],
-            samples_csv(computed)?,
-        )
-            .into_response(),
-        Shape::Svg => (
-            [(header::CONTENT_TYPE, "image/svg+xml")],
-            crate::chart::svg(c, view.chart.as_deref())?,
-        )
-            .into_response(),
-    })
+    };
+    let content_type = match shape {
+        Shape::Json | Shape::Html => "application/json",
+        Shape::Text => "text/plain; charset=utf-8",
+        Shape::Csv => "text/csv; charset=utf-8",
+        Shape::Svg => "image/svg+xml",
+    };
+    let mut response = ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    if shape == Shape::Csv {
+        response.headers_mut().insert(
+            header::CONTENT_DISPOSITION,
+            axum::http::HeaderValue::from_static("attachment; filename=\"comparison-samples.csv\""),
+        );
+    }
+    Ok(response)
 }
 
 #[cfg(test)]

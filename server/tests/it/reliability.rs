@@ -244,3 +244,32 @@ async fn concurrent_uploads_store_once_or_each() {
     assert_eq!(counts["run"], 9);
     assert_eq!(counts["series"], 9);
 }
+
+/// A live comparison is cached only until the next write; a permalink keeps its numbers.
+#[tokio::test(flavor = "multi_thread")]
+async fn cached_comparisons_never_go_stale() {
+    let app = spawn_app().await;
+    let upload = |v: f64| {
+        app.upload_raw(
+            "machine=m1",
+            format!("benchmark,kernel,metric,value\nb,6.1,tput,{v}\nb,6.2,tput,{}\n", v + 1.0),
+        )
+    };
+    assert_eq!(upload(10.0).await.status().as_u16(), 201);
+    let live = "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.2";
+    let (_, first) = app.get_json(live).await;
+    let (_, again) = app.get_json(live).await;
+    assert_eq!(first, again);
+    let n = |c: &serde_json::Value| c["rows"][0]["cells"][0]["stats"]["n"].clone();
+    assert_eq!(n(&first), 1);
+    assert_eq!(upload(20.0).await.status().as_u16(), 201);
+    let (_, after) = app.get_json(live).await;
+    assert_eq!(n(&after), 2, "the live comparison sees the new upload");
+    assert_ne!(after["permalink"], first["permalink"]);
+    let id = first["permalink"].as_str().unwrap();
+    let (_, pinned) = app.get_json(&format!("/c/{id}?format=json")).await;
+    assert_eq!(n(&pinned), 1, "the permalink keeps its runs");
+    // Text bodies are cached per origin: each names the host it was asked through.
+    let (_, _, text) = app.get_accept(&format!("/c/{id}"), "text/plain").await;
+    assert!(text.contains(&format!("Permalink: {}/c/{id}", app.base)), "{text}");
+}
