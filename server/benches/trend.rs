@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use app::trend::TrendQuery;
 use perfline_server::changepoint::{change_points, Options};
-use perfline_server::store::{History, HistoryCommit, TrendRun, TrendRuns};
+use perfline_server::store::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
 use perfline_server::trend::build;
 
 const COMMITS: usize = 10_000;
@@ -108,7 +108,7 @@ fn main() {
         ..TrendQuery::default()
     };
     let (times, trend) = common::repeat(7, || {
-        build(query.clone(), &runs, Some(&history), &HashMap::new())
+        build(query.clone(), &runs, Some(&history), &CommitMarks::default())
     });
     assert_eq!(trend.points.len(), COMMITS);
     println!(

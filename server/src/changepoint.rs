@@ -92,6 +92,10 @@ pub fn detect(x: &[f64], opts: &Options) -> Vec<(usize, f64)> {
     let mut todo = vec![(0, x.len())];
     let mut scratch = Vec::new();
     while let Some((a, b)) = todo.pop() {
+        // A request that timed out stops here; nobody will read what would have been found.
+        if crate::ingest::cancel::requested() {
+            break;
+        }
         let segment = &x[a..b];
         let Some((split, t)) = best_split(segment, opts.min_segment) else {
             continue;

@@ -116,10 +116,11 @@ const SECURITY_HEADERS: [(&str, &str); 5] = [
     ),
 ];
 
-/// Adds [`SECURITY_HEADERS`] (where the handler set none) and a year of caching for the
-/// static files, whose names change with every build (`scripts/build-site`).
+/// Adds [`SECURITY_HEADERS`] (where the handler set none), and `no-cache` on the static
+/// files: their names do not yet change with their content, so browsers revalidate them
+/// (a cheap 304 by `Last-Modified`) rather than keep an old WASM after an upgrade.
 async fn security_headers(req: Request, next: Next) -> Response {
-    let immutable = req.uri().path().starts_with("/pkg/");
+    let static_file = req.uri().path().starts_with("/pkg/");
     let mut response = next.run(req).await;
     let success = response.status().is_success();
     let headers = response.headers_mut();
@@ -128,10 +129,10 @@ async fn security_headers(req: Request, next: Next) -> Response {
             .entry(name)
             .or_insert(axum::http::HeaderValue::from_static(value));
     }
-    if immutable && success {
+    if static_file && success {
         headers.insert(
             axum::http::header::CACHE_CONTROL,
-            axum::http::HeaderValue::from_static("public, max-age=31536000, immutable"),
+            axum::http::HeaderValue::from_static("no-cache"),
         );
     }
     response
@@ -222,8 +223,15 @@ pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let routes = generate_route_list(app::App);
     let body_timeout = Duration::from_secs(state.config.body_timeout);
+    // The built site's files, with conditional requests (304) and the gzip copies that
+    // `scripts/build-site` writes; leptos_axum's fallback would drop the request's headers.
+    let pkg = tower_http::services::ServeDir::new(
+        std::path::Path::new(&*state.leptos.site_root).join("pkg"),
+    )
+    .precompressed_gzip();
     Router::new()
         .route("/healthz", get(healthz))
+        .nest_service("/pkg", pkg)
         .nest("/api/v1", api::router(&state))
         .leptos_routes_with_context(&state, routes, move || provide_context(backend.clone()), {
             let options = state.leptos.clone();

@@ -6,6 +6,7 @@
 
 mod generic;
 mod hackbench;
+pub mod history;
 mod lkp;
 mod mmtests;
 mod netperf;

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::history::{History, TrendRun};
+use super::trend_pack::{History, TrendRun};
 
 /// The most runs kept decoded (~110 bytes each) before the chunk copies are dropped.
 const MAX_CACHED_RUNS: usize = 1_000_000;

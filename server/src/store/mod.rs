@@ -73,7 +73,8 @@ impl From<anyhow::Error> for StoreError {
     }
 }
 
-pub use history::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
+pub use history::CommitMarks;
+pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use write::{Inserted, NewFile, NewUpload};
 

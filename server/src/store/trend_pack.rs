@@ -14,8 +14,65 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 
-use super::history::{HistoryCommit, TrendRun};
+use std::collections::HashMap;
+
 use app::label::Direction;
+use app::trend::Mark;
+
+pub use crate::ingest::history::HistoryCommit;
+
+/// The history a trend is ordered by: its name and every commit in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct History {
+    pub repo: String,
+    pub branch: String,
+    pub commits: Vec<HistoryCommit>,
+}
+
+/// One run of a trend: where it sits and what a trend needs of its samples of the metric at
+/// the param (their count, sum, minimum and maximum).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrendRun {
+    pub run_id: i64,
+    pub kernel: Arc<str>,
+    pub commit: Option<Arc<str>>,
+    pub commit_time: Option<i64>,
+    pub unit: Option<Arc<str>>,
+    pub direction: app::label::Direction,
+    pub n: usize,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl TrendRun {
+    /// The summary of `values` (not empty) for run `run_id`; the caller fills in the rest.
+    pub fn summary(values: &[f64]) -> (usize, f64, f64, f64) {
+        (
+            values.len(),
+            values.iter().sum(),
+            values.iter().copied().fold(f64::INFINITY, f64::min),
+            values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    }
+}
+
+/// The runs of a trend, in chunks of run order, and the marks of the marked ones.
+#[derive(Debug, Clone, Default)]
+pub struct TrendRuns {
+    pub chunks: Vec<Arc<[TrendRun]>>,
+    pub marks: HashMap<i64, Mark>,
+}
+
+impl TrendRuns {
+    pub fn iter(&self) -> impl Iterator<Item = &TrendRun> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.iter().all(|c| c.is_empty())
+    }
+}
 
 /// Runs per `trend_chunk` row: an upload rewrites at most one partly filled chunk per series
 /// key (~64 KB), and a trend of 50,000 runs has ~50 rows, all but the last of them immutable.

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use sqlx::{Sqlite, SqliteConnection, Transaction};
 
-use super::history::{HistoryCommit, TrendKey, TrendRun};
+use super::history::TrendKey;
+use super::trend_pack::{HistoryCommit, TrendRun};
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
 use super::Store;
 use crate::ingest::ParsedRun;

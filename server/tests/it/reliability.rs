@@ -180,8 +180,28 @@ async fn every_answer_carries_the_security_headers() {
     assert!(page.contains(&format!("<script type=\"module\" nonce=\"{nonce}\"")), "{page}");
     let again = app.get_text("/").await.1;
     assert!(!again.contains(nonce), "a fresh nonce per response");
+    // Static files keep their names across builds: revalidated, never kept stale.
     let css = app.client.get(app.url("/pkg/perfline.css")).send().await.unwrap();
-    assert_eq!(css.headers()["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(css.headers()["cache-control"], "no-cache");
+    let modified = css.headers()["last-modified"].clone();
+    let again = app
+        .client
+        .get(app.url("/pkg/perfline.css"))
+        .header("if-modified-since", modified)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 304);
+    // The WASM goes out as the gzip copy the build wrote, not compressed per request.
+    let wasm = app
+        .client
+        .get(app.url("/pkg/perfline_bg.wasm"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wasm.status().as_u16(), 200);
+    assert_eq!(wasm.headers()["content-encoding"], "gzip");
 }
 
 #[tokio::test(flavor = "multi_thread")]

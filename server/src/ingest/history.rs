@@ -1,0 +1,198 @@
+//! What users upload about history: `git log` / `git rev-list` output (a repository's commit
+//! order) and `git bisect log` (verdicts per commit). Pure, like every parser.
+
+use app::trend::Mark;
+
+use super::IngestError;
+
+/// One commit of an uploaded history (oldest first in a history): its sha, commit time and
+/// subject.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryCommit {
+    pub sha: String,
+    pub time: Option<i64>,
+    pub subject: Option<String>,
+}
+
+/// A full or abbreviated commit id: 7 to 64 hex digits.
+pub(crate) fn is_sha(s: &str) -> bool {
+    (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses `git log --format='%H %ct %s'` or `git rev-list` output (newest first, as git prints
+/// it) into a history, oldest first.
+pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
+    let mut commits = Vec::new();
+    for (no, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut parts = line.splitn(3, ' ');
+        let sha = parts.next().unwrap_or_default();
+        if !is_sha(sha) {
+            return Err(IngestError::at_line(
+                no as u64 + 1,
+                format!("'{sha}' is not a commit id; expected lines of `git log --format='%H %ct %s'` or `git rev-list`"),
+            ));
+        }
+        let (time, subject) = match parts.next() {
+            Some(t) if t.bytes().all(|b| b.is_ascii_digit()) => (
+                t.parse::<i64>().ok(),
+                parts.next().map(|s| s.trim().to_owned()),
+            ),
+            Some(t) => (
+                None,
+                Some(
+                    format!("{t} {}", parts.next().unwrap_or_default())
+                        .trim()
+                        .to_owned(),
+                ),
+            ),
+            None => (None, None),
+        };
+        commits.push(HistoryCommit {
+            sha: sha.to_ascii_lowercase(),
+            time,
+            // ESC, BEL and the like never reach a terminal through a report.
+            subject: subject
+                .map(|s| app::label::clean_subject(&s))
+                .filter(|s| !s.is_empty()),
+        });
+    }
+    if commits.is_empty() {
+        return Err(IngestError::new("the commit list is empty"));
+    }
+    commits.reverse();
+    Ok(commits)
+}
+
+/// The most verdicts one bisect log may carry.
+pub const MAX_BISECT_VERDICTS: usize = 10_000;
+
+/// A bisect log's verdicts per commit, and the first bad commit.
+pub type BisectVerdicts = (Vec<(String, Mark)>, Option<String>);
+
+/// The verdicts of a `git bisect log`, and the first bad commit if the bisection found it.
+pub fn parse_bisect_log(text: &str) -> Result<BisectVerdicts, IngestError> {
+    let mut marks: Vec<(String, Mark)> = Vec::new();
+    let mut first_bad = None;
+    let bracketed = |rest: &str| -> Option<String> {
+        let inner = rest.trim().strip_prefix('[')?.split(']').next()?;
+        is_sha(inner).then(|| inner.to_ascii_lowercase())
+    };
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("# first bad commit:") {
+            first_bad = bracketed(rest);
+        } else if let Some(rest) = line.strip_prefix("git bisect ") {
+            let mut words = rest.split_whitespace();
+            let mark = match words.next() {
+                Some("good") | Some("old") => Mark::Good,
+                Some("bad") | Some("new") => Mark::Bad,
+                Some("skip") => Mark::Skip,
+                _ => continue,
+            };
+            for sha in words.filter(|w| is_sha(w)) {
+                marks.push((sha.to_ascii_lowercase(), mark));
+            }
+        } else if let Some(rest) = line.strip_prefix("# good:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Good));
+            }
+        } else if let Some(rest) = line.strip_prefix("# bad:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Bad));
+            }
+        } else if let Some(rest) = line.strip_prefix("# skip:") {
+            if let Some(sha) = bracketed(rest) {
+                marks.push((sha, Mark::Skip));
+            }
+        }
+    }
+    if marks.len() > MAX_BISECT_VERDICTS {
+        return Err(IngestError::new(format!(
+            "{} verdicts in one bisect log; at most {MAX_BISECT_VERDICTS} are accepted (a bisection of a million commits takes about 20)",
+            marks.len()
+        )));
+    }
+    if marks.is_empty() && first_bad.is_none() {
+        return Err(IngestError::new(
+            "no verdicts found; expected the output of `git bisect log`",
+        ));
+    }
+    // The last verdict on a commit wins.
+    let mut seen = std::collections::HashSet::new();
+    marks.reverse();
+    marks.retain(|(sha, _)| seen.insert(sha.clone()));
+    marks.reverse();
+    if let Some(fb) = &first_bad {
+        if !marks.iter().any(|(s, _)| s == fb) {
+            marks.push((fb.clone(), Mark::Bad));
+        }
+    }
+    Ok((marks, first_bad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_lose_their_control_characters() {
+        let h = parse_git_log("a337531b94 1538000000 tcp:\u{1b}[2J fix\u{7}\n").unwrap();
+        assert_eq!(h[0].subject.as_deref(), Some("tcp:[2J fix"));
+    }
+
+    #[test]
+    fn bisect_logs_have_a_bound() {
+        let log: String = (0..=MAX_BISECT_VERDICTS)
+            .map(|i| format!("git bisect good {i:040x}\n"))
+            .collect();
+        let e = parse_bisect_log(&log).unwrap_err();
+        assert!(e.message.starts_with("10001 verdicts in one bisect log; at most 10000"), "{e}");
+    }
+
+    #[test]
+    fn git_log_and_rev_list_become_a_history_oldest_first() {
+        let log =
+            "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp: up initial rmem to 128KB\n\
+                   3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b 1537990000 hns3: Another build fix.\n";
+        let h = parse_git_log(log).unwrap();
+        assert_eq!(h[0].sha, "3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b");
+        assert_eq!(h[0].time, Some(1537990000));
+        assert_eq!(
+            h[1].subject.as_deref(),
+            Some("tcp: up initial rmem to 128KB")
+        );
+        let h = parse_git_log("a337531b94\n3ff6cde846\n").unwrap();
+        assert_eq!((h[0].sha.as_str(), h[0].time), ("3ff6cde846", None));
+        let err = parse_git_log("a337531b94\nnot-a-sha x\n").unwrap_err();
+        assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn bisect_logs_mark_commits() {
+        let log = "git bisect start\n\
+                   # bad: [a337531b942bd8a03e7052444d7e36972aac2d92] tcp: up initial rmem\n\
+                   git bisect bad a337531b942bd8a03e7052444d7e36972aac2d92\n\
+                   # good: [3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b] hns3: Another build fix.\n\
+                   git bisect good 3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b\n\
+                   git bisect skip 1111111111111111111111111111111111111111\n\
+                   # first bad commit: [a337531b942bd8a03e7052444d7e36972aac2d92] tcp: up initial rmem\n";
+        let (marks, first) = parse_bisect_log(log).unwrap();
+        assert_eq!(
+            first.as_deref(),
+            Some("a337531b942bd8a03e7052444d7e36972aac2d92")
+        );
+        assert_eq!(marks.len(), 3);
+        assert!(marks.contains(&(
+            "3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b".into(),
+            Mark::Good
+        )));
+        assert!(marks.contains(&(
+            "1111111111111111111111111111111111111111".into(),
+            Mark::Skip
+        )));
+        assert!(parse_bisect_log("hello\n").is_err());
+    }
+}
