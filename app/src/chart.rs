@@ -44,7 +44,8 @@ pub fn plot_value(v: f64) -> f64 {
 /// with `lo < hi` and a span no smaller than a billionth of the magnitude, so that every
 /// renderer's tick arithmetic terminates: all-equal, subnormal and huge data included.
 pub fn axis_range(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
-    if !(lo <= hi) {
+    // Also NaN, and the folds' (inf, -inf) when there is no data.
+    if lo.partial_cmp(&hi).is_none_or(|o| o == std::cmp::Ordering::Greater) {
         return (0.0, 1.0);
     }
     let (lo, hi) = (plot_value(lo), plot_value(hi));

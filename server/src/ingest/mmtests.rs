@@ -65,8 +65,7 @@ fn place(path: &str) -> Option<Place<'_>> {
 pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let allowance = (bytes.len() as u64)
         .saturating_mul(MAX_RATIO)
-        .max(MIN_ALLOWANCE)
-        .min(MAX_TOTAL);
+        .clamp(MIN_ALLOWANCE, MAX_TOTAL);
     if bytes.starts_with(&[0x1f, 0x8b]) {
         read_tar(Capped::new(flate2::read::GzDecoder::new(bytes), allowance), meta)
     } else {
@@ -141,7 +140,7 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     for entry in archive.entries().map_err(archive_error)?.raw(true) {
         let mut entry = entry.map_err(archive_error)?;
         count += 1;
-        if count % 1024 == 0 && super::cancel::requested() {
+        if count.is_multiple_of(1024) && super::cancel::requested() {
             return Err(super::cancelled());
         }
         if count > MAX_ENTRIES {

@@ -494,7 +494,7 @@ impl RunBuilder {
             return Err(too_many_runs(Some(row.line)));
         }
         self.sample_count += 1;
-        if self.sample_count % 65_536 == 0 && cancel::requested() {
+        if self.sample_count.is_multiple_of(65_536) && cancel::requested() {
             return Err(cancelled());
         }
         if self.sample_count > MAX_SAMPLES {

@@ -173,7 +173,7 @@ async fn strings_and_counts_have_bounds() {
     let long_tag = format!("k={}", "v".repeat(1_000_000));
     let r = app
         .upload_multipart(
-            &[data.clone()],
+            std::slice::from_ref(&data),
             &[("machine", "m1"), ("kernel", "6.1.0"), ("tags", &long_tag)],
         )
         .await;
