@@ -26,6 +26,12 @@ fn sha(i: usize) -> String {
     )
 }
 
+/// Uploads `csv` to `url`; it must be stored.
+async fn upload(client: &reqwest::Client, url: &str, csv: String) {
+    let r = client.post(url).body(csv).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+}
+
 fn main() {
     // 1. 60,000 tags, as a form field and in a JSON document.
     let tags: Vec<String> = (0..60_000).map(|i| format!("k{i}=v{i}")).collect();
@@ -112,33 +118,19 @@ fn main() {
             for k in 0..5_000 {
                 csv.push_str(&format!("6.{part}.{k},tput,{}\n", 100 + k % 7));
             }
-            let r = client
-                .post(format!("{base}/api/v1/upload?benchmark=many&machine=m1"))
-                .body(csv)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 201);
+            upload(&client, &format!("{base}/api/v1/upload?benchmark=many&machine=m1"), csv).await;
         }
-        let mut times = Vec::new();
-        for _ in 0..5 {
-            let t = Instant::now();
-            let r = client.get(format!("{base}/api/v1/benchmarks")).send().await.unwrap();
-            assert_eq!(r.status().as_u16(), 200);
-            let _ = r.bytes().await.unwrap();
-            times.push(t.elapsed());
+        for path in ["/api/v1/benchmarks", "/"] {
+            let mut times = Vec::new();
+            for _ in 0..5 {
+                let t = Instant::now();
+                let r = client.get(format!("{base}{path}")).send().await.unwrap();
+                assert_eq!(r.status().as_u16(), 200);
+                assert!(!r.bytes().await.unwrap().is_empty());
+                times.push(t.elapsed());
+            }
+            println!("GET {path} over 40,000 kernels: {}", common::summary(times));
         }
-        println!("GET /api/v1/benchmarks over 40,000 kernels: {}", common::summary(times));
-        let mut times = Vec::new();
-        for _ in 0..5 {
-            let t = Instant::now();
-            let r = client.get(format!("{base}/")).send().await.unwrap();
-            assert_eq!(r.status().as_u16(), 200);
-            let size = r.bytes().await.unwrap().len();
-            times.push(t.elapsed());
-            assert!(size > 0);
-        }
-        println!("GET / (dashboard) over 40,000 kernels: {}", common::summary(times));
 
         for part in 0..7 {
             let mut csv = String::from("kernel,commit,metric,value\n");
@@ -146,13 +138,7 @@ fn main() {
                 let kernel = if i % 2 == 0 { "7.1" } else { "7.2" };
                 csv.push_str(&format!("{kernel},{i:08x}{part},tput,{}\n", 100 + i % 7));
             }
-            let r = client
-                .post(format!("{base}/api/v1/upload?benchmark=pinned&machine=m1"))
-                .body(csv)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 201);
+            upload(&client, &format!("{base}/api/v1/upload?benchmark=pinned&machine=m1"), csv).await;
         }
         let t = Instant::now();
         let live: serde_json::Value = client
