@@ -21,4 +21,7 @@ USER perfline
 VOLUME /data
 ENV PERFLINE_DB=/data/perfline.db PERFLINE_LISTEN=0.0.0.0:3000 PERFLINE_SITE_ROOT=/app/site
 EXPOSE 3000
+# perfline handles SIGTERM itself (drain in-flight requests, close the database, exit 0), so it
+# stops cleanly as PID 1 without an init; give `docker stop -t` more than --shutdown-timeout.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["/app/perfline"]

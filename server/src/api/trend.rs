@@ -109,7 +109,15 @@ pub async fn trend(
             }
             text.into()
         }
-        Shape::Svg => crate::chart::trend_svg(&trend)?.into(),
+        Shape::Svg => {
+            // Rendering is CPU work: a blocking thread within the heavy-work limit.
+            let trend = trend.clone();
+            state
+                .heavy
+                .run(move || crate::chart::trend_svg(&trend))
+                .await??
+                .into()
+        }
         _ => {
             // ~460 bytes a point: sized once instead of doubling through megabytes.
             let mut json = Vec::with_capacity(512 * trend.points.len() + 1024);
@@ -219,18 +227,24 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
     }
     match shape {
         Shape::Svg => {
-            let series = trends
-                .iter()
-                .map(|t| {
-                    let name = if by == "machine" {
-                        t.query.machine.clone()
-                    } else {
-                        format!("{} {}", t.query.metric, t.query.param)
-                    };
-                    (name, &**t)
+            let by_machine = by == "machine";
+            let svg = state
+                .heavy
+                .run(move || {
+                    let series = trends
+                        .iter()
+                        .map(|t| {
+                            let name = if by_machine {
+                                t.query.machine.clone()
+                            } else {
+                                format!("{} {}", t.query.metric, t.query.param)
+                            };
+                            (name, &**t)
+                        })
+                        .collect();
+                    crate::chart::trends_svg(series)
                 })
-                .collect();
-            let svg = crate::chart::trends_svg(series)?;
+                .await??;
             Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
         }
         Shape::Text => Err(ApiError::BadRequest(
