@@ -191,6 +191,119 @@ pub fn clean_subject(raw: &str) -> String {
         .to_owned()
 }
 
+/// An integer option within `LO..=HI` (a chart's width, a page's limit), checked when the
+/// query is parsed: `#[serde(try_from = "i64")]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "i64")]
+pub struct Bounded<const LO: i64, const HI: i64>(i64);
+
+impl<const LO: i64, const HI: i64> Bounded<LO, HI> {
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl<const LO: i64, const HI: i64> TryFrom<i64> for Bounded<LO, HI> {
+    type Error = String;
+    fn try_from(v: i64) -> Result<Self, String> {
+        if (LO..=HI).contains(&v) {
+            Ok(Bounded(v))
+        } else {
+            Err(format!("must be between {LO} and {HI}, not {v}"))
+        }
+    }
+}
+
+impl<const LO: i64, const HI: i64> From<Bounded<LO, HI>> for i64 {
+    fn from(b: Bounded<LO, HI>) -> i64 {
+        b.0
+    }
+}
+
+/// The most kernels one comparison may name.
+pub const MAX_KERNELS: usize = 16;
+
+/// The most machines one trend chart may show.
+pub const MAX_MACHINES: usize = 12;
+
+macro_rules! label_list {
+    ($(#[$doc:meta])* $name:ident, $max:expr, $noun:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(Vec<Label>);
+
+        impl $name {
+            pub fn as_slice(&self) -> &[Label] {
+                &self.0
+            }
+
+            pub fn into_strings(self) -> Vec<String> {
+                self.0.into_iter().map(String::from).collect()
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = String;
+            fn try_from(raw: String) -> Result<Self, String> {
+                let mut out: Vec<Label> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    if out.len() == $max {
+                        return Err(format!(
+                            "names more than {} {}s; at most {} are accepted",
+                            $max, $noun, $max
+                        ));
+                    }
+                    let label = Label::parse(part).map_err(|e| format!("{} '{part}' {e}", $noun))?;
+                    if !seen.insert(label.clone()) {
+                        return Err(format!("names {label} twice"));
+                    }
+                    out.push(label);
+                }
+                if out.is_empty() {
+                    return Err(format!("must name at least one {}", $noun));
+                }
+                Ok($name(out))
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(list: $name) -> String {
+                list.0.iter().map(Label::as_str).collect::<Vec<_>>().join(",")
+            }
+        }
+    };
+}
+
+label_list!(
+    /// `kernels=K0,K1,...`: 1 to [`MAX_KERNELS`] distinct kernel labels, the baseline first.
+    Kernels,
+    MAX_KERNELS,
+    "kernel"
+);
+label_list!(
+    /// `machines=A,B,...`: 1 to [`MAX_MACHINES`] distinct machine labels.
+    Machines,
+    MAX_MACHINES,
+    "machine"
+);
+
+/// For optional query fields: an absent or empty value is `None`, anything else must parse
+/// as `T` (`#[serde(default, deserialize_with = "empty_as_none")]`).
+pub fn empty_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<String>,
+    T::Error: fmt::Display,
+{
+    let raw: Option<String> = Option::deserialize(d)?;
+    match raw {
+        Some(s) if !s.trim().is_empty() => T::try_from(s).map(Some).map_err(serde::de::Error::custom),
+        _ => Ok(None),
+    }
+}
+
 /// Whether a bigger value of a metric is better (throughput) or worse (latency, time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -229,6 +342,28 @@ mod tests {
         assert_eq!(Label::parse(&"x".repeat(201)), Err(LabelError::TooLong));
         assert_eq!(Label::parse(" 4.16.0-rc1 ").unwrap().as_str(), "4.16.0-rc1");
         assert_eq!(Label::parse("<script>").unwrap().as_str(), "<script>");
+    }
+
+    #[test]
+    fn lists_and_bounds_parse_once() {
+        let k = Kernels::try_from(" 6.1, 6.2 ,".to_owned()).unwrap();
+        assert_eq!(String::from(k), "6.1,6.2");
+        assert_eq!(Kernels::try_from("6.1,6.1".to_owned()).unwrap_err(), "names 6.1 twice");
+        assert_eq!(
+            Kernels::try_from(" , ".to_owned()).unwrap_err(),
+            "must name at least one kernel"
+        );
+        let many: Vec<String> = (0..=MAX_KERNELS).map(|i| format!("k{i}")).collect();
+        assert_eq!(
+            Kernels::try_from(many.join(",")).unwrap_err(),
+            "names more than 16 kernels; at most 16 are accepted"
+        );
+        assert!(Machines::try_from("a\u{7}".to_owned()).is_err());
+        type Width = Bounded<30, 400>;
+        assert_eq!(Width::try_from(80).unwrap().get(), 80);
+        assert_eq!(Width::try_from(5).unwrap_err(), "must be between 30 and 400, not 5");
+        let w: Result<Width, _> = serde_json::from_str("401");
+        assert!(w.is_err());
     }
 
     #[test]

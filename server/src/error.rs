@@ -27,7 +27,7 @@ use crate::ingest::IngestError;
 pub enum ApiError {
     #[error("{0}")]
     BadRequest(String),
-    #[error("upload is larger than the limit of {limit} bytes")]
+    #[error("{}", too_large(*limit))]
     TooLarge { limit: usize },
     #[error("{0}")]
     UnsupportedMediaType(String),
@@ -55,6 +55,15 @@ impl From<crate::store::StoreError> for ApiError {
             },
             StoreError::Other(e) => ApiError::Internal(e),
         }
+    }
+}
+
+/// The 413 message; a limit of 0 is one the layer that refused did not say.
+fn too_large(limit: usize) -> String {
+    if limit == 0 {
+        "the request body is larger than allowed".into()
+    } else {
+        format!("upload is larger than the limit of {limit} bytes")
     }
 }
 

@@ -89,11 +89,19 @@ async fn permalink_documents(State(state): State<AppState>, req: Request, next: 
                 && !id.contains('/')
                 && api::compare::wants_document(req.uri().query(), req.headers())
             {
-                let view = Query::try_from_uri(req.uri());
+                let view = match Query::try_from_uri(req.uri()) {
+                    Ok(Query(view)) => view,
+                    Err(e) => return ApiError::from(e).into_response(),
+                };
                 let headers = req.headers().clone();
-                return api::compare::permalink(State(state), Path(id.to_owned()), headers, view)
-                    .await
-                    .into_response();
+                return api::compare::permalink(
+                    State(state),
+                    Path(id.to_owned()),
+                    headers,
+                    api::extract::ApiQuery(view),
+                )
+                .await
+                .into_response();
             }
         }
     }

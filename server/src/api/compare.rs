@@ -1,7 +1,7 @@
 //! `GET /api/v1/compare` and `GET /c/{id}`: one comparison in five shapes (JSON, mmtests text,
 //! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
@@ -10,7 +10,10 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use app::compare::{lkp_text, mmtests_text};
+use app::label::{empty_as_none, Bounded, Kernels, Label};
 use app::types::CompareQuery;
+
+use super::extract::ApiQuery;
 
 use crate::compare::{samples_csv, Computed};
 use crate::error::{ApiError, ApiResult};
@@ -89,23 +92,31 @@ pub struct ViewParams {
     /// LKP style: show every row, not only the changed ones.
     all: Option<String>,
     /// Decimal places of the mmtests text (0..=10).
-    precision: Option<usize>,
+    precision: Option<Precision>,
     /// The metric the chart shows (default: the first).
-    chart: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    chart: Option<Label>,
 }
+
+/// Decimal places of the mmtests text.
+type Precision = Bounded<0, 10>;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareParams {
-    benchmark: Option<String>,
-    machine: Option<String>,
-    kernels: Option<String>,
-    metric: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    benchmark: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    machine: Option<Label>,
+    kernels: Option<Kernels>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    metric: Option<Label>,
     format: Option<String>,
     style: Option<String>,
     all: Option<String>,
-    precision: Option<usize>,
-    chart: Option<String>,
+    precision: Option<Precision>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    chart: Option<Label>,
 }
 
 fn flag(v: &Option<String>) -> Result<bool, ApiError> {
@@ -129,13 +140,8 @@ fn text_style(view: &ViewParams) -> Result<bool, ApiError> {
     }
 }
 
-fn precision(p: Option<usize>) -> Result<Option<usize>, ApiError> {
-    match p {
-        Some(p) if p > 10 => Err(ApiError::BadRequest(format!(
-            "precision must be between 0 and 10, not {p}"
-        ))),
-        p => Ok(p),
-    }
+fn precision(p: Option<Precision>) -> Option<usize> {
+    p.map(|p| p.get() as usize)
 }
 
 /// `http://host` as the client reached us, for the permalink URL under the text.
@@ -147,31 +153,21 @@ fn origin(headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
-/// Splits `kernels=K0,K1,...` (K0 is the baseline).
-pub fn kernel_list(raw: &str) -> Vec<String> {
-    raw.split(',')
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 pub async fn compare(
     State(state): State<AppState>,
     headers: HeaderMap,
-    query: Result<Query<CompareParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<CompareParams>,
 ) -> ApiResult<Response> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let missing = |name: &str| {
         ApiError::BadRequest(format!(
             "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
         ))
     };
     let query = CompareQuery {
-        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
-        machine: q.machine.ok_or_else(|| missing("machine"))?,
-        kernels: kernel_list(&q.kernels.ok_or_else(|| missing("kernels"))?),
-        metric: q.metric.filter(|m| !m.is_empty()),
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+        machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
+        kernels: q.kernels.ok_or_else(|| missing("kernels"))?.into_strings(),
+        metric: q.metric.map(String::from),
     };
     let view = ViewParams {
         format: q.format,
@@ -182,7 +178,7 @@ pub async fn compare(
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
     let computed = state
-        .compare_live(query, precision(view.precision)?)
+        .compare_live(query, precision(view.precision))
         .await?;
     respond(&state, computed, shape, &view, &headers).await
 }
@@ -192,12 +188,11 @@ pub async fn permalink(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    view: Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(view): ApiQuery<ViewParams>,
 ) -> ApiResult<Response> {
-    let Query(view) = view.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let shape = shape_of(&view, &headers, Shape::Json)?;
     let computed = state
-        .compare_permalink(&id, precision(view.precision)?)
+        .compare_permalink(&id, precision(view.precision))
         .await?;
     respond(&state, computed, shape, &view, &headers).await
 }
@@ -207,7 +202,6 @@ pub async fn permalink(
 pub fn shape_of(view: &ViewParams, headers: &HeaderMap, default: Shape) -> Result<Shape, ApiError> {
     text_style(view)?;
     flag(&view.all)?;
-    precision(view.precision)?;
     match &view.format {
         Some(f) => Shape::parse(f),
         None => Ok(negotiate(headers, default)),
@@ -265,7 +259,7 @@ async fn respond(
                     let (computed, chart) = (computed.clone(), view.chart.clone());
                     state
                         .heavy
-                        .run(move || crate::chart::svg(&computed.comparison, chart.as_deref()))
+                        .run(move || crate::chart::svg(&computed.comparison, chart.as_ref().map(Label::as_str)))
                         .await??
                         .into()
                 }

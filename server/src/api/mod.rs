@@ -1,6 +1,7 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
 pub mod compare;
+pub mod extract;
 mod read;
 mod trend;
 mod upload;

@@ -1,12 +1,15 @@
 //! Read endpoints.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
+use app::label::{empty_as_none, Bounded, Label};
 use app::types::{RunDetail, RunPage, UploadDetail};
+
+use super::extract::ApiQuery;
 
 use crate::error::{ApiError, ApiResult};
 use crate::store::RunFilter;
@@ -15,33 +18,28 @@ use crate::AppState;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunsQuery {
-    benchmark: Option<String>,
-    machine: Option<String>,
-    kernel: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    benchmark: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    machine: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    kernel: Option<Label>,
     upload: Option<i64>,
-    limit: Option<i64>,
-    offset: Option<i64>,
+    limit: Option<Bounded<1, 1000>>,
+    /// Far beyond any real store: SQLite walks the rows it skips.
+    offset: Option<Bounded<0, 100_000_000>>,
 }
 
 pub async fn runs(
     State(state): State<AppState>,
-    query: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<RunsQuery>,
 ) -> ApiResult<Json<RunPage>> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest(
-            "limit must be between 1 and 1000".into(),
-        ));
-    }
-    let offset = q.offset.unwrap_or(0);
-    if offset < 0 {
-        return Err(ApiError::BadRequest("offset must be ≥ 0".into()));
-    }
+    let limit = q.limit.map_or(50, |l| l.get());
+    let offset = q.offset.map_or(0, |o| o.get());
     let filter = RunFilter {
-        benchmark: q.benchmark,
-        machine: q.machine,
-        kernel: q.kernel,
+        benchmark: q.benchmark.map(String::from),
+        machine: q.machine.map(String::from),
+        kernel: q.kernel.map(String::from),
         upload: q.upload,
     };
     let (runs, total) = state.store.list_runs(&filter, limit, offset).await?;
@@ -75,17 +73,16 @@ pub async fn upload(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawQuery {
-    file: Option<i64>,
+    file: Option<Bounded<0, 10_000>>,
 }
 
 /// The exact bytes of an uploaded file.
 pub async fn upload_raw(
     State(state): State<AppState>,
     Path(id): Path<i64>,
-    query: Result<Query<RawQuery>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<RawQuery>,
 ) -> ApiResult<Response> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let idx = q.file.unwrap_or(0);
+    let idx = q.file.map_or(0, |f| f.get());
     let file = state
         .store
         .upload_file(id, idx)

@@ -2,13 +2,16 @@
 //! `POST /api/v1/runs/{id}/mark`.
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
+use app::label::{empty_as_none, Bounded, Label, Machines};
 use app::trend::{Mark, TrendQuery};
+
+use super::extract::{ApiJson, ApiQuery};
 
 use super::compare::{negotiate, Shape};
 use crate::error::{ApiError, ApiResult};
@@ -18,27 +21,30 @@ use crate::AppState;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrendParams {
-    benchmark: Option<String>,
-    machine: Option<String>,
-    metric: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    benchmark: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    machine: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    metric: Option<Label>,
     #[serde(default)]
     param: String,
     /// Several machines on one chart (comma-separated), instead of `machine`.
-    machines: Option<String>,
+    machines: Option<Machines>,
     /// Several params on one chart (comma-separated, or `*` for all), instead of `param`.
     params: Option<String>,
     history: Option<String>,
     format: Option<String>,
-    width: Option<usize>,
-    height: Option<usize>,
+    /// The ASCII chart's columns and lines.
+    width: Option<Bounded<30, 400>>,
+    height: Option<Bounded<8, 200>>,
 }
 
 pub async fn trend(
     State(state): State<AppState>,
     headers: HeaderMap,
-    query: Result<Query<TrendParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<TrendParams>,
 ) -> ApiResult<Response> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let missing = |name: &str| {
         ApiError::BadRequest(format!(
             "{name} is required: /api/v1/trend?benchmark=B&machine=M&metric=X[&param=P]"
@@ -55,19 +61,15 @@ pub async fn trend(
             )))
         }
     };
-    let (width, height) = (q.width.unwrap_or(80), q.height.unwrap_or(20));
-    if !(30..=400).contains(&width) || !(8..=200).contains(&height) {
-        return Err(ApiError::BadRequest(
-            "width must be 30..400 and height 8..200 characters".into(),
-        ));
-    }
+    let width = q.width.map_or(80, |w| w.get() as usize);
+    let height = q.height.map_or(20, |h| h.get() as usize);
     if q.machines.is_some() || q.params.is_some() {
         return several(state, q, shape).await;
     }
     let query = TrendQuery {
-        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
-        machine: q.machine.ok_or_else(|| missing("machine"))?,
-        metric: q.metric.ok_or_else(|| missing("metric"))?,
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+        machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
+        metric: q.metric.ok_or_else(|| missing("metric"))?.into(),
         param: q.param,
         history: q.history.filter(|h| !h.is_empty()),
     };
@@ -152,8 +154,8 @@ const MAX_SERIES: usize = 12;
 /// SVG chart (an ASCII chart shows one trend).
 async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
     let missing = |name: &str| ApiError::BadRequest(format!("{name} is required"));
-    let benchmark = q.benchmark.ok_or_else(|| missing("benchmark"))?;
-    let metric = q.metric.ok_or_else(|| missing("metric"))?;
+    let benchmark: String = q.benchmark.ok_or_else(|| missing("benchmark"))?.into();
+    let metric: String = q.metric.ok_or_else(|| missing("metric"))?.into();
     let list = |s: &str| -> Vec<String> {
         s.split(',')
             .map(str::trim)
@@ -163,7 +165,7 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
     };
     let base = TrendQuery {
         benchmark: benchmark.clone(),
-        machine: q.machine.clone().unwrap_or_default(),
+        machine: q.machine.clone().map(String::from).unwrap_or_default(),
         metric: metric.clone(),
         param: q.param.clone(),
         history: q.history.filter(|h| !h.is_empty()),
@@ -175,7 +177,9 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
             ))
         }
         (Some(machines), None) => (
-            list(machines)
+            machines
+                .clone()
+                .into_strings()
                 .into_iter()
                 .map(|machine| TrendQuery {
                     machine,
@@ -267,24 +271,22 @@ fn ms(start: std::time::Instant) -> f64 {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryParams {
-    repo: Option<String>,
-    branch: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    repo: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    branch: Option<Label>,
 }
 
 /// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
 pub async fn commits(
     State(state): State<AppState>,
-    query: Result<Query<HistoryParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<HistoryParams>,
     body: Bytes,
 ) -> ApiResult<Response> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let repo = q.repo.unwrap_or_else(|| "linux".into());
-    let branch = q.branch.unwrap_or_else(|| "master".into());
-    for (name, v) in [("repo", &repo), ("branch", &branch)] {
-        app::label::Label::parse(v).map_err(|e| ApiError::BadRequest(format!("{name} {e}")))?;
-        if v.contains('/') && name == "repo" {
-            return Err(ApiError::BadRequest("repo may not contain '/'".into()));
-        }
+    let repo = q.repo.map_or_else(|| "linux".to_owned(), String::from);
+    let branch = q.branch.map_or_else(|| "master".to_owned(), String::from);
+    if repo.contains('/') {
+        return Err(ApiError::BadRequest("repo may not contain '/'".into()));
     }
     let text = std::str::from_utf8(&body).map_err(|_| {
         ApiError::Unprocessable(crate::ingest::IngestError::new(
@@ -330,9 +332,8 @@ pub struct MarkBody {
 pub async fn mark_run(
     State(state): State<AppState>,
     Path(id): Path<i64>,
-    body: Result<Json<MarkBody>, axum::extract::rejection::JsonRejection>,
+    ApiJson(body): ApiJson<MarkBody>,
 ) -> ApiResult<Response> {
-    let Json(body) = body.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let mark = match body.mark.as_deref() {
         None => None,
         Some(m) => Some(Mark::parse(m).ok_or_else(|| {
@@ -348,8 +349,8 @@ pub async fn mark_run(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportParams {
-    benchmark: String,
-    machine: String,
+    benchmark: Label,
+    machine: Label,
     base: String,
     bad: String,
 }
@@ -358,17 +359,16 @@ pub struct ReportParams {
 pub async fn report(
     State(state): State<AppState>,
     headers: HeaderMap,
-    query: Result<Query<ReportParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(q): ApiQuery<ReportParams>,
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
 ) -> ApiResult<Response> {
-    let Query(q) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
     let link = format!("http://{host}{uri}");
     let text = state
-        .report(&q.benchmark, &q.machine, &q.base, &q.bad, &link)
+        .report(q.benchmark.as_str(), q.machine.as_str(), &q.base, &q.bad, &link)
         .await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }

@@ -293,3 +293,49 @@ async fn cached_comparisons_never_go_stale() {
     let (_, _, text) = app.get_accept(&format!("/c/{id}"), "text/plain").await;
     assert!(text.contains(&format!("Permalink: {}/c/{id}", app.base)), "{text}");
 }
+
+/// Query fields are parsed once into validated types; a bad one is a 400 naming the field.
+#[tokio::test(flavor = "multi_thread")]
+async fn query_fields_are_parsed_into_bounded_types() {
+    let app = spawn_app().await;
+    let long = "b".repeat(201);
+    for (path, needle) in [
+        (
+            format!("/api/v1/compare?benchmark={long}&machine=m&kernels=a"),
+            "benchmark: is longer than 200 characters",
+        ),
+        (
+            "/api/v1/compare?benchmark=b&machine=m%07&kernels=a".to_owned(),
+            "machine: contains the control character U+0007",
+        ),
+        (
+            format!(
+                "/api/v1/compare?benchmark=b&machine=m&kernels={}",
+                (0..17).map(|i| format!("k{i}")).collect::<Vec<_>>().join(",")
+            ),
+            "kernels: names more than 16 kernels",
+        ),
+        (
+            "/api/v1/compare?benchmark=b&machine=m&kernels=a&precision=11".to_owned(),
+            "precision: must be between 0 and 10, not 11",
+        ),
+        (
+            "/api/v1/trend?benchmark=b&machine=m&metric=x&width=5000".to_owned(),
+            "width: must be between 30 and 400, not 5000",
+        ),
+        (
+            "/api/v1/trend?benchmark=b&machine=m&metric=x&height=-1".to_owned(),
+            "height: must be between 8 and 200, not -1",
+        ),
+        ("/api/v1/runs?limit=0".to_owned(), "limit: must be between 1 and 1000, not 0"),
+        ("/api/v1/runs?offset=-5".to_owned(), "offset: must be between 0 and 100000000"),
+        ("/api/v1/uploads/1/raw?file=99999".to_owned(), "file: must be between 0 and 10000"),
+        (
+            "/api/v1/report?benchmark=b&machine=m%1b&base=1234567&bad=abcdef0".to_owned(),
+            "machine: contains the control character U+001B",
+        ),
+    ] {
+        let r = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_error(r, 400, needle).await;
+    }
+}
