@@ -26,6 +26,24 @@ async fn main() -> std::process::ExitCode {
     {
         tracing::warn!(site_root = %state.leptos.site_root, "the site is not built: pages will not hydrate (run scripts/build-site)");
     }
+    // SIGINT (Ctrl-C) and SIGTERM (systemd, `docker stop`) both drain and exit 0. The process
+    // handles the signals itself, so it stops cleanly as PID 1 in a container too. The handlers
+    // are installed here, before the first request can be served, not when the future is
+    // first polled: a signal in between would otherwise kill the process outright.
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        (Ok(term), Ok(int)) => (term, int),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("perfline: cannot handle SIGTERM and SIGINT: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let shutdown = async move {
+        tokio::select! {
+            _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+            _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -41,22 +59,6 @@ async fn main() -> std::process::ExitCode {
             .unwrap_or_default(),
         db.display()
     );
-    // SIGINT (Ctrl-C) and SIGTERM (systemd, `docker stop`) both drain and exit 0. The process
-    // handles the signals itself, so it stops cleanly as PID 1 in a container too.
-    let shutdown = async {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
-            _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
-        }
-    };
     match serve(listener, state, shutdown).await {
         Ok(()) => {
             tracing::info!("stopped");

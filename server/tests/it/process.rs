@@ -41,24 +41,29 @@ impl Perfline {
     }
 
     fn signal(&self, name: &str) {
-        let ok = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "kill -{name}");
+        let signal = match name {
+            "TERM" => libc::SIGTERM,
+            "INT" => libc::SIGINT,
+            "KILL" => libc::SIGKILL,
+            other => panic!("no signal {other}"),
+        };
+        // SAFETY: kill(2) on our own child's pid, which it still is (not yet waited for).
+        let done = unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+        assert_eq!(done, 0, "kill -{name}");
     }
 
-    /// Waits up to `limit` for the process to exit; its exit code.
-    fn wait(&mut self, limit: Duration) -> Option<i32> {
+    /// Waits up to `limit` for the process to exit: its exit code, or `Err` with the signal
+    /// that killed it; panics if it is still running.
+    fn wait(&mut self, limit: Duration) -> Result<i32, i32> {
+        use std::os::unix::process::ExitStatusExt;
         let deadline = Instant::now() + limit;
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
+                return status.code().ok_or(status.signal().unwrap_or(-1));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        None
+        panic!("perfline is still running after {limit:?}");
     }
 }
 
@@ -106,7 +111,7 @@ async fn sigterm_and_sigint_drain_and_exit_0() {
         let answer = upload.await.unwrap().expect("the in-flight upload is answered");
         assert_eq!(answer.status().as_u16(), 201, "SIG{signal}");
         let code = server.wait(Duration::from_secs(6));
-        assert_eq!(code, Some(0), "SIG{signal}: exit code");
+        assert_eq!(code, Ok(0), "SIG{signal}: exit code");
         let took = started.elapsed();
         assert!(took < Duration::from_secs(5), "SIG{signal}: exited after {took:?}");
         drop(stuck);
@@ -131,7 +136,13 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
     for i in 0..SAMPLES {
         csv.push_str(&format!("b,tput,{},{}.5\n", i % 100, i));
     }
-    for (round, delay_ms) in [40u64, 120, 250, 400, 700].into_iter().enumerate() {
+    // Killed while the body arrives, while it is parsed, while it is written; the last
+    // round waits for the answer first, so one upload is surely stored (and must be whole).
+    let mut stored_before_kill = 0;
+    for (round, delay_ms) in [Some(40u64), Some(150), Some(400), Some(800), Some(1500), None]
+        .into_iter()
+        .enumerate()
+    {
         let mut server = Perfline::start(&db, &[]);
         let url = format!(
             "http://{}/api/v1/upload?machine=m1&kernel=round-{round}",
@@ -139,18 +150,47 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
         );
         let body = csv.clone();
         let upload = tokio::spawn(async move { reqwest::Client::new().post(url).body(body).send().await });
-        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        match delay_ms {
+            Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            None => {
+                let answer = upload.await.unwrap().expect("answered");
+                assert_eq!(answer.status().as_u16(), 201);
+                stored_before_kill = 1;
+                server.signal("KILL");
+                assert_eq!(server.wait(Duration::from_secs(10)), Err(libc::SIGKILL));
+                drop(server);
+                check_all_or_nothing(&db, round, SAMPLES).await;
+                continue;
+            }
+        }
         server.signal("KILL");
-        assert_eq!(server.wait(Duration::from_secs(5)), None, "killed, no exit code");
+        assert_eq!(server.wait(Duration::from_secs(10)), Err(libc::SIGKILL), "killed");
         let _ = upload.await;
         drop(server);
-        // Restart: it opens, migrates and serves; then look at what is stored.
-        let mut restarted = Perfline::start(&db, &[]);
-        let health = reqwest::get(format!("http://{}/healthz", restarted.addr)).await.unwrap();
+        check_all_or_nothing(&db, round, SAMPLES).await;
+    }
+    let mut conn = crate::helpers::sqlx_connect(&db).await;
+    let (uploads,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM upload")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(uploads >= stored_before_kill, "the answered upload survived the kill");
+}
+
+/// Restarts perfline on `db` (it must open, migrate and serve), stops it, and checks the
+/// file: `integrity_check` ok, every upload whole, no orphan series.
+async fn check_all_or_nothing(db: &Path, round: usize, samples_per_upload: usize) {
+    {
+        let mut restarted = Perfline::start(db, &[]);
+        let health = reqwest::get(format!("http://{}/healthz", restarted.addr))
+            .await
+            .unwrap();
         assert_eq!(health.status().as_u16(), 200);
         restarted.signal("TERM");
-        assert_eq!(restarted.wait(Duration::from_secs(10)), Some(0));
-        let mut conn = crate::helpers::sqlx_connect(&db).await;
+        assert_eq!(restarted.wait(Duration::from_secs(10)), Ok(0));
+    }
+    {
+        let mut conn = crate::helpers::sqlx_connect(db).await;
         let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
             .fetch_one(&mut conn)
             .await
@@ -162,8 +202,9 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
         .fetch_all(&mut conn)
         .await
         .unwrap();
+        eprintln!("round {round}: {} upload(s) stored", per_upload.len());
         for (id, samples) in per_upload {
-            assert_eq!(samples as usize, SAMPLES, "upload {id} is partial");
+            assert_eq!(samples as usize, samples_per_upload, "upload {id} is partial");
         }
         let (orphans,): (i64,) = sqlx::query_as(
             "SELECT COUNT(*) FROM series s LEFT JOIN run r ON r.id = s.run_id WHERE r.id IS NULL",
