@@ -109,9 +109,16 @@ pub async fn get_origin() -> Result<String, ServerFnError> {
     Ok(origin())
 }
 
-/// `http://host` as the request named it.
+/// The server's `--public-url`, given to the pages as context when it is set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicUrl(pub Option<String>);
+
+/// The `--public-url`, else `http://host` as the request named it.
 #[cfg(feature = "ssr")]
 fn origin() -> String {
+    if let Some(PublicUrl(Some(url))) = use_context::<PublicUrl>() {
+        return url;
+    }
     let host = use_context::<http::request::Parts>()
         .and_then(|parts| {
             parts

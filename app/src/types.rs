@@ -17,6 +17,9 @@ pub struct RunSummary {
     pub facts: Vec<(String, String)>,
     pub samples: i64,
     pub upload_id: i64,
+    /// Who stored its upload (a token's name, `open`), if known.
+    #[serde(default)]
+    pub uploaded_by: Option<String>,
     pub created_at: String,
     /// The JSON resource of this run.
     pub url: String,
@@ -55,6 +58,9 @@ pub struct UploadFile {
 pub struct UploadSummary {
     pub id: i64,
     pub created_at: String,
+    /// Who stored it: a token's name, `open`, or none (stored before uploads were attributed).
+    #[serde(default)]
+    pub uploaded_by: Option<String>,
     pub files: Vec<UploadFile>,
     pub runs: i64,
     pub samples: i64,

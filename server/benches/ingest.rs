@@ -78,6 +78,7 @@ fn main() {
                 runs: runs.clone(),
                 mark: None,
                 commit_time: None,
+                uploaded_by: "bench".into(),
             };
             let t = Instant::now();
             store.insert_upload(&upload).await.unwrap();

@@ -9,6 +9,9 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "perfline", version, about, long_about = None)]
 pub struct Config {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// SQLite database file; created and migrated on first start.
     #[arg(long, env = "PERFLINE_DB", default_value = "./perfline.db")]
     pub db: PathBuf,
@@ -57,12 +60,83 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
 
+    /// Who may write: `open` (anyone who reaches the port) or `token` (a bearer token with the
+    /// right scope). Default: `open` on a loopback address, `token` on any other.
+    #[arg(long, env = "PERFLINE_AUTH", value_enum)]
+    pub auth: Option<crate::auth::AuthMode>,
+
+    /// Reads need a token too (any scope); raw files included.
+    #[arg(long, env = "PERFLINE_PRIVATE")]
+    pub private: bool,
+
+    /// The URL users reach Perfline at (`https://perf.example.org`): used in permalinks and
+    /// text reports instead of the request's `Host`, and requests naming another `Host` are
+    /// refused.
+    #[arg(long, env = "PERFLINE_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,
 }
 
+/// What else the binary does than serve.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Manage API tokens (in the database given by --db).
+    Token {
+        #[command(subcommand)]
+        action: TokenCommand,
+    },
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum TokenCommand {
+    /// Creates a token and prints it once, on one line; only its SHA-256 is kept.
+    Create {
+        /// A unique name: the robot or person (shown in the audit trail).
+        #[arg(long)]
+        name: String,
+        /// Comma-separated: read, upload, mark, admin.
+        #[arg(long)]
+        scope: String,
+        /// Days until it expires (default: never).
+        #[arg(long)]
+        expires_days: Option<u32>,
+    },
+    /// Lists tokens: name, scopes, created, expires, last used, revoked.
+    List,
+    /// Revokes a token by name or id.
+    Revoke {
+        /// The token's name or id.
+        token: String,
+    },
+}
+
+/// `https://host[:port]` without a path, or a clear error.
+fn parse_public_url(raw: &str) -> Result<String, String> {
+    let url = raw.trim().trim_end_matches('/');
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or("must start with https:// or http://")?;
+    if rest.is_empty() || rest.contains(['/', '?', '#', ' ']) {
+        return Err("must be scheme://host[:port] with no path".into());
+    }
+    Ok(url.to_owned())
+}
+
 impl Config {
+    /// The auth mode: as given, else `open` on a loopback address and `token` on any other.
+    pub fn auth_mode(&self) -> crate::auth::AuthMode {
+        use crate::auth::AuthMode;
+        self.auth.unwrap_or(if self.listen.ip().is_loopback() {
+            AuthMode::Open
+        } else {
+            AuthMode::Token
+        })
+    }
+
     /// A configuration for tests and benchmarks: a database file and the defaults for the
     /// rest, on port 0, logging warnings only.
     pub fn for_db(db: PathBuf) -> Config {

@@ -8,6 +8,11 @@
 //!   a parse error in a file (with the file and line), an invalid field (422).
 //! - [`ApiError::NotFound`]: the named resource does not exist (404).
 //! - [`ApiError::MethodNotAllowed`]: the path exists but not with this method (405).
+//! - [`ApiError::Unauthorized`]: no token where one is needed, or an unknown, revoked or
+//!   expired one (401, with `WWW-Authenticate: Bearer`).
+//! - [`ApiError::Forbidden`]: the token lacks the scope, or a browser request came from
+//!   another site (403).
+//! - [`ApiError::Misdirected`]: the `Host` is not the `--public-url`'s (421).
 //! - [`ApiError::Timeout`]: the request took too long, or its body stalled (408).
 //! - [`ApiError::Unavailable`]: Perfline is busy (too many expensive requests, the database
 //!   locked by another writer, its pool exhausted): try again after `retry_after` seconds (503).
@@ -37,6 +42,12 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    Misdirected(String),
     #[error("{0}")]
     Timeout(String),
     #[error("{message}")]
@@ -118,6 +129,9 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -132,6 +146,9 @@ impl ApiError {
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::Misdirected(_) => "misdirected",
             ApiError::Timeout(_) => "timeout",
             ApiError::Unavailable { .. } => "unavailable",
             ApiError::Internal(_) => "internal",
@@ -163,6 +180,12 @@ impl IntoResponse for ApiError {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, (*retry_after).into());
+        }
+        if let ApiError::Unauthorized(_) = &self {
+            response.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer realm=\"perfline\""),
+            );
         }
         response
     }

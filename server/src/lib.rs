@@ -10,6 +10,8 @@ pub mod ingest;
 #[cfg(feature = "server")]
 pub mod api;
 #[cfg(feature = "server")]
+pub mod auth;
+#[cfg(feature = "server")]
 pub mod changepoint;
 #[cfg(feature = "server")]
 pub mod chart;

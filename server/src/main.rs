@@ -11,6 +11,17 @@ async fn main() -> std::process::ExitCode {
         .with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
 
+    if let Some(command) = config.command.clone() {
+        return run_command(&config, command).await;
+    }
+    if config.listen.ip().is_loopback() || config.auth_mode() == perfline_server::auth::AuthMode::Token {
+        tracing::info!(mode = ?config.auth_mode(), private = config.private, "access control");
+    } else {
+        tracing::warn!(
+            listen = %config.listen,
+            "--auth open on a non-loopback address: anyone who reaches the port may write"
+        );
+    }
     let listen = config.listen;
     let db = config.db.clone();
     let state = match AppState::new(config).await {
@@ -67,6 +78,73 @@ async fn main() -> std::process::ExitCode {
         Err(e) => {
             eprintln!("perfline: server error: {e}");
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `perfline token ...`: token management on the database, without a server.
+async fn run_command(
+    config: &Config,
+    command: perfline_server::config::Command,
+) -> std::process::ExitCode {
+    use perfline_server::auth::{new_token, token_hash, Scopes};
+    use perfline_server::config::{Command, TokenCommand};
+    use std::process::ExitCode;
+    let store = match perfline_server::store::Store::open(&config.db).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("perfline: cannot open the database: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Command::Token { action } = command;
+    let result: Result<(), String> = async {
+        match action {
+            TokenCommand::Create { name, scope, expires_days } => {
+                let name = app::label::Label::parse(&name).map_err(|e| format!("--name {e}"))?;
+                let scopes = Scopes::parse(&scope).map_err(|e| format!("--scope: {e}"))?;
+                let token = new_token();
+                let created = store
+                    .create_token(name.as_str(), &token_hash(&token), &scopes.to_string(), expires_days, "cli")
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if created.is_none() {
+                    return Err(format!("a token named '{name}' exists; revoke it or choose another name"));
+                }
+                // The token itself, once, alone on stdout; the rest goes to stderr.
+                println!("{token}");
+                eprintln!("perfline: token '{name}' with scopes {scopes} created; it is not shown again");
+                Ok(())
+            }
+            TokenCommand::List => {
+                let tokens = store.list_tokens().await.map_err(|e| e.to_string())?;
+                println!("{:<5} {:<24} {:<20} {:<21} {:<21} {:<21} revoked", "id", "name", "scopes", "created", "expires", "last used");
+                for t in tokens {
+                    let or = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                    println!(
+                        "{:<5} {:<24} {:<20} {:<21} {:<21} {:<21} {}",
+                        t.id, t.name, t.scopes, t.created_at, or(t.expires_at), or(t.last_used_at), or(t.revoked_at)
+                    );
+                }
+                Ok(())
+            }
+            TokenCommand::Revoke { token } => {
+                if store.revoke_token(&token, "cli").await.map_err(|e| e.to_string())? {
+                    eprintln!("perfline: token '{token}' revoked");
+                    Ok(())
+                } else {
+                    Err(format!("no live token named or numbered '{token}'"))
+                }
+            }
+        }
+    }
+    .await;
+    store.close().await;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("perfline: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct AppState {
     pub dashboard_cache: Arc<std::sync::Mutex<Option<(u64, app::types::Dashboard)>>>,
     /// The limit of expensive work running at once.
     pub heavy: Arc<crate::work::Heavy>,
+    /// When this process last recorded each token's use.
+    pub touched: Arc<crate::auth::Touched>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -66,6 +68,7 @@ impl AppState {
             trend_cache: Default::default(),
             compare_cache: Default::default(),
             dashboard_cache: Default::default(),
+            touched: Default::default(),
         })
     }
 }
@@ -226,7 +229,8 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// The whole application: API, pages, static files, and the middleware around them.
 ///
 /// Outermost first: tracing, panics caught as JSON 500s, security headers, the JSON error
-/// envelope on the API, the request timeout, the body stall timeout, compression.
+/// envelope on the API, the request timeout, the body stall timeout, compression, and who may
+/// do what (`auth::authorize`: `Host`, CSRF, token and scope), before any handler.
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let routes = generate_route_list(app::App);
@@ -241,16 +245,31 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .nest_service("/pkg", pkg)
         .nest("/api/v1", api::router(&state))
-        .leptos_routes_with_context(&state, routes, move || provide_context(backend.clone()), {
-            let options = state.leptos.clone();
-            move || app::shell(options.clone())
-        })
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                let public_url = app::api::PublicUrl(state.config.public_url.clone());
+                move || {
+                    provide_context(backend.clone());
+                    provide_context(public_url.clone());
+                }
+            },
+            {
+                let options = state.leptos.clone();
+                move || app::shell(options.clone())
+            },
+        )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,
         ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             permalink_documents,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::authorize,
         ))
         .layer(CompressionLayer::new())
         .layer(RequestBodyTimeoutLayer::new(body_timeout))

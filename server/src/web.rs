@@ -145,10 +145,20 @@ impl Backend for StoreBackend {
         if runs.len() > 1000 {
             return Err("at most 1000 runs at a time".into());
         }
+        // The principal the access check found for this server function's request.
+        let actor = leptos::prelude::use_context::<axum::http::request::Parts>()
+            .and_then(|p| p.extensions.get::<crate::auth::Principal>().cloned())
+            .map_or_else(|| "open".to_owned(), |p| p.actor().to_owned());
         for id in runs {
             if !self.0.store.set_run_mark(id, mark).await.map_err(msg)? {
                 return Err(format!("no run {id}"));
             }
+            let what = mark.map_or("none", Mark::as_str);
+            self.0
+                .store
+                .audit(&actor, "run.mark", &format!("run {id}"), what)
+                .await
+                .map_err(msg)?;
         }
         Ok(())
     }

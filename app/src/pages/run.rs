@@ -45,7 +45,8 @@ fn run_view(d: RunDetail) -> AnyView {
             <dt>"Tags"</dt><dd>{if tags.is_empty() { "-".to_owned() } else { tags }}</dd>
             <dt>"Samples"</dt><dd>{r.samples}</dd>
             {r.facts.into_iter().map(|(k, v)| view! { <dt class="fact">{k}</dt><dd>{v}</dd> }).collect_view()}
-            <dt>"Uploaded"</dt><dd>{r.created_at} " in " <a href=format!("/uploads/{}", r.upload_id)>{format!("upload #{}", r.upload_id)}</a></dd>
+            <dt>"Uploaded"</dt><dd>{r.created_at} " in " <a href=format!("/uploads/{}", r.upload_id)>{format!("upload #{}", r.upload_id)}</a>
+                {r.uploaded_by.map(|by| view! { " by " <strong class="uploaded-by">{by}</strong> })}</dd>
         </dl>
         <table class="series">
             <thead>

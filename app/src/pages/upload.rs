@@ -125,6 +125,7 @@ fn upload_view(d: UploadDetail) -> AnyView {
     view! {
         <h1>{format!("Upload #{}", u.id)}</h1>
         <p class="ok" id="upload-result">{format!("Stored {} runs with {} samples on {}.", u.runs, u.samples, u.created_at)}</p>
+        {u.uploaded_by.map(|by| view! { <p id="uploaded-by">"Uploaded by " <strong>{by}</strong></p> })}
         <h2>"Files"</h2>
         <ul>
             {u.files.into_iter().map(|f| view! {

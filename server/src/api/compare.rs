@@ -144,14 +144,6 @@ fn precision(p: Option<Precision>) -> Option<usize> {
     p.map(|p| p.get() as usize)
 }
 
-/// `http://host` as the client reached us, for the permalink URL under the text.
-fn origin(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    format!("http://{host}")
-}
 
 pub async fn compare(
     State(state): State<AppState>,
@@ -228,7 +220,7 @@ async fn respond(
 ) -> ApiResult<Response> {
     let text_style = text_style(view)?;
     let all = flag(&view.all)?;
-    let origin = origin(headers);
+    let origin = super::origin(state, headers);
     let key = match shape {
         Shape::Json | Shape::Html => "json".to_owned(),
         Shape::Text => format!("text {text_style} {all} {origin}"),

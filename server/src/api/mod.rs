@@ -39,7 +39,23 @@ pub fn router(state: &AppState) -> Router<AppState> {
             post(trend::bisect).layer(DefaultBodyLimit::max(state.config.max_upload)),
         )
         .route("/runs/{id}/mark", post(trend::mark_run))
+        .route("/audit", get(read::audit))
         .fallback(|| async {
             ApiError::NotFound("no such API endpoint; see README.md for the list".into())
         })
+}
+
+/// Where users reach this server, for the links Perfline prints (permalinks under text,
+/// report links, upload summaries): the `--public-url` when set — then a client's `Host`
+/// is never echoed — else `http://` and the request's `Host`.
+pub fn origin(state: &AppState, headers: &axum::http::HeaderMap) -> String {
+    if let Some(url) = &state.config.public_url {
+        return url.clone();
+    }
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| h.bytes().all(|b| b.is_ascii_graphic()))
+        .unwrap_or("localhost");
+    format!("http://{host}")
 }

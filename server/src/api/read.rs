@@ -126,3 +126,26 @@ pub async fn kernels(
 ) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
     Ok(Json(state.store.kernels().await?))
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditQuery {
+    limit: Option<Bounded<1, 1000>>,
+    offset: Option<Bounded<0, 100_000_000>>,
+}
+
+/// `GET /api/v1/audit` (admin): who wrote what and when, newest first.
+pub async fn audit(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<AuditQuery>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let limit = q.limit.map_or(100, |l| l.get());
+    let offset = q.offset.map_or(0, |o| o.get());
+    let (entries, total) = state.store.audit_log(limit, offset).await?;
+    Ok(Json(serde_json::json!({
+        "entries": entries,
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    })))
+}

@@ -2,7 +2,7 @@
 //! `POST /api/v1/runs/{id}/mark`.
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -14,6 +14,7 @@ use app::trend::{Mark, TrendQuery};
 use super::extract::{ApiJson, ApiQuery};
 
 use super::compare::{negotiate, Shape};
+use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult};
 use crate::trend::{parse_bisect_log, parse_git_log};
 use crate::AppState;
@@ -280,6 +281,7 @@ pub struct HistoryParams {
 /// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
 pub async fn commits(
     State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
     ApiQuery(q): ApiQuery<HistoryParams>,
     body: Bytes,
 ) -> ApiResult<Response> {
@@ -295,6 +297,10 @@ pub async fn commits(
     })?;
     let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
     let n = state.store.put_history(&repo, &branch, &commits).await?;
+    state
+        .store
+        .audit(principal.actor(), "history.put", &format!("{repo}/{branch}"), &format!("{n} commits"))
+        .await?;
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({"repo": repo, "branch": branch, "commits": n})),
@@ -303,7 +309,11 @@ pub async fn commits(
 }
 
 /// `POST /api/v1/bisect` with the output of `git bisect log`.
-pub async fn bisect(State(state): State<AppState>, body: Bytes) -> ApiResult<Response> {
+pub async fn bisect(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Response> {
     let text = std::str::from_utf8(&body).map_err(|_| {
         ApiError::Unprocessable(crate::ingest::IngestError::new(
             "the bisect log is not UTF-8 text",
@@ -313,6 +323,15 @@ pub async fn bisect(State(state): State<AppState>, body: Bytes) -> ApiResult<Res
     state
         .store
         .set_commit_marks(&marks, first_bad.as_deref())
+        .await?;
+    state
+        .store
+        .audit(
+            principal.actor(),
+            "bisect",
+            first_bad.as_deref().unwrap_or("-"),
+            &format!("{} verdicts", marks.len()),
+        )
         .await?;
     let list: Vec<serde_json::Value> = marks
         .iter()
@@ -331,6 +350,7 @@ pub struct MarkBody {
 /// `POST /api/v1/runs/{id}/mark` with `{"mark": "good" | "bad" | "skip" | null}`.
 pub async fn mark_run(
     State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
     Path(id): Path<i64>,
     ApiJson(body): ApiJson<MarkBody>,
 ) -> ApiResult<Response> {
@@ -343,6 +363,11 @@ pub async fn mark_run(
     if !state.store.set_run_mark(id, mark).await? {
         return Err(ApiError::NotFound(format!("no run {id}")));
     }
+    let what = mark.map_or("none", Mark::as_str);
+    state
+        .store
+        .audit(principal.actor(), "run.mark", &format!("run {id}"), what)
+        .await?;
     Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
 }
 
@@ -362,11 +387,7 @@ pub async fn report(
     ApiQuery(q): ApiQuery<ReportParams>,
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
 ) -> ApiResult<Response> {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    let link = format!("http://{host}{uri}");
+    let link = format!("{}{uri}", super::origin(&state, &headers));
     let text = state
         .report(q.benchmark.as_str(), q.machine.as_str(), &q.base, &q.bad, &link)
         .await?;

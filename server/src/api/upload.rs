@@ -50,13 +50,14 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
 
 pub async fn upload(
     State(state): State<AppState>,
+    axum::Extension(principal): axum::Extension<crate::auth::Principal>,
     query: Query<Vec<(String, String)>>,
     headers: HeaderMap,
     request: axum::extract::Request,
 ) -> Response {
     let reply = reply_kind(&headers);
-    match handle(&state, query.0, &headers, request).await {
-        Ok((status, body)) => respond(reply, status, body, &headers),
+    match handle(&state, principal.actor(), query.0, &headers, request).await {
+        Ok((status, body)) => respond(reply, status, body, &super::origin(&state, &headers)),
         Err(e) if reply == Reply::Html => html_error(e),
         Err(e) => e.into_response(),
     }
@@ -64,6 +65,7 @@ pub async fn upload(
 
 async fn handle(
     state: &AppState,
+    actor: &str,
     query: Vec<(String, String)>,
     headers: &HeaderMap,
     request: axum::extract::Request,
@@ -105,7 +107,7 @@ async fn handle(
             files: vec![(None, body)],
         }
     };
-    store(state, received).await
+    store(state, received, actor).await
 }
 
 /// Raw bodies may be any text or archive; media that cannot be results are refused.
@@ -191,8 +193,13 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
     Ok(Received { meta, files })
 }
 
-async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, UploadResponse)> {
+async fn store(
+    state: &AppState,
+    received: Received,
+    actor: &str,
+) -> ApiResult<(StatusCode, UploadResponse)> {
     let Received { meta, files } = received;
+    let uploaded_by = actor.to_owned();
     // Parsing is CPU work: keep it off the async workers.
     let parsed = state.heavy.run(move || -> Result<_, IngestError> {
         let mut digest = Sha256::new();
@@ -229,6 +236,7 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
             runs,
             mark: meta.mark,
             commit_time: meta.commit_time,
+            uploaded_by,
         })
     })
     .await??;
@@ -250,35 +258,24 @@ async fn store(state: &AppState, received: Received) -> ApiResult<(StatusCode, U
     ))
 }
 
-fn respond(
-    reply: Reply,
-    status: StatusCode,
-    body: UploadResponse,
-    headers: &HeaderMap,
-) -> Response {
+fn respond(reply: Reply, status: StatusCode, body: UploadResponse, origin: &str) -> Response {
     match reply {
         Reply::Json => {
             let location = body.upload.url.clone();
             (status, [(header::LOCATION, location)], Json(body)).into_response()
         }
         Reply::Html => Redirect::to(&body.upload.page).into_response(),
-        Reply::Text => {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("127.0.0.1:3000");
-            (
-                status,
-                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                text_summary(&body, host),
-            )
-                .into_response()
-        }
+        Reply::Text => (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text_summary(&body, origin),
+        )
+            .into_response(),
     }
 }
 
-/// The short human answer for `Accept: text/plain`.
-pub fn text_summary(r: &UploadResponse, host: &str) -> String {
+/// The short human answer for `Accept: text/plain`; links start with `origin`.
+pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
     let mut out = format!(
         "{} upload {}: {} run(s), {} sample(s)\n",
         if r.created { "stored" } else { "already had" },
@@ -288,7 +285,7 @@ pub fn text_summary(r: &UploadResponse, host: &str) -> String {
     );
     for run in &r.runs {
         out.push_str(&format!(
-            "  run {}  {}  {}  {}  {} samples  http://{host}{}\n",
+            "  run {}  {}  {}  {}  {} samples  {origin}{}\n",
             run.id, run.benchmark, run.machine, run.kernel, run.samples, run.page
         ));
     }

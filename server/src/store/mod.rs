@@ -8,6 +8,7 @@ mod cache;
 mod history;
 mod packed;
 mod read;
+mod tokens;
 mod trend_pack;
 mod write;
 
@@ -76,6 +77,7 @@ impl From<anyhow::Error> for StoreError {
 pub use history::CommitMarks;
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
+pub use tokens::{AuditEntry, TokenInfo};
 pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]
@@ -291,6 +293,7 @@ mod tests {
             runs,
             mark: None,
             commit_time: None,
+            uploaded_by: "test".into(),
         };
         store.insert_upload(&upload).await.unwrap();
     }

@@ -42,7 +42,8 @@ pub struct CompareSeries {
     pub values: Vec<f64>,
 }
 
-const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at \
+const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at, \
+     (SELECT u.uploaded_by FROM upload u WHERE u.id = r.upload_id) AS uploaded_by \
      FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id";
 
 fn run_summary(row: &SqliteRow) -> RunSummary {
@@ -59,6 +60,7 @@ fn run_summary(row: &SqliteRow) -> RunSummary {
         facts: serde_json::from_str(&facts).unwrap_or_default(),
         samples: row.get("sample_count"),
         upload_id: row.get("upload_id"),
+        uploaded_by: row.get("uploaded_by"),
         created_at: row.get("created_at"),
         url: format!("/api/v1/runs/{id}"),
         page: format!("/runs/{id}"),
@@ -175,7 +177,7 @@ impl Store {
 
     pub async fn upload(&self, id: i64) -> StoreResult<Option<UploadSummary>> {
         let row = sqlx::query(
-            "SELECT u.id, u.created_at, COUNT(r.id) AS runs, COALESCE(SUM(r.sample_count), 0) AS samples \
+            "SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, COALESCE(SUM(r.sample_count), 0) AS samples \
              FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
         )
         .bind(id)
@@ -185,6 +187,7 @@ impl Store {
         Ok(Some(UploadSummary {
             id,
             created_at: row.get("created_at"),
+            uploaded_by: row.get("uploaded_by"),
             files: self.upload_files(id).await?,
             runs: row.get("runs"),
             samples: row.get("samples"),

@@ -27,6 +27,9 @@ pub struct NewUpload {
     /// A bisect mark and a commit time for every run, from the upload's fields.
     pub mark: Option<app::trend::Mark>,
     pub commit_time: Option<i64>,
+    /// Who stored it: a token's name, or `open`; recorded with the upload and in the audit
+    /// trail, in the upload's transaction.
+    pub uploaded_by: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,11 +50,14 @@ impl Store {
             return Ok(Inserted::Existing(id));
         }
         let (upload_id,): (i64,) =
-            sqlx::query_as("INSERT INTO upload (digest, metadata) VALUES (?, ?) RETURNING id")
-                .bind(&upload.digest)
-                .bind(&upload.metadata)
-                .fetch_one(&mut *tx)
-                .await?;
+            sqlx::query_as(
+                "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
+            )
+            .bind(&upload.digest)
+            .bind(&upload.metadata)
+            .bind(&upload.uploaded_by)
+            .fetch_one(&mut *tx)
+            .await?;
         for (idx, f) in upload.files.iter().enumerate() {
             sqlx::query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 .bind(upload_id)
@@ -69,6 +75,15 @@ impl Store {
             insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
         }
         append_to_trends(&mut tx, &trends).await?;
+        let samples: usize = upload.runs.iter().map(|r| r.sample_count()).sum();
+        super::tokens::audit_in(
+            &mut tx,
+            &upload.uploaded_by,
+            "upload",
+            &format!("upload {upload_id}"),
+            &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
+        )
+        .await?;
         tx.commit().await?;
         self.wrote();
         Ok(Inserted::Created(upload_id))

@@ -1,0 +1,27 @@
+-- API tokens: only the SHA-256 of a token is stored; the token itself is shown once.
+CREATE TABLE api_token (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    hash TEXT NOT NULL UNIQUE,
+    -- Comma-separated: read, upload, mark, admin.
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    expires_at TEXT,
+    last_used_at TEXT,
+    revoked_at TEXT
+);
+
+-- Who wrote what, and when: every write through the API or the command line.
+CREATE TABLE audit (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    -- A token's name, `open` for an unauthenticated write in open mode, `cli` for the command line.
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_at ON audit (id DESC);
+
+-- Who stored an upload (the token's name, or `open`).
+ALTER TABLE upload ADD COLUMN uploaded_by TEXT;
