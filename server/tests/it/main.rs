@@ -2,6 +2,7 @@
 //! SQLite file (see `helpers::spawn_app`).
 
 mod bad_input;
+mod access;
 mod browser;
 mod cli;
 mod compare;

@@ -1,0 +1,318 @@
+//! Who may write: tokens and their scopes in every mode, CSRF, `Host`, the audit trail, and
+//! the `perfline token` commands.
+
+use std::process::Command;
+
+use perfline_server::auth::{new_token, token_hash, AuthMode};
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::helpers::*;
+
+/// Creates a token with `scopes` in the app's store; the token.
+async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
+    let t = new_token();
+    app.store
+        .create_token(name, &token_hash(&t), scopes, None, "test")
+        .await
+        .unwrap()
+        .expect("a new name");
+    t
+}
+
+const CSV: &str = "benchmark,metric,value\nb,tput,1\nb,tput,2\n";
+
+/// Sends `method path` with `body` and an optional bearer token; the status.
+async fn send(app: &TestApp, method: Method, path: &str, body: &str, bearer: Option<&str>) -> reqwest::Response {
+    let mut r = app.client.request(method, app.url(path)).body(body.to_owned());
+    if path.ends_with("/mark") {
+        r = r.header("content-type", "application/json");
+    }
+    if let Some(t) = bearer {
+        r = r.header("authorization", format!("Bearer {t}"));
+    }
+    r.send().await.unwrap()
+}
+
+/// Every row of mode × scope × endpoint: 401 without or with a bad token, 403 with the wrong
+/// scope (both in the JSON envelope), success with the right one; a refused write stores
+/// nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_endpoint_checks_the_token_and_its_scope() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = token(&app, "lead", "admin").await;
+    let reader = token(&app, "dashboard", "read").await;
+    let robot = token(&app, "robot-lkp-01", "upload").await;
+    let bisector = token(&app, "bisect-bot", "mark").await;
+    // Run 1, for the mark endpoint.
+    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&admin)).await;
+    assert_eq!(r.status().as_u16(), 201);
+
+    let log = "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp: up initial rmem\n";
+    let bisect = "git bisect good 3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b\n";
+    // (method, path, body, the scope it needs: None = a read)
+    let endpoints: [(Method, &str, &str, Option<&str>); 7] = [
+        (Method::POST, "/api/v1/upload?machine=m1&kernel=6.2", CSV, Some("upload")),
+        (Method::POST, "/api/v1/commits?repo=linux&branch=master", log, Some("upload")),
+        (Method::POST, "/api/v1/bisect", bisect, Some("mark")),
+        (Method::POST, "/api/v1/runs/1/mark", r#"{"mark":"bad"}"#, Some("mark")),
+        (Method::GET, "/api/v1/audit", "", Some("admin")),
+        (Method::GET, "/api/v1/runs", "", None),
+        (Method::GET, "/api/v1/uploads/1/raw", "", None),
+    ];
+    let tokens: [(&str, Option<&str>, &[&str]); 6] = [
+        ("no token", None, &[]),
+        ("a bad token", Some("perfline_notarealtokenatall"), &[]),
+        ("read", Some(&reader), &["read"]),
+        ("upload", Some(&robot), &["read", "upload"]),
+        ("mark", Some(&bisector), &["read", "mark"]),
+        ("admin", Some(&admin), &["read", "upload", "mark", "admin"]),
+    ];
+    for (who, bearer, scopes) in tokens {
+        for (method, path, body, needs) in &endpoints {
+            // A fresh upload each time, so a success is a 201 and not a duplicate.
+            let body = if path.starts_with("/api/v1/upload?") {
+                format!("{body}b,tput,{}\n", who.len())
+            } else {
+                body.to_string()
+            };
+            let before = app.counts().await;
+            let r = send(&app, method.clone(), path, &body, bearer).await;
+            let status = r.status().as_u16();
+            let allowed = match needs {
+                None => bearer != Some("perfline_notarealtokenatall"),
+                Some(scope) => scopes.contains(scope),
+            };
+            let row = format!("{who} × {method} {path}");
+            if allowed {
+                assert!((200..300).contains(&status), "{row}: {status} {}", r.text().await.unwrap());
+                continue;
+            }
+            let expect = if bearer.is_none() || who == "a bad token" { 401 } else { 403 };
+            assert_eq!(status, expect, "{row}");
+            if expect == 401 {
+                assert_eq!(r.headers()["www-authenticate"], "Bearer realm=\"perfline\"", "{row}");
+            }
+            let v: Value = r.json().await.unwrap();
+            assert_eq!(v["error"]["status"], expect, "{row}: {v}");
+            assert_eq!(app.counts().await, before, "{row}: a refused request stored something");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn open_mode_is_the_default_on_loopback_and_records_open() {
+    let app = spawn_app().await;
+    let r = app.upload_raw("machine=m1&kernel=6.1", CSV).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (_, upload) = app.get_json("/api/v1/uploads/1").await;
+    assert_eq!(upload["upload"]["uploaded_by"], "open");
+    let (_, runs) = app.get_json("/api/v1/runs").await;
+    assert_eq!(runs["runs"][0]["uploaded_by"], "open");
+    let (_, audit) = app.get_json("/api/v1/audit").await;
+    assert_eq!(audit["entries"][0]["actor"], "open");
+    assert_eq!(audit["entries"][0]["action"], "upload");
+    let config = |listen: &str| {
+        let mut c = perfline_server::Config::for_db("x.db".into());
+        c.listen = listen.parse().unwrap();
+        c.auth_mode()
+    };
+    assert_eq!(config("127.0.0.1:3000"), AuthMode::Open);
+    assert_eq!(config("[::1]:3000"), AuthMode::Open);
+    assert_eq!(config("0.0.0.0:3000"), AuthMode::Token);
+    assert_eq!(config("192.168.1.5:3000"), AuthMode::Token);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_private_instance_needs_a_token_to_read() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.private = true;
+    })
+    .await;
+    let robot = token(&app, "robot", "upload").await;
+    let reader = token(&app, "reader", "read").await;
+    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&robot)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    for path in ["/api/v1/runs", "/api/v1/uploads/1/raw", "/", "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1"] {
+        let r = send(&app, Method::GET, path, "", None).await;
+        assert_eq!(r.status().as_u16(), 401, "{path} without a token");
+        let r = send(&app, Method::GET, path, "", Some(&reader)).await;
+        assert_eq!(r.status().as_u16(), 200, "{path} with a read token");
+    }
+    for path in ["/healthz", "/pkg/perfline.css"] {
+        let r = send(&app, Method::GET, path, "", None).await;
+        assert_eq!(r.status().as_u16(), 200, "{path} is never private");
+    }
+}
+
+/// A page on another site cannot make a reader's browser change anything.
+#[tokio::test(flavor = "multi_thread")]
+async fn cross_site_writes_are_refused() {
+    let app = spawn_app().await;
+    let post = |headers: Vec<(&'static str, String)>| {
+        let mut r = app
+            .client
+            .post(app.url("/api/v1/upload?machine=m1&kernel=6.1"))
+            .body(format!("{CSV}b,tput,{}\n", headers.len()));
+        for (k, v) in headers {
+            r = r.header(k, v);
+        }
+        async move { r.send().await.unwrap() }
+    };
+    let before = app.counts().await;
+    let r = post(vec![("origin", "http://evil.example".into())]).await;
+    assert_error(r, 403, "a request from http://evil.example may not change anything").await;
+    let r = post(vec![("sec-fetch-site", "cross-site".into())]).await;
+    assert_error(r, 403, "cross-site request").await;
+    let r = post(vec![("origin", "null".into())]).await;
+    assert_error(r, 403, "may not change anything").await;
+    assert_eq!(app.counts().await, before);
+    // The server's own pages, and clients that are not browsers, may.
+    let r = post(vec![("origin", app.base.clone()), ("sec-fetch-site", "same-origin".into())]).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let r = post(vec![]).await;
+    assert_eq!(r.status().as_u16(), 201);
+    // A cookie makes a bearer request a browser's again.
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let robot = token(&app, "robot", "upload").await;
+    let with = |cookie: bool| {
+        let mut r = app
+            .client
+            .post(app.url("/api/v1/upload?machine=m1&kernel=6.1"))
+            .header("authorization", format!("Bearer {robot}"))
+            .header("origin", "http://evil.example")
+            .body(format!("{CSV}b,tput,{}\n", cookie as u8));
+        if cookie {
+            r = r.header("cookie", "session=x");
+        }
+        async move { r.send().await.unwrap() }
+    };
+    assert_eq!(with(false).await.status().as_u16(), 201);
+    assert_eq!(with(true).await.status().as_u16(), 403);
+}
+
+/// With `--public-url`, another `Host` is refused and links never echo the client's.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_public_url_fixes_the_host_and_the_links() {
+    let app = spawn_app_with(|c| c.public_url = Some("https://perf.example.org".into())).await;
+    let r = app.client.get(app.url("/api/v1/runs")).send().await.unwrap();
+    assert_error(r, 421, "this server answers for perf.example.org").await;
+    let r = app.client.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200, "the load balancer's check");
+    let as_public = |path: &str| {
+        app.client
+            .get(app.url(path))
+            .header("host", "perf.example.org")
+            .header("accept", "text/plain")
+    };
+    let r = app
+        .client
+        .post(app.url("/api/v1/upload?benchmark=b&machine=m1"))
+        .header("host", "perf.example.org")
+        .header("accept", "text/plain")
+        .body("kernel,metric,value\n6.1,tput,1\n6.2,tput,2\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    assert!(r.text().await.unwrap().contains("https://perf.example.org/runs/"));
+    let text = as_public("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.2")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("Permalink: https://perf.example.org/c/"), "{text}");
+}
+
+/// Every write is in the audit trail with who did it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_trail_says_who_wrote_what() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = token(&app, "lead", "admin").await;
+    let robot = token(&app, "robot-lkp-01", "upload").await;
+    let bisector = token(&app, "bisect-bot", "mark").await;
+    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&robot)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let log = "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp\n";
+    let r = send(&app, Method::POST, "/api/v1/commits?repo=linux&branch=master", log, Some(&robot)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let r = send(&app, Method::POST, "/api/v1/bisect", "git bisect bad a337531b94\n", Some(&bisector)).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let r = send(&app, Method::POST, "/api/v1/runs/1/mark", r#"{"mark":"good"}"#, Some(&bisector)).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
+    let v: Value = r.json().await.unwrap();
+    let entries: Vec<(String, String, String)> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap().to_owned();
+            (s("actor"), s("action"), s("target"))
+        })
+        .collect();
+    let expect = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    assert_eq!(
+        entries[..4],
+        [
+            expect("bisect-bot", "run.mark", "run 1"),
+            expect("bisect-bot", "bisect", "-"),
+            expect("robot-lkp-01", "history.put", "linux/master"),
+            expect("robot-lkp-01", "upload", "upload 1"),
+        ]
+    );
+    // The tokens made for the test are there too, by "test".
+    assert!(entries.iter().any(|e| e == &expect("test", "token.create", "robot-lkp-01")));
+    let (_, upload) = app.get_json("/api/v1/uploads/1").await;
+    assert_eq!(upload["upload"]["uploaded_by"], "robot-lkp-01");
+}
+
+/// `perfline token create|list|revoke` on the database: the token printed once on one line,
+/// only its hash stored, a revoked token refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_are_managed_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let perfline = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_perfline"))
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .expect("perfline runs")
+    };
+    let out = perfline(&["token", "create", "--name", "robot-lkp-01", "--scope", "upload,mark"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout:?}");
+    let token = stdout.trim().to_owned();
+    assert!(token.starts_with("perfline_") && token.len() == 52, "{token}");
+    let again = perfline(&["token", "create", "--name", "robot-lkp-01", "--scope", "upload"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists"));
+    let bad = perfline(&["token", "create", "--name", "x", "--scope", "write"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown scope 'write'"));
+    let list = String::from_utf8(perfline(&["token", "list"]).stdout).unwrap();
+    assert!(list.contains("robot-lkp-01") && list.contains("upload,mark"), "{list}");
+    assert!(!list.contains(&token), "the token is never shown again");
+
+    // Only the hash is in the database.
+    let mut conn = sqlx_connect(&db).await;
+    let stored: Vec<(String,)> = sqlx::query_as("SELECT hash FROM api_token")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(stored, [(token_hash(&token),)]);
+    let raw = std::fs::read(&db).unwrap();
+    assert!(!raw.windows(token.len()).any(|w| w == token.as_bytes()));
+
+    let revoke = perfline(&["token", "revoke", "robot-lkp-01"]);
+    assert!(revoke.status.success());
+    let list = String::from_utf8(perfline(&["token", "list"]).stdout).unwrap();
+    assert!(list.lines().nth(1).is_some_and(|l| !l.trim_end().ends_with('-')), "revoked: {list}");
+    let store = perfline_server::store::Store::open(&db).await.unwrap();
+    assert!(store.token_by_hash(&token_hash(&token)).await.unwrap().is_none());
+}
