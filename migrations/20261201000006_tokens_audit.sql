@@ -25,3 +25,12 @@ CREATE INDEX audit_at ON audit (id DESC);
 
 -- Who stored an upload (the token's name, or `open`).
 ALTER TABLE upload ADD COLUMN uploaded_by TEXT;
+
+-- Runs removed by deleting their upload: a permalink that pinned one answers 410 and says
+-- which upload took it away, by whom and when.
+CREATE TABLE deleted_run (
+    run_id INTEGER PRIMARY KEY,
+    upload_id INTEGER NOT NULL,
+    deleted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    deleted_by TEXT NOT NULL
+);

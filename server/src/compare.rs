@@ -206,13 +206,24 @@ impl AppState {
         if !plausible_permalink(id) {
             return Err(not_found());
         }
+        // Valid while no stored run was deleted (by this process or another).
+        self.store.generation().await?;
+        let rewrites = self.store.rewrites() as u64;
         let key = CacheKey::Pinned(id.to_owned(), precision);
-        if let Some((_, c)) = self.compare_cache.entries.get(&key) {
-            return Ok(c);
+        if let Some((r, c)) = self.compare_cache.entries.get(&key) {
+            if r == rewrites {
+                return Ok(c);
+            }
         }
         let spec = self.store.permalink(id).await?.ok_or_else(not_found)?;
         let spec: PermalinkSpec = serde_json::from_str(&spec)
             .map_err(|e| anyhow::anyhow!("permalink {id} has an unreadable spec: {e}"))?;
+        if let Some(gone) = self.store.deleted(&spec.runs).await? {
+            return Err(ApiError::Gone(format!(
+                "permalink {id} compared runs that were deleted with upload {} by {} at {}",
+                gone.upload_id, gone.deleted_by, gone.deleted_at
+            )));
+        }
         let series = self
             .store
             .compare_series(&spec.query, Some(&spec.runs))
@@ -220,7 +231,9 @@ impl AppState {
         let mut computed = self.compute(spec.query, series, precision).await?;
         computed.comparison.permalink = Some(id.to_owned());
         let computed = Arc::new(computed);
-        self.compare_cache.entries.insert(key, (0, computed.clone()));
+        self.compare_cache
+            .entries
+            .insert(key, (rewrites, computed.clone()));
         Ok(computed)
     }
 

@@ -13,6 +13,8 @@
 //! - [`ApiError::Forbidden`]: the token lacks the scope, or a browser request came from
 //!   another site (403).
 //! - [`ApiError::Misdirected`]: the `Host` is not the `--public-url`'s (421).
+//! - [`ApiError::Gone`]: it existed and was deleted (410): a permalink whose runs went with
+//!   their upload.
 //! - [`ApiError::Timeout`]: the request took too long, or its body stalled (408).
 //! - [`ApiError::Unavailable`]: Perfline is busy (too many expensive requests, the database
 //!   locked by another writer, its pool exhausted): try again after `retry_after` seconds (503).
@@ -48,6 +50,8 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     Misdirected(String),
+    #[error("{0}")]
+    Gone(String),
     #[error("{0}")]
     Timeout(String),
     #[error("{message}")]
@@ -132,6 +136,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
+            ApiError::Gone(_) => StatusCode::GONE,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -149,6 +154,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::Misdirected(_) => "misdirected",
+            ApiError::Gone(_) => "gone",
             ApiError::Timeout(_) => "timeout",
             ApiError::Unavailable { .. } => "unavailable",
             ApiError::Internal(_) => "internal",

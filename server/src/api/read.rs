@@ -1,6 +1,6 @@
 //! Read endpoints.
 
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -11,6 +11,7 @@ use app::types::{RunDetail, RunPage, UploadDetail};
 
 use super::extract::ApiQuery;
 
+use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult};
 use crate::store::RunFilter;
 use crate::AppState;
@@ -147,5 +148,24 @@ pub async fn audit(
         "total": total,
         "limit": limit,
         "offset": offset,
+    })))
+}
+
+/// `DELETE /api/v1/uploads/{id}` (admin): the upload, its raw files, runs, series and their
+/// trend summaries, in one transaction; permalinks over its runs then answer 410.
+pub async fn delete_upload(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let deleted = state
+        .store
+        .delete_upload(id, principal.actor())
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no upload {id}")))?;
+    Ok(Json(serde_json::json!({
+        "deleted": id,
+        "runs": deleted.runs,
+        "series": deleted.series,
     })))
 }

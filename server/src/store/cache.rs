@@ -33,6 +33,17 @@ struct Chunks {
 }
 
 impl Caches {
+    /// Drops every copy (after stored runs were deleted or rewritten).
+    pub fn clear(&self) {
+        if let Ok(mut c) = self.chunks.lock() {
+            c.map.clear();
+            c.runs = 0;
+        }
+        if let Ok(mut h) = self.histories.lock() {
+            h.clear();
+        }
+    }
+
     /// The full chunks of `key` known so far, from chunk 0 on.
     pub fn full_chunks(&self, key: &ChunkKey) -> Vec<Arc<[TrendRun]>> {
         self.chunks

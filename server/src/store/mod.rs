@@ -5,6 +5,7 @@
 //! never wait for it. One upload is one transaction on the writer.
 
 mod cache;
+mod delete;
 mod history;
 mod packed;
 mod read;
@@ -77,6 +78,7 @@ impl From<anyhow::Error> for StoreError {
 pub use history::CommitMarks;
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
+pub use delete::{Deleted, Gone};
 pub use tokens::{AuditEntry, TokenInfo};
 pub use write::{Inserted, NewFile, NewUpload};
 
@@ -86,6 +88,8 @@ pub struct Store {
     reader: SqlitePool,
     /// Bumped after every committed write, so that caches of derived data know they are stale.
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Runs ever deleted (see [`Store::rewrites`]).
+    rewrites: std::sync::Arc<std::sync::atomic::AtomicI64>,
     /// The connection that watches `PRAGMA data_version`, and the version last seen.
     watcher: std::sync::Arc<tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>>,
     /// Copies of data that does not change (full trend chunks, histories by version).
@@ -145,6 +149,7 @@ impl Store {
             writer,
             reader,
             generation: Default::default(),
+            rewrites: Default::default(),
             watcher: std::sync::Arc::new(tokio::sync::Mutex::new((watcher, None))),
             caches: Default::default(),
         };
@@ -174,8 +179,19 @@ impl Store {
                 self.generation.fetch_add(1, Ordering::AcqRel);
             }
             *seen = Some(version);
+            // Did anyone take stored runs away? Then what was cached as immutable is not.
+            let rewrites = Store::rewrites_in(conn).await?;
+            if self.rewrites.swap(rewrites, Ordering::AcqRel) != rewrites {
+                self.caches.clear();
+            }
         }
         Ok(self.generation.load(Ordering::Acquire))
+    }
+
+    /// How many stored runs were ever deleted, as of the last [`Store::generation`] call: a
+    /// permalink's cached comparison is valid while it stays the same.
+    pub fn rewrites(&self) -> i64 {
+        self.rewrites.load(std::sync::atomic::Ordering::Acquire)
     }
 
     fn wrote(&self) {
@@ -369,6 +385,35 @@ mod tests {
             .unwrap();
         let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
         assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+    }
+
+    /// Deleting an upload rebuilds the trend chunks of its series from the runs that remain,
+    /// across full chunks, and drops the copies of full chunks kept in memory.
+    #[tokio::test]
+    async fn deleting_an_upload_rebuilds_its_trends() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+        let chunk = trend_pack::CHUNK_RUNS as usize;
+        upload_csv(&store, &runs_csv(0, chunk + 100)).await;
+        upload_csv(&store, &runs_csv(chunk + 100, 2 * chunk + 50)).await;
+        // Read once, so full chunks are in memory.
+        let all = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+        assert_eq!(summaries(&all), expected(2 * chunk + 50));
+        let deleted = store.delete_upload(1, "test").await.unwrap().unwrap();
+        assert_eq!(deleted.runs, chunk + 100);
+        store.generation().await.unwrap();
+        let left = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+        assert_eq!(summaries(&left), expected(2 * chunk + 50)[chunk + 100..]);
+        let stored: Vec<(i64, i64)> =
+            sqlx::query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+                .fetch_all(&store.reader)
+                .await
+                .unwrap();
+        assert_eq!(stored, [(0, chunk as i64 - 50)]);
+        assert!(store.delete_upload(1, "test").await.unwrap().is_none());
+        let gone = store.deleted(&[5, 7]).await.unwrap().unwrap();
+        assert_eq!((gone.upload_id, gone.deleted_by.as_str()), (1, "test"));
+        assert!(store.deleted(&[chunk as i64 + 101]).await.unwrap().is_none());
     }
 
     /// A database written before the packed trend chunks and histories existed gets them when

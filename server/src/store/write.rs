@@ -198,52 +198,13 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         if series && !chunks {
-            let rows: Vec<SeriesRow> = sqlx::query_as(
-                "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
-                 s.id, s.metric, s.param, s.unit, s.direction, s.packed \
-                 FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id \
-                 ORDER BY r.id, s.id",
-            )
+            let rows: Vec<SeriesRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "{SERIES_ROWS} ORDER BY r.id, s.id"
+            )))
             .fetch_all(&mut *tx)
             .await?;
             let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
-            for row in rows {
-                let (run_id, benchmark, machine_id, kernel, commit, commit_time) =
-                    (row.0, row.1, row.2, row.3, row.4, row.5);
-                let (series_id, metric, param, unit, direction, packed) =
-                    (row.6, row.7, row.8, row.9, row.10, row.11);
-                let values = match packed {
-                    Some(bytes) => super::packed::unpack(&bytes)?.1,
-                    None => sqlx::query_as::<_, (f64,)>(
-                        "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
-                    )
-                    .bind(series_id)
-                    .fetch_all(&mut *tx)
-                    .await?
-                    .into_iter()
-                    .map(|(v,)| v)
-                    .collect(),
-                };
-                if values.is_empty() {
-                    continue;
-                }
-                let record = trend_record(
-                    TrendRun {
-                        run_id,
-                        kernel: kernel.into(),
-                        commit: commit.map(Into::into),
-                        commit_time,
-                        unit: unit.map(Into::into),
-                        direction: app::label::Direction::parse(&direction).unwrap_or_default(),
-                        ..TrendRun::default()
-                    },
-                    &values,
-                );
-                trends
-                    .entry((benchmark, machine_id, metric, param))
-                    .or_default()
-                    .push(record);
-            }
+            trend_records(&mut tx, rows, &mut trends).await?;
             append_to_trends(&mut tx, &trends).await?;
         }
         let histories: Vec<(i64,)> = sqlx::query_as("SELECT id FROM history WHERE packed IS NULL")
@@ -271,7 +232,7 @@ impl Store {
 }
 
 /// A run's series as `fill_packed` reads it.
-type SeriesRow = (
+pub(super) type SeriesRow = (
     i64,
     String,
     i64,
@@ -285,6 +246,58 @@ type SeriesRow = (
     String,
     Option<Vec<u8>>,
 );
+
+/// The series rows a trend's records are built from (append a WHERE and the run order).
+pub(super) const SERIES_ROWS: &str = "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
+     s.id, s.metric, s.param, s.unit, s.direction, s.packed \
+     FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id";
+
+/// The trend records of `rows` (in run order), by series key: what the packed trend chunks
+/// hold of each run. Series stored before `packed` existed read their `sample` rows.
+pub(super) async fn trend_records(
+    conn: &mut SqliteConnection,
+    rows: Vec<SeriesRow>,
+    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
+) -> StoreResult<()> {
+    for row in rows {
+        let (run_id, benchmark, machine_id, kernel, commit, commit_time) =
+            (row.0, row.1, row.2, row.3, row.4, row.5);
+        let (series_id, metric, param, unit, direction, packed) =
+            (row.6, row.7, row.8, row.9, row.10, row.11);
+        let values = match packed {
+            Some(bytes) => super::packed::unpack(&bytes)?.1,
+            None => sqlx::query_as::<_, (f64,)>(
+                "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
+            )
+            .bind(series_id)
+            .fetch_all(&mut *conn)
+            .await?
+            .into_iter()
+            .map(|(v,)| v)
+            .collect(),
+        };
+        if values.is_empty() {
+            continue;
+        }
+        let record = trend_record(
+            TrendRun {
+                run_id,
+                kernel: kernel.into(),
+                commit: commit.map(Into::into),
+                commit_time,
+                unit: unit.map(Into::into),
+                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
+                ..TrendRun::default()
+            },
+            &values,
+        );
+        trends
+            .entry((benchmark, machine_id, metric, param))
+            .or_default()
+            .push(record);
+    }
+    Ok(())
+}
 
 /// Appends runs (in run order) to the packed trend chunks of their series keys: fills the last
 /// chunk of a key up to `CHUNK_RUNS` runs, then starts new ones.

@@ -316,3 +316,74 @@ async fn tokens_are_managed_from_the_command_line() {
     let store = perfline_server::store::Store::open(&db).await.unwrap();
     assert!(store.token_by_hash(&token_hash(&token)).await.unwrap().is_none());
 }
+
+/// An admin deletes a robot's bad upload: everything stored from it goes in one transaction,
+/// the trend is what it was before the upload, and a permalink over its runs answers 410
+/// saying which upload took them, by whom.
+#[tokio::test(flavor = "multi_thread")]
+async fn deleting_an_upload_takes_it_out_of_every_view() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = token(&app, "lead", "admin").await;
+    let robot = token(&app, "robot-lkp-01", "upload").await;
+    let csv = |kernels: &[&str], level: f64| {
+        let mut s = String::from("kernel,commit,metric,iteration,value\n");
+        for (i, k) in kernels.iter().enumerate() {
+            for it in 1..=3 {
+                // One commit per kernel name.
+                let commit = k.bytes().map(usize::from).sum::<usize>();
+                s.push_str(&format!("{k},{commit:07x}{i},tput,{it},{}\n", level + it as f64));
+            }
+        }
+        s
+    };
+    let up = |body: String| send(&app, Method::POST, "/api/v1/upload?benchmark=b&machine=m1", Box::leak(body.into_boxed_str()), Some(&robot));
+    assert_eq!(up(csv(&["6.1", "6.2"], 100.0)).await.status().as_u16(), 201);
+    let trend = "/api/v1/trend?benchmark=b&machine=m1&metric=tput";
+    let (_, before) = app.get_json(trend).await;
+    let counts_before = app.counts().await;
+    // The robot's mistake: the same series from another kernel, far off.
+    assert_eq!(up(csv(&["6.3-wrong"], 900.0)).await.status().as_u16(), 201);
+    let (_, with_bad) = app.get_json(trend).await;
+    assert_ne!(with_bad["points"], before["points"]);
+    let (status, live) = app
+        .get_json("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.3-wrong")
+        .await;
+    assert_eq!(status, 200, "{live}");
+    let permalink = format!("/c/{}?format=json", live["permalink"].as_str().unwrap());
+    assert_eq!(app.get_json(&permalink).await.0, 200, "cached before the deletion");
+
+    // Only an admin may delete.
+    let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&robot)).await;
+    assert_eq!(r.status().as_u16(), 403);
+    let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!((v["runs"].as_i64(), v["series"].as_i64()), (Some(1), Some(1)));
+
+    // Every table as before the bad upload, but the permalink and the records of what happened.
+    let counts: std::collections::HashMap<String, i64> = app.counts().await.into_iter().collect();
+    for (table, n) in &counts_before {
+        if table != "permalink" {
+            assert_eq!(counts[table], *n, "{table}");
+        }
+    }
+    let (_, after) = app.get_json(trend).await;
+    assert_eq!(after["points"], before["points"], "the trend is what it was");
+    assert_eq!(after["change_points"], before["change_points"]);
+    let (status, _) = app
+        .get_json("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.3-wrong")
+        .await;
+    assert_eq!(status, 404);
+    let r = app.client.get(app.url(&permalink)).send().await.unwrap();
+    assert_error(r, 410, "were deleted with upload 2 by lead at ").await;
+    let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
+    assert_eq!(r.status().as_u16(), 404);
+    let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
+    let audit: Value = r.json().await.unwrap();
+    assert_eq!(audit["entries"][0]["action"], "upload.delete");
+    assert_eq!(audit["entries"][0]["actor"], "lead");
+    // A new upload of the same series still appends to a consistent trend.
+    assert_eq!(up(csv(&["6.4"], 100.0)).await.status().as_u16(), 201);
+    let (_, later) = app.get_json(trend).await;
+    assert_eq!(later["points"].as_array().unwrap().len(), before["points"].as_array().unwrap().len() + 1);
+}
