@@ -159,6 +159,43 @@ pub fn needed_scope(method: &Method, path: &str) -> Scope {
     }
 }
 
+/// Rate limits, keyed by token name or client address: writes per minute, reads per second.
+pub struct RateLimits {
+    writes: Option<Keyed>,
+    reads: Option<Keyed>,
+}
+
+type Keyed = governor::DefaultKeyedRateLimiter<String>;
+
+impl RateLimits {
+    pub fn new(writes_per_minute: u32, reads_per_second: u32) -> RateLimits {
+        use governor::{Quota, RateLimiter};
+        use std::num::NonZeroU32;
+        RateLimits {
+            writes: NonZeroU32::new(writes_per_minute)
+                .map(|n| RateLimiter::keyed(Quota::per_minute(n))),
+            reads: NonZeroU32::new(reads_per_second)
+                .map(|n| RateLimiter::keyed(Quota::per_second(n))),
+        }
+    }
+
+    /// `Ok` if `key` may make one more request of this kind now, else how long to wait.
+    fn check(&self, write: bool, key: &str) -> Result<(), Duration> {
+        use governor::clock::{Clock, DefaultClock};
+        let limiter = if write { &self.writes } else { &self.reads };
+        let Some(limiter) = limiter else {
+            return Ok(());
+        };
+        // Forget idle keys now and then, so addresses cannot grow the map without bound.
+        if limiter.len() > 100_000 {
+            limiter.retain_recent();
+        }
+        limiter
+            .check_key(&key.to_owned())
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+}
+
 /// `last_used_at` is written at most this often per token (a write per request would put
 /// every authenticated read on the single writer).
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
@@ -270,7 +307,32 @@ fn check_host(state: &AppState, path: &str, headers: &HeaderMap) -> Result<(), A
 pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> Response {
     // The body is not `Sync`: look at the head only, apart from it.
     let (parts, body) = req.into_parts();
-    let found = principal_for(&state, &parts.method, parts.uri.path(), &parts.headers).await;
+    let address = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip().to_string())
+        .unwrap_or_default();
+    let found = principal_for(&state, &parts.method, parts.uri.path(), &parts.headers)
+        .await
+        .and_then(|principal| {
+            let write = !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS)
+                && needed_scope(&parts.method, parts.uri.path()) != Scope::Read;
+            let key = match &principal {
+                Principal::Token { name, .. } => format!("token {name}"),
+                _ => format!("address {address}"),
+            };
+            match state.rate_limits.check(write, &key) {
+                Ok(()) => Ok(principal),
+                Err(wait) => Err(ApiError::TooManyRequests {
+                    message: format!(
+                        "too many {} from {key}; try again in {} s",
+                        if write { "writes" } else { "reads" },
+                        wait.as_secs() + 1
+                    ),
+                    retry_after: wait.as_secs() + 1,
+                }),
+            }
+        });
     let mut req = Request::from_parts(parts, body);
     match found {
         Ok(principal) => {

@@ -75,6 +75,16 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_PUBLIC_URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
 
+    /// Writes a minute per token (anonymous writes in open mode: per client address) before
+    /// `429 Too Many Requests`; 0 for no limit.
+    #[arg(long, env = "PERFLINE_WRITE_RATE", default_value_t = 120)]
+    pub write_rate: u32,
+
+    /// Reads a second per client address without a token (and per token with one); 0 for
+    /// no limit.
+    #[arg(long, env = "PERFLINE_READ_RATE", default_value_t = 0)]
+    pub read_rate: u32,
+
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,

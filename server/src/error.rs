@@ -13,6 +13,8 @@
 //! - [`ApiError::Forbidden`]: the token lacks the scope, or a browser request came from
 //!   another site (403).
 //! - [`ApiError::Misdirected`]: the `Host` is not the `--public-url`'s (421).
+//! - [`ApiError::TooManyRequests`]: over the rate limit of its token or address (429, with
+//!   `Retry-After`).
 //! - [`ApiError::Gone`]: it existed and was deleted (410): a permalink whose runs went with
 //!   their upload.
 //! - [`ApiError::Timeout`]: the request took too long, or its body stalled (408).
@@ -52,6 +54,8 @@ pub enum ApiError {
     Misdirected(String),
     #[error("{0}")]
     Gone(String),
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after: u64 },
     #[error("{0}")]
     Timeout(String),
     #[error("{message}")]
@@ -137,6 +141,7 @@ impl ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             ApiError::Gone(_) => StatusCode::GONE,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -155,6 +160,7 @@ impl ApiError {
             ApiError::Forbidden(_) => "forbidden",
             ApiError::Misdirected(_) => "misdirected",
             ApiError::Gone(_) => "gone",
+            ApiError::TooManyRequests { .. } => "too_many_requests",
             ApiError::Timeout(_) => "timeout",
             ApiError::Unavailable { .. } => "unavailable",
             ApiError::Internal(_) => "internal",
@@ -182,7 +188,9 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (self.status(), Json(body)).into_response();
-        if let ApiError::Unavailable { retry_after, .. } = &self {
+        if let ApiError::Unavailable { retry_after, .. }
+        | ApiError::TooManyRequests { retry_after, .. } = &self
+        {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, (*retry_after).into());

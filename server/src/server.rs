@@ -41,6 +41,8 @@ pub struct AppState {
     pub heavy: Arc<crate::work::Heavy>,
     /// When this process last recorded each token's use.
     pub touched: Arc<crate::auth::Touched>,
+    /// Requests per token or client address.
+    pub rate_limits: Arc<crate::auth::RateLimits>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -60,6 +62,10 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
+        let rate_limits = Arc::new(crate::auth::RateLimits::new(
+            config.write_rate,
+            config.read_rate,
+        ));
         Ok(AppState {
             store,
             heavy: Arc::new(crate::work::Heavy::new(config.heavy_limit())),
@@ -69,6 +75,7 @@ impl AppState {
             compare_cache: Default::default(),
             dashboard_cache: Default::default(),
             touched: Default::default(),
+            rate_limits,
         })
     }
 }
@@ -312,7 +319,7 @@ pub async fn serve(
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
@@ -333,7 +340,13 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        // Handlers and the rate limits see the client's address.
+        let app = tower::ServiceExt::map_request(app.clone(), move |mut req: axum::http::Request<hyper::body::Incoming>| {
+            req.extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+            req
+        });
+        let service = hyper_util::service::TowerToHyperService::new(app);
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

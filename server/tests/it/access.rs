@@ -387,3 +387,42 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
     let (_, later) = app.get_json(trend).await;
     assert_eq!(later["points"].as_array().unwrap().len(), before["points"].as_array().unwrap().len() + 1);
 }
+
+/// A robot over its write rate gets 429 with `Retry-After`, and nothing of the refused upload
+/// is stored; another token and anonymous reads go on. Reads can be limited per address.
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_refuse_whole_requests() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.write_rate = 3;
+        c.read_rate = 5;
+    })
+    .await;
+    let robot = token(&app, "robot", "upload").await;
+    let other = token(&app, "other-robot", "upload").await;
+    let up = |t: &str, i: usize| {
+        send(
+            &app,
+            Method::POST,
+            "/api/v1/upload?machine=m1&kernel=6.1",
+            Box::leak(format!("{CSV}b,tput,{i}\n").into_boxed_str()),
+            Some(Box::leak(t.to_owned().into_boxed_str())),
+        )
+    };
+    for i in 0..3 {
+        assert_eq!(up(&robot, i).await.status().as_u16(), 201);
+    }
+    let before = app.counts().await;
+    let r = up(&robot, 3).await;
+    assert!(r.headers()["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+    assert_error(r, 429, "too many writes from token robot").await;
+    assert_eq!(app.counts().await, before, "nothing of it stored");
+    assert_eq!(up(&other, 4).await.status().as_u16(), 201, "another robot goes on");
+    // Reads: five a second from this address, then 429.
+    let mut statuses = Vec::new();
+    for _ in 0..8 {
+        statuses.push(app.client.get(app.url("/api/v1/runs")).send().await.unwrap().status().as_u16());
+    }
+    assert_eq!(statuses[..5], [200; 5]);
+    assert!(statuses[5..].contains(&429), "{statuses:?}");
+}
