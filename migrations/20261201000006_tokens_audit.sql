@@ -34,3 +34,12 @@ CREATE TABLE deleted_run (
     deleted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
     deleted_by TEXT NOT NULL
 );
+
+-- Browser sessions made by signing in with a token: only the SHA-256 of the cookie's value.
+CREATE TABLE session (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    token_id INTEGER NOT NULL REFERENCES api_token(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    expires_at TEXT NOT NULL
+);

@@ -30,6 +30,8 @@ pub trait Backend: Send + Sync + 'static {
         machine: String,
     ) -> Result<Vec<(String, String)>, String>;
     async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String>;
+    /// Who is asking (signed in or not) and what they may write.
+    async fn whoami(&self) -> Result<Who, String>;
     /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
     async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
 }
@@ -40,6 +42,11 @@ pub type SharedBackend = std::sync::Arc<dyn Backend>;
 #[cfg(feature = "ssr")]
 fn backend() -> Result<SharedBackend, ServerFnError> {
     use_context::<SharedBackend>().ok_or_else(|| ServerFnError::new("no backend in context"))
+}
+
+#[server(prefix = "/sfn", endpoint = "whoami")]
+pub async fn get_whoami() -> Result<Who, ServerFnError> {
+    backend()?.whoami().await.map_err(ServerFnError::new)
 }
 
 #[server(prefix = "/sfn", endpoint = "dashboard")]

@@ -68,11 +68,13 @@ pub fn App() -> impl IntoView {
                     <a href="/compare">"Compare"</a>
                     <a href="/trend">"Trends"</a>
                 </nav>
+                <pages::Account />
             </header>
             <main>
                 <Routes fallback=|| view! { <pages::NotFound /> }>
                     <Route path=path!("/") view=pages::Dashboard />
                     <Route path=path!("/upload") view=pages::UploadPage />
+                    <Route path=path!("/signin") view=pages::SignInPage />
                     <Route path=path!("/uploads/:id") view=pages::UploadView />
                     <Route path=path!("/runs/:id") view=pages::RunView />
                     <Route path=path!("/compare") view=pages::ComparePage />

@@ -195,3 +195,14 @@ mod tests {
         assert_eq!(format_value(5.488e11), "5.4880e11");
     }
 }
+
+/// Who the pages are shown to, and what they may do there.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Who {
+    /// Writes need a token (else anyone may write: no sign-in).
+    pub token_mode: bool,
+    /// The signed-in token's name.
+    pub name: Option<String>,
+    pub can_upload: bool,
+    pub can_mark: bool,
+}

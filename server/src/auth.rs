@@ -152,6 +152,8 @@ pub fn needed_scope(method: &Method, path: &str) -> Scope {
         };
     }
     match path {
+        // Anyone may try to sign in, and sign out.
+        "/api/v1/session" | "/api/v1/session/end" => Scope::Read,
         "/api/v1/upload" | "/api/v1/commits" => Scope::Upload,
         "/api/v1/bisect" => Scope::Mark,
         p if p.starts_with("/api/v1/runs/") && p.ends_with("/mark") => Scope::Mark,
@@ -225,6 +227,28 @@ impl Touched {
 
 fn unauthorized(message: impl Into<String>) -> ApiError {
     ApiError::Unauthorized(message.into())
+}
+
+/// The cookie a signed-in browser sends.
+pub const SESSION_COOKIE: &str = "perfline_session";
+
+/// Paths anyone may reach even on a private instance: signing in, the site's files, health.
+fn always_public(path: &str) -> bool {
+    matches!(path, "/healthz" | "/signin" | "/api/v1/session" | "/sfn/whoami")
+        || path.starts_with("/pkg/")
+}
+
+/// The session cookie's value, if the request carries one.
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|kv| {
+            let (k, v) = kv.trim().split_once('=')?;
+            (k == SESSION_COOKIE && !v.is_empty()).then_some(v)
+        })
 }
 
 /// The bearer token of a request, if it carries one.
@@ -378,16 +402,29 @@ async fn principal_for(
                 scopes,
             }
         }
-        None if mode == AuthMode::Open => Principal::Open,
-        None => Principal::Anonymous,
+        None => {
+            // A signed-in browser: its session stands for the token it was made with.
+            let from_session = match session_cookie(headers) {
+                Some(value) => state.store.session_token(&token_hash(value)).await?,
+                None => None,
+            };
+            match from_session {
+                Some(found) => Principal::Token {
+                    id: found.id,
+                    scopes: Scopes::parse(&found.scopes).unwrap_or_default(),
+                    name: found.name,
+                },
+                None if mode == AuthMode::Open => Principal::Open,
+                None => Principal::Anonymous,
+            }
+        }
     };
     let allowed = match &principal {
         // Open mode is today's Perfline: no access control at all.
         Principal::Open => true,
-        // The site's own files and the health check are never private.
+        // Signing in, the site's own files and the health check are never private.
         Principal::Anonymous => {
-            needed == Scope::Read
-                && (!state.config.private || path == "/healthz" || path.starts_with("/pkg/"))
+            needed == Scope::Read && (!state.config.private || always_public(path))
         }
         Principal::Token { scopes, .. } => scopes.allow(needed),
     };

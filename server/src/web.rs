@@ -163,6 +163,27 @@ impl Backend for StoreBackend {
         Ok(())
     }
 
+    async fn whoami(&self) -> Result<app::types::Who, String> {
+        use crate::auth::{AuthMode, Principal, Scope};
+        let principal = leptos::prelude::use_context::<axum::http::request::Parts>()
+            .and_then(|p| p.extensions.get::<Principal>().cloned());
+        let token_mode = self.0.config.auth_mode() == AuthMode::Token;
+        let may = |scope: Scope| match &principal {
+            Some(Principal::Open) => true,
+            Some(Principal::Token { scopes, .. }) => scopes.allow(scope),
+            _ => false,
+        };
+        Ok(app::types::Who {
+            token_mode,
+            name: match &principal {
+                Some(Principal::Token { name, .. }) => Some(name.clone()),
+                _ => None,
+            },
+            can_upload: may(Scope::Upload),
+            can_mark: may(Scope::Mark),
+        })
+    }
+
     async fn permalink(&self, id: String) -> Result<Comparison, String> {
         Ok(self
             .0

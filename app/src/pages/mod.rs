@@ -3,12 +3,14 @@
 mod compare;
 mod dashboard;
 mod run;
+mod signin;
 mod trend;
 mod upload;
 
 pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;
 pub use run::RunView;
+pub use signin::{Account, SignInPage};
 pub use trend::TrendPage;
 pub use upload::{UploadPage, UploadView};
 

@@ -107,7 +107,23 @@ pub fn TrendPage() -> impl IntoView {
             Some((t.points.len(), p.runs.iter().map(|r| r.id).collect()))
         })
     };
+    // Whether this reader may mark (signed in with the mark scope, or an open instance),
+    // asked once the page runs in the browser; until the answer comes, the server decides.
+    let may_mark = RwSignal::new(None::<bool>);
+    Effect::new(move |_| {
+        leptos::task::spawn_local(async move {
+            let can = crate::api::get_whoami().await.map(|w| w.can_mark).ok();
+            may_mark.set(can);
+        });
+    });
     let set_mark = move |mark: Option<Mark>| {
+        if may_mark.get_untracked() == Some(false) {
+            status.set(
+                "Marking commits needs a sign-in with a token that has the mark scope (Sign in, at the top right)."
+                    .to_owned(),
+            );
+            return;
+        }
         let Some((_, runs)) = selected_runs() else {
             return;
         };
@@ -149,6 +165,9 @@ pub fn TrendPage() -> impl IntoView {
     on_cleanup(move || handle.remove());
     view! {
         <h1>"Trends by commit"</h1>
+        // Whether the marking keys work here, once the browser knows (for tests and styles).
+        <span id="may-mark" hidden=true
+            data-may=move || may_mark.get().map(|m| if m { "yes" } else { "no" })></span>
         <TrendForm initial=query.get_untracked() also=also.get_untracked() />
         <Suspense fallback=loading>
             {move || Suspend::new(async move {

@@ -36,6 +36,7 @@ pub fn curl_command(origin: &str, fields: &[(&str, String)]) -> String {
 #[component]
 pub fn UploadPage() -> impl IntoView {
     let origin = Resource::new(|| (), |_| get_origin());
+    let who = Resource::new(|| (), |_| crate::api::get_whoami());
     let benchmark = RwSignal::new(String::new());
     let machine = RwSignal::new(String::new());
     let kernel = RwSignal::new(String::new());
@@ -70,6 +71,17 @@ pub fn UploadPage() -> impl IntoView {
         <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
            " (optional " <code>"unit,direction,kernel,machine,commit"</code> ") or the same content as JSON. "
            "Fields below fill what the file does not say."</p>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match who.await {
+                    Ok(w) if !w.can_upload => view! {
+                        <p class="error" id="upload-signin">"Uploading needs a sign-in with a token that has the upload scope: "
+                            <a href="/signin?next=/upload">"Sign in"</a></p>
+                    }.into_any(),
+                    _ => ().into_any(),
+                }
+            })}
+        </Suspense>
         <form id="upload-form" method="post" action="/api/v1/upload" enctype="multipart/form-data" class="form">
             <label for="file">"Files"</label>
             <input id="file" name="file" type="file" multiple required />

@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod extract;
 mod read;
+mod session;
 mod trend;
 mod upload;
 
@@ -40,6 +41,8 @@ pub fn router(state: &AppState) -> Router<AppState> {
         )
         .route("/runs/{id}/mark", post(trend::mark_run))
         .route("/audit", get(read::audit))
+        .route("/session", post(session::sign_in))
+        .route("/session/end", post(session::sign_out))
         .fallback(|| async {
             ApiError::NotFound("no such API endpoint; see README.md for the list".into())
         })

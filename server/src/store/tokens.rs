@@ -159,6 +159,45 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Starts a browser session for token `token_id`, valid `days`; `hash` is the SHA-256 of
+    /// the cookie's value.
+    pub async fn create_session(&self, hash: &str, token_id: i64, days: u32) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO session (hash, token_id, expires_at) \
+             VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+' || ? || ' days'))",
+        )
+        .bind(hash)
+        .bind(token_id)
+        .bind(days)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// The live token behind a live session.
+    pub async fn session_token(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{TOKEN_COLUMNS} WHERE id = (SELECT token_id FROM session WHERE hash = ? \
+             AND expires_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AND revoked_at IS NULL \
+             AND (expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
+        )))
+        .bind(hash)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.as_ref().map(token_info))
+    }
+
+    /// Ends a session (signing out).
+    pub async fn end_session(&self, hash: &str) -> StoreResult<()> {
+        sqlx::query("DELETE FROM session WHERE hash = ?")
+            .bind(hash)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+}
+
 /// Writes one audit line on `conn` (inside the caller's transaction, when it has one).
 pub(super) async fn audit_in(
     conn: &mut sqlx::SqliteConnection,

@@ -426,3 +426,77 @@ async fn rate_limits_refuse_whole_requests() {
     assert_eq!(statuses[..5], [200; 5]);
     assert!(statuses[5..].contains(&429), "{statuses:?}");
 }
+
+/// Signing in makes a session cookie (HttpOnly, SameSite=Strict; Secure behind HTTPS) that
+/// stands for the token, checked against CSRF like any browser request; signing out or
+/// revoking the token ends it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_cookie_stands_for_its_token() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let robot = token(&app, "robot", "upload").await;
+    let sign_in = |t: String| {
+        app.client
+            .post(app.url("/api/v1/session"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("origin", app.base.clone())
+            .body(format!("token={t}&next=/upload"))
+            .send()
+    };
+    let r = sign_in("perfline_wrong".into()).await.unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers()["location"], "/signin?failed=1");
+    let r = sign_in(robot.clone()).await.unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers()["location"], "/upload");
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict") && !set.contains("Secure"), "{set}");
+    let value = set.split(';').next().unwrap().to_owned();
+    assert!(!value.contains(&robot[9..]), "the cookie is not the token");
+    let upload = |cookie: &str, origin: &str| {
+        app.client
+            .post(app.url("/api/v1/upload?machine=m1&kernel=6.1"))
+            .header("cookie", cookie)
+            .header("origin", origin)
+            .body(format!("{CSV}b,tput,{}\n", origin.len()))
+            .send()
+    };
+    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 201);
+    assert_eq!(upload(&value, "http://evil.example").await.unwrap().status().as_u16(), 403);
+    let (_, u) = app.get_json("/api/v1/uploads/1").await;
+    assert_eq!(u["upload"]["uploaded_by"], "robot");
+    // Signing out ends the session.
+    let r = app
+        .client
+        .post(app.url("/api/v1/session/end"))
+        .header("cookie", &value)
+        .header("origin", app.base.clone())
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
+    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 401);
+    // Revoking the token ends its sessions too.
+    let r = sign_in(robot.clone()).await.unwrap();
+    let value = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    assert!(app.store.revoke_token("robot", "test").await.unwrap());
+    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 401);
+    // Behind HTTPS the cookie is Secure.
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.public_url = Some("https://perf.example.org".into());
+    })
+    .await;
+    let t = token(&app, "lead", "admin").await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/session"))
+        .header("host", "perf.example.org")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(format!(r#"{{"token":"{t}"}}"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("; Secure"));
+}

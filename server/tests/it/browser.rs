@@ -120,3 +120,45 @@ async fn mark_a_commit_bad_with_the_keyboard_in_chromium() {
     expected[5] = Some("bad".to_owned());
     assert_eq!(marks, expected);
 }
+
+/// Token mode: signed out, `b` marks nothing and says why; signed in through the sign-in page,
+/// it marks (and the audit trail says who).
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_to_mark_in_chromium() {
+    use perfline_server::auth::{new_token, token_hash, AuthMode};
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let robot = new_token();
+    let bisector = new_token();
+    for (name, t, scopes) in [("robot", &robot, "upload"), ("bisect-bot", &bisector, "mark")] {
+        app.store
+            .create_token(name, &token_hash(t), scopes, None, "test")
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let post = |path: &str, body: String| {
+        app.client
+            .post(app.url(path))
+            .header("authorization", format!("Bearer {robot}"))
+            .body(body)
+            .send()
+    };
+    let r = post("/api/v1/commits?repo=linux&branch=master", crate::trend::git_log()).await.unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let r = post("/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1", crate::trend::runs_csv())
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    run_e2e(
+        "signin.mjs",
+        vec![
+            app.base.clone(),
+            "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
+            bisector.clone(),
+        ],
+    )
+    .await;
+    let (entries, _) = app.store.audit_log(10, 0).await.unwrap();
+    assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "run.mark"));
+    assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "session.start"));
+}

@@ -15,7 +15,7 @@ pub(crate) fn sha(i: usize) -> String {
 
 /// `git log --format='%H %ct %s'` of 30 commits: newest first, as git prints it. The subject of
 /// commit 15 ends in BEL and ESC, which must never reach a terminal.
-fn git_log() -> String {
+pub(crate) fn git_log() -> String {
     (0..30)
         .rev()
         .map(|i| {
@@ -27,7 +27,7 @@ fn git_log() -> String {
 
 /// Runs at every third commit, uploaded out of order: throughput 2500 until commit 15, then
 /// 2345 (−6.2%), three runs of five samples each. Kernel names carry no order.
-fn runs_csv() -> String {
+pub(crate) fn runs_csv() -> String {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");
     for i in (0..30).step_by(3).rev() {
         let level = if i < 15 { 2500.0 } else { 2345.0 };

@@ -1,0 +1,140 @@
+//! Signing in to the web pages with a token, and signing out: a session cookie (`HttpOnly`,
+//! `SameSite=Strict`, `Secure` behind HTTPS) whose value is stored only as its SHA-256.
+
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+
+use crate::auth::{new_token, session_cookie, token_hash, SESSION_COOKIE, TOKEN_PREFIX};
+use crate::error::{ApiError, ApiResult};
+use crate::AppState;
+
+/// How long a session lasts.
+const SESSION_DAYS: u32 = 30;
+
+#[derive(Debug, Deserialize)]
+pub struct SignIn {
+    token: String,
+    /// Where to go after signing in (a path on this server).
+    #[serde(default)]
+    next: Option<String>,
+}
+
+fn wants_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/json"))
+}
+
+/// Whether the cookie must be `Secure`: the public URL is HTTPS, or a proxy says it was.
+fn secure(state: &AppState, headers: &HeaderMap) -> bool {
+    state
+        .config
+        .public_url
+        .as_deref()
+        .is_some_and(|u| u.starts_with("https://"))
+        || headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|p| p.eq_ignore_ascii_case("https"))
+}
+
+fn cookie(value: &str, max_age: u64, secure: bool) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}"
+    ))
+    .expect("a cookie of ASCII letters and digits")
+}
+
+/// A path on this server to go to, never another site (`//evil` is another site).
+fn local_path(next: Option<&str>) -> &str {
+    match next {
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p,
+        _ => "/",
+    }
+}
+
+/// `POST /api/v1/session` with `token=...` (the sign-in form) or `{"token": ...}`.
+pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResult<Response> {
+    let headers = request.headers().clone();
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("application/json"));
+    let form: SignIn = if json {
+        axum::Json::<SignIn>::from_request(request, &())
+            .await
+            .map_err(ApiError::from)?
+            .0
+    } else {
+        axum::Form::<SignIn>::from_request(request, &())
+            .await
+            .map_err(|e| ApiError::BadRequest(e.body_text()))?
+            .0
+    };
+    let token = form.token.trim();
+    let found = if token.starts_with(TOKEN_PREFIX) {
+        state.store.token_by_hash(&token_hash(token)).await?
+    } else {
+        None
+    };
+    let Some(found) = found else {
+        if wants_json(&headers) {
+            return Err(ApiError::Unauthorized(
+                "the token is unknown, revoked or expired".into(),
+            ));
+        }
+        return Ok(Redirect::to("/signin?failed=1").into_response());
+    };
+    // A session value like a token, without its prefix.
+    let value = new_token()[TOKEN_PREFIX.len()..].to_owned();
+    state
+        .store
+        .create_session(&token_hash(&value), found.id, SESSION_DAYS)
+        .await?;
+    state
+        .store
+        .audit(&found.name, "session.start", &found.name, "")
+        .await?;
+    let set = cookie(&value, u64::from(SESSION_DAYS) * 86_400, secure(&state, &headers));
+    let mut response = if wants_json(&headers) {
+        axum::Json(serde_json::json!({"name": found.name, "scopes": found.scopes})).into_response()
+    } else {
+        Redirect::to(local_path(form.next.as_deref())).into_response()
+    };
+    response.headers_mut().insert(header::SET_COOKIE, set);
+    Ok(response)
+}
+
+/// `POST /api/v1/session/end`: signs out (the session is deleted, the cookie cleared).
+pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
+    if let Some(value) = session_cookie(&headers) {
+        state.store.end_session(&token_hash(value)).await?;
+    }
+    let mut response = if wants_json(&headers) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        Redirect::to("/").into_response()
+    };
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, cookie("", 0, secure(&state, &headers)));
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_stays_on_this_server() {
+        assert_eq!(local_path(Some("/trend?x=1")), "/trend?x=1");
+        assert_eq!(local_path(Some("//evil.example/")), "/");
+        assert_eq!(local_path(Some("https://evil.example/")), "/");
+        assert_eq!(local_path(Some("/\\evil")), "/");
+        assert_eq!(local_path(None), "/");
+    }
+}
