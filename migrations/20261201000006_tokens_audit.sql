@@ -26,14 +26,18 @@ CREATE INDEX audit_at ON audit (id DESC);
 -- Who stored an upload (the token's name, or `open`).
 ALTER TABLE upload ADD COLUMN uploaded_by TEXT;
 
--- Runs removed by deleting their upload: a permalink that pinned one answers 410 and says
--- which upload took it away, by whom and when.
+-- Runs removed by deleting their upload, or corrected (machine, kernel, commit, tags): a
+-- permalink that pinned one answers 410 and says what happened, by whom and when. The id
+-- only grows: caches of permalinks key on its maximum.
 CREATE TABLE deleted_run (
-    run_id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL,
     upload_id INTEGER NOT NULL,
+    reason TEXT NOT NULL,
     deleted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
     deleted_by TEXT NOT NULL
 );
+CREATE INDEX deleted_run_by_run ON deleted_run (run_id);
 
 -- Browser sessions made by signing in with a token: only the SHA-256 of the cookie's value.
 CREATE TABLE session (

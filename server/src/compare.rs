@@ -220,8 +220,8 @@ impl AppState {
             .map_err(|e| anyhow::anyhow!("permalink {id} has an unreadable spec: {e}"))?;
         if let Some(gone) = self.store.deleted(&spec.runs).await? {
             return Err(ApiError::Gone(format!(
-                "permalink {id} compared runs that were deleted with upload {} by {} at {}",
-                gone.upload_id, gone.deleted_by, gone.deleted_at
+                "permalink {id} compared runs that were since {} by {} at {}",
+                gone.reason, gone.deleted_by, gone.deleted_at
             )));
         }
         let series = self

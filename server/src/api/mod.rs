@@ -24,7 +24,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/uploads/{id}", get(read::upload).delete(read::delete_upload))
         .route("/uploads/{id}/raw", get(read::upload_raw))
         .route("/runs", get(read::runs))
-        .route("/runs/{id}", get(read::run))
+        .route("/runs/{id}", get(read::run).patch(read::correct_run))
         .route("/benchmarks", get(read::benchmarks))
         .route("/machines", get(read::machines))
         .route("/kernels", get(read::kernels))

@@ -169,3 +169,59 @@ pub async fn delete_upload(
         "series": deleted.series,
     })))
 }
+
+/// A correction of a run's names (`PATCH /api/v1/runs/{id}`): any of these.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunPatch {
+    machine: Option<Label>,
+    kernel: Option<Label>,
+    /// A commit, or `""` to remove it.
+    commit: Option<String>,
+    /// `k=v,k=v`, replacing the run's tags (`""` removes them).
+    tags: Option<String>,
+}
+
+/// `PATCH /api/v1/runs/{id}` (admin): corrects a run's machine, kernel, commit or tags, with
+/// its trends rebuilt; permalinks that pinned it answer 410 from then on.
+pub async fn correct_run(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<i64>,
+    super::extract::ApiJson(patch): super::extract::ApiJson<RunPatch>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let commit = match patch.commit.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(c) => Some(Some(
+            Label::parse(c)
+                .map_err(|e| ApiError::BadRequest(format!("commit {e}")))?
+                .into(),
+        )),
+    };
+    let tags = match &patch.tags {
+        None => None,
+        Some(t) => Some(
+            crate::ingest::parse_tags(t)?
+                .into_iter()
+                .map(|(k, v)| (String::from(k), String::from(v)))
+                .collect(),
+        ),
+    };
+    let correction = crate::store::Correction {
+        machine: patch.machine.map(String::from),
+        kernel: patch.kernel.map(String::from),
+        commit,
+        tags,
+    };
+    let changed = state
+        .store
+        .correct_run(id, &correction, principal.actor())
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no run {id}")))?;
+    let run = state
+        .run_detail(id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no run {id}")))?;
+    Ok(Json(serde_json::json!({"changed": changed, "run": run})))
+}

@@ -17,15 +17,123 @@ pub struct Deleted {
     pub series: usize,
 }
 
-/// Why a run is gone: the upload that took it, who deleted it, and when.
+/// Why a run is gone or changed: what happened (`deleted with upload 2`, `corrected: machine
+/// m1 → m2`), by whom, and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gone {
     pub upload_id: i64,
+    pub reason: String,
     pub deleted_at: String,
     pub deleted_by: String,
 }
 
+/// A correction of a run's names: each `Some` replaces what the run says (`commit:
+/// Some(None)` removes its commit).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Correction {
+    pub machine: Option<String>,
+    pub kernel: Option<String>,
+    pub commit: Option<Option<String>>,
+    /// `[[key, value], ...]`, as stored.
+    pub tags: Option<Vec<(String, String)>>,
+}
+
 impl Store {
+    /// Corrects run `id` (the robot said the wrong machine, kernel, commit or tags): the run is
+    /// renamed, the trends of its old and new series keys rebuilt, names only it used dropped,
+    /// permalinks that pinned it answer 410 from now on; in one transaction. `None` if there is
+    /// no such run; else what changed (empty when nothing did).
+    pub async fn correct_run(
+        &self,
+        id: i64,
+        c: &Correction,
+        actor: &str,
+    ) -> StoreResult<Option<String>> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        type Old = (String, i64, i64, String, String, Option<String>, String, i64);
+        let old: Option<Old> = sqlx::query_as(
+            "SELECT r.benchmark, r.machine_id, r.kernel_id, m.name, k.version, r.commit_sha, r.tags, r.upload_id \
+             FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id WHERE r.id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((benchmark, machine_id, kernel_id, machine, kernel, commit, tags, upload_id)) = old else {
+            return Ok(None);
+        };
+        let mut changes = Vec::new();
+        let mut new_machine_id = machine_id;
+        if let Some(m) = c.machine.as_ref().filter(|m| **m != machine) {
+            new_machine_id = name_id(&mut tx, "machine", "name", m).await?;
+            changes.push(format!("machine {machine} → {m}"));
+        }
+        let mut new_kernel_id = kernel_id;
+        if let Some(k) = c.kernel.as_ref().filter(|k| **k != kernel) {
+            new_kernel_id = name_id(&mut tx, "kernel", "version", k).await?;
+            changes.push(format!("kernel {kernel} → {k}"));
+        }
+        let mut new_commit = commit.clone();
+        if let Some(cm) = c.commit.as_ref().filter(|cm| **cm != commit) {
+            new_commit = cm.clone();
+            changes.push(format!(
+                "commit {} → {}",
+                commit.as_deref().unwrap_or("none"),
+                cm.as_deref().unwrap_or("none")
+            ));
+        }
+        let mut new_tags = tags.clone();
+        if let Some(t) = &c.tags {
+            let json = serde_json::to_string(t)?;
+            if json != tags {
+                changes.push(format!("tags {tags} → {json}"));
+                new_tags = json;
+            }
+        }
+        if changes.is_empty() {
+            return Ok(Some(String::new()));
+        }
+        let what = changes.join(", ");
+        let keys: Vec<(String, String)> =
+            sqlx::query_as("SELECT DISTINCT metric, param FROM series WHERE run_id = ?")
+                .bind(id)
+                .fetch_all(&mut *tx)
+                .await?;
+        sqlx::query(
+            "UPDATE run SET machine_id = ?, kernel_id = ?, commit_sha = ?, tags = ? WHERE id = ?",
+        )
+        .bind(new_machine_id)
+        .bind(new_kernel_id)
+        .bind(&new_commit)
+        .bind(&new_tags)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO deleted_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(upload_id)
+        .bind(format!("corrected (run {id}: {what})"))
+        .bind(actor)
+        .execute(&mut *tx)
+        .await?;
+        let mut machines = vec![machine_id];
+        if new_machine_id != machine_id {
+            machines.push(new_machine_id);
+        }
+        for m in &machines {
+            for (metric, param) in &keys {
+                rebuild_trend(&mut tx, &benchmark, *m, metric, param).await?;
+            }
+        }
+        drop_orphans(&mut tx, kernel_id, machine_id).await?;
+        super::tokens::audit_in(&mut tx, actor, "run.correct", &format!("run {id}"), &what).await?;
+        tx.commit().await?;
+        self.caches.clear();
+        self.wrote();
+        Ok(Some(what))
+    }
+
     /// Deletes upload `id` and everything stored from it; `None` if there is no such upload.
     pub async fn delete_upload(&self, id: i64, actor: &str) -> StoreResult<Option<Deleted>> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
@@ -51,8 +159,8 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         let runs = sqlx::query(
-            "INSERT INTO deleted_run (run_id, upload_id, deleted_by) \
-             SELECT id, upload_id, ? FROM run WHERE upload_id = ?",
+            "INSERT INTO deleted_run (run_id, upload_id, reason, deleted_by) \
+             SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?",
         )
         .bind(actor)
         .bind(id)
@@ -71,44 +179,10 @@ impl Store {
             .await?;
         // A kernel or machine only this upload named (the robot's typo) goes with it.
         for (kernel_id, machine_id) in names {
-            sqlx::query("DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)")
-                .bind(kernel_id)
-                .bind(kernel_id)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(
-                "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
-                 AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)",
-            )
-            .bind(machine_id)
-            .bind(machine_id)
-            .bind(machine_id)
-            .execute(&mut *tx)
-            .await?;
+            drop_orphans(&mut tx, kernel_id, machine_id).await?;
         }
         for (benchmark, machine_id, metric, param) in keys {
-            sqlx::query(
-                "DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
-            )
-            .bind(&benchmark)
-            .bind(machine_id)
-            .bind(&metric)
-            .bind(&param)
-            .execute(&mut *tx)
-            .await?;
-            let rows: Vec<SeriesRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "{SERIES_ROWS} WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
-                 ORDER BY r.id, s.id"
-            )))
-            .bind(&benchmark)
-            .bind(machine_id)
-            .bind(&metric)
-            .bind(&param)
-            .fetch_all(&mut *tx)
-            .await?;
-            let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
-            trend_records(&mut tx, rows, &mut trends).await?;
-            append_to_trends(&mut tx, &trends).await?;
+            rebuild_trend(&mut tx, &benchmark, machine_id, &metric, &param).await?;
         }
         super::tokens::audit_in(
             &mut tx,
@@ -130,15 +204,16 @@ impl Store {
 
     /// Why the first of `runs` that was deleted is gone, if any was.
     pub async fn deleted(&self, runs: &[i64]) -> StoreResult<Option<Gone>> {
-        let row: Option<(i64, String, String)> = sqlx::query_as(
-            "SELECT upload_id, deleted_at, deleted_by FROM deleted_run \
-             WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id LIMIT 1",
+        let row: Option<(i64, String, String, String)> = sqlx::query_as(
+            "SELECT upload_id, reason, deleted_at, deleted_by FROM deleted_run \
+             WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1",
         )
         .bind(serde_json::to_string(runs)?)
         .fetch_optional(&self.reader)
         .await?;
-        Ok(row.map(|(upload_id, deleted_at, deleted_by)| Gone {
+        Ok(row.map(|(upload_id, reason, deleted_at, deleted_by)| Gone {
             upload_id,
+            reason,
             deleted_at,
             deleted_by,
         }))
@@ -147,9 +222,80 @@ impl Store {
     /// How many runs were ever deleted: it changes whenever stored runs were taken away
     /// (by this process or another), which is what caches of "immutable" data key on.
     pub(super) async fn rewrites_in(conn: &mut sqlx::SqliteConnection) -> StoreResult<i64> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM deleted_run")
+        let (n,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(id), 0) FROM deleted_run")
             .fetch_one(&mut *conn)
             .await?;
         Ok(n)
     }
+}
+
+/// The id of the machine or kernel named `value`, created if new.
+async fn name_id(
+    conn: &mut sqlx::SqliteConnection,
+    table: &'static str,
+    column: &'static str,
+    value: &str,
+) -> StoreResult<i64> {
+    // `table` and `column` are literals of this module, never user input.
+    let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
+    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(value)
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(id)
+}
+
+/// Rebuilds the trend chunks of one series key from the runs it has now.
+async fn rebuild_trend(
+    conn: &mut sqlx::SqliteConnection,
+    benchmark: &str,
+    machine_id: i64,
+    metric: &str,
+    param: &str,
+) -> StoreResult<()> {
+    sqlx::query(
+        "DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
+    )
+    .bind(benchmark)
+    .bind(machine_id)
+    .bind(metric)
+    .bind(param)
+    .execute(&mut *conn)
+    .await?;
+    let rows: Vec<SeriesRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SERIES_ROWS} WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
+         ORDER BY r.id, s.id"
+    )))
+    .bind(benchmark)
+    .bind(machine_id)
+    .bind(metric)
+    .bind(param)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
+    trend_records(&mut *conn, rows, &mut trends).await?;
+    append_to_trends(&mut *conn, &trends).await
+}
+
+/// Drops a kernel and a machine no run names any more.
+async fn drop_orphans(
+    conn: &mut sqlx::SqliteConnection,
+    kernel_id: i64,
+    machine_id: i64,
+) -> StoreResult<()> {
+    sqlx::query("DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)")
+        .bind(kernel_id)
+        .bind(kernel_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
+         AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)",
+    )
+    .bind(machine_id)
+    .bind(machine_id)
+    .bind(machine_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }

@@ -78,7 +78,7 @@ impl From<anyhow::Error> for StoreError {
 pub use history::CommitMarks;
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use read::{CompareSeries, RunFilter, StoredFile};
-pub use delete::{Deleted, Gone};
+pub use delete::{Correction, Deleted, Gone};
 pub use tokens::{AuditEntry, TokenInfo};
 pub use write::{Inserted, NewFile, NewUpload};
 

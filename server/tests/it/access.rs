@@ -375,7 +375,7 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
         .await;
     assert_eq!(status, 404);
     let r = app.client.get(app.url(&permalink)).send().await.unwrap();
-    assert_error(r, 410, "were deleted with upload 2 by lead at ").await;
+    assert_error(r, 410, "were since deleted with upload 2 by lead at ").await;
     let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
     assert_eq!(r.status().as_u16(), 404);
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
@@ -499,4 +499,76 @@ async fn a_session_cookie_stands_for_its_token() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
     assert!(r.headers()["set-cookie"].to_str().unwrap().contains("; Secure"));
+}
+
+/// The common robot mistake, corrected: a run uploaded under the wrong machine moves to the
+/// right one, both trends rebuilt, the typo's name gone; a permalink over it answers 410.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_admin_corrects_a_runs_machine() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = token(&app, "lead", "admin").await;
+    let robot = token(&app, "robot", "upload").await;
+    let up = |machine: &str, body: &str| {
+        send(
+            &app,
+            Method::POST,
+            Box::leak(format!("/api/v1/upload?benchmark=b&machine={machine}").into_boxed_str()),
+            Box::leak(body.to_owned().into_boxed_str()),
+            Some(Box::leak(robot.clone().into_boxed_str())),
+        )
+    };
+    let r = up("m1", "kernel,commit,metric,value\n6.1,aaaaaaa1,tput,10\n6.2,aaaaaaa2,tput,11\n").await;
+    assert_eq!(r.status().as_u16(), 201);
+    let r = up("m1-typo", "kernel,commit,metric,value\n6.3,aaaaaaa3,tput,12\n").await;
+    assert_eq!(r.status().as_u16(), 201);
+    let (status, live) = app.get_json("/api/v1/compare?benchmark=b&machine=m1-typo&kernels=6.3").await;
+    assert_eq!(status, 200, "{live}");
+    let permalink = format!("/c/{}?format=json", live["permalink"].as_str().unwrap());
+    let trend = "/api/v1/trend?benchmark=b&machine=m1&metric=tput";
+    assert_eq!(app.get_json(trend).await.1["points"].as_array().unwrap().len(), 2);
+
+    let patch = |who: &str, body: &str| {
+        app.client
+            .patch(app.url("/api/v1/runs/3"))
+            .header("authorization", format!("Bearer {who}"))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+    };
+    assert_eq!(patch(&robot, r#"{"machine":"m1"}"#).await.unwrap().status().as_u16(), 403);
+    let r = patch(&admin, r#"{"machine":"m1","colour":"red"}"#).await.unwrap();
+    assert_error(r, 400, "colour").await;
+    let r = patch(&admin, r#"{"machine":"m1","tags":"fixed=yes"}"#).await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["changed"], r#"machine m1-typo → m1, tags [] → [["fixed","yes"]]"#);
+    assert_eq!(v["run"]["run"]["machine"], "m1");
+
+    let (_, t) = app.get_json(trend).await;
+    let kernels: Vec<&str> = t["points"].as_array().unwrap().iter().map(|p| p["kernel"].as_str().unwrap()).collect();
+    assert_eq!(kernels, ["6.1", "6.2", "6.3"], "the run joined m1's trend");
+    let (status, _) = app.get_json("/api/v1/trend?benchmark=b&machine=m1-typo&metric=tput").await;
+    assert_eq!(status, 404, "the typo's trend is empty");
+    let (_, machines) = app.get_json("/api/v1/machines").await;
+    assert_eq!(machines.as_array().unwrap().len(), 1, "{machines}");
+    let r = app.client.get(app.url(&permalink)).send().await.unwrap();
+    assert_error(r, 410, "corrected (run 3: machine m1-typo → m1").await;
+    // Saying what it already says changes nothing.
+    let r = patch(&admin, r#"{"machine":"m1"}"#).await.unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["changed"], "");
+    let r = patch(&admin, r#"{"kernel":"6.3"}"#).await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = app
+        .client
+        .patch(app.url("/api/v1/runs/99"))
+        .header("authorization", format!("Bearer {admin}"))
+        .header("content-type", "application/json")
+        .body(r#"{"kernel":"x"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
+    let audit: Value = r.json().await.unwrap();
+    assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "run.correct" && e["actor"] == "lead"));
 }
