@@ -137,7 +137,7 @@ pub enum AuthMode {
 pub fn needed_scope(method: &Method, path: &str) -> Scope {
     let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if safe {
-        return if path == "/api/v1/audit" {
+        return if path == "/api/v1/audit" || path.starts_with("/api/v1/tokens") {
             Scope::Admin
         } else {
             Scope::Read
@@ -478,6 +478,10 @@ mod tests {
             (&Method::GET, "/api/v1/runs", Scope::Read),
             (&Method::GET, "/api/v1/uploads/1/raw", Scope::Read),
             (&Method::GET, "/api/v1/audit", Scope::Admin),
+            (&Method::GET, "/api/v1/tokens", Scope::Admin),
+            (&post, "/api/v1/tokens", Scope::Admin),
+            (&Method::DELETE, "/api/v1/tokens/robot", Scope::Admin),
+            (&post, "/api/v1/session", Scope::Read),
             (&post, "/api/v1/upload", Scope::Upload),
             (&post, "/api/v1/commits", Scope::Upload),
             (&post, "/api/v1/bisect", Scope::Mark),

@@ -15,6 +15,7 @@
 //! - [`ApiError::Misdirected`]: the `Host` is not the `--public-url`'s (421).
 //! - [`ApiError::TooManyRequests`]: over the rate limit of its token or address (429, with
 //!   `Retry-After`).
+//! - [`ApiError::Conflict`]: the name is taken (409).
 //! - [`ApiError::Gone`]: it existed and was deleted (410): a permalink whose runs went with
 //!   their upload.
 //! - [`ApiError::Timeout`]: the request took too long, or its body stalled (408).
@@ -54,6 +55,8 @@ pub enum ApiError {
     Misdirected(String),
     #[error("{0}")]
     Gone(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("{message}")]
     TooManyRequests { message: String, retry_after: u64 },
     #[error("{0}")]
@@ -141,6 +144,7 @@ impl ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             ApiError::Gone(_) => StatusCode::GONE,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -160,6 +164,7 @@ impl ApiError {
             ApiError::Forbidden(_) => "forbidden",
             ApiError::Misdirected(_) => "misdirected",
             ApiError::Gone(_) => "gone",
+            ApiError::Conflict(_) => "conflict",
             ApiError::TooManyRequests { .. } => "too_many_requests",
             ApiError::Timeout(_) => "timeout",
             ApiError::Unavailable { .. } => "unavailable",

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod extract;
 mod read;
 mod session;
+mod tokens;
 mod trend;
 mod upload;
 
@@ -41,6 +42,8 @@ pub fn router(state: &AppState) -> Router<AppState> {
         )
         .route("/runs/{id}/mark", post(trend::mark_run))
         .route("/audit", get(read::audit))
+        .route("/tokens", get(tokens::list).post(tokens::create))
+        .route("/tokens/{name}", axum::routing::delete(tokens::revoke))
         .route("/session", post(session::sign_in))
         .route("/session/end", post(session::sign_out))
         .fallback(|| async {

@@ -376,6 +376,10 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
     assert_eq!(status, 404);
     let r = app.client.get(app.url(&permalink)).send().await.unwrap();
     assert_error(r, 410, "were since deleted with upload 2 by lead at ").await;
+    // The page says so too.
+    let page_path = permalink.trim_end_matches("?format=json");
+    let (_, _, page) = app.get_accept(page_path, "text/html").await;
+    assert!(page.contains("since deleted with upload 2 by lead"), "{page}");
     let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
     assert_eq!(r.status().as_u16(), 404);
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
@@ -571,4 +575,42 @@ async fn an_admin_corrects_a_runs_machine() {
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
     let audit: Value = r.json().await.unwrap();
     assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "run.correct" && e["actor"] == "lead"));
+}
+
+/// An admin manages tokens over HTTP as on the command line.
+#[tokio::test(flavor = "multi_thread")]
+async fn admins_manage_tokens_over_http() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = token(&app, "lead", "admin").await;
+    let robot = token(&app, "robot", "upload").await;
+    let json = |method: Method, path: &str, body: &str, who: &str| {
+        app.client
+            .request(method, app.url(path))
+            .header("authorization", format!("Bearer {who}"))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+    };
+    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &robot).await.unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &admin).await.unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let created: Value = r.json().await.unwrap();
+    let new = created["token"].as_str().unwrap().to_owned();
+    assert!(new.starts_with("perfline_"));
+    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &admin).await.unwrap();
+    assert_error(r, 409, "exists").await;
+    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"x","scopes":"root"}"#, &admin).await.unwrap();
+    assert_error(r, 400, "unknown scope 'root'").await;
+    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&new)).await;
+    assert_eq!(r.status().as_u16(), 201, "the new token works");
+    let r = json(Method::GET, "/api/v1/tokens", "", &admin).await.unwrap();
+    let list = r.text().await.unwrap();
+    assert!(list.contains("\"new-robot\"") && !list.contains(&new), "{list}");
+    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin).await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.2", CSV, Some(&new)).await;
+    assert_eq!(r.status().as_u16(), 401, "revoked");
+    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin).await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
 }

@@ -1,0 +1,88 @@
+//! Token management over HTTP (admin): list, create (the token is in the answer, once),
+//! revoke. The same as `perfline token ...` on the command line.
+
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+
+use app::label::Label;
+
+use super::extract::ApiJson;
+use crate::auth::{new_token, token_hash, Principal, Scopes};
+use crate::error::{ApiError, ApiResult};
+use crate::AppState;
+
+/// `GET /api/v1/tokens`: every token, without the tokens themselves.
+pub async fn list(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
+    let tokens: Vec<serde_json::Value> = state
+        .store
+        .list_tokens()
+        .await?
+        .into_iter()
+        .map(|t| {
+            serde_json::json!({
+                "id": t.id, "name": t.name, "scopes": t.scopes, "created_at": t.created_at,
+                "expires_at": t.expires_at, "last_used_at": t.last_used_at, "revoked_at": t.revoked_at,
+            })
+        })
+        .collect();
+    Ok(Json(serde_json::json!({ "tokens": tokens })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    name: Label,
+    /// `upload,mark`
+    scopes: String,
+    expires_days: Option<u32>,
+}
+
+/// `POST /api/v1/tokens` `{"name", "scopes", "expires_days"?}`: 201 with the token, shown
+/// this once.
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    ApiJson(new): ApiJson<NewToken>,
+) -> ApiResult<Response> {
+    let scopes = Scopes::parse(&new.scopes).map_err(ApiError::BadRequest)?;
+    let token = new_token();
+    let created = state
+        .store
+        .create_token(
+            new.name.as_str(),
+            &token_hash(&token),
+            &scopes.to_string(),
+            new.expires_days,
+            principal.actor(),
+        )
+        .await?;
+    let Some(id) = created else {
+        return Err(ApiError::Conflict(format!(
+            "a token named '{}' exists; revoke it or choose another name",
+            new.name
+        )));
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({
+            "id": id, "name": new.name, "scopes": scopes.to_string(), "token": token,
+        })),
+    )
+        .into_response())
+}
+
+/// `DELETE /api/v1/tokens/{name or id}`: revokes it (its sessions end with it).
+pub async fn revoke(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(name): Path<String>,
+) -> ApiResult<Json<serde_json::Value>> {
+    if state.store.revoke_token(&name, principal.actor()).await? {
+        Ok(Json(serde_json::json!({ "revoked": name })))
+    } else {
+        Err(ApiError::NotFound(format!("no live token named or numbered '{name}'")))
+    }
+}
