@@ -32,6 +32,10 @@ pub trait Backend: Send + Sync + 'static {
     async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String>;
     /// Who is asking (signed in or not) and what they may write.
     async fn whoami(&self) -> Result<Who, String>;
+    /// Deletes an upload (admin).
+    async fn delete_upload(&self, id: i64) -> Result<(), String>;
+    /// Corrects a run's names (admin); empty fields are left as they are. What changed.
+    async fn correct_run(&self, id: i64, fix: RunFix) -> Result<String, String>;
     /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
     async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
 }
@@ -42,6 +46,16 @@ pub type SharedBackend = std::sync::Arc<dyn Backend>;
 #[cfg(feature = "ssr")]
 fn backend() -> Result<SharedBackend, ServerFnError> {
     use_context::<SharedBackend>().ok_or_else(|| ServerFnError::new("no backend in context"))
+}
+
+#[server(prefix = "/sfn", endpoint = "delete_upload")]
+pub async fn delete_upload(id: i64) -> Result<(), ServerFnError> {
+    backend()?.delete_upload(id).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "correct_run")]
+pub async fn correct_run(id: i64, fix: RunFix) -> Result<String, ServerFnError> {
+    backend()?.correct_run(id, fix).await.map_err(ServerFnError::new)
 }
 
 #[server(prefix = "/sfn", endpoint = "whoami")]

@@ -205,4 +205,15 @@ pub struct Who {
     pub name: Option<String>,
     pub can_upload: bool,
     pub can_mark: bool,
+    /// May delete uploads and correct runs.
+    pub is_admin: bool,
+}
+
+/// A correction of a run from its page: empty fields are left as they are.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunFix {
+    pub machine: String,
+    pub kernel: String,
+    pub commit: String,
+    pub tags: String,
 }

@@ -145,10 +145,10 @@ pub fn needed_scope(method: &Method, path: &str) -> Scope {
     }
     // The pages' server functions are POSTs; only one of them writes.
     if let Some(function) = path.strip_prefix("/sfn/") {
-        return if function == "mark_runs" {
-            Scope::Mark
-        } else {
-            Scope::Read
+        return match function {
+            "mark_runs" => Scope::Mark,
+            "delete_upload" | "correct_run" => Scope::Admin,
+            _ => Scope::Read,
         };
     }
     match path {
@@ -488,6 +488,8 @@ mod tests {
             (&post, "/api/v1/runs/7/mark", Scope::Mark),
             (&post, "/sfn/mark_runs", Scope::Mark),
             (&post, "/sfn/compare", Scope::Read),
+            (&post, "/sfn/delete_upload", Scope::Admin),
+            (&post, "/sfn/correct_run", Scope::Admin),
             (&Method::DELETE, "/api/v1/uploads/1", Scope::Admin),
             (&Method::PATCH, "/api/v1/runs/1", Scope::Admin),
             (&post, "/api/v1/anything-new", Scope::Admin),

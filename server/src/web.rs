@@ -145,10 +145,7 @@ impl Backend for StoreBackend {
         if runs.len() > 1000 {
             return Err("at most 1000 runs at a time".into());
         }
-        // The principal the access check found for this server function's request.
-        let actor = leptos::prelude::use_context::<axum::http::request::Parts>()
-            .and_then(|p| p.extensions.get::<crate::auth::Principal>().cloned())
-            .map_or_else(|| "open".to_owned(), |p| p.actor().to_owned());
+        let actor = actor();
         for id in runs {
             if !self.0.store.set_run_mark(id, mark).await.map_err(msg)? {
                 return Err(format!("no run {id}"));
@@ -181,7 +178,48 @@ impl Backend for StoreBackend {
             },
             can_upload: may(Scope::Upload),
             can_mark: may(Scope::Mark),
+            is_admin: may(Scope::Admin),
         })
+    }
+
+    async fn delete_upload(&self, id: i64) -> Result<(), String> {
+        match self.0.store.delete_upload(id, &actor()).await.map_err(msg)? {
+            Some(_) => Ok(()),
+            None => Err(format!("no upload {id}")),
+        }
+    }
+
+    async fn correct_run(&self, id: i64, fix: app::types::RunFix) -> Result<String, String> {
+        let label = |field: &str, v: &str| -> Result<Option<String>, String> {
+            match v.trim() {
+                "" => Ok(None),
+                v => app::label::Label::parse(v)
+                    .map(|l| Some(l.into()))
+                    .map_err(|e| format!("{field} {e}")),
+            }
+        };
+        let tags = match fix.tags.trim() {
+            "" => None,
+            t => Some(
+                crate::ingest::parse_tags(t)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .map(|(k, v)| (String::from(k), String::from(v)))
+                    .collect(),
+            ),
+        };
+        let correction = crate::store::Correction {
+            machine: label("machine", &fix.machine)?,
+            kernel: label("kernel", &fix.kernel)?,
+            commit: label("commit", &fix.commit)?.map(Some),
+            tags,
+        };
+        self.0
+            .store
+            .correct_run(id, &correction, &actor())
+            .await
+            .map_err(msg)?
+            .ok_or_else(|| format!("no run {id}"))
     }
 
     async fn permalink(&self, id: String) -> Result<Comparison, String> {
@@ -193,4 +231,12 @@ impl Backend for StoreBackend {
             .comparison
             .clone())
     }
+}
+
+/// The principal the access check found for this server function's request, for the audit
+/// trail.
+fn actor() -> String {
+    leptos::prelude::use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<crate::auth::Principal>().cloned())
+        .map_or_else(|| "open".to_owned(), |p| p.actor().to_owned())
 }

@@ -1,5 +1,6 @@
 //! The pages. Every one renders on the server first; user text is always rendered as text.
 
+mod admin;
 mod compare;
 mod dashboard;
 mod run;

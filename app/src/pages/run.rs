@@ -30,6 +30,7 @@ pub fn RunView() -> impl IntoView {
 
 fn run_view(d: RunDetail) -> AnyView {
     let r = d.run;
+    let run_id = r.id;
     let tags = r
         .tags
         .iter()
@@ -60,6 +61,7 @@ fn run_view(d: RunDetail) -> AnyView {
                 {d.series.into_iter().map(series_row).collect_view()}
             </tbody>
         </table>
+        <super::admin::CorrectRun id=run_id />
     }
     .into_any()
 }

@@ -150,6 +150,7 @@ fn upload_view(d: UploadDetail) -> AnyView {
         </ul>
         <h2>"Runs"</h2>
         <RunTable runs=d.runs />
+        <super::admin::DeleteUpload id=u.id />
     }
     .into_any()
 }

@@ -162,3 +162,36 @@ async fn sign_in_to_mark_in_chromium() {
     assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "run.mark"));
     assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "session.start"));
 }
+
+/// An admin signed in corrects a run and deletes an upload from their pages; a reader who is
+/// not an admin sees neither control.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_admin_corrects_and_deletes_in_chromium() {
+    use perfline_server::auth::{new_token, token_hash, AuthMode};
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let admin = new_token();
+    app.store
+        .create_token("lead", &token_hash(&admin), "admin", None, "test")
+        .await
+        .unwrap()
+        .unwrap();
+    for (machine, kernel) in [("m1", "6.1"), ("m1-typo", "6.2")] {
+        let r = app
+            .client
+            .post(app.url(&format!("/api/v1/upload?benchmark=b&machine={machine}&kernel={kernel}")))
+            .header("authorization", format!("Bearer {admin}"))
+            .body("metric,value\ntput,1\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+    }
+    // Signed out, the pages carry no admin controls.
+    let (_, run_page) = app.get_text("/runs/2").await;
+    assert!(!run_page.contains("correct-run"));
+    run_e2e("admin.mjs", vec![app.base.clone(), admin.clone()]).await;
+    let (status, _) = app.get_json("/api/v1/uploads/1").await;
+    assert_eq!(status, 404);
+    let (_, run) = app.get_json("/api/v1/runs/2").await;
+    assert_eq!(run["run"]["machine"], "m1");
+}
