@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::history::TrendKey;
 use super::trend_pack::TrendRun;
-use super::write::{append_to_trends, trend_records, SeriesRow, SERIES_ROWS};
+use super::write::{append_to_trends, id_of, trend_records, SeriesRow, SERIES_ROWS};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -64,12 +64,12 @@ impl Store {
         let mut changes = Vec::new();
         let mut new_machine_id = machine_id;
         if let Some(m) = c.machine.as_ref().filter(|m| **m != machine) {
-            new_machine_id = name_id(&mut tx, "machine", "name", m).await?;
+            new_machine_id = id_of(&mut tx, "machine", "name", m).await?;
             changes.push(format!("machine {machine} → {m}"));
         }
         let mut new_kernel_id = kernel_id;
         if let Some(k) = c.kernel.as_ref().filter(|k| **k != kernel) {
-            new_kernel_id = name_id(&mut tx, "kernel", "version", k).await?;
+            new_kernel_id = id_of(&mut tx, "kernel", "version", k).await?;
             changes.push(format!("kernel {kernel} → {k}"));
         }
         let mut new_commit = commit.clone();
@@ -227,22 +227,6 @@ impl Store {
             .await?;
         Ok(n)
     }
-}
-
-/// The id of the machine or kernel named `value`, created if new.
-async fn name_id(
-    conn: &mut sqlx::SqliteConnection,
-    table: &'static str,
-    column: &'static str,
-    value: &str,
-) -> StoreResult<i64> {
-    // `table` and `column` are literals of this module, never user input.
-    let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
-    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(value)
-        .fetch_one(&mut *conn)
-        .await?;
-    Ok(id)
 }
 
 /// Rebuilds the trend chunks of one series key from the runs it has now.

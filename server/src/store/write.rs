@@ -90,8 +90,9 @@ impl Store {
     }
 }
 
-async fn id_of(
-    tx: &mut Transaction<'_, Sqlite>,
+/// The id of the machine or kernel named `value`, created if new.
+pub(super) async fn id_of(
+    conn: &mut SqliteConnection,
     table: &'static str,
     column: &'static str,
     value: &str,
@@ -100,7 +101,7 @@ async fn id_of(
     let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
     let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(value)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *conn)
         .await?;
     Ok(id)
 }
@@ -112,8 +113,8 @@ async fn insert_run(
     upload: &NewUpload,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<i64> {
-    let machine_id = id_of(tx, "machine", "name", run.key.machine.as_str()).await?;
-    let kernel_id = id_of(tx, "kernel", "version", run.key.kernel.as_str()).await?;
+    let machine_id = id_of(&mut *tx, "machine", "name", run.key.machine.as_str()).await?;
+    let kernel_id = id_of(&mut *tx, "kernel", "version", run.key.kernel.as_str()).await?;
     let tags = serde_json::to_string(
         &run.tags
             .iter()
