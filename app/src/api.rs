@@ -50,12 +50,18 @@ fn backend() -> Result<SharedBackend, ServerFnError> {
 
 #[server(prefix = "/sfn", endpoint = "delete_upload")]
 pub async fn delete_upload(id: i64) -> Result<(), ServerFnError> {
-    backend()?.delete_upload(id).await.map_err(ServerFnError::new)
+    backend()?
+        .delete_upload(id)
+        .await
+        .map_err(ServerFnError::new)
 }
 
 #[server(prefix = "/sfn", endpoint = "correct_run")]
 pub async fn correct_run(id: i64, fix: RunFix) -> Result<String, ServerFnError> {
-    backend()?.correct_run(id, fix).await.map_err(ServerFnError::new)
+    backend()?
+        .correct_run(id, fix)
+        .await
+        .map_err(ServerFnError::new)
 }
 
 #[server(prefix = "/sfn", endpoint = "whoami")]

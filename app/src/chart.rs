@@ -45,14 +45,21 @@ pub fn plot_value(v: f64) -> f64 {
 /// renderer's tick arithmetic terminates: all-equal, subnormal and huge data included.
 pub fn axis_range(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
     // Also NaN, and the folds' (inf, -inf) when there is no data.
-    if lo.partial_cmp(&hi).is_none_or(|o| o == std::cmp::Ordering::Greater) {
+    if lo
+        .partial_cmp(&hi)
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
         return (0.0, 1.0);
     }
     let (lo, hi) = (plot_value(lo), plot_value(hi));
     let scale = lo.abs().max(hi.abs());
     let span = hi - lo;
     if span <= scale * 1e-9 || span < 1e-200 {
-        let pad = if scale * 0.1 > 1e-200 { scale * 0.1 } else { 1.0 };
+        let pad = if scale * 0.1 > 1e-200 {
+            scale * 0.1
+        } else {
+            1.0
+        };
         return (lo - pad, hi + pad);
     }
     let pad = span * pad.clamp(0.0, 1.0);
@@ -586,15 +593,26 @@ mod overflow {
         prop_assert!(drawn.is_ok(), "{:?}", drawn.err());
         let svg = drawn.unwrap().svg;
         prop_assert!(svg.len() < 2 << 20, "SVG of {} bytes", svg.len());
-        prop_assert!(!svg.contains("NaN") && !svg.contains("inf"), "non-finite coordinates");
+        prop_assert!(
+            !svg.contains("NaN") && !svg.contains("inf"),
+            "non-finite coordinates"
+        );
         let samples: Vec<ChartSample> = values
             .iter()
             .map(|&value| ChartSample { value, mark: None })
             .collect();
         let ascii = ascii_chart("t", &samples, 80, 20);
         prop_assert!(ascii.lines().count() <= 25);
-        prop_assert!(ascii.len() < 80 * 25 * 8, "ASCII chart of {} bytes", ascii.len());
-        prop_assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+        prop_assert!(
+            ascii.len() < 80 * 25 * 8,
+            "ASCII chart of {} bytes",
+            ascii.len()
+        );
+        prop_assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
         Ok(())
     }
 
@@ -621,7 +639,10 @@ mod overflow {
         ] {
             check(&values).unwrap();
         }
-        assert_eq!(axis_range(f64::INFINITY, f64::NEG_INFINITY, 0.1), (0.0, 1.0));
+        assert_eq!(
+            axis_range(f64::INFINITY, f64::NEG_INFINITY, 0.1),
+            (0.0, 1.0)
+        );
         let (lo, hi) = axis_range(-f64::MAX, f64::MAX, 0.1);
         assert!(lo.is_finite() && hi.is_finite() && lo < hi);
     }

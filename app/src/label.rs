@@ -91,7 +91,9 @@ pub fn check_value(v: f64) -> Result<f64, String> {
     if !v.is_finite() {
         Err(format!("value {v} is not a finite number"))
     } else if v.abs() > MAX_ABS_VALUE {
-        Err(format!("value {v:e} is outside the accepted range of ±{MAX_ABS_VALUE:e}"))
+        Err(format!(
+            "value {v:e} is outside the accepted range of ±{MAX_ABS_VALUE:e}"
+        ))
     } else {
         Ok(v)
     }
@@ -299,7 +301,9 @@ where
 {
     let raw: Option<String> = Option::deserialize(d)?;
     match raw {
-        Some(s) if !s.trim().is_empty() => T::try_from(s).map(Some).map_err(serde::de::Error::custom),
+        Some(s) if !s.trim().is_empty() => {
+            T::try_from(s).map(Some).map_err(serde::de::Error::custom)
+        }
         _ => Ok(None),
     }
 }
@@ -348,7 +352,10 @@ mod tests {
     fn lists_and_bounds_parse_once() {
         let k = Kernels::try_from(" 6.1, 6.2 ,".to_owned()).unwrap();
         assert_eq!(String::from(k), "6.1,6.2");
-        assert_eq!(Kernels::try_from("6.1,6.1".to_owned()).unwrap_err(), "names 6.1 twice");
+        assert_eq!(
+            Kernels::try_from("6.1,6.1".to_owned()).unwrap_err(),
+            "names 6.1 twice"
+        );
         assert_eq!(
             Kernels::try_from(" , ".to_owned()).unwrap_err(),
             "must name at least one kernel"
@@ -361,7 +368,10 @@ mod tests {
         assert!(Machines::try_from("a\u{7}".to_owned()).is_err());
         type Width = Bounded<30, 400>;
         assert_eq!(Width::try_from(80).unwrap().get(), 80);
-        assert_eq!(Width::try_from(5).unwrap_err(), "must be between 30 and 400, not 5");
+        assert_eq!(
+            Width::try_from(5).unwrap_err(),
+            "must be between 30 and 400, not 5"
+        );
         let w: Result<Width, _> = serde_json::from_str("401");
         assert!(w.is_err());
     }

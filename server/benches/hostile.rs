@@ -41,7 +41,10 @@ fn main() {
         meta.set("tags", &field).unwrap_err()
     });
     assert!(refused.message.contains("60000 tags given"));
-    println!("60,000 tags in the tags field, refused: {}", common::summary(times));
+    println!(
+        "60,000 tags in the tags field, refused: {}",
+        common::summary(times)
+    );
     let doc = format!(
         "{{\"benchmark\":\"b\",\"machine\":\"m\",\"kernel\":\"k\",\"tags\":{{{}}},\"samples\":[{{\"metric\":\"t\",\"value\":1}}]}}",
         (0..60_000)
@@ -53,7 +56,10 @@ fn main() {
         parse_file(doc.as_bytes(), Some(Format::Json), &UploadMeta::default()).unwrap_err()
     });
     assert!(refused.message.contains("60000 tags given"), "{refused}");
-    println!("60,000 tags in a JSON document, refused: {}", common::summary(times));
+    println!(
+        "60,000 tags in a JSON document, refused: {}",
+        common::summary(times)
+    );
 
     // 3. A 2,000-point trend with 200,000 commit marks, its runs naming abbreviated shas.
     let history = History {
@@ -101,7 +107,10 @@ fn main() {
     };
     let (times, trend) = common::repeat(5, || build(query.clone(), &runs, Some(&history), &marks));
     assert_eq!(trend.points.len(), 2_000);
-    assert_eq!(trend.points.iter().filter(|p| p.mark.is_some()).count(), 1_000);
+    assert_eq!(
+        trend.points.iter().filter(|p| p.mark.is_some()).count(),
+        1_000
+    );
     println!(
         "a 2,000-point trend with 200,000 commit marks: {}",
         common::summary(times)
@@ -118,7 +127,12 @@ fn main() {
             for k in 0..5_000 {
                 csv.push_str(&format!("6.{part}.{k},tput,{}\n", 100 + k % 7));
             }
-            upload(&client, &format!("{base}/api/v1/upload?benchmark=many&machine=m1"), csv).await;
+            upload(
+                &client,
+                &format!("{base}/api/v1/upload?benchmark=many&machine=m1"),
+                csv,
+            )
+            .await;
         }
         for path in ["/api/v1/benchmarks", "/"] {
             let mut times = Vec::new();
@@ -138,11 +152,18 @@ fn main() {
                 let kernel = if i % 2 == 0 { "7.1" } else { "7.2" };
                 csv.push_str(&format!("{kernel},{i:08x}{part},tput,{}\n", 100 + i % 7));
             }
-            upload(&client, &format!("{base}/api/v1/upload?benchmark=pinned&machine=m1"), csv).await;
+            upload(
+                &client,
+                &format!("{base}/api/v1/upload?benchmark=pinned&machine=m1"),
+                csv,
+            )
+            .await;
         }
         let t = Instant::now();
         let live: serde_json::Value = client
-            .get(format!("{base}/api/v1/compare?benchmark=pinned&machine=m1&kernels=7.1,7.2"))
+            .get(format!(
+                "{base}/api/v1/compare?benchmark=pinned&machine=m1&kernels=7.1,7.2"
+            ))
             .send()
             .await
             .unwrap()

@@ -108,7 +108,12 @@ fn main() {
         ..TrendQuery::default()
     };
     let (times, trend) = common::repeat(7, || {
-        build(query.clone(), &runs, Some(&history), &CommitMarks::default())
+        build(
+            query.clone(),
+            &runs,
+            Some(&history),
+            &CommitMarks::default(),
+        )
     });
     assert_eq!(trend.points.len(), COMMITS);
     println!(

@@ -109,7 +109,11 @@ pub enum Principal {
     Open,
     /// No token in token mode: may read (unless the instance is private).
     Anonymous,
-    Token { id: i64, name: String, scopes: Scopes },
+    Token {
+        id: i64,
+        name: String,
+        scopes: Scopes,
+    },
 }
 
 impl Principal {
@@ -234,8 +238,10 @@ pub const SESSION_COOKIE: &str = "perfline_session";
 
 /// Paths anyone may reach even on a private instance: signing in, the site's files, health.
 fn always_public(path: &str) -> bool {
-    matches!(path, "/healthz" | "/signin" | "/api/v1/session" | "/sfn/whoami")
-        || path.starts_with("/pkg/")
+    matches!(
+        path,
+        "/healthz" | "/signin" | "/api/v1/session" | "/sfn/whoami"
+    ) || path.starts_with("/pkg/")
 }
 
 /// The session cookie's value, if the request carries one.
@@ -385,9 +391,7 @@ async fn principal_for(
                 None
             };
             let Some(found) = found else {
-                return Err(unauthorized(
-                    "the token is unknown, revoked or expired",
-                ));
+                return Err(unauthorized("the token is unknown, revoked or expired"));
             };
             if state.touched.due(found.id) {
                 // Best effort: a busy writer must not fail the request.

@@ -204,7 +204,11 @@ mod tests {
         let svg = svg(&c, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(svg.len() < 1 << 20, "SVG of {} bytes", svg.len());
         prop_assert!(!svg.contains("NaN") && !svg.contains("inf"));
-        prop_assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+        prop_assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
         Ok(())
     }
 

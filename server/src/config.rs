@@ -150,7 +150,8 @@ impl Config {
     /// A configuration for tests and benchmarks: a database file and the defaults for the
     /// rest, on port 0, logging warnings only.
     pub fn for_db(db: PathBuf) -> Config {
-        let mut config = Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
+        let mut config =
+            Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
         config.db = db;
         config.site_root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"));
         config
@@ -158,8 +159,7 @@ impl Config {
 
     /// How many expensive requests may run at once.
     pub fn heavy_limit(&self) -> usize {
-        self.max_heavy.unwrap_or_else(|| {
-            2 * std::thread::available_parallelism().map_or(2, |n| n.get())
-        })
+        self.max_heavy
+            .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()))
     }
 }

@@ -92,10 +92,12 @@ fn too_large(limit: usize) -> String {
 impl From<anyhow::Error> for ApiError {
     /// A busy store under any context is still "busy": 503, not 500.
     fn from(e: anyhow::Error) -> Self {
-        let busy = e.chain().find_map(|c| match c.downcast_ref::<crate::store::StoreError>() {
-            Some(crate::store::StoreError::Busy(why)) => Some(why.clone()),
-            _ => None,
-        });
+        let busy = e
+            .chain()
+            .find_map(|c| match c.downcast_ref::<crate::store::StoreError>() {
+                Some(crate::store::StoreError::Busy(why)) => Some(why.clone()),
+                _ => None,
+            });
         match busy {
             Some(why) => crate::store::StoreError::Busy(why).into(),
             None => ApiError::Internal(e),

@@ -14,7 +14,9 @@ async fn main() -> std::process::ExitCode {
     if let Some(command) = config.command.clone() {
         return run_command(&config, command).await;
     }
-    if config.listen.ip().is_loopback() || config.auth_mode() == perfline_server::auth::AuthMode::Token {
+    if config.listen.ip().is_loopback()
+        || config.auth_mode() == perfline_server::auth::AuthMode::Token
+    {
         tracing::info!(mode = ?config.auth_mode(), private = config.private, "access control");
     } else {
         tracing::warn!(
@@ -42,7 +44,10 @@ async fn main() -> std::process::ExitCode {
     // are installed here, before the first request can be served, not when the future is
     // first polled: a signal in between would otherwise kill the process outright.
     use tokio::signal::unix::{signal, SignalKind};
-    let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+    let (mut term, mut int) = match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
         (Ok(term), Ok(int)) => (term, int),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("perfline: cannot handle SIGTERM and SIGINT: {e}");
@@ -100,36 +105,63 @@ async fn run_command(
     let Command::Token { action } = command;
     let result: Result<(), String> = async {
         match action {
-            TokenCommand::Create { name, scope, expires_days } => {
+            TokenCommand::Create {
+                name,
+                scope,
+                expires_days,
+            } => {
                 let name = app::label::Label::parse(&name).map_err(|e| format!("--name {e}"))?;
                 let scopes = Scopes::parse(&scope).map_err(|e| format!("--scope: {e}"))?;
                 let token = new_token();
                 let created = store
-                    .create_token(name.as_str(), &token_hash(&token), &scopes.to_string(), expires_days, "cli")
+                    .create_token(
+                        name.as_str(),
+                        &token_hash(&token),
+                        &scopes.to_string(),
+                        expires_days,
+                        "cli",
+                    )
                     .await
                     .map_err(|e| e.to_string())?;
                 if created.is_none() {
-                    return Err(format!("a token named '{name}' exists; revoke it or choose another name"));
+                    return Err(format!(
+                        "a token named '{name}' exists; revoke it or choose another name"
+                    ));
                 }
                 // The token itself, once, alone on stdout; the rest goes to stderr.
                 println!("{token}");
-                eprintln!("perfline: token '{name}' with scopes {scopes} created; it is not shown again");
+                eprintln!(
+                    "perfline: token '{name}' with scopes {scopes} created; it is not shown again"
+                );
                 Ok(())
             }
             TokenCommand::List => {
                 let tokens = store.list_tokens().await.map_err(|e| e.to_string())?;
-                println!("{:<5} {:<24} {:<20} {:<21} {:<21} {:<21} revoked", "id", "name", "scopes", "created", "expires", "last used");
+                println!(
+                    "{:<5} {:<24} {:<20} {:<21} {:<21} {:<21} revoked",
+                    "id", "name", "scopes", "created", "expires", "last used"
+                );
                 for t in tokens {
                     let or = |v: Option<String>| v.unwrap_or_else(|| "-".into());
                     println!(
                         "{:<5} {:<24} {:<20} {:<21} {:<21} {:<21} {}",
-                        t.id, t.name, t.scopes, t.created_at, or(t.expires_at), or(t.last_used_at), or(t.revoked_at)
+                        t.id,
+                        t.name,
+                        t.scopes,
+                        t.created_at,
+                        or(t.expires_at),
+                        or(t.last_used_at),
+                        or(t.revoked_at)
                     );
                 }
                 Ok(())
             }
             TokenCommand::Revoke { token } => {
-                if store.revoke_token(&token, "cli").await.map_err(|e| e.to_string())? {
+                if store
+                    .revoke_token(&token, "cli")
+                    .await
+                    .map_err(|e| e.to_string())?
+                {
                     eprintln!("perfline: token '{token}' revoked");
                     Ok(())
                 } else {

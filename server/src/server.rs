@@ -21,8 +21,8 @@ use tower_http::compression::CompressionLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-pub use config::Config;
 use crate::error::ApiError;
+pub use config::Config;
 use store::Store;
 
 /// What every handler can reach.
@@ -188,9 +188,7 @@ async fn json_errors(req: Request, next: Next) -> Response {
         StatusCode::NOT_FOUND => ApiError::NotFound(message),
         StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed(message),
         StatusCode::REQUEST_TIMEOUT => ApiError::Timeout(message),
-        StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge {
-            limit: 0,
-        },
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge { limit: 0 },
         StatusCode::SERVICE_UNAVAILABLE => ApiError::Unavailable {
             message,
             retry_after: 1,
@@ -280,7 +278,10 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(CompressionLayer::new())
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
-        .layer(middleware::from_fn_with_state(state.clone(), request_timeout))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            request_timeout,
+        ))
         .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(security_headers))
         .layer(CatchPanicLayer::custom(panic_response))
@@ -334,18 +335,22 @@ pub async fn serve(
         let Ok(permit) = connections.clone().try_acquire_owned() else {
             tokio::spawn(async move {
                 let mut stream = stream;
-                let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(OVERLOADED)).await;
+                let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(OVERLOADED))
+                    .await;
                 let _ = stream.shutdown().await;
             });
             continue;
         };
         let _ = stream.set_nodelay(true);
         // Handlers and the rate limits see the client's address.
-        let app = tower::ServiceExt::map_request(app.clone(), move |mut req: axum::http::Request<hyper::body::Incoming>| {
-            req.extensions_mut()
-                .insert(axum::extract::ConnectInfo(peer));
-            req
-        });
+        let app = tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                req
+            },
+        );
         let service = hyper_util::service::TowerToHyperService::new(app);
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
@@ -358,8 +363,14 @@ pub async fn serve(
     }
     drop(listener);
     let deadline = Duration::from_secs(config.shutdown_timeout);
-    tracing::info!(deadline_s = deadline.as_secs(), "draining in-flight requests");
-    if tokio::time::timeout(deadline, graceful.shutdown()).await.is_err() {
+    tracing::info!(
+        deadline_s = deadline.as_secs(),
+        "draining in-flight requests"
+    );
+    if tokio::time::timeout(deadline, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::warn!("requests still running after the shutdown deadline were cut off");
     }
     store.close().await;

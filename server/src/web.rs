@@ -183,7 +183,13 @@ impl Backend for StoreBackend {
     }
 
     async fn delete_upload(&self, id: i64) -> Result<(), String> {
-        match self.0.store.delete_upload(id, &actor()).await.map_err(msg)? {
+        match self
+            .0
+            .store
+            .delete_upload(id, &actor())
+            .await
+            .map_err(msg)?
+        {
             Some(_) => Ok(()),
             None => Err(format!("no upload {id}")),
         }

@@ -114,7 +114,14 @@ mod tests {
         assert!(timed_out.is_err());
         // The turn comes back as soon as the work has noticed.
         heavy.run(|| ()).await.expect("the turn is released");
-        assert!(stopped.load(Ordering::Relaxed), "the work saw the cancellation");
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            stopped.load(Ordering::Relaxed),
+            "the work saw the cancellation"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

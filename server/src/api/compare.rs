@@ -144,7 +144,6 @@ fn precision(p: Option<Precision>) -> Option<usize> {
     p.map(|p| p.get() as usize)
 }
 
-
 pub async fn compare(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -169,9 +168,7 @@ pub async fn compare(
         chart: q.chart,
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
-    let computed = state
-        .compare_live(query, precision(view.precision))
-        .await?;
+    let computed = state.compare_live(query, precision(view.precision)).await?;
     respond(&state, computed, shape, &view, &headers).await
 }
 
@@ -232,9 +229,9 @@ async fn respond(
         None => {
             let c = &computed.comparison;
             let body: Bytes = match shape {
-                Shape::Json | Shape::Html => serde_json::to_vec(c)
-                    .map_err(anyhow::Error::from)?
-                    .into(),
+                Shape::Json | Shape::Html => {
+                    serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
+                }
                 Shape::Text => {
                     let mut text = if text_style {
                         lkp_text(c, all)
@@ -251,7 +248,12 @@ async fn respond(
                     let (computed, chart) = (computed.clone(), view.chart.clone());
                     state
                         .heavy
-                        .run(move || crate::chart::svg(&computed.comparison, chart.as_ref().map(Label::as_str)))
+                        .run(move || {
+                            crate::chart::svg(
+                                &computed.comparison,
+                                chart.as_ref().map(Label::as_str),
+                            )
+                        })
                         .await??
                         .into()
                 }

@@ -22,7 +22,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
             // The limit is enforced by the handler (Content-Length first, then while reading).
             post(upload::upload).layer(DefaultBodyLimit::max(state.config.max_upload)),
         )
-        .route("/uploads/{id}", get(read::upload).delete(read::delete_upload))
+        .route(
+            "/uploads/{id}",
+            get(read::upload).delete(read::delete_upload),
+        )
         .route("/uploads/{id}/raw", get(read::upload_raw))
         .route("/runs", get(read::runs))
         .route("/runs/{id}", get(read::run).patch(read::correct_run))

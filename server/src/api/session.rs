@@ -99,7 +99,11 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
         .store
         .audit(&found.name, "session.start", &found.name, "")
         .await?;
-    let set = cookie(&value, u64::from(SESSION_DAYS) * 86_400, secure(&state, &headers));
+    let set = cookie(
+        &value,
+        u64::from(SESSION_DAYS) * 86_400,
+        secure(&state, &headers),
+    );
     let mut response = if wants_json(&headers) {
         axum::Json(serde_json::json!({"name": found.name, "scopes": found.scopes})).into_response()
     } else {

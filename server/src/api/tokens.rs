@@ -83,6 +83,8 @@ pub async fn revoke(
     if state.store.revoke_token(&name, principal.actor()).await? {
         Ok(Json(serde_json::json!({ "revoked": name })))
     } else {
-        Err(ApiError::NotFound(format!("no live token named or numbered '{name}'")))
+        Err(ApiError::NotFound(format!(
+            "no live token named or numbered '{name}'"
+        )))
     }
 }

@@ -299,7 +299,12 @@ pub async fn commits(
     let n = state.store.put_history(&repo, &branch, &commits).await?;
     state
         .store
-        .audit(principal.actor(), "history.put", &format!("{repo}/{branch}"), &format!("{n} commits"))
+        .audit(
+            principal.actor(),
+            "history.put",
+            &format!("{repo}/{branch}"),
+            &format!("{n} commits"),
+        )
         .await?;
     Ok((
         StatusCode::CREATED,
@@ -389,7 +394,13 @@ pub async fn report(
 ) -> ApiResult<Response> {
     let link = format!("{}{uri}", super::origin(&state, &headers));
     let text = state
-        .report(q.benchmark.as_str(), q.machine.as_str(), &q.base, &q.bad, &link)
+        .report(
+            q.benchmark.as_str(),
+            q.machine.as_str(),
+            &q.base,
+            &q.bad,
+            &link,
+        )
         .await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }

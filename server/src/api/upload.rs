@@ -201,45 +201,47 @@ async fn store(
     let Received { meta, files } = received;
     let uploaded_by = actor.to_owned();
     // Parsing is CPU work: keep it off the async workers.
-    let parsed = state.heavy.run(move || -> Result<_, IngestError> {
-        let mut digest = Sha256::new();
-        digest.update(meta.canonical().as_bytes());
-        let mut new_files = Vec::with_capacity(files.len());
-        let mut runs = Vec::new();
-        for (i, (name, bytes)) in files.into_iter().enumerate() {
-            if ingest::cancel::requested() {
-                return Err(IngestError::new("the request was cancelled"));
-            }
-            let label = name.clone().unwrap_or_else(|| {
-                if i == 0 {
-                    "request body".to_owned()
-                } else {
-                    format!("file {i}")
+    let parsed = state
+        .heavy
+        .run(move || -> Result<_, IngestError> {
+            let mut digest = Sha256::new();
+            digest.update(meta.canonical().as_bytes());
+            let mut new_files = Vec::with_capacity(files.len());
+            let mut runs = Vec::new();
+            for (i, (name, bytes)) in files.into_iter().enumerate() {
+                if ingest::cancel::requested() {
+                    return Err(IngestError::new("the request was cancelled"));
                 }
-            });
-            let (format, file_runs) =
-                ingest::parse_file(&bytes, meta.format, &meta).map_err(|e| e.in_file(&label))?;
-            let sha = hex::encode(Sha256::digest(&bytes));
-            digest.update(sha.as_bytes());
-            new_files.push(NewFile {
-                name,
-                format: format.as_str().to_owned(),
-                sha256: sha,
-                bytes,
-            });
-            runs.extend(file_runs);
-        }
-        Ok(NewUpload {
-            digest: hex::encode(digest.finalize()),
-            metadata: meta.canonical(),
-            files: new_files,
-            runs,
-            mark: meta.mark,
-            commit_time: meta.commit_time,
-            uploaded_by,
+                let label = name.clone().unwrap_or_else(|| {
+                    if i == 0 {
+                        "request body".to_owned()
+                    } else {
+                        format!("file {i}")
+                    }
+                });
+                let (format, file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
+                    .map_err(|e| e.in_file(&label))?;
+                let sha = hex::encode(Sha256::digest(&bytes));
+                digest.update(sha.as_bytes());
+                new_files.push(NewFile {
+                    name,
+                    format: format.as_str().to_owned(),
+                    sha256: sha,
+                    bytes,
+                });
+                runs.extend(file_runs);
+            }
+            Ok(NewUpload {
+                digest: hex::encode(digest.finalize()),
+                metadata: meta.canonical(),
+                files: new_files,
+                runs,
+                mark: meta.mark,
+                commit_time: meta.commit_time,
+                uploaded_by,
+            })
         })
-    })
-    .await??;
+        .await??;
     let (status, id) = match state.store.insert_upload(&parsed).await? {
         Inserted::Created(id) => (StatusCode::CREATED, id),
         Inserted::Existing(id) => (StatusCode::OK, id),

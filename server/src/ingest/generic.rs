@@ -457,8 +457,13 @@ run hackbench m1 6.2.0 None
         let long = format!("a={}", "v".repeat(201));
         assert!(crate::ingest::parse_tags(&long).is_err());
         assert!(crate::ingest::parse_tags("a=x\u{7}y").is_err());
-        let at_most: Vec<String> = (0..app::label::MAX_TAGS).map(|i| format!("k{i}=v")).collect();
-        assert_eq!(crate::ingest::parse_tags(&at_most.join(",")).unwrap().len(), app::label::MAX_TAGS);
+        let at_most: Vec<String> = (0..app::label::MAX_TAGS)
+            .map(|i| format!("k{i}=v"))
+            .collect();
+        assert_eq!(
+            crate::ingest::parse_tags(&at_most.join(",")).unwrap().len(),
+            app::label::MAX_TAGS
+        );
         let too_many = format!("{},extra=1", at_most.join(","));
         let e = crate::ingest::parse_tags(&too_many).unwrap_err();
         assert_eq!(e.message, "65 tags given; at most 64 are accepted");

@@ -149,7 +149,11 @@ mod tests {
             .map(|i| format!("git bisect good {i:040x}\n"))
             .collect();
         let e = parse_bisect_log(&log).unwrap_err();
-        assert!(e.message.starts_with("10001 verdicts in one bisect log; at most 10000"), "{e}");
+        assert!(
+            e.message
+                .starts_with("10001 verdicts in one bisect log; at most 10000"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestEr
         .saturating_mul(MAX_RATIO)
         .clamp(MIN_ALLOWANCE, MAX_TOTAL);
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        read_tar(Capped::new(flate2::read::GzDecoder::new(bytes), allowance), meta)
+        read_tar(
+            Capped::new(flate2::read::GzDecoder::new(bytes), allowance),
+            meta,
+        )
     } else {
         read_tar(Capped::new(bytes, allowance), meta)
     }
@@ -122,7 +125,10 @@ impl<R: Read> Read for Capped<R> {
 /// An I/O error of the archive as the upload's error: the inflation limit by name, else
 /// a broken archive.
 fn archive_error(e: std::io::Error) -> IngestError {
-    match e.get_ref().and_then(|inner| inner.downcast_ref::<Inflated>()) {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<Inflated>())
+    {
         Some(limit) => IngestError::new(limit.to_string()),
         None => IngestError::new(format!("the archive is broken or truncated: {e}")),
     }

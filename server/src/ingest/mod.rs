@@ -323,7 +323,10 @@ pub fn parse_tags(raw: &str) -> Result<Tags, IngestError> {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             IngestError::field(
                 "tags",
-                format!("tag '{}' is not key=value (write tags as k=v,k=v)", shorten(part)),
+                format!(
+                    "tag '{}' is not key=value (write tags as k=v,k=v)",
+                    shorten(part)
+                ),
             )
         })?;
         tags.push(tag(k, v)?);
@@ -614,8 +617,16 @@ impl RunBuilder {
             run.series.retain(|s| !s.samples.is_empty());
             for s in &run.series {
                 // Derived series do not pass through `push`.
-                if let Some(Err(e)) = s.samples.iter().map(|(_, v)| check_value(*v)).find(Result::is_err) {
-                    return Err(IngestError::field("value", format!("metric {}: {e}", s.metric)));
+                if let Some(Err(e)) = s
+                    .samples
+                    .iter()
+                    .map(|(_, v)| check_value(*v))
+                    .find(Result::is_err)
+                {
+                    return Err(IngestError::field(
+                        "value",
+                        format!("metric {}: {e}", s.metric),
+                    ));
                 }
             }
         }

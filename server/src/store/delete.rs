@@ -50,7 +50,16 @@ impl Store {
         actor: &str,
     ) -> StoreResult<Option<String>> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        type Old = (String, i64, i64, String, String, Option<String>, String, i64);
+        type Old = (
+            String,
+            i64,
+            i64,
+            String,
+            String,
+            Option<String>,
+            String,
+            i64,
+        );
         let old: Option<Old> = sqlx::query_as(
             "SELECT r.benchmark, r.machine_id, r.kernel_id, m.name, k.version, r.commit_sha, r.tags, r.upload_id \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id WHERE r.id = ?",
@@ -58,7 +67,9 @@ impl Store {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some((benchmark, machine_id, kernel_id, machine, kernel, commit, tags, upload_id)) = old else {
+        let Some((benchmark, machine_id, kernel_id, machine, kernel, commit, tags, upload_id)) =
+            old
+        else {
             return Ok(None);
         };
         let mut changes = Vec::new();
@@ -267,11 +278,13 @@ async fn drop_orphans(
     kernel_id: i64,
     machine_id: i64,
 ) -> StoreResult<()> {
-    sqlx::query("DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)")
-        .bind(kernel_id)
-        .bind(kernel_id)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query(
+        "DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)",
+    )
+    .bind(kernel_id)
+    .bind(kernel_id)
+    .execute(&mut *conn)
+    .await?;
     sqlx::query(
         "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
          AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)",

@@ -9,8 +9,8 @@ use app::trend::Mark;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
-use crate::ingest::history::HistoryCommit;
 use super::Store;
+use crate::ingest::history::HistoryCommit;
 
 /// Which trend a series belongs to: benchmark, machine id, metric, param.
 pub type TrendKey = (String, i64, String, String);

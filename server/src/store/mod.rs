@@ -18,10 +18,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::ConnectOptions;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use sqlx::ConnectOptions;
 
 /// What a store method fails with: the database is busy (locked by another writer or
 /// connection, its pool exhausted: worth retrying, answered 503), or anything else.
@@ -75,11 +75,11 @@ impl From<anyhow::Error> for StoreError {
     }
 }
 
-pub use history::CommitMarks;
-pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
-pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use delete::{Correction, Deleted, Gone};
+pub use history::CommitMarks;
+pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use tokens::{AuditEntry, TokenInfo};
+pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]
@@ -140,11 +140,10 @@ impl Store {
             .connect_with(base.clone().read_only(true))
             .await
             .with_context(|| format!("cannot open the database {} for reading", path.display()))?;
-        let watcher = base
-            .read_only(true)
-            .connect()
-            .await
-            .with_context(|| format!("cannot open the database {} to watch it", path.display()))?;
+        let watcher =
+            base.read_only(true).connect().await.with_context(|| {
+                format!("cannot open the database {} to watch it", path.display())
+            })?;
         let store = Store {
             writer,
             reader,
@@ -413,7 +412,11 @@ mod tests {
         assert!(store.delete_upload(1, "test").await.unwrap().is_none());
         let gone = store.deleted(&[5, 7]).await.unwrap().unwrap();
         assert_eq!((gone.upload_id, gone.deleted_by.as_str()), (1, "test"));
-        assert!(store.deleted(&[chunk as i64 + 101]).await.unwrap().is_none());
+        assert!(store
+            .deleted(&[chunk as i64 + 101])
+            .await
+            .unwrap()
+            .is_none());
     }
 
     /// A database written before the packed trend chunks and histories existed gets them when

@@ -210,11 +210,7 @@ impl Store {
         Ok(out)
     }
 
-    pub async fn upload_file(
-        &self,
-        upload_id: i64,
-        idx: i64,
-    ) -> StoreResult<Option<StoredFile>> {
+    pub async fn upload_file(&self, upload_id: i64, idx: i64) -> StoreResult<Option<StoredFile>> {
         let row = sqlx::query(
             "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?",
         )

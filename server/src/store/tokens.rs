@@ -126,7 +126,13 @@ impl Store {
 
     /// Records a write in the audit trail (for writes that are not one transaction of ours:
     /// those record it inside their transaction).
-    pub async fn audit(&self, actor: &str, action: &str, target: &str, detail: &str) -> StoreResult<()> {
+    pub async fn audit(
+        &self,
+        actor: &str,
+        action: &str,
+        target: &str,
+        detail: &str,
+    ) -> StoreResult<()> {
         let mut conn = self.writer.acquire().await?;
         audit_in(&mut conn, actor, action, target, detail).await?;
         Ok(())

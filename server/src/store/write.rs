@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use sqlx::{Sqlite, SqliteConnection, Transaction};
 
 use super::history::TrendKey;
-use super::trend_pack::{HistoryCommit, TrendRun};
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
+use super::trend_pack::{HistoryCommit, TrendRun};
 use super::Store;
 use crate::ingest::ParsedRun;
 
@@ -49,15 +49,14 @@ impl Store {
         {
             return Ok(Inserted::Existing(id));
         }
-        let (upload_id,): (i64,) =
-            sqlx::query_as(
-                "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
-            )
-            .bind(&upload.digest)
-            .bind(&upload.metadata)
-            .bind(&upload.uploaded_by)
-            .fetch_one(&mut *tx)
-            .await?;
+        let (upload_id,): (i64,) = sqlx::query_as(
+            "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
+        )
+        .bind(&upload.digest)
+        .bind(&upload.metadata)
+        .bind(&upload.uploaded_by)
+        .fetch_one(&mut *tx)
+        .await?;
         for (idx, f) in upload.files.iter().enumerate() {
             sqlx::query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 .bind(upload_id)
@@ -249,7 +248,8 @@ pub(super) type SeriesRow = (
 );
 
 /// The series rows a trend's records are built from (append a WHERE and the run order).
-pub(super) const SERIES_ROWS: &str = "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
+pub(super) const SERIES_ROWS: &str =
+    "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
      s.id, s.metric, s.param, s.unit, s.direction, s.packed \
      FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id";
 

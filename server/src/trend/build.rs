@@ -244,7 +244,10 @@ mod tests {
     #[test]
     fn commit_marks_are_found_by_abbreviation_either_way() {
         let marks = CommitMarks::new(HashMap::from([
-            ("a337531b942bd8a03e7052444d7e36972aac2d92".to_owned(), (Mark::Bad, true)),
+            (
+                "a337531b942bd8a03e7052444d7e36972aac2d92".to_owned(),
+                (Mark::Bad, true),
+            ),
             ("3ff6cde846".to_owned(), (Mark::Good, false)),
         ]));
         assert_eq!(marks.get("a337531b94"), Some((Mark::Bad, true)));

@@ -15,10 +15,12 @@ use app::trend::{Trend, TrendQuery};
 use crate::error::ApiError;
 use crate::AppState;
 
+pub use crate::ingest::history::{
+    parse_bisect_log, parse_git_log, BisectVerdicts, MAX_BISECT_VERDICTS,
+};
 pub use build::build;
-pub use cache::TrendCache;
 pub(crate) use build::names;
-pub use crate::ingest::history::{parse_bisect_log, parse_git_log, BisectVerdicts, MAX_BISECT_VERDICTS};
+pub use cache::TrendCache;
 
 /// Checks a trend query at the edge.
 pub fn validate(q: &TrendQuery) -> Result<(), ApiError> {
@@ -100,4 +102,3 @@ impl AppState {
             .await
     }
 }
-

@@ -23,8 +23,17 @@ async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
 const CSV: &str = "benchmark,metric,value\nb,tput,1\nb,tput,2\n";
 
 /// Sends `method path` with `body` and an optional bearer token; the status.
-async fn send(app: &TestApp, method: Method, path: &str, body: &str, bearer: Option<&str>) -> reqwest::Response {
-    let mut r = app.client.request(method, app.url(path)).body(body.to_owned());
+async fn send(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: &str,
+    bearer: Option<&str>,
+) -> reqwest::Response {
+    let mut r = app
+        .client
+        .request(method, app.url(path))
+        .body(body.to_owned());
     if path.ends_with("/mark") {
         r = r.header("content-type", "application/json");
     }
@@ -45,17 +54,39 @@ async fn every_endpoint_checks_the_token_and_its_scope() {
     let robot = token(&app, "robot-lkp-01", "upload").await;
     let bisector = token(&app, "bisect-bot", "mark").await;
     // Run 1, for the mark endpoint.
-    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&admin)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/upload?machine=m1&kernel=6.1",
+        CSV,
+        Some(&admin),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
 
     let log = "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp: up initial rmem\n";
     let bisect = "git bisect good 3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b\n";
     // (method, path, body, the scope it needs: None = a read)
     let endpoints: [(Method, &str, &str, Option<&str>); 7] = [
-        (Method::POST, "/api/v1/upload?machine=m1&kernel=6.2", CSV, Some("upload")),
-        (Method::POST, "/api/v1/commits?repo=linux&branch=master", log, Some("upload")),
+        (
+            Method::POST,
+            "/api/v1/upload?machine=m1&kernel=6.2",
+            CSV,
+            Some("upload"),
+        ),
+        (
+            Method::POST,
+            "/api/v1/commits?repo=linux&branch=master",
+            log,
+            Some("upload"),
+        ),
         (Method::POST, "/api/v1/bisect", bisect, Some("mark")),
-        (Method::POST, "/api/v1/runs/1/mark", r#"{"mark":"bad"}"#, Some("mark")),
+        (
+            Method::POST,
+            "/api/v1/runs/1/mark",
+            r#"{"mark":"bad"}"#,
+            Some("mark"),
+        ),
         (Method::GET, "/api/v1/audit", "", Some("admin")),
         (Method::GET, "/api/v1/runs", "", None),
         (Method::GET, "/api/v1/uploads/1/raw", "", None),
@@ -85,17 +116,33 @@ async fn every_endpoint_checks_the_token_and_its_scope() {
             };
             let row = format!("{who} × {method} {path}");
             if allowed {
-                assert!((200..300).contains(&status), "{row}: {status} {}", r.text().await.unwrap());
+                assert!(
+                    (200..300).contains(&status),
+                    "{row}: {status} {}",
+                    r.text().await.unwrap()
+                );
                 continue;
             }
-            let expect = if bearer.is_none() || who == "a bad token" { 401 } else { 403 };
+            let expect = if bearer.is_none() || who == "a bad token" {
+                401
+            } else {
+                403
+            };
             assert_eq!(status, expect, "{row}");
             if expect == 401 {
-                assert_eq!(r.headers()["www-authenticate"], "Bearer realm=\"perfline\"", "{row}");
+                assert_eq!(
+                    r.headers()["www-authenticate"],
+                    "Bearer realm=\"perfline\"",
+                    "{row}"
+                );
             }
             let v: Value = r.json().await.unwrap();
             assert_eq!(v["error"]["status"], expect, "{row}: {v}");
-            assert_eq!(app.counts().await, before, "{row}: a refused request stored something");
+            assert_eq!(
+                app.counts().await,
+                before,
+                "{row}: a refused request stored something"
+            );
         }
     }
 }
@@ -132,9 +179,21 @@ async fn a_private_instance_needs_a_token_to_read() {
     .await;
     let robot = token(&app, "robot", "upload").await;
     let reader = token(&app, "reader", "read").await;
-    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&robot)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/upload?machine=m1&kernel=6.1",
+        CSV,
+        Some(&robot),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
-    for path in ["/api/v1/runs", "/api/v1/uploads/1/raw", "/", "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1"] {
+    for path in [
+        "/api/v1/runs",
+        "/api/v1/uploads/1/raw",
+        "/",
+        "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1",
+    ] {
         let r = send(&app, Method::GET, path, "", None).await;
         assert_eq!(r.status().as_u16(), 401, "{path} without a token");
         let r = send(&app, Method::GET, path, "", Some(&reader)).await;
@@ -162,14 +221,23 @@ async fn cross_site_writes_are_refused() {
     };
     let before = app.counts().await;
     let r = post(vec![("origin", "http://evil.example".into())]).await;
-    assert_error(r, 403, "a request from http://evil.example may not change anything").await;
+    assert_error(
+        r,
+        403,
+        "a request from http://evil.example may not change anything",
+    )
+    .await;
     let r = post(vec![("sec-fetch-site", "cross-site".into())]).await;
     assert_error(r, 403, "cross-site request").await;
     let r = post(vec![("origin", "null".into())]).await;
     assert_error(r, 403, "may not change anything").await;
     assert_eq!(app.counts().await, before);
     // The server's own pages, and clients that are not browsers, may.
-    let r = post(vec![("origin", app.base.clone()), ("sec-fetch-site", "same-origin".into())]).await;
+    let r = post(vec![
+        ("origin", app.base.clone()),
+        ("sec-fetch-site", "same-origin".into()),
+    ])
+    .await;
     assert_eq!(r.status().as_u16(), 201);
     let r = post(vec![]).await;
     assert_eq!(r.status().as_u16(), 201);
@@ -196,7 +264,12 @@ async fn cross_site_writes_are_refused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_public_url_fixes_the_host_and_the_links() {
     let app = spawn_app_with(|c| c.public_url = Some("https://perf.example.org".into())).await;
-    let r = app.client.get(app.url("/api/v1/runs")).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/api/v1/runs"))
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 421, "this server answers for perf.example.org").await;
     let r = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200, "the load balancer's check");
@@ -216,7 +289,11 @@ async fn the_public_url_fixes_the_host_and_the_links() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 201);
-    assert!(r.text().await.unwrap().contains("https://perf.example.org/runs/"));
+    assert!(r
+        .text()
+        .await
+        .unwrap()
+        .contains("https://perf.example.org/runs/"));
     let text = as_public("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.2")
         .send()
         .await
@@ -224,7 +301,10 @@ async fn the_public_url_fixes_the_host_and_the_links() {
         .text()
         .await
         .unwrap();
-    assert!(text.contains("Permalink: https://perf.example.org/c/"), "{text}");
+    assert!(
+        text.contains("Permalink: https://perf.example.org/c/"),
+        "{text}"
+    );
 }
 
 /// Every write is in the audit trail with who did it.
@@ -234,14 +314,42 @@ async fn the_audit_trail_says_who_wrote_what() {
     let admin = token(&app, "lead", "admin").await;
     let robot = token(&app, "robot-lkp-01", "upload").await;
     let bisector = token(&app, "bisect-bot", "mark").await;
-    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&robot)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/upload?machine=m1&kernel=6.1",
+        CSV,
+        Some(&robot),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
     let log = "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp\n";
-    let r = send(&app, Method::POST, "/api/v1/commits?repo=linux&branch=master", log, Some(&robot)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/commits?repo=linux&branch=master",
+        log,
+        Some(&robot),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
-    let r = send(&app, Method::POST, "/api/v1/bisect", "git bisect bad a337531b94\n", Some(&bisector)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/bisect",
+        "git bisect bad a337531b94\n",
+        Some(&bisector),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200);
-    let r = send(&app, Method::POST, "/api/v1/runs/1/mark", r#"{"mark":"good"}"#, Some(&bisector)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/runs/1/mark",
+        r#"{"mark":"good"}"#,
+        Some(&bisector),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200);
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
     let v: Value = r.json().await.unwrap();
@@ -265,7 +373,9 @@ async fn the_audit_trail_says_who_wrote_what() {
         ]
     );
     // The tokens made for the test are there too, by "test".
-    assert!(entries.iter().any(|e| e == &expect("test", "token.create", "robot-lkp-01")));
+    assert!(entries
+        .iter()
+        .any(|e| e == &expect("test", "token.create", "robot-lkp-01")));
     let (_, upload) = app.get_json("/api/v1/uploads/1").await;
     assert_eq!(upload["upload"]["uploaded_by"], "robot-lkp-01");
 }
@@ -284,19 +394,43 @@ async fn tokens_are_managed_from_the_command_line() {
             .output()
             .expect("perfline runs")
     };
-    let out = perfline(&["token", "create", "--name", "robot-lkp-01", "--scope", "upload,mark"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = perfline(&[
+        "token",
+        "create",
+        "--name",
+        "robot-lkp-01",
+        "--scope",
+        "upload,mark",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "one line: {stdout:?}");
     let token = stdout.trim().to_owned();
-    assert!(token.starts_with("perfline_") && token.len() == 52, "{token}");
-    let again = perfline(&["token", "create", "--name", "robot-lkp-01", "--scope", "upload"]);
+    assert!(
+        token.starts_with("perfline_") && token.len() == 52,
+        "{token}"
+    );
+    let again = perfline(&[
+        "token",
+        "create",
+        "--name",
+        "robot-lkp-01",
+        "--scope",
+        "upload",
+    ]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists"));
     let bad = perfline(&["token", "create", "--name", "x", "--scope", "write"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown scope 'write'"));
     let list = String::from_utf8(perfline(&["token", "list"]).stdout).unwrap();
-    assert!(list.contains("robot-lkp-01") && list.contains("upload,mark"), "{list}");
+    assert!(
+        list.contains("robot-lkp-01") && list.contains("upload,mark"),
+        "{list}"
+    );
     assert!(!list.contains(&token), "the token is never shown again");
 
     // Only the hash is in the database.
@@ -312,9 +446,18 @@ async fn tokens_are_managed_from_the_command_line() {
     let revoke = perfline(&["token", "revoke", "robot-lkp-01"]);
     assert!(revoke.status.success());
     let list = String::from_utf8(perfline(&["token", "list"]).stdout).unwrap();
-    assert!(list.lines().nth(1).is_some_and(|l| !l.trim_end().ends_with('-')), "revoked: {list}");
+    assert!(
+        list.lines()
+            .nth(1)
+            .is_some_and(|l| !l.trim_end().ends_with('-')),
+        "revoked: {list}"
+    );
     let store = perfline_server::store::Store::open(&db).await.unwrap();
-    assert!(store.token_by_hash(&token_hash(&token)).await.unwrap().is_none());
+    assert!(store
+        .token_by_hash(&token_hash(&token))
+        .await
+        .unwrap()
+        .is_none());
 }
 
 /// An admin deletes a robot's bad upload: everything stored from it goes in one transaction,
@@ -331,12 +474,23 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
             for it in 1..=3 {
                 // One commit per kernel name.
                 let commit = k.bytes().map(usize::from).sum::<usize>();
-                s.push_str(&format!("{k},{commit:07x}{i},tput,{it},{}\n", level + it as f64));
+                s.push_str(&format!(
+                    "{k},{commit:07x}{i},tput,{it},{}\n",
+                    level + it as f64
+                ));
             }
         }
         s
     };
-    let up = |body: String| send(&app, Method::POST, "/api/v1/upload?benchmark=b&machine=m1", Box::leak(body.into_boxed_str()), Some(&robot));
+    let up = |body: String| {
+        send(
+            &app,
+            Method::POST,
+            "/api/v1/upload?benchmark=b&machine=m1",
+            Box::leak(body.into_boxed_str()),
+            Some(&robot),
+        )
+    };
     assert_eq!(up(csv(&["6.1", "6.2"], 100.0)).await.status().as_u16(), 201);
     let trend = "/api/v1/trend?benchmark=b&machine=m1&metric=tput";
     let (_, before) = app.get_json(trend).await;
@@ -350,7 +504,11 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
         .await;
     assert_eq!(status, 200, "{live}");
     let permalink = format!("/c/{}?format=json", live["permalink"].as_str().unwrap());
-    assert_eq!(app.get_json(&permalink).await.0, 200, "cached before the deletion");
+    assert_eq!(
+        app.get_json(&permalink).await.0,
+        200,
+        "cached before the deletion"
+    );
 
     // Only an admin may delete.
     let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&robot)).await;
@@ -358,7 +516,10 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
     let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
     assert_eq!(r.status().as_u16(), 200);
     let v: Value = r.json().await.unwrap();
-    assert_eq!((v["runs"].as_i64(), v["series"].as_i64()), (Some(1), Some(1)));
+    assert_eq!(
+        (v["runs"].as_i64(), v["series"].as_i64()),
+        (Some(1), Some(1))
+    );
 
     // Every table as before the bad upload, but the permalink and the records of what happened.
     let counts: std::collections::HashMap<String, i64> = app.counts().await.into_iter().collect();
@@ -368,7 +529,10 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
         }
     }
     let (_, after) = app.get_json(trend).await;
-    assert_eq!(after["points"], before["points"], "the trend is what it was");
+    assert_eq!(
+        after["points"], before["points"],
+        "the trend is what it was"
+    );
     assert_eq!(after["change_points"], before["change_points"]);
     let (status, _) = app
         .get_json("/api/v1/compare?benchmark=b&machine=m1&kernels=6.1,6.3-wrong")
@@ -379,7 +543,10 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
     // The page says so too.
     let page_path = permalink.trim_end_matches("?format=json");
     let (_, _, page) = app.get_accept(page_path, "text/html").await;
-    assert!(page.contains("since deleted with upload 2 by lead"), "{page}");
+    assert!(
+        page.contains("since deleted with upload 2 by lead"),
+        "{page}"
+    );
     let r = send(&app, Method::DELETE, "/api/v1/uploads/2", "", Some(&admin)).await;
     assert_eq!(r.status().as_u16(), 404);
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
@@ -389,7 +556,10 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
     // A new upload of the same series still appends to a consistent trend.
     assert_eq!(up(csv(&["6.4"], 100.0)).await.status().as_u16(), 201);
     let (_, later) = app.get_json(trend).await;
-    assert_eq!(later["points"].as_array().unwrap().len(), before["points"].as_array().unwrap().len() + 1);
+    assert_eq!(
+        later["points"].as_array().unwrap().len(),
+        before["points"].as_array().unwrap().len() + 1
+    );
 }
 
 /// A robot over its write rate gets 429 with `Retry-After`, and nothing of the refused upload
@@ -418,14 +588,33 @@ async fn rate_limits_refuse_whole_requests() {
     }
     let before = app.counts().await;
     let r = up(&robot, 3).await;
-    assert!(r.headers()["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+    assert!(
+        r.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            >= 1
+    );
     assert_error(r, 429, "too many writes from token robot").await;
     assert_eq!(app.counts().await, before, "nothing of it stored");
-    assert_eq!(up(&other, 4).await.status().as_u16(), 201, "another robot goes on");
+    assert_eq!(
+        up(&other, 4).await.status().as_u16(),
+        201,
+        "another robot goes on"
+    );
     // Reads: five a second from this address, then 429.
     let mut statuses = Vec::new();
     for _ in 0..8 {
-        statuses.push(app.client.get(app.url("/api/v1/runs")).send().await.unwrap().status().as_u16());
+        statuses.push(
+            app.client
+                .get(app.url("/api/v1/runs"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16(),
+        );
     }
     assert_eq!(statuses[..5], [200; 5]);
     assert!(statuses[5..].contains(&429), "{statuses:?}");
@@ -453,7 +642,10 @@ async fn a_session_cookie_stands_for_its_token() {
     assert_eq!(r.status().as_u16(), 303);
     assert_eq!(r.headers()["location"], "/upload");
     let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
-    assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict") && !set.contains("Secure"), "{set}");
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Strict") && !set.contains("Secure"),
+        "{set}"
+    );
     let value = set.split(';').next().unwrap().to_owned();
     assert!(!value.contains(&robot[9..]), "the cookie is not the token");
     let upload = |cookie: &str, origin: &str| {
@@ -464,8 +656,18 @@ async fn a_session_cookie_stands_for_its_token() {
             .body(format!("{CSV}b,tput,{}\n", origin.len()))
             .send()
     };
-    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 201);
-    assert_eq!(upload(&value, "http://evil.example").await.unwrap().status().as_u16(), 403);
+    assert_eq!(
+        upload(&value, &app.base).await.unwrap().status().as_u16(),
+        201
+    );
+    assert_eq!(
+        upload(&value, "http://evil.example")
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        403
+    );
     let (_, u) = app.get_json("/api/v1/uploads/1").await;
     assert_eq!(u["upload"]["uploaded_by"], "robot");
     // Signing out ends the session.
@@ -477,13 +679,28 @@ async fn a_session_cookie_stands_for_its_token() {
         .send()
         .await
         .unwrap();
-    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
-    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 401);
+    assert!(r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .contains("Max-Age=0"));
+    assert_eq!(
+        upload(&value, &app.base).await.unwrap().status().as_u16(),
+        401
+    );
     // Revoking the token ends its sessions too.
     let r = sign_in(robot.clone()).await.unwrap();
-    let value = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    let value = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
     assert!(app.store.revoke_token("robot", "test").await.unwrap());
-    assert_eq!(upload(&value, &app.base).await.unwrap().status().as_u16(), 401);
+    assert_eq!(
+        upload(&value, &app.base).await.unwrap().status().as_u16(),
+        401
+    );
     // Behind HTTPS the cookie is Secure.
     let app = spawn_app_with(|c| {
         c.auth = Some(AuthMode::Token);
@@ -502,7 +719,10 @@ async fn a_session_cookie_stands_for_its_token() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
-    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("; Secure"));
+    assert!(r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .contains("; Secure"));
 }
 
 /// The common robot mistake, corrected: a run uploaded under the wrong machine moves to the
@@ -521,15 +741,31 @@ async fn an_admin_corrects_a_runs_machine() {
             Some(Box::leak(robot.clone().into_boxed_str())),
         )
     };
-    let r = up("m1", "kernel,commit,metric,value\n6.1,aaaaaaa1,tput,10\n6.2,aaaaaaa2,tput,11\n").await;
+    let r = up(
+        "m1",
+        "kernel,commit,metric,value\n6.1,aaaaaaa1,tput,10\n6.2,aaaaaaa2,tput,11\n",
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
-    let r = up("m1-typo", "kernel,commit,metric,value\n6.3,aaaaaaa3,tput,12\n").await;
+    let r = up(
+        "m1-typo",
+        "kernel,commit,metric,value\n6.3,aaaaaaa3,tput,12\n",
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201);
-    let (status, live) = app.get_json("/api/v1/compare?benchmark=b&machine=m1-typo&kernels=6.3").await;
+    let (status, live) = app
+        .get_json("/api/v1/compare?benchmark=b&machine=m1-typo&kernels=6.3")
+        .await;
     assert_eq!(status, 200, "{live}");
     let permalink = format!("/c/{}?format=json", live["permalink"].as_str().unwrap());
     let trend = "/api/v1/trend?benchmark=b&machine=m1&metric=tput";
-    assert_eq!(app.get_json(trend).await.1["points"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        app.get_json(trend).await.1["points"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
     let patch = |who: &str, body: &str| {
         app.client
@@ -539,19 +775,40 @@ async fn an_admin_corrects_a_runs_machine() {
             .body(body.to_owned())
             .send()
     };
-    assert_eq!(patch(&robot, r#"{"machine":"m1"}"#).await.unwrap().status().as_u16(), 403);
-    let r = patch(&admin, r#"{"machine":"m1","colour":"red"}"#).await.unwrap();
+    assert_eq!(
+        patch(&robot, r#"{"machine":"m1"}"#)
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        403
+    );
+    let r = patch(&admin, r#"{"machine":"m1","colour":"red"}"#)
+        .await
+        .unwrap();
     assert_error(r, 400, "colour").await;
-    let r = patch(&admin, r#"{"machine":"m1","tags":"fixed=yes"}"#).await.unwrap();
+    let r = patch(&admin, r#"{"machine":"m1","tags":"fixed=yes"}"#)
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 200);
     let v: Value = r.json().await.unwrap();
-    assert_eq!(v["changed"], r#"machine m1-typo → m1, tags [] → [["fixed","yes"]]"#);
+    assert_eq!(
+        v["changed"],
+        r#"machine m1-typo → m1, tags [] → [["fixed","yes"]]"#
+    );
     assert_eq!(v["run"]["run"]["machine"], "m1");
 
     let (_, t) = app.get_json(trend).await;
-    let kernels: Vec<&str> = t["points"].as_array().unwrap().iter().map(|p| p["kernel"].as_str().unwrap()).collect();
+    let kernels: Vec<&str> = t["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kernel"].as_str().unwrap())
+        .collect();
     assert_eq!(kernels, ["6.1", "6.2", "6.3"], "the run joined m1's trend");
-    let (status, _) = app.get_json("/api/v1/trend?benchmark=b&machine=m1-typo&metric=tput").await;
+    let (status, _) = app
+        .get_json("/api/v1/trend?benchmark=b&machine=m1-typo&metric=tput")
+        .await;
     assert_eq!(status, 404, "the typo's trend is empty");
     let (_, machines) = app.get_json("/api/v1/machines").await;
     assert_eq!(machines.as_array().unwrap().len(), 1, "{machines}");
@@ -574,7 +831,11 @@ async fn an_admin_corrects_a_runs_machine() {
     assert_eq!(r.status().as_u16(), 404);
     let r = send(&app, Method::GET, "/api/v1/audit", "", Some(&admin)).await;
     let audit: Value = r.json().await.unwrap();
-    assert!(audit["entries"].as_array().unwrap().iter().any(|e| e["action"] == "run.correct" && e["actor"] == "lead"));
+    assert!(audit["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["action"] == "run.correct" && e["actor"] == "lead"));
 }
 
 /// An admin manages tokens over HTTP as on the command line.
@@ -591,26 +852,77 @@ async fn admins_manage_tokens_over_http() {
             .body(body.to_owned())
             .send()
     };
-    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &robot).await.unwrap();
+    let r = json(
+        Method::POST,
+        "/api/v1/tokens",
+        r#"{"name":"new-robot","scopes":"upload"}"#,
+        &robot,
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 403);
-    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &admin).await.unwrap();
+    let r = json(
+        Method::POST,
+        "/api/v1/tokens",
+        r#"{"name":"new-robot","scopes":"upload"}"#,
+        &admin,
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 201);
     let created: Value = r.json().await.unwrap();
     let new = created["token"].as_str().unwrap().to_owned();
     assert!(new.starts_with("perfline_"));
-    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"new-robot","scopes":"upload"}"#, &admin).await.unwrap();
+    let r = json(
+        Method::POST,
+        "/api/v1/tokens",
+        r#"{"name":"new-robot","scopes":"upload"}"#,
+        &admin,
+    )
+    .await
+    .unwrap();
     assert_error(r, 409, "exists").await;
-    let r = json(Method::POST, "/api/v1/tokens", r#"{"name":"x","scopes":"root"}"#, &admin).await.unwrap();
+    let r = json(
+        Method::POST,
+        "/api/v1/tokens",
+        r#"{"name":"x","scopes":"root"}"#,
+        &admin,
+    )
+    .await
+    .unwrap();
     assert_error(r, 400, "unknown scope 'root'").await;
-    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.1", CSV, Some(&new)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/upload?machine=m1&kernel=6.1",
+        CSV,
+        Some(&new),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 201, "the new token works");
-    let r = json(Method::GET, "/api/v1/tokens", "", &admin).await.unwrap();
+    let r = json(Method::GET, "/api/v1/tokens", "", &admin)
+        .await
+        .unwrap();
     let list = r.text().await.unwrap();
-    assert!(list.contains("\"new-robot\"") && !list.contains(&new), "{list}");
-    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin).await.unwrap();
+    assert!(
+        list.contains("\"new-robot\"") && !list.contains(&new),
+        "{list}"
+    );
+    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin)
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 200);
-    let r = send(&app, Method::POST, "/api/v1/upload?machine=m1&kernel=6.2", CSV, Some(&new)).await;
+    let r = send(
+        &app,
+        Method::POST,
+        "/api/v1/upload?machine=m1&kernel=6.2",
+        CSV,
+        Some(&new),
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 401, "revoked");
-    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin).await.unwrap();
+    let r = json(Method::DELETE, "/api/v1/tokens/new-robot", "", &admin)
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 404);
 }

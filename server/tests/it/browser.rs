@@ -129,7 +129,10 @@ async fn sign_in_to_mark_in_chromium() {
     let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
     let robot = new_token();
     let bisector = new_token();
-    for (name, t, scopes) in [("robot", &robot, "upload"), ("bisect-bot", &bisector, "mark")] {
+    for (name, t, scopes) in [
+        ("robot", &robot, "upload"),
+        ("bisect-bot", &bisector, "mark"),
+    ] {
         app.store
             .create_token(name, &token_hash(t), scopes, None, "test")
             .await
@@ -143,11 +146,19 @@ async fn sign_in_to_mark_in_chromium() {
             .body(body)
             .send()
     };
-    let r = post("/api/v1/commits?repo=linux&branch=master", crate::trend::git_log()).await.unwrap();
+    let r = post(
+        "/api/v1/commits?repo=linux&branch=master",
+        crate::trend::git_log(),
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 201);
-    let r = post("/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1", crate::trend::runs_csv())
-        .await
-        .unwrap();
+    let r = post(
+        "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1",
+        crate::trend::runs_csv(),
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 201);
     run_e2e(
         "signin.mjs",
@@ -159,8 +170,12 @@ async fn sign_in_to_mark_in_chromium() {
     )
     .await;
     let (entries, _) = app.store.audit_log(10, 0).await.unwrap();
-    assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "run.mark"));
-    assert!(entries.iter().any(|e| e.actor == "bisect-bot" && e.action == "session.start"));
+    assert!(entries
+        .iter()
+        .any(|e| e.actor == "bisect-bot" && e.action == "run.mark"));
+    assert!(entries
+        .iter()
+        .any(|e| e.actor == "bisect-bot" && e.action == "session.start"));
 }
 
 /// An admin signed in corrects a run and deletes an upload from their pages; a reader who is
@@ -178,7 +193,9 @@ async fn an_admin_corrects_and_deletes_in_chromium() {
     for (machine, kernel) in [("m1", "6.1"), ("m1-typo", "6.2")] {
         let r = app
             .client
-            .post(app.url(&format!("/api/v1/upload?benchmark=b&machine={machine}&kernel={kernel}")))
+            .post(app.url(&format!(
+                "/api/v1/upload?benchmark=b&machine={machine}&kernel={kernel}"
+            )))
             .header("authorization", format!("Bearer {admin}"))
             .body("metric,value\ntput,1\n")
             .send()

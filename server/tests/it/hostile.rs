@@ -116,7 +116,12 @@ async fn a_file_that_inflates_a_thousandfold_is_refused_at_the_ratio() {
         60 * MIB,
     );
     assert!(bomb.len() < 100 * 1024, "{} bytes", bomb.len());
-    refused_quickly(bomb, "the archive inflates to more than 16777216 bytes", 200 * MIB).await;
+    refused_quickly(
+        bomb,
+        "the archive inflates to more than 16777216 bytes",
+        200 * MIB,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -140,7 +145,12 @@ async fn a_huge_value_is_refused_naming_the_line_and_the_bound() {
             "benchmark,metric,value\nb,tput,1\nb,tput,1.7e308\n",
         )
         .await;
-    let body = assert_error(r, 422, "value 1.7e308 is outside the accepted range of ±1e15").await;
+    let body = assert_error(
+        r,
+        422,
+        "value 1.7e308 is outside the accepted range of ±1e15",
+    )
+    .await;
     assert_eq!(body["error"]["line"], 3);
     assert_eq!(body["error"]["field"], "value");
     assert_eq!(body["error"]["file"], "request body");
@@ -164,7 +174,10 @@ async fn strings_and_counts_have_bounds() {
     let r = app.upload_raw("machine=m1&kernel=6.1.0", csv).await;
     assert_error(r, 422, "contains the control character U+001B").await;
 
-    let csv = format!("benchmark,metric,value,unit\nb,tput,1,{}\n", "u".repeat(1_000_000));
+    let csv = format!(
+        "benchmark,metric,value,unit\nb,tput,1,{}\n",
+        "u".repeat(1_000_000)
+    );
     let r = app.upload_raw("machine=m1&kernel=6.1.0", csv).await;
     assert_error(r, 422, "is longer than 32 characters").await;
 
@@ -185,7 +198,11 @@ async fn strings_and_counts_have_bounds() {
     let r = app
         .upload_multipart(
             &[data],
-            &[("machine", "m1"), ("kernel", "6.1.0"), ("tags", &tags.join(","))],
+            &[
+                ("machine", "m1"),
+                ("kernel", "6.1.0"),
+                ("tags", &tags.join(",")),
+            ],
         )
         .await;
     assert_error(r, 422, "60000 tags given; at most 64 are accepted").await;

@@ -1,8 +1,8 @@
 //! All integration tests, in one binary: each starts the real server on port 0 against a fresh
 //! SQLite file (see `helpers::spawn_app`).
 
-mod bad_input;
 mod access;
+mod bad_input;
 mod browser;
 mod cli;
 mod compare;

@@ -27,10 +27,7 @@ impl Perfline {
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
         let addr = loop {
-            let line = lines
-                .next()
-                .expect("perfline printed its address")
-                .unwrap();
+            let line = lines.next().expect("perfline printed its address").unwrap();
             if let Some(rest) = line.split("listening on http://").nth(1) {
                 break rest.split_whitespace().next().unwrap().to_owned();
             }
@@ -108,12 +105,18 @@ async fn sigterm_and_sigint_drain_and_exit_0() {
         tokio::time::sleep(Duration::from_millis(150)).await;
         let started = Instant::now();
         server.signal(signal);
-        let answer = upload.await.unwrap().expect("the in-flight upload is answered");
+        let answer = upload
+            .await
+            .unwrap()
+            .expect("the in-flight upload is answered");
         assert_eq!(answer.status().as_u16(), 201, "SIG{signal}");
         let code = server.wait(Duration::from_secs(6));
         assert_eq!(code, Ok(0), "SIG{signal}: exit code");
         let took = started.elapsed();
-        assert!(took < Duration::from_secs(5), "SIG{signal}: exited after {took:?}");
+        assert!(
+            took < Duration::from_secs(5),
+            "SIG{signal}: exited after {took:?}"
+        );
         drop(stuck);
         // Nothing of the cut-off request, all of the finished one.
         let mut db = crate::helpers::sqlx_connect(&db).await;
@@ -139,9 +142,16 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
     // Killed while the body arrives, while it is parsed, while it is written; the last
     // round waits for the answer first, so one upload is surely stored (and must be whole).
     let mut stored_before_kill = 0;
-    for (round, delay_ms) in [Some(40u64), Some(150), Some(400), Some(800), Some(1500), None]
-        .into_iter()
-        .enumerate()
+    for (round, delay_ms) in [
+        Some(40u64),
+        Some(150),
+        Some(400),
+        Some(800),
+        Some(1500),
+        None,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let mut server = Perfline::start(&db, &[]);
         let url = format!(
@@ -149,7 +159,8 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
             server.addr
         );
         let body = csv.clone();
-        let upload = tokio::spawn(async move { reqwest::Client::new().post(url).body(body).send().await });
+        let upload =
+            tokio::spawn(async move { reqwest::Client::new().post(url).body(body).send().await });
         match delay_ms {
             Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
             None => {
@@ -164,7 +175,11 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
             }
         }
         server.signal("KILL");
-        assert_eq!(server.wait(Duration::from_secs(10)), Err(libc::SIGKILL), "killed");
+        assert_eq!(
+            server.wait(Duration::from_secs(10)),
+            Err(libc::SIGKILL),
+            "killed"
+        );
         let _ = upload.await;
         drop(server);
         check_all_or_nothing(&db, round, SAMPLES).await;
@@ -174,7 +189,10 @@ async fn kill_9_during_an_upload_leaves_it_all_or_nothing() {
         .fetch_one(&mut conn)
         .await
         .unwrap();
-    assert!(uploads >= stored_before_kill, "the answered upload survived the kill");
+    assert!(
+        uploads >= stored_before_kill,
+        "the answered upload survived the kill"
+    );
 }
 
 /// Restarts perfline on `db` (it must open, migrate and serve), stops it, and checks the
@@ -204,7 +222,10 @@ async fn check_all_or_nothing(db: &Path, round: usize, samples_per_upload: usize
         .unwrap();
         eprintln!("round {round}: {} upload(s) stored", per_upload.len());
         for (id, samples) in per_upload {
-            assert_eq!(samples as usize, samples_per_upload, "upload {id} is partial");
+            assert_eq!(
+                samples as usize, samples_per_upload,
+                "upload {id} is partial"
+            );
         }
         let (orphans,): (i64,) = sqlx::query_as(
             "SELECT COUNT(*) FROM series s LEFT JOIN run r ON r.id = s.run_id WHERE r.id IS NULL",

@@ -34,16 +34,25 @@ async fn a_client_sending_headers_slowly_is_cut_off() {
     let mut closed = false;
     for i in 0..20 {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        if s.write_all(format!("x-slow-{i}: 1\r\n").as_bytes()).await.is_err() {
+        if s.write_all(format!("x-slow-{i}: 1\r\n").as_bytes())
+            .await
+            .is_err()
+        {
             closed = true;
             break;
         }
     }
     if !closed {
-        closed = read_until_closed(&mut s, Duration::from_secs(2)).await.is_some();
+        closed = read_until_closed(&mut s, Duration::from_secs(2))
+            .await
+            .is_some();
     }
     assert!(closed, "the connection is still open");
-    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -52,7 +61,9 @@ async fn idle_keep_alive_connections_are_closed() {
     let mut idle = Vec::new();
     for _ in 0..10 {
         let mut s = TcpStream::connect(app.addr).await.unwrap();
-        s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .unwrap();
         let mut buf = [0u8; 1024];
         let n = s.read(&mut buf).await.unwrap();
         assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
@@ -78,7 +89,10 @@ async fn connections_over_the_cap_are_answered_503() {
     let answer = read_until_closed(&mut c, Duration::from_secs(2))
         .await
         .expect("closed");
-    assert!(answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{answer}"
+    );
     assert!(answer.contains("retry-after: 1\r\n"), "{answer}");
     let body = answer.split("\r\n\r\n").nth(1).unwrap();
     let v: serde_json::Value = serde_json::from_str(body).expect("the JSON envelope");
@@ -112,19 +126,17 @@ async fn a_stalled_body_is_a_408_and_stores_nothing() {
 async fn a_slow_but_steady_upload_is_stored() {
     let app = spawn_app_with(|c| c.body_timeout = 1).await;
     // Eight chunks, 400 ms apart: 2.8 s in all, never 1 s without data.
-    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = std::iter::once(b"benchmark,metric,value\n".to_vec())
-        .chain((0..7).map(|i| format!("b,tput,{i}\n").into_bytes()))
-        .map(Ok)
-        .collect();
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        std::iter::once(b"benchmark,metric,value\n".to_vec())
+            .chain((0..7).map(|i| format!("b,tput,{i}\n").into_bytes()))
+            .map(Ok)
+            .collect();
     let stream = futures_util::stream::iter(chunks).then(|c| async move {
         tokio::time::sleep(Duration::from_millis(400)).await;
         c
     });
     let r = app
-        .upload_raw(
-            "machine=m1&kernel=6.1",
-            reqwest::Body::wrap_stream(stream),
-        )
+        .upload_raw("machine=m1&kernel=6.1", reqwest::Body::wrap_stream(stream))
         .await;
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
 }
@@ -152,7 +164,9 @@ async fn every_api_error_is_the_json_envelope() {
         let v: serde_json::Value = r.json().await.unwrap();
         assert_eq!(v["error"]["status"], status, "{method} {path}: {v}");
         assert_eq!(v["error"]["code"], code, "{method} {path}: {v}");
-        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
     }
 }
 
@@ -177,11 +191,19 @@ async fn every_answer_carries_the_security_headers() {
         .and_then(|rest| rest.split('\'').next())
         .expect("a nonce in the page's policy");
     assert!(nonce.len() >= 16, "{nonce}");
-    assert!(page.contains(&format!("<script type=\"module\" nonce=\"{nonce}\"")), "{page}");
+    assert!(
+        page.contains(&format!("<script type=\"module\" nonce=\"{nonce}\"")),
+        "{page}"
+    );
     let again = app.get_text("/").await.1;
     assert!(!again.contains(nonce), "a fresh nonce per response");
     // Static files keep their names across builds: revalidated, never kept stale.
-    let css = app.client.get(app.url("/pkg/perfline.css")).send().await.unwrap();
+    let css = app
+        .client
+        .get(app.url("/pkg/perfline.css"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(css.headers()["cache-control"], "no-cache");
     let modified = css.headers()["last-modified"].clone();
     let again = app
@@ -210,15 +232,24 @@ async fn a_database_locked_by_another_writer_is_a_503_not_a_500() {
     // Another process (here another connection) holds the write lock.
     let path = app.db_path();
     let mut other = sqlx_connect(&path).await;
-    sqlx::query("BEGIN IMMEDIATE").execute(&mut other).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
     let r = app
-        .upload_raw("machine=m1&kernel=6.1", "benchmark,metric,value\nb,tput,1\n")
+        .upload_raw(
+            "machine=m1&kernel=6.1",
+            "benchmark,metric,value\nb,tput,1\n",
+        )
         .await;
     assert_eq!(r.headers()["retry-after"], "1");
     assert_error(r, 503, "the database is busy").await;
     sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
     let r = app
-        .upload_raw("machine=m1&kernel=6.1", "benchmark,metric,value\nb,tput,1\n")
+        .upload_raw(
+            "machine=m1&kernel=6.1",
+            "benchmark,metric,value\nb,tput,1\n",
+        )
         .await;
     assert_eq!(r.status().as_u16(), 201, "once the lock is gone");
 }
@@ -228,13 +259,24 @@ async fn a_write_by_another_process_is_seen_at_once() {
     let app = crate::trend::seeded().await;
     let (status, before) = app.get_json(crate::trend::TREND).await;
     assert_eq!(status, 200);
-    assert!(before["points"].as_array().unwrap().iter().all(|p| p["mark"].is_null()));
+    assert!(before["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["mark"].is_null()));
     // A maintenance script marks every run bad behind the server's back.
     let mut other = sqlx_connect(&app.db_path()).await;
-    sqlx::query("UPDATE run SET mark = 'bad'").execute(&mut other).await.unwrap();
+    sqlx::query("UPDATE run SET mark = 'bad'")
+        .execute(&mut other)
+        .await
+        .unwrap();
     let (_, after) = app.get_json(crate::trend::TREND).await;
     assert!(
-        after["points"].as_array().unwrap().iter().all(|p| p["mark"] == "bad"),
+        after["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["mark"] == "bad"),
         "the cached trend was served: {after}"
     );
 }
@@ -272,7 +314,10 @@ async fn cached_comparisons_never_go_stale() {
     let upload = |v: f64| {
         app.upload_raw(
             "machine=m1",
-            format!("benchmark,kernel,metric,value\nb,6.1,tput,{v}\nb,6.2,tput,{}\n", v + 1.0),
+            format!(
+                "benchmark,kernel,metric,value\nb,6.1,tput,{v}\nb,6.2,tput,{}\n",
+                v + 1.0
+            ),
         )
     };
     assert_eq!(upload(10.0).await.status().as_u16(), 201);
@@ -291,7 +336,10 @@ async fn cached_comparisons_never_go_stale() {
     assert_eq!(n(&pinned), 1, "the permalink keeps its runs");
     // Text bodies are cached per origin: each names the host it was asked through.
     let (_, _, text) = app.get_accept(&format!("/c/{id}"), "text/plain").await;
-    assert!(text.contains(&format!("Permalink: {}/c/{id}", app.base)), "{text}");
+    assert!(
+        text.contains(&format!("Permalink: {}/c/{id}", app.base)),
+        "{text}"
+    );
 }
 
 /// Query fields are parsed once into validated types; a bad one is a 400 naming the field.
@@ -311,7 +359,10 @@ async fn query_fields_are_parsed_into_bounded_types() {
         (
             format!(
                 "/api/v1/compare?benchmark=b&machine=m&kernels={}",
-                (0..17).map(|i| format!("k{i}")).collect::<Vec<_>>().join(",")
+                (0..17)
+                    .map(|i| format!("k{i}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
             ),
             "kernels: names more than 16 kernels",
         ),
@@ -327,9 +378,18 @@ async fn query_fields_are_parsed_into_bounded_types() {
             "/api/v1/trend?benchmark=b&machine=m&metric=x&height=-1".to_owned(),
             "height: must be between 8 and 200, not -1",
         ),
-        ("/api/v1/runs?limit=0".to_owned(), "limit: must be between 1 and 1000, not 0"),
-        ("/api/v1/runs?offset=-5".to_owned(), "offset: must be between 0 and 100000000"),
-        ("/api/v1/uploads/1/raw?file=99999".to_owned(), "file: must be between 0 and 10000"),
+        (
+            "/api/v1/runs?limit=0".to_owned(),
+            "limit: must be between 1 and 1000, not 0",
+        ),
+        (
+            "/api/v1/runs?offset=-5".to_owned(),
+            "offset: must be between 0 and 100000000",
+        ),
+        (
+            "/api/v1/uploads/1/raw?file=99999".to_owned(),
+            "file: must be between 0 and 10000",
+        ),
         (
             "/api/v1/report?benchmark=b&machine=m%1b&base=1234567&bad=abcdef0".to_owned(),
             "machine: contains the control character U+001B",

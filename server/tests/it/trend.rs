@@ -20,7 +20,11 @@ pub(crate) fn git_log() -> String {
         .rev()
         .map(|i| {
             let tail = if i == 15 { "\u{7}\u{1b}" } else { "" };
-            format!("{} {} commit number {i}{tail}\n", sha(i), 1_700_000_000 + i * 60)
+            format!(
+                "{} {} commit number {i}{tail}\n",
+                sha(i),
+                1_700_000_000 + i * 60
+            )
         })
         .collect()
 }
@@ -303,7 +307,10 @@ async fn the_regression_report_reads_like_the_robots_mail() {
         text.contains(&format!("commit: {} (\"commit number 15\")", sha(15))),
         "{text}"
     );
-    assert!(!text.contains(['\u{7}', '\u{1b}']), "control characters: {text:?}");
+    assert!(
+        !text.contains(['\u{7}', '\u{1b}']),
+        "control characters: {text:?}"
+    );
     assert!(
         text.contains("         %stddev     %change         %stddev\n"),
         "{text}"
@@ -504,7 +511,13 @@ async fn several_machines_or_params_share_one_chart() {
         ("&machines=lkp-bdw-de1&params=*", "not both"),
         ("&params=*", "machine is required"),
         (
-            &format!("&machines={}", (0..13).map(|i| format!("m{i}")).collect::<Vec<_>>().join(",")),
+            &format!(
+                "&machines={}",
+                (0..13)
+                    .map(|i| format!("m{i}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             "machines: names more than 12 machines; at most 12 are accepted",
         ),
     ] {
