@@ -147,15 +147,15 @@ impl Backend for StoreBackend {
         }
         let actor = actor();
         for id in runs {
-            if !self.0.store.set_run_mark(id, mark).await.map_err(msg)? {
+            if !self
+                .0
+                .store
+                .set_run_mark(id, mark, &actor)
+                .await
+                .map_err(msg)?
+            {
                 return Err(format!("no run {id}"));
             }
-            let what = mark.map_or("none", Mark::as_str);
-            self.0
-                .store
-                .audit(&actor, "run.mark", &format!("run {id}"), what)
-                .await
-                .map_err(msg)?;
         }
         Ok(())
     }

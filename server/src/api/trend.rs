@@ -296,15 +296,9 @@ pub async fn commits(
         ))
     })?;
     let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
-    let n = state.store.put_history(&repo, &branch, &commits).await?;
-    state
+    let n = state
         .store
-        .audit(
-            principal.actor(),
-            "history.put",
-            &format!("{repo}/{branch}"),
-            &format!("{n} commits"),
-        )
+        .put_history(&repo, &branch, &commits, principal.actor())
         .await?;
     Ok((
         StatusCode::CREATED,
@@ -327,16 +321,7 @@ pub async fn bisect(
     let (marks, first_bad) = parse_bisect_log(text).map_err(|e| e.in_file("request body"))?;
     state
         .store
-        .set_commit_marks(&marks, first_bad.as_deref())
-        .await?;
-    state
-        .store
-        .audit(
-            principal.actor(),
-            "bisect",
-            first_bad.as_deref().unwrap_or("-"),
-            &format!("{} verdicts", marks.len()),
-        )
+        .set_commit_marks(&marks, first_bad.as_deref(), principal.actor())
         .await?;
     let list: Vec<serde_json::Value> = marks
         .iter()
@@ -365,14 +350,13 @@ pub async fn mark_run(
             ApiError::BadRequest(format!("mark must be good, bad, skip or null, not {m:?}"))
         })?),
     };
-    if !state.store.set_run_mark(id, mark).await? {
+    if !state
+        .store
+        .set_run_mark(id, mark, principal.actor())
+        .await?
+    {
         return Err(ApiError::NotFound(format!("no run {id}")));
     }
-    let what = mark.map_or("none", Mark::as_str);
-    state
-        .store
-        .audit(principal.actor(), "run.mark", &format!("run {id}"), what)
-        .await?;
     Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
 }
 

@@ -29,6 +29,7 @@ impl Store {
         repo: &str,
         branch: &str,
         commits: &[HistoryCommit],
+        actor: &str,
     ) -> StoreResult<usize> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let (id,): (i64,) = sqlx::query_as(
@@ -59,6 +60,14 @@ impl Store {
             });
             q.build().execute(&mut *tx).await?;
         }
+        super::tokens::audit_in(
+            &mut tx,
+            actor,
+            "history.put",
+            &format!("{repo}/{branch}"),
+            &format!("{} commits", commits.len()),
+        )
+        .await?;
         tx.commit().await?;
         self.wrote();
         Ok(commits.len())
@@ -127,14 +136,26 @@ impl Store {
     }
 
     /// Sets (or with `None` clears) the mark of run `id`; false if there is no such run.
-    pub async fn set_run_mark(&self, id: i64, mark: Option<Mark>) -> StoreResult<bool> {
+    pub async fn set_run_mark(
+        &self,
+        id: i64,
+        mark: Option<Mark>,
+        actor: &str,
+    ) -> StoreResult<bool> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let done = sqlx::query("UPDATE run SET mark = ? WHERE id = ?")
             .bind(mark.map(Mark::as_str))
             .bind(id)
-            .execute(&self.writer)
+            .execute(&mut *tx)
             .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        let what = mark.map_or("none", Mark::as_str);
+        super::tokens::audit_in(&mut tx, actor, "run.mark", &format!("run {id}"), what).await?;
+        tx.commit().await?;
         self.wrote();
-        Ok(done.rows_affected() == 1)
+        Ok(true)
     }
 
     /// Sets the marks of commits (a bisect log's verdicts), in one transaction; `first_bad`
@@ -143,6 +164,7 @@ impl Store {
         &self,
         marks: &[(String, Mark)],
         first_bad: Option<&str>,
+        actor: &str,
     ) -> StoreResult<()> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         if first_bad.is_some() {
@@ -161,6 +183,14 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        super::tokens::audit_in(
+            &mut tx,
+            actor,
+            "bisect",
+            first_bad.unwrap_or("-"),
+            &format!("{} verdicts", marks.len()),
+        )
+        .await?;
         tx.commit().await?;
         self.wrote();
         Ok(())

@@ -379,7 +379,7 @@ mod tests {
         );
         // Marks are read with the runs.
         store
-            .set_run_mark(3, Some(app::trend::Mark::Bad))
+            .set_run_mark(3, Some(app::trend::Mark::Bad), "test")
             .await
             .unwrap();
         let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
@@ -435,7 +435,7 @@ mod tests {
             })
             .collect();
         store
-            .put_history("linux", "master", &commits)
+            .put_history("linux", "master", &commits, "test")
             .await
             .unwrap();
         let runs = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
@@ -464,7 +464,7 @@ mod tests {
         assert_eq!(history.commits, commits);
         // A replaced history is read anew, not from the copy in memory.
         store
-            .put_history("linux", "master", &commits[..3])
+            .put_history("linux", "master", &commits[..3], "test")
             .await
             .unwrap();
         let history = store
