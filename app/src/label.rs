@@ -236,10 +236,6 @@ macro_rules! label_list {
         pub struct $name(Vec<Label>);
 
         impl $name {
-            pub fn as_slice(&self) -> &[Label] {
-                &self.0
-            }
-
             pub fn into_strings(self) -> Vec<String> {
                 self.0.into_iter().map(String::from).collect()
             }

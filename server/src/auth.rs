@@ -102,6 +102,39 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// The live token `token` is (not revoked, not expired), if any.
+pub async fn find_token(
+    store: &crate::store::Store,
+    token: &str,
+) -> crate::store::StoreResult<Option<crate::store::TokenInfo>> {
+    if !token.starts_with(TOKEN_PREFIX) {
+        return Ok(None);
+    }
+    store.token_by_hash(&token_hash(token)).await
+}
+
+/// Makes a token named `name` with `scopes` and stores its hash (the audit trail says `actor`
+/// did): its id and the token, to show once; `None` if the name is taken.
+pub async fn issue_token(
+    store: &crate::store::Store,
+    name: &str,
+    scopes: &Scopes,
+    expires_days: Option<u32>,
+    actor: &str,
+) -> crate::store::StoreResult<Option<(i64, String)>> {
+    let token = new_token();
+    let id = store
+        .create_token(
+            name,
+            &token_hash(&token),
+            &scopes.to_string(),
+            expires_days,
+            actor,
+        )
+        .await?;
+    Ok(id.map(|id| (id, token)))
+}
+
 /// Who is making a request, for the scope check and the audit trail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Principal {
@@ -117,6 +150,15 @@ pub enum Principal {
 }
 
 impl Principal {
+    /// The principal a stored token stands for.
+    fn of(token: crate::store::TokenInfo) -> Principal {
+        Principal::Token {
+            id: token.id,
+            scopes: Scopes::parse(&token.scopes).unwrap_or_default(),
+            name: token.name,
+        }
+    }
+
     /// The name the audit trail records.
     pub fn actor(&self) -> &str {
         match self {
@@ -385,12 +427,7 @@ async fn principal_for(
     let mode = state.config.auth_mode();
     let principal = match bearer(headers) {
         Some(token) => {
-            let found = if token.starts_with(TOKEN_PREFIX) {
-                state.store.token_by_hash(&token_hash(token)).await?
-            } else {
-                None
-            };
-            let Some(found) = found else {
+            let Some(found) = find_token(&state.store, token).await? else {
                 return Err(unauthorized("the token is unknown, revoked or expired"));
             };
             if state.touched.due(found.id) {
@@ -399,12 +436,7 @@ async fn principal_for(
                     tracing::debug!(error = %e, "could not record a token's last use");
                 }
             }
-            let scopes = Scopes::parse(&found.scopes).unwrap_or_default();
-            Principal::Token {
-                id: found.id,
-                name: found.name,
-                scopes,
-            }
+            Principal::of(found)
         }
         None => {
             // A signed-in browser: its session stands for the token it was made with.
@@ -413,11 +445,7 @@ async fn principal_for(
                 None => None,
             };
             match from_session {
-                Some(found) => Principal::Token {
-                    id: found.id,
-                    scopes: Scopes::parse(&found.scopes).unwrap_or_default(),
-                    name: found.name,
-                },
+                Some(found) => Principal::of(found),
                 None if mode == AuthMode::Open => Principal::Open,
                 None => Principal::Anonymous,
             }

@@ -92,7 +92,7 @@ async fn run_command(
     config: &Config,
     command: perfline_server::config::Command,
 ) -> std::process::ExitCode {
-    use perfline_server::auth::{new_token, token_hash, Scopes};
+    use perfline_server::auth::{issue_token, Scopes};
     use perfline_server::config::{Command, TokenCommand};
     use std::process::ExitCode;
     let store = match perfline_server::store::Store::open(&config.db).await {
@@ -112,22 +112,14 @@ async fn run_command(
             } => {
                 let name = app::label::Label::parse(&name).map_err(|e| format!("--name {e}"))?;
                 let scopes = Scopes::parse(&scope).map_err(|e| format!("--scope: {e}"))?;
-                let token = new_token();
-                let created = store
-                    .create_token(
-                        name.as_str(),
-                        &token_hash(&token),
-                        &scopes.to_string(),
-                        expires_days,
-                        "cli",
-                    )
+                let created = issue_token(&store, name.as_str(), &scopes, expires_days, "cli")
                     .await
                     .map_err(|e| e.to_string())?;
-                if created.is_none() {
+                let Some((_, token)) = created else {
                     return Err(format!(
                         "a token named '{name}' exists; revoke it or choose another name"
                     ));
-                }
+                };
                 // The token itself, once, alone on stdout; the rest goes to stderr.
                 println!("{token}");
                 eprintln!(

@@ -196,30 +196,17 @@ impl Backend for StoreBackend {
     }
 
     async fn correct_run(&self, id: i64, fix: app::types::RunFix) -> Result<String, String> {
-        let label = |field: &str, v: &str| -> Result<Option<String>, String> {
-            match v.trim() {
-                "" => Ok(None),
-                v => app::label::Label::parse(v)
-                    .map(|l| Some(l.into()))
-                    .map_err(|e| format!("{field} {e}")),
-            }
-        };
-        let tags = match fix.tags.trim() {
-            "" => None,
-            t => Some(
-                crate::ingest::parse_tags(t)
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .map(|(k, v)| (String::from(k), String::from(v)))
-                    .collect(),
-            ),
-        };
-        let correction = crate::store::Correction {
-            machine: label("machine", &fix.machine)?,
-            kernel: label("kernel", &fix.kernel)?,
-            commit: label("commit", &fix.commit)?.map(Some),
-            tags,
-        };
+        // On the page an empty field leaves the run as it is.
+        fn given(v: &str) -> Option<&str> {
+            Some(v.trim()).filter(|v| !v.is_empty())
+        }
+        let correction = crate::store::Correction::parse(
+            given(&fix.machine),
+            given(&fix.kernel),
+            given(&fix.commit),
+            given(&fix.tags),
+        )
+        .map_err(|e| e.message)?;
         self.0
             .store
             .correct_run(id, &correction, &actor())

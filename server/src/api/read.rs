@@ -190,30 +190,16 @@ pub async fn correct_run(
     Path(id): Path<i64>,
     super::extract::ApiJson(patch): super::extract::ApiJson<RunPatch>,
 ) -> ApiResult<Json<serde_json::Value>> {
-    let commit = match patch.commit.as_deref().map(str::trim) {
-        None => None,
-        Some("") => Some(None),
-        Some(c) => Some(Some(
-            Label::parse(c)
-                .map_err(|e| ApiError::BadRequest(format!("commit {e}")))?
-                .into(),
-        )),
-    };
-    let tags = match &patch.tags {
-        None => None,
-        Some(t) => Some(
-            crate::ingest::parse_tags(t)?
-                .into_iter()
-                .map(|(k, v)| (String::from(k), String::from(v)))
-                .collect(),
-        ),
-    };
-    let correction = crate::store::Correction {
-        machine: patch.machine.map(String::from),
-        kernel: patch.kernel.map(String::from),
-        commit,
-        tags,
-    };
+    let correction = crate::store::Correction::parse(
+        patch.machine.as_ref().map(Label::as_str),
+        patch.kernel.as_ref().map(Label::as_str),
+        patch.commit.as_deref(),
+        patch.tags.as_deref(),
+    )
+    .map_err(|e| match e.field.as_deref() {
+        Some("tags") => ApiError::Unprocessable(e),
+        _ => ApiError::BadRequest(e.message),
+    })?;
     let changed = state
         .store
         .correct_run(id, &correction, principal.actor())

@@ -6,7 +6,9 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use crate::auth::{new_token, session_cookie, token_hash, SESSION_COOKIE, TOKEN_PREFIX};
+use crate::auth::{
+    find_token, new_token, session_cookie, token_hash, SESSION_COOKIE, TOKEN_PREFIX,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 
@@ -75,13 +77,7 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
             .map_err(|e| ApiError::BadRequest(e.body_text()))?
             .0
     };
-    let token = form.token.trim();
-    let found = if token.starts_with(TOKEN_PREFIX) {
-        state.store.token_by_hash(&token_hash(token)).await?
-    } else {
-        None
-    };
-    let Some(found) = found else {
+    let Some(found) = find_token(&state.store, form.token.trim()).await? else {
         if wants_json(&headers) {
             return Err(ApiError::Unauthorized(
                 "the token is unknown, revoked or expired".into(),

@@ -10,24 +10,13 @@ use serde::Deserialize;
 use app::label::Label;
 
 use super::extract::ApiJson;
-use crate::auth::{new_token, token_hash, Principal, Scopes};
+use crate::auth::{issue_token, Principal, Scopes};
 use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 
 /// `GET /api/v1/tokens`: every token, without the tokens themselves.
 pub async fn list(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
-    let tokens: Vec<serde_json::Value> = state
-        .store
-        .list_tokens()
-        .await?
-        .into_iter()
-        .map(|t| {
-            serde_json::json!({
-                "id": t.id, "name": t.name, "scopes": t.scopes, "created_at": t.created_at,
-                "expires_at": t.expires_at, "last_used_at": t.last_used_at, "revoked_at": t.revoked_at,
-            })
-        })
-        .collect();
+    let tokens = state.store.list_tokens().await?;
     Ok(Json(serde_json::json!({ "tokens": tokens })))
 }
 
@@ -48,18 +37,15 @@ pub async fn create(
     ApiJson(new): ApiJson<NewToken>,
 ) -> ApiResult<Response> {
     let scopes = Scopes::parse(&new.scopes).map_err(ApiError::BadRequest)?;
-    let token = new_token();
-    let created = state
-        .store
-        .create_token(
-            new.name.as_str(),
-            &token_hash(&token),
-            &scopes.to_string(),
-            new.expires_days,
-            principal.actor(),
-        )
-        .await?;
-    let Some(id) = created else {
+    let created = issue_token(
+        &state.store,
+        new.name.as_str(),
+        &scopes,
+        new.expires_days,
+        principal.actor(),
+    )
+    .await?;
+    let Some((id, token)) = created else {
         return Err(ApiError::Conflict(format!(
             "a token named '{}' exists; revoke it or choose another name",
             new.name

@@ -38,6 +38,42 @@ pub struct Correction {
     pub tags: Option<Vec<(String, String)>>,
 }
 
+impl Correction {
+    /// Parses a correction as users give it: `None` leaves a name as it is; a commit or tags
+    /// of `""` remove them. Errors name the field (`tags` errors are the upload's).
+    pub fn parse(
+        machine: Option<&str>,
+        kernel: Option<&str>,
+        commit: Option<&str>,
+        tags: Option<&str>,
+    ) -> Result<Correction, crate::ingest::IngestError> {
+        use crate::ingest::IngestError;
+        let label = |field: &str, v: &str| {
+            app::label::Label::parse(v)
+                .map(String::from)
+                .map_err(|e| IngestError::field(field, format!("{field} {e}")))
+        };
+        Ok(Correction {
+            machine: machine.map(|m| label("machine", m)).transpose()?,
+            kernel: kernel.map(|k| label("kernel", k)).transpose()?,
+            commit: match commit.map(str::trim) {
+                None => None,
+                Some("") => Some(None),
+                Some(c) => Some(Some(label("commit", c)?)),
+            },
+            tags: tags
+                .map(|t| {
+                    crate::ingest::parse_tags(t).map(|tags| {
+                        tags.into_iter()
+                            .map(|(k, v)| (String::from(k), String::from(v)))
+                            .collect()
+                    })
+                })
+                .transpose()?,
+        })
+    }
+}
+
 impl Store {
     /// Corrects run `id` (the robot said the wrong machine, kernel, commit or tags): the run is
     /// renamed, the trends of its old and new series keys rebuilt, names only it used dropped,

@@ -343,14 +343,6 @@ impl CommitMarks {
         CommitMarks { by_sha, sorted }
     }
 
-    pub fn len(&self) -> usize {
-        self.by_sha.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_sha.is_empty()
-    }
-
     /// The mark of the commit `sha` names: its own, else one of a full sha it abbreviates
     /// (at least 7 characters), else one of an abbreviation of it.
     pub fn get(&self, sha: &str) -> Option<(Mark, bool)> {

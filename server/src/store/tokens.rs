@@ -5,7 +5,7 @@ use sqlx::Row;
 use super::{Store, StoreResult};
 
 /// A stored token, without the token itself.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TokenInfo {
     pub id: i64,
     pub name: String,
