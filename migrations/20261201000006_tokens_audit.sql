@@ -29,7 +29,7 @@ ALTER TABLE upload ADD COLUMN uploaded_by TEXT;
 -- Runs removed by deleting their upload, or corrected (machine, kernel, commit, tags): a
 -- permalink that pinned one answers 410 and says what happened, by whom and when. The id
 -- only grows: caches of permalinks key on its maximum.
-CREATE TABLE deleted_run (
+CREATE TABLE retired_run (
     id INTEGER PRIMARY KEY,
     run_id INTEGER NOT NULL,
     upload_id INTEGER NOT NULL,
@@ -37,7 +37,7 @@ CREATE TABLE deleted_run (
     deleted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
     deleted_by TEXT NOT NULL
 );
-CREATE INDEX deleted_run_by_run ON deleted_run (run_id);
+CREATE INDEX retired_run_by_run ON retired_run (run_id);
 
 -- Browser sessions made by signing in with a token: only the SHA-256 of the cookie's value.
 CREATE TABLE session (

@@ -1,6 +1,6 @@
 //! Deleting an upload: its raw files, runs, series and their trend summaries, in one
 //! transaction, with the trend chunks of every series key it touched rebuilt from the runs
-//! that remain. The runs it removed are remembered (`deleted_run`), so a permalink that
+//! that remain. The runs it removed are remembered (`retired_run`), so a permalink that
 //! pinned one can say what happened to it.
 
 use std::collections::BTreeMap;
@@ -156,7 +156,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         sqlx::query(
-            "INSERT INTO deleted_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)",
+            "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)",
         )
         .bind(id)
         .bind(upload_id)
@@ -206,7 +206,7 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         let runs = sqlx::query(
-            "INSERT INTO deleted_run (run_id, upload_id, reason, deleted_by) \
+            "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
              SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?",
         )
         .bind(actor)
@@ -252,7 +252,7 @@ impl Store {
     /// Why the first of `runs` that was deleted is gone, if any was.
     pub async fn deleted(&self, runs: &[i64]) -> StoreResult<Option<Gone>> {
         let row: Option<(i64, String, String, String)> = sqlx::query_as(
-            "SELECT upload_id, reason, deleted_at, deleted_by FROM deleted_run \
+            "SELECT upload_id, reason, deleted_at, deleted_by FROM retired_run \
              WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1",
         )
         .bind(serde_json::to_string(runs)?)
@@ -269,7 +269,7 @@ impl Store {
     /// How many runs were ever deleted: it changes whenever stored runs were taken away
     /// (by this process or another), which is what caches of "immutable" data key on.
     pub(super) async fn rewrites_in(conn: &mut sqlx::SqliteConnection) -> StoreResult<i64> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(id), 0) FROM deleted_run")
+        let (n,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(id), 0) FROM retired_run")
             .fetch_one(&mut *conn)
             .await?;
         Ok(n)
