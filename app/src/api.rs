@@ -38,6 +38,16 @@ pub trait Backend: Send + Sync + 'static {
     async fn correct_run(&self, id: i64, fix: RunFix) -> Result<String, String>;
     /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
     async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
+    /// Alert summaries matching a filter, newest first.
+    async fn alerts(&self, filter: crate::alerts::AlertFilter) -> Result<crate::alerts::AlertPage, String>;
+    /// One alert summary with its events.
+    async fn alert(&self, id: i64) -> Result<crate::alerts::AlertSummary, String>;
+    /// A triage change (scope `mark`).
+    async fn triage_alert(
+        &self,
+        id: i64,
+        patch: crate::alerts::AlertPatch,
+    ) -> Result<crate::alerts::AlertSummary, String>;
 }
 
 #[cfg(feature = "ssr")]
@@ -117,6 +127,30 @@ pub async fn get_trend_choices(
 ) -> Result<Vec<(String, String)>, ServerFnError> {
     backend()?
         .trend_choices(benchmark, machine)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "alerts")]
+pub async fn get_alerts(
+    filter: crate::alerts::AlertFilter,
+) -> Result<crate::alerts::AlertPage, ServerFnError> {
+    backend()?.alerts(filter).await.map_err(ServerFnError::new)
+}
+
+#[server(prefix = "/sfn", endpoint = "alert")]
+pub async fn get_alert(id: i64) -> Result<crate::alerts::AlertSummary, ServerFnError> {
+    backend()?.alert(id).await.map_err(ServerFnError::new)
+}
+
+/// Triage from the alerts page: its a/i/f keys and the note form.
+#[server(prefix = "/sfn", endpoint = "triage_alert")]
+pub async fn triage_alert(
+    id: i64,
+    patch: crate::alerts::AlertPatch,
+) -> Result<crate::alerts::AlertSummary, ServerFnError> {
+    backend()?
+        .triage_alert(id, patch)
         .await
         .map_err(ServerFnError::new)
 }

@@ -6,6 +6,7 @@
 // The trend page's view types nest deeper than the default limit in the WASM build.
 #![recursion_limit = "256"]
 
+pub mod alerts;
 pub mod api;
 pub mod chart;
 pub mod compare;
@@ -67,6 +68,7 @@ pub fn App() -> impl IntoView {
                     <a href="/upload">"Upload"</a>
                     <a href="/compare">"Compare"</a>
                     <a href="/trend">"Trends"</a>
+                    <a href="/alerts">"Alerts"</a>
                 </nav>
                 <pages::Account />
             </header>
@@ -80,6 +82,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/compare") view=pages::ComparePage />
                     <Route path=path!("/c/:id") view=pages::PermalinkPage />
                     <Route path=path!("/trend") view=pages::TrendPage />
+                    <Route path=path!("/alerts") view=pages::AlertsPage />
                 </Routes>
             </main>
         </Router>

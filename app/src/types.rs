@@ -106,6 +106,9 @@ pub struct Dashboard {
     pub kernels: Vec<NamedCount>,
     pub recent_uploads: Vec<UploadSummary>,
     pub recent_runs: Vec<RunSummary>,
+    /// The newest open regressions (alert summaries), at most five.
+    #[serde(default)]
+    pub open_regressions: Vec<crate::alerts::AlertSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

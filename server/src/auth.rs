@@ -192,7 +192,7 @@ pub fn needed_scope(method: &Method, path: &str) -> Scope {
     // The pages' server functions are POSTs; only one of them writes.
     if let Some(function) = path.strip_prefix("/sfn/") {
         return match function {
-            "mark_runs" => Scope::Mark,
+            "mark_runs" | "triage_alert" => Scope::Mark,
             "delete_upload" | "correct_run" => Scope::Admin,
             _ => Scope::Read,
         };
@@ -202,6 +202,8 @@ pub fn needed_scope(method: &Method, path: &str) -> Scope {
         "/api/v1/session" | "/api/v1/session/end" => Scope::Read,
         "/api/v1/upload" | "/api/v1/commits" => Scope::Upload,
         "/api/v1/bisect" => Scope::Mark,
+        // Triage: PATCH /api/v1/alerts/{id}.
+        p if p.starts_with("/api/v1/alerts/") => Scope::Mark,
         p if p.starts_with("/api/v1/runs/") && p.ends_with("/mark") => Scope::Mark,
         _ => Scope::Admin,
     }

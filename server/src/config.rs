@@ -85,6 +85,40 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_READ_RATE", default_value_t = 0)]
     pub read_rate: u32,
 
+    /// A URL that receives every alert event as a signed JSON POST (repeatable; env: comma-separated).
+    #[arg(long = "webhook", env = "PERFLINE_WEBHOOKS", value_delimiter = ',')]
+    pub webhooks: Vec<String>,
+
+    /// The key of the webhooks' `X-Perfline-Signature` (HMAC-SHA256 of the body).
+    #[arg(long, env = "PERFLINE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+
+    /// The SMTP relay for alert mails: `smtp://host:port` (STARTTLS when offered: add
+    /// `?tls=required` to insist) or `smtps://host:port`; credentials from PERFLINE_SMTP_USER
+    /// and PERFLINE_SMTP_PASSWORD.
+    #[arg(long, env = "PERFLINE_SMTP")]
+    pub smtp: Option<String>,
+
+    /// The sender of alert mails (`Perfline <perfline@example.org>`).
+    #[arg(long, env = "PERFLINE_MAIL_FROM")]
+    pub mail_from: Option<String>,
+
+    /// A recipient of alert mails (repeatable; env: comma-separated).
+    #[arg(long = "mail-to", env = "PERFLINE_MAIL_TO", value_delimiter = ',')]
+    pub mail_to: Vec<String>,
+
+    /// Milliseconds before the first retry of an undelivered notification; doubled each time.
+    #[arg(long, env = "PERFLINE_NOTIFY_RETRY_FIRST_MS", default_value_t = 1000)]
+    pub notify_retry_first_ms: u64,
+
+    /// The longest wait between two retries, in seconds.
+    #[arg(long, env = "PERFLINE_NOTIFY_RETRY_MAX", default_value_t = 300)]
+    pub notify_retry_max: u64,
+
+    /// Hours after which an undelivered notification is given up on (logged as an error).
+    #[arg(long, env = "PERFLINE_NOTIFY_GIVE_UP", default_value_t = 72)]
+    pub notify_give_up: u64,
+
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,

@@ -43,6 +43,12 @@ pub struct AppState {
     pub touched: Arc<crate::auth::Touched>,
     /// Requests per token or client address.
     pub rate_limits: Arc<crate::auth::RateLimits>,
+    /// Where alert notifications go.
+    pub channels: Arc<crate::alerts::notify::Channels>,
+    /// Wakes the alert pipeline's tasks.
+    pub wakers: Arc<crate::alerts::Wakers>,
+    /// The address `serve` listens on, for links in notifications without `--public-url`.
+    pub bound: Arc<std::sync::OnceLock<std::net::SocketAddr>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -66,7 +72,11 @@ impl AppState {
             config.write_rate,
             config.read_rate,
         ));
+        let channels = Arc::new(crate::alerts::notify::Channels::from_config(&config)?);
         Ok(AppState {
+            channels,
+            wakers: Default::default(),
+            bound: Default::default(),
             store,
             heavy: Arc::new(crate::work::Heavy::new(config.heavy_limit())),
             config: Arc::new(config),
@@ -77,6 +87,20 @@ impl AppState {
             touched: Default::default(),
             rate_limits,
         })
+    }
+}
+
+impl AppState {
+    /// The origin of links in notifications: `--public-url`, else the address we listen on.
+    pub fn notice_origin(&self) -> String {
+        if let Some(url) = &self.config.public_url {
+            return url.clone();
+        }
+        match self.bound.get() {
+            Some(a) if a.ip().is_unspecified() => format!("http://localhost:{}", a.port()),
+            Some(a) => format!("http://{a}"),
+            None => format!("http://{}", self.config.listen),
+        }
     }
 }
 
@@ -248,6 +272,7 @@ pub fn router(state: AppState) -> Router {
     .precompressed_gzip();
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/alerts.atom", get(crate::api::alerts::atom))
         .nest_service("/pkg", pkg)
         .nest("/api/v1", api::router(&state))
         .leptos_routes_with_context(
@@ -310,6 +335,16 @@ pub async fn serve(
 
     let store = state.store.clone();
     let config = state.config.clone();
+    if let Ok(a) = listener.local_addr() {
+        let _ = state.bound.set(a);
+    }
+    // The alert pipeline: detector, notifier, deliverer; stopped before the store closes.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let background = [
+        tokio::spawn(crate::alerts::detector::run_detector(state.clone(), stop_rx.clone())),
+        tokio::spawn(crate::alerts::notify::run_notifier(state.clone(), stop_rx.clone())),
+        tokio::spawn(crate::alerts::notify::run_deliverer(state.clone(), stop_rx)),
+    ];
     let app = router(state);
     let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
@@ -372,6 +407,14 @@ pub async fn serve(
         .is_err()
     {
         tracing::warn!("requests still running after the shutdown deadline were cut off");
+    }
+    let _ = stop_tx.send(true);
+    for task in background {
+        // A task in the middle of a transaction finishes it; one waiting on the network is
+        // cut off (its work stays queued in the database for the next start).
+        if tokio::time::timeout(Duration::from_secs(5), task).await.is_err() {
+            tracing::warn!("an alert task did not stop in time");
+        }
     }
     store.close().await;
     Ok(())

@@ -57,6 +57,16 @@ impl Backend for StoreBackend {
             kernels: s.kernels().await.map_err(msg)?,
             recent_uploads: s.recent_uploads(10).await.map_err(msg)?,
             recent_runs,
+            open_regressions: s
+                .alert_summaries(&crate::store::SummaryFilter {
+                    statuses: Some(vec![app::alerts::AlertStatus::New, app::alerts::AlertStatus::Acknowledged, app::alerts::AlertStatus::Investigating]),
+                    regression: Some(true),
+                    limit: 5,
+                    ..Default::default()
+                })
+                .await
+                .map_err(msg)?
+                .summaries,
         };
         if let Ok(mut cached) = self.0.dashboard_cache.lock() {
             *cached = Some((generation, dashboard.clone()));
@@ -180,6 +190,33 @@ impl Backend for StoreBackend {
             can_mark: may(Scope::Mark),
             is_admin: may(Scope::Admin),
         })
+    }
+
+    async fn alerts(
+        &self,
+        filter: app::alerts::AlertFilter,
+    ) -> Result<app::alerts::AlertPage, String> {
+        let filter = crate::alerts::parse_filter(&filter).map_err(msg)?;
+        self.0.store.alert_summaries(&filter).await.map_err(msg)
+    }
+
+    async fn alert(&self, id: i64) -> Result<app::alerts::AlertSummary, String> {
+        self.0
+            .store
+            .alert_summary(id)
+            .await
+            .map_err(msg)?
+            .ok_or_else(|| format!("no alert summary {id}"))
+    }
+
+    async fn triage_alert(
+        &self,
+        id: i64,
+        patch: app::alerts::AlertPatch,
+    ) -> Result<app::alerts::AlertSummary, String> {
+        crate::api::alerts::triage(&self.0, id, &patch, &actor())
+            .await
+            .map_err(msg)
     }
 
     async fn delete_upload(&self, id: i64) -> Result<(), String> {

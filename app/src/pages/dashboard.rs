@@ -27,7 +27,30 @@ fn dashboard_view(d: DashboardData) -> AnyView {
         }
         .into_any();
     }
+    let regressions = (!d.open_regressions.is_empty()).then(|| {
+        let items = d
+            .open_regressions
+            .iter()
+            .map(|s| {
+                let href = format!("/alerts?id={}", s.id);
+                view! {
+                    <li data-id=s.id>
+                        <a href=href>{s.subject()}</a>
+                        <span class="muted">{format!(" {} · {}", s.status, s.created_at)}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <section id="open-regressions" class="alerts-box">
+                <h2>"Open regressions"</h2>
+                <ul>{items}</ul>
+                <p><a href="/alerts">"All alerts"</a></p>
+            </section>
+        }
+    });
     view! {
+        {regressions}
         <div class="grid">
             <section>
                 <h2>"Benchmarks"</h2>

@@ -1,6 +1,7 @@
 //! The pages. Every one renders on the server first; user text is always rendered as text.
 
 mod admin;
+mod alerts;
 mod compare;
 mod dashboard;
 mod run;
@@ -8,6 +9,7 @@ mod signin;
 mod trend;
 mod upload;
 
+pub use alerts::AlertsPage;
 pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;
 pub use run::RunView;

@@ -1,5 +1,6 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
+pub mod alerts;
 pub mod compare;
 pub mod extract;
 mod read;
@@ -44,6 +45,12 @@ pub fn router(state: &AppState) -> Router<AppState> {
             post(trend::bisect).layer(DefaultBodyLimit::max(state.config.max_upload)),
         )
         .route("/runs/{id}/mark", post(trend::mark_run))
+        .route("/alerts", get(alerts::list))
+        .route("/alerts/{id}", get(alerts::show).patch(alerts::patch))
+        .route(
+            "/alert-rules",
+            get(alerts::rules).put(alerts::put_rules),
+        )
         .route("/audit", get(read::audit))
         .route("/tokens", get(tokens::list).post(tokens::create))
         .route("/tokens/{name}", axum::routing::delete(tokens::revoke))

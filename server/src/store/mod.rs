@@ -4,6 +4,7 @@
 //! queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several read-only readers that
 //! never wait for it. One upload is one transaction on the writer.
 
+mod alerts;
 mod cache;
 mod delete;
 mod history;
@@ -75,6 +76,9 @@ impl From<anyhow::Error> for StoreError {
     }
 }
 
+pub use alerts::{
+    AlertJob, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
+};
 pub use delete::{Correction, Deleted, Gone};
 pub use history::CommitMarks;
 pub use read::{CompareSeries, RunFilter, StoredFile};
@@ -94,6 +98,8 @@ pub struct Store {
     watcher: std::sync::Arc<tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>>,
     /// Copies of data that does not change (full trend chunks, histories by version).
     caches: std::sync::Arc<cache::Caches>,
+    /// Told when an upload queues series for the alert detector.
+    alert_jobs_queued: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Store {
@@ -151,6 +157,7 @@ impl Store {
             rewrites: Default::default(),
             watcher: std::sync::Arc::new(tokio::sync::Mutex::new((watcher, None))),
             caches: Default::default(),
+            alert_jobs_queued: Default::default(),
         };
         store
             .fill_packed()
@@ -191,6 +198,11 @@ impl Store {
     /// permalink's cached comparison is valid while it stays the same.
     pub fn rewrites(&self) -> i64 {
         self.rewrites.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Notified when an upload has queued series for the alert detector.
+    pub fn alert_jobs_queued(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.alert_jobs_queued.clone()
     }
 
     fn wrote(&self) {

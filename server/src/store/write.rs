@@ -74,6 +74,7 @@ impl Store {
             insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
         }
         append_to_trends(&mut tx, &trends).await?;
+        queue_alert_jobs(&mut tx, &trends, upload_id).await?;
         let samples: usize = upload.runs.iter().map(|r| r.sample_count()).sum();
         super::tokens::audit_in(
             &mut tx,
@@ -85,6 +86,7 @@ impl Store {
         .await?;
         tx.commit().await?;
         self.wrote();
+        self.alert_jobs_queued.notify_one();
         Ok(Inserted::Created(upload_id))
     }
 }
@@ -296,6 +298,29 @@ pub(super) async fn trend_records(
             .entry((benchmark, machine_id, metric, param))
             .or_default()
             .push(record);
+    }
+    Ok(())
+}
+
+/// Queues every series key the upload touched for the alert detector (`alerts::detector`),
+/// in the upload's transaction: a 201 means the detector will look, even after a crash.
+async fn queue_alert_jobs(
+    conn: &mut SqliteConnection,
+    trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
+    upload_id: i64,
+) -> StoreResult<()> {
+    for (benchmark, machine_id, metric, param) in trends.keys() {
+        sqlx::query(
+            "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (benchmark, machine_id, metric, param) DO UPDATE SET upload_id = excluded.upload_id",
+        )
+        .bind(benchmark)
+        .bind(machine_id)
+        .bind(metric)
+        .bind(param)
+        .bind(upload_id)
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(())
 }

@@ -1,0 +1,415 @@
+//! Regression alerts on the wire: summaries (one benchmark, machine and commit range, like one
+//! LKP mail), their changed metrics, their triage history, and the text every view prints
+//! (subject line, where to bisect) — pure, so page, feed, mail and webhook say the same.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a summary stands in triage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertStatus {
+    #[default]
+    New,
+    Acknowledged,
+    Investigating,
+    Invalid,
+    Fixed,
+    Wontfix,
+}
+
+impl AlertStatus {
+    pub const ALL: [AlertStatus; 6] = [
+        AlertStatus::New,
+        AlertStatus::Acknowledged,
+        AlertStatus::Investigating,
+        AlertStatus::Invalid,
+        AlertStatus::Fixed,
+        AlertStatus::Wontfix,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertStatus::New => "new",
+            AlertStatus::Acknowledged => "acknowledged",
+            AlertStatus::Investigating => "investigating",
+            AlertStatus::Invalid => "invalid",
+            AlertStatus::Fixed => "fixed",
+            AlertStatus::Wontfix => "wontfix",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<AlertStatus> {
+        AlertStatus::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Whether someone still has to look at it (`new`, `acknowledged`, `investigating`).
+    pub fn is_open(self) -> bool {
+        matches!(
+            self,
+            AlertStatus::New | AlertStatus::Acknowledged | AlertStatus::Investigating
+        )
+    }
+}
+
+impl std::fmt::Display for AlertStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl TryFrom<String> for AlertStatus {
+    type Error = String;
+    fn try_from(raw: String) -> Result<Self, String> {
+        AlertStatus::parse(raw.trim()).ok_or_else(|| {
+            format!(
+                "status must be one of new, acknowledged, investigating, invalid, fixed, wontfix, not {raw:?}"
+            )
+        })
+    }
+}
+
+/// One end of a summary's commit range.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CommitRef {
+    pub kernel: String,
+    /// The commit, when the runs named one.
+    pub sha: Option<String>,
+}
+
+impl CommitRef {
+    /// The sha when known, else the kernel label.
+    pub fn name(&self) -> &str {
+        self.sha.as_deref().unwrap_or(&self.kernel)
+    }
+
+    /// Twelve digits of the sha (LKP prints ten), else the kernel label.
+    pub fn short(&self) -> &str {
+        match &self.sha {
+            Some(s) => &s[..s.len().min(12)],
+            None => &self.kernel,
+        }
+    }
+}
+
+/// One metric that changed at a summary's commit range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alert {
+    pub id: i64,
+    pub metric: String,
+    pub param: String,
+    pub unit: Option<String>,
+    pub direction: crate::label::Direction,
+    /// A change in the worse direction for the metric.
+    pub regression: bool,
+    /// The mean of the per-commit means before and after the step.
+    pub before: f64,
+    pub after: f64,
+    /// 100 · (after − before) / before.
+    pub change_pct: f64,
+    /// The permutation test's p-value of the step; confidence is 1 − p.
+    pub p_value: f64,
+    pub points_before: u32,
+    pub points_after: u32,
+    /// Per-commit means around the step, and the index of the first bad one in it.
+    pub spark: Vec<f64>,
+    pub spark_step: u32,
+}
+
+impl Alert {
+    /// `metric` or `metric.param`, as trends title it.
+    pub fn title(&self) -> String {
+        if self.param.is_empty() {
+            self.metric.clone()
+        } else {
+            format!("{}.{}", self.metric, self.param)
+        }
+    }
+
+    /// `regression` or `improvement`.
+    pub fn verdict(&self) -> &'static str {
+        if self.regression {
+            "regression"
+        } else {
+            "improvement"
+        }
+    }
+}
+
+/// One triage change, or the creation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlertEvent {
+    pub id: i64,
+    /// `new` (created by the detector) or `status` (a triage change).
+    pub kind: String,
+    pub at: String,
+    pub actor: String,
+    pub status: AlertStatus,
+    pub note: String,
+    pub assignee: String,
+}
+
+/// The metrics that changed for one benchmark and machine at one commit range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlertSummary {
+    pub id: i64,
+    pub benchmark: String,
+    pub machine: String,
+    /// The last good and first bad points of the trend.
+    pub good: CommitRef,
+    pub bad: CommitRef,
+    /// `repo/branch` of the history that orders the commits, when there is one.
+    pub history: Option<String>,
+    /// Commits strictly between `good` and `bad` in that history.
+    pub between: Option<u32>,
+    pub status: AlertStatus,
+    pub note: String,
+    pub assignee: String,
+    /// The summary whose improvement undid this one's regression.
+    pub fixed_by: Option<i64>,
+    /// The summaries whose regressions this one's improvement undid.
+    pub fixes: Vec<i64>,
+    pub regressions: u32,
+    pub improvements: u32,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Regressions first, each group by size of change.
+    pub alerts: Vec<Alert>,
+    /// Only in `GET /api/v1/alerts/{id}`: every event, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<AlertEvent>,
+}
+
+impl AlertSummary {
+    /// The alert that leads the subject: the largest regression, else the largest improvement.
+    pub fn lead(&self) -> Option<&Alert> {
+        self.alerts.first()
+    }
+
+    /// Like LKP's: `netperf.Throughput_Mbps -6.1% regression on lkp-bdw-de1 at a337531b94`,
+    /// plus how many other metrics changed.
+    pub fn subject(&self) -> String {
+        let Some(lead) = self.lead() else {
+            return format!(
+                "{} on {} at {}",
+                self.benchmark,
+                self.machine,
+                self.bad.short()
+            );
+        };
+        let others = self.alerts.len() - 1;
+        format!(
+            "{}.{} {:+.1}% {} on {} at {}{}",
+            self.benchmark,
+            lead.title(),
+            lead.change_pct,
+            lead.verdict(),
+            self.machine,
+            self.bad.short(),
+            match others {
+                0 => String::new(),
+                1 => " (and 1 more metric)".into(),
+                n => format!(" (and {n} more metrics)"),
+            }
+        )
+    }
+
+    /// Where to bisect: the command with both commits, or the kernel versions to build.
+    pub fn bisect(&self) -> String {
+        match (&self.good.sha, &self.bad.sha) {
+            (Some(good), Some(bad)) => {
+                let between = match self.between {
+                    Some(0) => format!(
+                        "; no commits between them in {}: {bad} is the first bad commit",
+                        self.history.as_deref().unwrap_or("the history")
+                    ),
+                    Some(n) => format!(
+                        "; {n} commit{} between them in {} (about {} steps)",
+                        if n == 1 { "" } else { "s" },
+                        self.history.as_deref().unwrap_or("the history"),
+                        (n as f64 + 1.0).log2().ceil() as u32
+                    ),
+                    None => " (their distance is unknown: upload the history with POST /api/v1/commits)"
+                        .into(),
+                };
+                format!("git bisect start {bad} {good}{between}")
+            }
+            _ => format!(
+                "between kernel {} (last good) and kernel {} (first bad); the runs named no commits, so bisect between those versions' tags",
+                self.good.kernel, self.bad.kernel
+            ),
+        }
+    }
+
+    /// The page's query string for the trend of `alert` with the commit range highlighted.
+    pub fn trend_query(&self, alert: &Alert) -> String {
+        let mut q = vec![
+            ("benchmark", self.benchmark.as_str()),
+            ("machine", self.machine.as_str()),
+            ("metric", alert.metric.as_str()),
+        ];
+        if !alert.param.is_empty() {
+            q.push(("param", alert.param.as_str()));
+        }
+        q.push(("good", self.good.name()));
+        q.push(("bad", self.bad.name()));
+        query_string(&q)
+    }
+
+    /// The comparison page's query of the two kernels.
+    pub fn compare_query(&self) -> String {
+        query_string(&[
+            ("benchmark", self.benchmark.as_str()),
+            ("machine", self.machine.as_str()),
+            ("kernels", &format!("{},{}", self.good.kernel, self.bad.kernel)),
+        ])
+    }
+
+    /// `/api/v1/report`'s query, when both commits are known.
+    pub fn report_query(&self) -> Option<String> {
+        Some(query_string(&[
+            ("benchmark", self.benchmark.as_str()),
+            ("machine", self.machine.as_str()),
+            ("base", self.good.sha.as_deref()?),
+            ("bad", self.bad.sha.as_deref()?),
+        ]))
+    }
+}
+
+/// `k=v&k=v` with the values percent-encoded.
+pub fn query_string(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn encode(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for b in v.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A page of summaries, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlertPage {
+    pub summaries: Vec<AlertSummary>,
+    /// Summaries matching the filter.
+    pub total: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// What `GET /api/v1/alerts` and the alerts page filter by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct AlertFilter {
+    /// `open` (new, acknowledged, investigating), `all`, or one status.
+    pub status: Option<String>,
+    pub benchmark: Option<String>,
+    pub machine: Option<String>,
+    /// `regression` or `improvement`: summaries with at least one such alert.
+    pub direction: Option<String>,
+    /// Summaries created at or after this time (`2026-12-01` or `2026-12-01T10:00:00Z`).
+    pub since: Option<String>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+/// A triage change: any of the three.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlertPatch {
+    pub status: Option<AlertStatus>,
+    pub note: Option<String>,
+    pub assignee: Option<String>,
+    /// With `fixed`: the summary whose improvement fixed it.
+    pub fixed_by: Option<i64>,
+}
+
+/// The longest triage note.
+pub const MAX_NOTE: usize = 4000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(good: Option<&str>, bad: Option<&str>, between: Option<u32>) -> AlertSummary {
+        AlertSummary {
+            id: 1,
+            benchmark: "netperf".into(),
+            machine: "lkp-bdw-de1".into(),
+            good: CommitRef {
+                kernel: "v6.1".into(),
+                sha: good.map(Into::into),
+            },
+            bad: CommitRef {
+                kernel: "v6.2".into(),
+                sha: bad.map(Into::into),
+            },
+            history: Some("linux/master".into()),
+            between,
+            status: AlertStatus::New,
+            note: String::new(),
+            assignee: String::new(),
+            fixed_by: None,
+            fixes: vec![],
+            regressions: 1,
+            improvements: 0,
+            created_at: String::new(),
+            updated_at: String::new(),
+            alerts: vec![Alert {
+                id: 1,
+                metric: "Throughput_Mbps".into(),
+                param: String::new(),
+                unit: None,
+                direction: crate::label::Direction::Higher,
+                regression: true,
+                before: 100.0,
+                after: 93.9,
+                change_pct: -6.1,
+                p_value: 0.001,
+                points_before: 10,
+                points_after: 5,
+                spark: vec![],
+                spark_step: 0,
+            }],
+            events: vec![],
+        }
+    }
+
+    #[test]
+    fn subject_and_bisect_read_like_the_robot() {
+        let s = summary(Some("1111111111aa"), Some("a337531b94ff"), Some(41));
+        assert_eq!(
+            s.subject(),
+            "netperf.Throughput_Mbps -6.1% regression on lkp-bdw-de1 at a337531b94ff"
+        );
+        assert_eq!(
+            s.bisect(),
+            "git bisect start a337531b94ff 1111111111aa; 41 commits between them in linux/master (about 6 steps)"
+        );
+        let s = summary(None, None, None);
+        assert!(s.bisect().starts_with("between kernel v6.1 (last good) and kernel v6.2"));
+        assert_eq!(s.report_query(), None);
+        assert_eq!(
+            s.compare_query(),
+            "benchmark=netperf&machine=lkp-bdw-de1&kernels=v6.1%2Cv6.2"
+        );
+    }
+
+    #[test]
+    fn statuses_parse_and_refuse() {
+        for s in AlertStatus::ALL {
+            assert_eq!(AlertStatus::try_from(s.as_str().to_owned()), Ok(s));
+        }
+        assert!(AlertStatus::try_from("closed".to_owned()).is_err());
+        assert!(AlertStatus::Investigating.is_open());
+        assert!(!AlertStatus::Wontfix.is_open());
+    }
+}

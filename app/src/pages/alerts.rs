@@ -1,0 +1,298 @@
+//! The alerts page (`/alerts?status=open&benchmark=B&machine=M&direction=regression&since=D`,
+//! or `/alerts?id=N` for one summary): newest first, each summary with its changed metrics,
+//! sparklines, where to bisect and links; keyboard triage (`j`/`k` move, `a` acknowledge,
+//! `i` invalid, `f` fixed, `w` won't fix, `v` investigating) like the trend page.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::{error_view, loading, select_options};
+use crate::alerts::{Alert, AlertFilter, AlertPatch, AlertStatus, AlertSummary};
+use crate::api::{get_alerts, triage_alert};
+
+fn filter_from_map(map: &leptos_router::params::ParamsMap) -> (AlertFilter, Option<i64>) {
+    let get = |k: &str| map.get(k).filter(|v| !v.is_empty());
+    let id = get("id").and_then(|v| v.parse::<i64>().ok());
+    (
+        AlertFilter {
+            // The page shows what needs looking at unless asked otherwise.
+            status: Some(get("status").unwrap_or_else(|| "open".into())),
+            benchmark: get("benchmark"),
+            machine: get("machine"),
+            direction: get("direction"),
+            since: get("since"),
+            limit: Some(100),
+            offset: get("offset").and_then(|v| v.parse().ok()),
+        },
+        id,
+    )
+}
+
+#[component]
+pub fn AlertsPage() -> impl IntoView {
+    let query_map = use_query_map();
+    let query = Memo::new(move |_| filter_from_map(&query_map.read()));
+    let version = RwSignal::new(0u32);
+    let selected = RwSignal::new(0usize);
+    let status = RwSignal::new(String::new());
+    let data = Resource::new(
+        move || (query.get(), version.get()),
+        |((filter, id), _)| async move {
+            match id {
+                // One summary, whatever its status.
+                Some(id) => crate::api::get_alert(id).await.map(|s| crate::alerts::AlertPage {
+                    total: 1,
+                    limit: 1,
+                    offset: 0,
+                    summaries: vec![s],
+                }),
+                None => get_alerts(filter).await,
+            }
+        },
+    );
+    let summary_ids = move || -> Vec<i64> {
+        data.with(|d| {
+            d.as_ref()
+                .and_then(|d| d.as_ref().ok())
+                .map(|p| p.summaries.iter().map(|s| s.id).collect())
+                .unwrap_or_default()
+        })
+    };
+    let set_status = move |to: AlertStatus| {
+        let ids = summary_ids();
+        let Some(id) = ids.get(selected.get_untracked()).copied() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let patch = AlertPatch {
+                status: Some(to),
+                ..AlertPatch::default()
+            };
+            match triage_alert(id, patch).await {
+                Ok(s) => {
+                    status.set(format!("Alert summary {} is now {}.", s.id, s.status));
+                    version.update(|v| *v += 1);
+                }
+                Err(e) => status.set(format!(
+                    "Could not change alert summary {id}: {e} (triage needs a sign-in with the mark scope)"
+                )),
+            }
+        });
+    };
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let typing = document()
+            .active_element()
+            .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+            .unwrap_or(false);
+        if typing {
+            return;
+        }
+        let n = summary_ids().len();
+        match ev.key().as_str() {
+            "j" if n > 0 => selected.update(|s| *s = (*s + 1).min(n - 1)),
+            "k" => selected.update(|s| *s = s.saturating_sub(1)),
+            "a" => set_status(AlertStatus::Acknowledged),
+            "v" => set_status(AlertStatus::Investigating),
+            "i" => set_status(AlertStatus::Invalid),
+            "f" => set_status(AlertStatus::Fixed),
+            "w" => set_status(AlertStatus::Wontfix),
+            _ => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
+    view! {
+        <h1>"Alerts"</h1>
+        <p class="muted">
+            "Steps found in the trends after each upload. Keys: j/k move, a acknowledge, v investigating, i invalid, f fixed, w won't fix. "
+            <a href="/alerts.atom">"Atom feed"</a>
+        </p>
+        <AlertFilterForm initial=query.get_untracked().0 />
+        <p id="alert-status" class="status" aria-live="polite">{move || status.get()}</p>
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(page) if page.summaries.is_empty() => view! {
+                        <p id="no-alerts" class="empty">"No alerts match."</p>
+                    }.into_any(),
+                    Ok(page) => {
+                        let total = page.total;
+                        let shown = page.summaries.len();
+                        view! {
+                            <p class="muted" id="alert-count">{format!("{shown} of {total} summaries")}</p>
+                            <div id="alert-list">
+                                {page.summaries.into_iter().enumerate().map(|(i, s)| view! {
+                                    <SummaryView s=s index=i selected=selected version=version status=status />
+                                }).collect_view()}
+                            </div>
+                        }.into_any()
+                    }
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn AlertFilterForm(initial: AlertFilter) -> impl IntoView {
+    let statuses: Vec<String> = ["open", "all"]
+        .into_iter()
+        .map(String::from)
+        .chain(AlertStatus::ALL.iter().map(|s| s.as_str().to_owned()))
+        .collect();
+    let directions: Vec<String> = ["any", "regression", "improvement"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    view! {
+        <form id="alert-filter" method="get" action="/alerts" class="controls">
+            <label>"Status "
+                <select name="status">{select_options(statuses, initial.status.as_deref().unwrap_or("open"))}</select>
+            </label>
+            <label>"Direction "
+                <select name="direction">{select_options(directions, initial.direction.as_deref().unwrap_or("any"))}</select>
+            </label>
+            <label>"Benchmark " <input name="benchmark" value=initial.benchmark.unwrap_or_default() size="12" /></label>
+            <label>"Machine " <input name="machine" value=initial.machine.unwrap_or_default() size="12" /></label>
+            <label>"Since " <input name="since" placeholder="2026-12-01" value=initial.since.unwrap_or_default() size="11" /></label>
+            <button type="submit">"Filter"</button>
+        </form>
+    }
+}
+
+#[component]
+fn SummaryView(
+    s: AlertSummary,
+    index: usize,
+    selected: RwSignal<usize>,
+    version: RwSignal<u32>,
+    status: RwSignal<String>,
+) -> impl IntoView {
+    let id = s.id;
+    let compare = format!("/compare?{}", s.compare_query());
+    let report = s.report_query().map(|q| format!("/api/v1/report?{q}"));
+    let bisect = s.bisect();
+    let subject = s.subject();
+    let range = format!(
+        "last good {} (kernel {}) → first bad {} (kernel {})",
+        s.good.short(),
+        s.good.kernel,
+        s.bad.short(),
+        s.bad.kernel
+    );
+    let fixed = s
+        .fixed_by
+        .map(|f| view! { <p class="muted">"Undone by " <a href=format!("/alerts?id={f}")>{format!("summary {f}")}</a></p> });
+    let fixes = (!s.fixes.is_empty()).then(|| {
+        let list = s.fixes.iter().map(|f| format!("{f}")).collect::<Vec<_>>().join(", ");
+        view! { <p class="muted">{format!("Undoes the regression of summary {list}")}</p> }
+    });
+    let note = RwSignal::new(s.note.clone());
+    let assignee = RwSignal::new(s.assignee.clone());
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let patch = AlertPatch {
+            note: Some(note.get_untracked()),
+            assignee: Some(assignee.get_untracked()),
+            ..AlertPatch::default()
+        };
+        leptos::task::spawn_local(async move {
+            match triage_alert(id, patch).await {
+                Ok(_) => {
+                    status.set(format!("Saved the note of alert summary {id}."));
+                    version.update(|v| *v += 1);
+                }
+                Err(e) => status.set(format!("Could not save: {e}")),
+            }
+        });
+    };
+    let rows = s
+        .alerts
+        .iter()
+        .map(|a| {
+            let trend = format!("/trend?{}", s.trend_query(a));
+            alert_row(a, trend)
+        })
+        .collect_view();
+    let events = s.events.iter().map(|e| view! {
+        <li>{format!("{} {}: {}{}{}", e.at, e.actor, e.status,
+            if e.assignee.is_empty() { String::new() } else { format!(", assigned to {}", e.assignee) },
+            if e.note.is_empty() { String::new() } else { format!(" — {}", e.note) })}</li>
+    }).collect_view();
+    view! {
+        <article class=move || if selected.get() == index { "alert-summary selected" } else { "alert-summary" }
+            id=format!("summary-{id}") data-id=id data-status=s.status.as_str()
+            on:click=move |_| selected.set(index)>
+            <h2>
+                <a href=format!("/alerts?id={id}")>{format!("#{id}")}</a>" "
+                <span class=format!("badge status-{}", s.status)>{s.status.as_str()}</span>" "
+                <span class="subject">{subject}</span>
+            </h2>
+            <p class="muted">{format!("{} · {} · found {}", s.benchmark, s.machine, s.created_at)}</p>
+            <p class="range">{range}</p>
+            <p>"Bisect: " <code class="bisect">{bisect}</code></p>
+            {fixed}
+            {fixes}
+            <table class="alerts">
+                <thead><tr>
+                    <th>"Metric"</th><th class="num">"Before"</th><th class="num">"After"</th>
+                    <th class="num">"Change"</th><th class="num">"Confidence"</th><th>"Trend"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <p class="links">
+                <a class="compare-link" href=compare>"Before/after comparison"</a>
+                {report.map(|r| view! { " · " <a class="report-link" href=r>"LKP-style report"</a> })}
+            </p>
+            <form class="triage" on:submit=save>
+                <label>"Assignee " <input class="assignee" prop:value=move || assignee.get()
+                    on:input=move |ev| assignee.set(event_target_value(&ev)) size="14" /></label>
+                <label>"Note " <input class="note" prop:value=move || note.get()
+                    on:input=move |ev| note.set(event_target_value(&ev)) size="40" /></label>
+                <button type="submit">"Save"</button>
+            </form>
+            {(!s.events.is_empty()).then(|| view! { <ul class="events">{events}</ul> })}
+        </article>
+    }
+}
+
+fn alert_row(a: &Alert, trend: String) -> impl IntoView {
+    let unit = a.unit.clone().map(|u| format!(" {u}")).unwrap_or_default();
+    view! {
+        <tr class=if a.regression { "alert regression" } else { "alert improvement" }>
+            <td>{a.title()}</td>
+            <td class="num">{format!("{:.2}{unit}", a.before)}</td>
+            <td class="num">{format!("{:.2}{unit}", a.after)}</td>
+            <td class="num change">{format!("{:+.1}% {}", a.change_pct, a.verdict())}</td>
+            <td class="num">{format!("{:.1}%", 100.0 * (1.0 - a.p_value))}</td>
+            <td><a class="trend-link" href=trend>{sparkline(&a.spark, a.spark_step as usize)}</a></td>
+        </tr>
+    }
+}
+
+/// A 120×24 line of the per-commit means around the step, the step marked.
+fn sparkline(values: &[f64], step: usize) -> impl IntoView {
+    let (w, h) = (120.0, 24.0);
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let n = values.len().max(2) - 1;
+    let x = |i: usize| i as f64 * w / n as f64;
+    let points = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("{:.1},{:.1}", x(i), h - 2.0 - (v - lo) / span * (h - 4.0)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sx = format!("{:.1}", x(step));
+    view! {
+        <svg class="spark" width="120" height="24" viewBox="0 0 120 24" role="img">
+            <line x1=sx.clone() x2=sx y1="0" y2="24" class="spark-step" />
+            <polyline points=points fill="none" class="spark-line" />
+        </svg>
+    }
+}

@@ -1,0 +1,270 @@
+//! What counts as an alert: the rules, and the newest step of a series. Pure: the detector
+//! (`alerts::detector`), the tests and the corpus benchmark (`benches/alerts.rs`) call the same
+//! functions.
+
+use serde::{Deserialize, Serialize};
+
+use crate::changepoint::{self, ChangePoint};
+
+/// The defaults, chosen on the synthetic corpus of `benches/alerts.rs` (BENCHMARKS.md): series
+/// with 1–5 % noise, steps of 5–15 %.
+pub const DEFAULT_MIN_CHANGE_PCT: f64 = 2.0;
+pub const DEFAULT_ALPHA: f64 = 0.001;
+pub const DEFAULT_MIN_BEFORE: usize = 8;
+pub const DEFAULT_MIN_AFTER: usize = 4;
+
+/// How many of a series' newest points the detector looks at: a step at the newest commits
+/// is found in them, and the cost stays flat however long the history grows.
+pub const WINDOW: usize = 1000;
+
+/// The most rules; each is checked for every series an upload touches.
+pub const MAX_RULES: usize = 200;
+
+/// One rule: series whose benchmark and metric match the glob patterns (`*`, `?`, `[...]`)
+/// take its settings; unset fields keep the defaults. The first matching rule wins.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    #[serde(default = "any")]
+    pub benchmark: String,
+    /// Matched against the metric, and against `metric.param` for series with a param.
+    #[serde(default = "any")]
+    pub metric: String,
+    /// The smallest |change| in percent that is an alert.
+    pub min_change_pct: Option<f64>,
+    /// The significance level of the step (the permutation test's p-value at most this).
+    pub alpha: Option<f64>,
+    /// Commits (points) at the old level before the step, at least.
+    pub min_before: Option<usize>,
+    /// Commits at the new level, at least: how long a step must last to be believed.
+    pub min_after: Option<usize>,
+    /// Never alert on these series.
+    #[serde(default)]
+    pub ignore: bool,
+}
+
+fn any() -> String {
+    "*".into()
+}
+
+/// A rule's settings with the defaults filled in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub min_change_pct: f64,
+    pub alpha: f64,
+    pub min_before: usize,
+    pub min_after: usize,
+    pub ignore: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            min_change_pct: DEFAULT_MIN_CHANGE_PCT,
+            alpha: DEFAULT_ALPHA,
+            min_before: DEFAULT_MIN_BEFORE,
+            min_after: DEFAULT_MIN_AFTER,
+            ignore: false,
+        }
+    }
+}
+
+impl Rule {
+    /// Checks a rule as received: patterns that compile, settings in range.
+    pub fn check(&self) -> Result<(), String> {
+        for (field, p) in [("benchmark", &self.benchmark), ("metric", &self.metric)] {
+            if p.is_empty() || p.len() > 200 || p.chars().any(char::is_control) {
+                return Err(format!(
+                    "{field} must be a glob pattern of 1 to 200 characters"
+                ));
+            }
+            glob::Pattern::new(p).map_err(|e| format!("{field} pattern {p:?}: {e}"))?;
+        }
+        if let Some(v) = self.min_change_pct {
+            if !(0.0..=1000.0).contains(&v) {
+                return Err("min_change_pct must be between 0 and 1000".into());
+            }
+        }
+        if let Some(v) = self.alpha {
+            if !(0.0001..=0.2).contains(&v) {
+                return Err("alpha must be between 0.0001 and 0.2".into());
+            }
+        }
+        for (field, v) in [("min_before", self.min_before), ("min_after", self.min_after)] {
+            if let Some(v) = v {
+                if !(2..=500).contains(&v) {
+                    return Err(format!("{field} must be between 2 and 500"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn matches(&self, benchmark: &str, metric: &str, param: &str) -> bool {
+        let glob = |p: &str, s: &str| glob::Pattern::new(p).is_ok_and(|p| p.matches(s));
+        glob(&self.benchmark, benchmark)
+            && (glob(&self.metric, metric)
+                || (!param.is_empty() && glob(&self.metric, &format!("{metric}.{param}"))))
+    }
+}
+
+/// The settings of a series: the first matching rule's, defaults for what it leaves unset.
+pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) -> Settings {
+    let d = Settings::default();
+    match rules.iter().find(|r| r.matches(benchmark, metric, param)) {
+        None => d,
+        Some(r) => Settings {
+            min_change_pct: r.min_change_pct.unwrap_or(d.min_change_pct),
+            alpha: r.alpha.unwrap_or(d.alpha),
+            min_before: r.min_before.unwrap_or(d.min_before),
+            min_after: r.min_after.unwrap_or(d.min_after),
+            ignore: r.ignore,
+        },
+    }
+}
+
+/// A step at the newest commits of a series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The index of the first point at the new level (in the whole series).
+    pub index: usize,
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    pub p_value: f64,
+    pub points_before: usize,
+    pub points_after: usize,
+}
+
+/// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`:
+/// the last change point of the newest `WINDOW` points, with at least `min_before` points at
+/// the old level and `min_after` at the new, a p-value at most `alpha`, and a change of at
+/// least `min_change_pct`.
+pub fn newest_step(x: &[f64], settings: &Settings) -> Option<Step> {
+    if settings.ignore || x.len() < settings.min_before + settings.min_after {
+        return None;
+    }
+    let offset = x.len().saturating_sub(WINDOW);
+    let window = &x[offset..];
+    let opts = changepoint::Options {
+        min_segment: settings.min_after.max(2),
+        alpha: settings.alpha,
+        // p = (1 + as extreme) / (permutations + 1) must be able to reach alpha twice over.
+        permutations: ((2.0 / settings.alpha).ceil() as usize).max(199),
+        ..changepoint::Options::default()
+    };
+    let cps = changepoint::change_points(window, &opts);
+    let last: &ChangePoint = cps.last()?;
+    let start = cps.len().checked_sub(2).map_or(0, |i| cps[i].index);
+    let (points_before, points_after) = (last.index - start, window.len() - last.index);
+    if points_before < settings.min_before
+        || points_after < settings.min_after
+        || last.p_value > settings.alpha
+        || last.change_pct.abs() < settings.min_change_pct
+        || last.before == 0.0
+    {
+        return None;
+    }
+    Some(Step {
+        index: offset + last.index,
+        before: last.before,
+        after: last.after,
+        change_pct: last.change_pct,
+        p_value: last.p_value,
+        points_before,
+        points_after,
+    })
+}
+
+/// How far (in points) a step may move as later commits refine it and still be the step an
+/// alert already names.
+pub fn same_step_tolerance(settings: &Settings) -> usize {
+    settings.min_after.max(3)
+}
+
+/// Whether a step at `index` is one of the `known` steps (their first bad points' indices).
+pub fn is_known(index: usize, known: &[usize], settings: &Settings) -> bool {
+    let tolerance = same_step_tolerance(settings);
+    known.iter().any(|k| k.abs_diff(index) <= tolerance)
+}
+
+/// Whether an improvement from `before` to `after` undoes a regression from `r_before` to
+/// `r_after`: it moves back at least half the regression's distance, in the other direction.
+pub fn undoes(r_before: f64, r_after: f64, before: f64, after: f64) -> bool {
+    let lost = r_after - r_before;
+    let regained = after - before;
+    lost != 0.0 && regained.signum() == -lost.signum() && regained.abs() >= 0.5 * lost.abs()
+}
+
+/// The per-commit means around a step for the sparkline: up to 30 before and 15 after.
+pub fn spark(x: &[f64], index: usize) -> (Vec<f64>, usize) {
+    let from = index.saturating_sub(30);
+    let to = (index + 15).min(x.len());
+    (x[from..to].to_vec(), index - from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(x: &[f64], expect: Option<usize>) {
+        let got = newest_step(x, &Settings::default()).map(|s| s.index);
+        assert_eq!(got, expect, "series {x:?}");
+    }
+
+    #[test]
+    fn the_newest_step_only_once_it_has_lasted() {
+        let mut x = vec![100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.0, 99.9];
+        check(&x, None);
+        x.extend([93.0, 94.0, 93.5]);
+        // Three points at the new level: not yet (min_after 4).
+        check(&x, None);
+        x.push(93.8);
+        check(&x, Some(10));
+        // A step below the minimum change is not an alert.
+        let small: Vec<f64> = (0..30)
+            .map(|i| if i < 20 { 100.0 } else { 99.0 } + (i % 2) as f64 * 0.01)
+            .collect();
+        check(&small, None);
+    }
+
+    #[test]
+    fn rules_match_by_glob_first_wins() {
+        let rules = vec![
+            Rule {
+                benchmark: "netperf".into(),
+                metric: "Throughput*".into(),
+                min_change_pct: Some(10.0),
+                ..Rule::default()
+            },
+            Rule {
+                benchmark: "*".into(),
+                metric: "*latency*".into(),
+                ignore: true,
+                ..Rule::default()
+            },
+        ];
+        assert_eq!(
+            settings_for(&rules, "netperf", "Throughput_Mbps", "").min_change_pct,
+            10.0
+        );
+        assert!(settings_for(&rules, "hackbench", "p99latency", "").ignore);
+        assert!(!settings_for(&rules, "hackbench", "time", "").ignore);
+        assert_eq!(
+            settings_for(&rules, "hackbench", "time", ""),
+            Settings::default()
+        );
+        let bad = Rule {
+            metric: "[".into(),
+            ..Rule::default()
+        };
+        assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn an_improvement_undoes_a_regression_when_it_regains_half() {
+        assert!(undoes(100.0, 90.0, 90.0, 99.0));
+        assert!(!undoes(100.0, 90.0, 90.0, 93.0));
+        assert!(!undoes(100.0, 90.0, 90.0, 80.0));
+    }
+}

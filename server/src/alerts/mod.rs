@@ -1,0 +1,160 @@
+//! Regression alerts: the pipeline from an upload to a mail.
+//!
+//! upload transaction → `alert_job` rows (one per series touched) → [`detector`] (the trend of
+//! each series, its newest step under the rules of `detect`) → `alert_summary` / `alert` rows and
+//! an `alert_event` → [`notify::run_notifier`] (renders each event once per channel into the
+//! `outbox`) → [`notify::run_deliverer`] (webhook POSTs, SMTP) with retries. Every arrow is a
+//! table written in one transaction with what caused it, so a server that stops anywhere
+//! resumes where it was when it starts again.
+
+pub mod detect;
+pub mod detector;
+pub mod mail;
+pub mod notify;
+
+use app::alerts::{AlertFilter, AlertStatus};
+use app::label::Label;
+
+use crate::error::ApiError;
+use crate::store::SummaryFilter;
+
+/// Wakes the pipeline's background tasks.
+#[derive(Default)]
+pub struct Wakers {
+    /// New events to render into the outbox.
+    pub events: tokio::sync::Notify,
+    /// New notifications to deliver.
+    pub outbox: tokio::sync::Notify,
+    /// Set by the detector after every batch; tests and benchmarks wait on it.
+    pub detected: tokio::sync::Notify,
+}
+
+/// Parses the filter of `GET /api/v1/alerts` and the alerts page.
+pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
+    let bad = |m: String| ApiError::BadRequest(m);
+    let statuses = match f.status.as_deref().map(str::trim) {
+        None | Some("") | Some("all") => None,
+        Some("open") => Some(
+            AlertStatus::ALL
+                .into_iter()
+                .filter(|s| s.is_open())
+                .collect(),
+        ),
+        Some(list) => Some(
+            list.split(',')
+                .map(|s| AlertStatus::try_from(s.trim().to_owned()).map_err(bad))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let label = |field: &str, v: &Option<String>| -> Result<Option<String>, ApiError> {
+        match v.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(v) => Label::parse(v)
+                .map(|l| Some(l.as_str().to_owned()))
+                .map_err(|e| ApiError::BadRequest(format!("{field} {e}"))),
+        }
+    };
+    let regression = match f.direction.as_deref().map(str::trim) {
+        None | Some("") | Some("any") => None,
+        Some("regression") => Some(true),
+        Some("improvement") => Some(false),
+        Some(d) => {
+            return Err(bad(format!(
+                "direction must be regression, improvement or any, not {d:?}"
+            )))
+        }
+    };
+    let since = match f.since.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(s) => Some(parse_since(s).ok_or_else(|| {
+            bad(format!(
+                "since must be a date (2026-12-01) or a UTC time (2026-12-01T10:00:00Z), not {s:?}"
+            ))
+        })?),
+    };
+    let limit = f.limit.unwrap_or(50);
+    if !(1..=1000).contains(&limit) {
+        return Err(bad(format!("limit must be between 1 and 1000, not {limit}")));
+    }
+    let offset = f.offset.unwrap_or(0);
+    if !(0..=100_000_000).contains(&offset) {
+        return Err(bad(format!(
+            "offset must be between 0 and 100000000, not {offset}"
+        )));
+    }
+    Ok(SummaryFilter {
+        statuses,
+        benchmark: label("benchmark", &f.benchmark)?,
+        machine: label("machine", &f.machine)?,
+        regression,
+        since,
+        limit,
+        offset,
+    })
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS[.fff]Z`, as the stored times are written, so that text
+/// order is time order.
+fn parse_since(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let date = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10);
+    if !date {
+        return None;
+    }
+    if b.len() == 10 {
+        return Some(s.to_owned());
+    }
+    let time = b.len() >= 20
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b.last() == Some(&b'Z')
+        && b[19..b.len() - 1].iter().all(|c| c.is_ascii_digit() || *c == b'.');
+    time.then(|| s.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_parse_at_the_edge() {
+        let f = parse_filter(&AlertFilter {
+            status: Some("open".into()),
+            direction: Some("regression".into()),
+            since: Some("2026-12-01".into()),
+            ..AlertFilter::default()
+        })
+        .unwrap();
+        assert_eq!(f.statuses.as_ref().map(Vec::len), Some(3));
+        assert_eq!(f.regression, Some(true));
+        assert_eq!(f.limit, 50);
+        for bad in [
+            AlertFilter {
+                status: Some("closed".into()),
+                ..AlertFilter::default()
+            },
+            AlertFilter {
+                since: Some("yesterday".into()),
+                ..AlertFilter::default()
+            },
+            AlertFilter {
+                limit: Some(0),
+                ..AlertFilter::default()
+            },
+            AlertFilter {
+                machine: Some("a\u{1}b".into()),
+                ..AlertFilter::default()
+            },
+        ] {
+            assert!(parse_filter(&bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_since("2026-12-01T10:00:00Z").is_some());
+        assert!(parse_since("2026-12-01T10:00:00.5Z").is_some());
+        assert!(parse_since("2026-12-01 10:00").is_none());
+    }
+}

@@ -1,0 +1,693 @@
+//! Alerts: the detector's job queue, the rules, summaries and their alerts, triage events, and
+//! the notification outbox.
+
+use app::alerts::{
+    Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef,
+};
+use sqlx::{Row, SqliteConnection};
+
+use super::{Store, StoreResult};
+use crate::alerts::detect::Rule;
+
+/// A series an upload touched, waiting for the detector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertJob {
+    pub benchmark: String,
+    pub machine_id: i64,
+    pub machine: String,
+    pub metric: String,
+    pub param: String,
+    pub upload_id: i64,
+}
+
+/// An alert the detector found, with the summary it belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewAlert {
+    pub benchmark: String,
+    pub machine: String,
+    pub good: CommitRef,
+    pub bad: CommitRef,
+    pub history: Option<String>,
+    pub between: Option<u32>,
+    pub alert: Alert,
+    /// Summaries with open regressions on this series that this improvement undoes.
+    pub undoes: Vec<i64>,
+}
+
+/// An alert already stored for a series: where its step is, for the detector's dedup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownAlert {
+    pub summary_id: i64,
+    pub status: AlertStatus,
+    pub bad: CommitRef,
+    pub regression: bool,
+    pub before: f64,
+    pub after: f64,
+}
+
+/// A parsed `AlertFilter`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummaryFilter {
+    /// None: any status.
+    pub statuses: Option<Vec<AlertStatus>>,
+    pub benchmark: Option<String>,
+    pub machine: Option<String>,
+    /// Some(true): with a regression; Some(false): with an improvement.
+    pub regression: Option<bool>,
+    pub since: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A notification to put in the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewNotice {
+    pub channel: &'static str,
+    pub target: String,
+    pub payload: Vec<u8>,
+}
+
+/// An event whose notifications are not yet in the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingEvent {
+    pub summary_id: i64,
+    pub event: AlertEvent,
+}
+
+/// The oldest undelivered notification of one target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    pub id: i64,
+    pub channel: String,
+    pub target: String,
+    pub event: String,
+    pub payload: Vec<u8>,
+    pub attempts: i64,
+    pub next_at: i64,
+    /// Milliseconds since it was put in the outbox.
+    pub age_ms: i64,
+}
+
+const SUMMARY_COLUMNS: &str = "SELECT id, benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, \
+     history, between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
+     FROM alert_summary";
+
+fn commit(kernel: String, sha: String) -> CommitRef {
+    CommitRef {
+        kernel,
+        sha: (!sha.is_empty()).then_some(sha),
+    }
+}
+
+fn summary_row(r: &sqlx::sqlite::SqliteRow) -> AlertSummary {
+    AlertSummary {
+        id: r.get(0),
+        benchmark: r.get(1),
+        machine: r.get(2),
+        good: commit(r.get(3), r.get(4)),
+        bad: commit(r.get(5), r.get(6)),
+        history: r.get(7),
+        between: r.get::<Option<i64>, _>(8).map(|v| v as u32),
+        status: AlertStatus::parse(r.get::<&str, _>(9)).unwrap_or_default(),
+        note: r.get(10),
+        assignee: r.get(11),
+        fixed_by: r.get(12),
+        fixes: Vec::new(),
+        regressions: r.get::<i64, _>(13) as u32,
+        improvements: r.get::<i64, _>(14) as u32,
+        created_at: r.get(15),
+        updated_at: r.get(16),
+        alerts: Vec::new(),
+        events: Vec::new(),
+    }
+}
+
+fn alert_row(r: &sqlx::sqlite::SqliteRow) -> (i64, Alert) {
+    let spark: String = r.get(14);
+    (
+        r.get(1),
+        Alert {
+            id: r.get(0),
+            metric: r.get(2),
+            param: r.get(3),
+            unit: r.get(4),
+            direction: app::label::Direction::parse(r.get::<&str, _>(5)).unwrap_or_default(),
+            regression: r.get::<i64, _>(6) != 0,
+            before: r.get(7),
+            after: r.get(8),
+            change_pct: r.get(9),
+            p_value: r.get(10),
+            points_before: r.get::<i64, _>(11) as u32,
+            points_after: r.get::<i64, _>(12) as u32,
+            spark_step: r.get::<i64, _>(13) as u32,
+            spark: serde_json::from_str(&spark).unwrap_or_default(),
+        },
+    )
+}
+
+const ALERT_COLUMNS: &str = "SELECT id, summary_id, metric, param, unit, direction, regression, before, after, \
+     change_pct, p_value, points_before, points_after, spark_step, spark FROM alert";
+
+fn event_row(r: &sqlx::sqlite::SqliteRow) -> AlertEvent {
+    AlertEvent {
+        id: r.get(0),
+        kind: r.get(1),
+        at: r.get(2),
+        actor: r.get(3),
+        status: AlertStatus::parse(r.get::<&str, _>(4)).unwrap_or_default(),
+        note: r.get(5),
+        assignee: r.get(6),
+    }
+}
+
+async fn insert_event(
+    conn: &mut SqliteConnection,
+    summary_id: i64,
+    kind: &str,
+    actor: &str,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee) \
+         SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?",
+    )
+    .bind(kind)
+    .bind(actor)
+    .bind(summary_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// Up to `limit` series waiting for the detector, oldest first.
+    pub async fn alert_jobs(&self, limit: i64) -> StoreResult<Vec<AlertJob>> {
+        let rows = sqlx::query(
+            "SELECT j.benchmark, j.machine_id, m.name, j.metric, j.param, j.upload_id \
+             FROM alert_job j JOIN machine m ON m.id = j.machine_id ORDER BY j.queued_at LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| AlertJob {
+                benchmark: r.get(0),
+                machine_id: r.get(1),
+                machine: r.get(2),
+                metric: r.get(3),
+                param: r.get(4),
+                upload_id: r.get(5),
+            })
+            .collect())
+    }
+
+    /// The rules, in the order they are tried.
+    pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
+        let rows = sqlx::query(
+            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, ignore \
+             FROM alert_rule ORDER BY position",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| Rule {
+                benchmark: r.get(0),
+                metric: r.get(1),
+                min_change_pct: r.get(2),
+                alpha: r.get(3),
+                min_before: r.get::<Option<i64>, _>(4).map(|v| v as usize),
+                min_after: r.get::<Option<i64>, _>(5).map(|v| v as usize),
+                ignore: r.get::<i64, _>(6) != 0,
+            })
+            .collect())
+    }
+
+    /// Replaces all rules (checked by the caller), recorded in the audit trail.
+    pub async fn replace_alert_rules(&self, rules: &[Rule], actor: &str) -> StoreResult<()> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query("DELETE FROM alert_rule")
+            .execute(&mut *tx)
+            .await?;
+        for (i, r) in rules.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, ignore) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(i as i64)
+            .bind(&r.benchmark)
+            .bind(&r.metric)
+            .bind(r.min_change_pct)
+            .bind(r.alpha)
+            .bind(r.min_before.map(|v| v as i64))
+            .bind(r.min_after.map(|v| v as i64))
+            .bind(r.ignore as i64)
+            .execute(&mut *tx)
+            .await?;
+        }
+        super::tokens::audit_in(
+            &mut tx,
+            actor,
+            "alert-rules.replace",
+            "alert rules",
+            &format!("{} rule(s)", rules.len()),
+        )
+        .await?;
+        tx.commit().await?;
+        self.wrote();
+        Ok(())
+    }
+
+    /// The alerts stored for one series.
+    pub async fn series_alerts(
+        &self,
+        benchmark: &str,
+        machine: &str,
+        metric: &str,
+        param: &str,
+    ) -> StoreResult<Vec<KnownAlert>> {
+        let rows = sqlx::query(
+            "SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.before, a.after \
+             FROM alert a JOIN alert_summary s ON s.id = a.summary_id \
+             WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id",
+        )
+        .bind(benchmark)
+        .bind(machine)
+        .bind(metric)
+        .bind(param)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| KnownAlert {
+                summary_id: r.get(0),
+                status: AlertStatus::parse(r.get::<&str, _>(1)).unwrap_or_default(),
+                bad: commit(r.get(2), r.get(3)),
+                regression: r.get::<i64, _>(4) != 0,
+                before: r.get(5),
+                after: r.get(6),
+            })
+            .collect())
+    }
+
+    /// Stores what the detector found for `done` jobs in one transaction: alerts grouped into
+    /// summaries (a new summary gets its `new` event), regressions undone by an improvement
+    /// marked fixed, and the jobs removed unless an upload queued them again meanwhile.
+    pub async fn record_alerts(&self, done: &[AlertJob], found: &[NewAlert]) -> StoreResult<()> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        for a in found {
+            let key = (
+                &a.good.kernel,
+                a.good.sha.as_deref().unwrap_or(""),
+                &a.bad.kernel,
+                a.bad.sha.as_deref().unwrap_or(""),
+            );
+            let created: Option<(i64,)> = sqlx::query_as(
+                "INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, between) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+            )
+            .bind(&a.benchmark)
+            .bind(&a.machine)
+            .bind(key.0)
+            .bind(key.1)
+            .bind(key.2)
+            .bind(key.3)
+            .bind(&a.history)
+            .bind(a.between.map(i64::from))
+            .fetch_optional(&mut *tx)
+            .await?;
+            let summary_id = match created {
+                Some((id,)) => {
+                    insert_event(&mut tx, id, "new", "perfline").await?;
+                    id
+                }
+                None => {
+                    sqlx::query_as::<_, (i64,)>(
+                        "SELECT id FROM alert_summary WHERE benchmark = ? AND machine = ? AND good_kernel = ? \
+                         AND good_sha = ? AND bad_kernel = ? AND bad_sha = ?",
+                    )
+                    .bind(&a.benchmark)
+                    .bind(&a.machine)
+                    .bind(key.0)
+                    .bind(key.1)
+                    .bind(key.2)
+                    .bind(key.3)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .0
+                }
+            };
+            let x = &a.alert;
+            sqlx::query(
+                "INSERT INTO alert (summary_id, metric, param, unit, direction, regression, before, after, change_pct, \
+                 p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(summary_id)
+            .bind(&x.metric)
+            .bind(&x.param)
+            .bind(&x.unit)
+            .bind(x.direction.as_str())
+            .bind(x.regression as i64)
+            .bind(x.before)
+            .bind(x.after)
+            .bind(x.change_pct)
+            .bind(x.p_value)
+            .bind(i64::from(x.points_before))
+            .bind(i64::from(x.points_after))
+            .bind(serde_json::to_string(&x.spark)?)
+            .bind(i64::from(x.spark_step))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
+                 worst_pct = max(worst_pct, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+            )
+            .bind(x.regression as i64)
+            .bind(!x.regression as i64)
+            .bind(x.change_pct.abs())
+            .bind(summary_id)
+            .execute(&mut *tx)
+            .await?;
+            for undone in &a.undoes {
+                let changed = sqlx::query(
+                    "UPDATE alert_summary SET status = 'fixed', fixed_by = ?, \
+                     note = CASE WHEN note = '' THEN ? ELSE note END, \
+                     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
+                     WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')",
+                )
+                .bind(summary_id)
+                .bind(format!("undone by the improvement of summary {summary_id}"))
+                .bind(undone)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if changed > 0 {
+                    insert_event(&mut tx, *undone, "status", "perfline").await?;
+                }
+            }
+        }
+        for j in done {
+            sqlx::query(
+                "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? AND upload_id = ?",
+            )
+            .bind(&j.benchmark)
+            .bind(j.machine_id)
+            .bind(&j.metric)
+            .bind(&j.param)
+            .bind(j.upload_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        if !found.is_empty() {
+            self.wrote();
+        }
+        Ok(())
+    }
+
+    /// A page of summaries matching `filter`, newest first, with their alerts.
+    pub async fn alert_summaries(&self, filter: &SummaryFilter) -> StoreResult<AlertPage> {
+        let mut clauses: Vec<&str> = Vec::new();
+        let statuses = filter.statuses.as_ref().map(|s| {
+            serde_json::to_string(&s.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+                .unwrap_or_default()
+        });
+        if statuses.is_some() {
+            clauses.push("status IN (SELECT value FROM json_each(?1))");
+        }
+        if filter.benchmark.is_some() {
+            clauses.push("benchmark = ?2");
+        }
+        if filter.machine.is_some() {
+            clauses.push("machine = ?3");
+        }
+        match filter.regression {
+            Some(true) => clauses.push("regressions > 0"),
+            Some(false) => clauses.push("improvements > 0"),
+            None => {}
+        }
+        if filter.since.is_some() {
+            clauses.push("created_at >= ?4");
+        }
+        let filter_sql = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", clauses.join(" AND "))
+        };
+        let mut tx = self.reader.begin().await?;
+        let (total,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM alert_summary{filter_sql}"
+        )))
+        .bind(&statuses)
+        .bind(&filter.benchmark)
+        .bind(&filter.machine)
+        .bind(&filter.since)
+        .fetch_one(&mut *tx)
+        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SUMMARY_COLUMNS}{filter_sql} ORDER BY id DESC LIMIT ?5 OFFSET ?6"
+        )))
+        .bind(&statuses)
+        .bind(&filter.benchmark)
+        .bind(&filter.machine)
+        .bind(&filter.since)
+        .bind(filter.limit)
+        .bind(filter.offset)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut summaries: Vec<AlertSummary> = rows.iter().map(summary_row).collect();
+        fill_summaries(&mut tx, &mut summaries).await?;
+        tx.commit().await?;
+        Ok(AlertPage {
+            summaries,
+            total,
+            limit: filter.limit,
+            offset: filter.offset,
+        })
+    }
+
+    /// One summary with its alerts and its events.
+    pub async fn alert_summary(&self, id: i64) -> StoreResult<Option<AlertSummary>> {
+        let mut tx = self.reader.begin().await?;
+        let summary = read_summary(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(summary)
+    }
+
+    /// Applies a triage change (checked by the caller) and records it as an event, in one
+    /// transaction; `None` if there is no such summary. `Err(Some(message))` when `fixed_by`
+    /// names no summary.
+    pub async fn triage_alert(
+        &self,
+        id: i64,
+        patch: &AlertPatch,
+        actor: &str,
+    ) -> StoreResult<Result<Option<AlertSummary>, String>> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        if let Some(f) = patch.fixed_by {
+            let exists: Option<(i64,)> =
+                sqlx::query_as("SELECT id FROM alert_summary WHERE id = ? AND id != ?")
+                    .bind(f)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if exists.is_none() {
+                return Ok(Err(format!("fixed_by: there is no other alert summary {f}")));
+            }
+        }
+        let changed = sqlx::query(
+            "UPDATE alert_summary SET status = coalesce(?, status), note = coalesce(?, note), \
+             assignee = coalesce(?, assignee), fixed_by = coalesce(?, fixed_by), \
+             updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+        )
+        .bind(patch.status.map(AlertStatus::as_str))
+        .bind(&patch.note)
+        .bind(&patch.assignee)
+        .bind(patch.fixed_by)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            return Ok(Ok(None));
+        }
+        insert_event(&mut tx, id, "status", actor).await?;
+        let detail = serde_json::json!({
+            "status": patch.status, "note": patch.note, "assignee": patch.assignee, "fixed_by": patch.fixed_by,
+        });
+        super::tokens::audit_in(
+            &mut tx,
+            actor,
+            "alert.triage",
+            &format!("alert summary {id}"),
+            &detail.to_string(),
+        )
+        .await?;
+        let summary = read_summary(&mut tx, id).await?;
+        tx.commit().await?;
+        self.wrote();
+        Ok(Ok(summary))
+    }
+
+    /// Up to `limit` events whose notifications are not yet in the outbox, oldest first.
+    pub async fn unnotified_events(&self, limit: i64) -> StoreResult<Vec<PendingEvent>> {
+        let rows = sqlx::query(
+            "SELECT id, kind, at, actor, status, note, assignee, summary_id FROM alert_event \
+             WHERE notified = 0 ORDER BY id LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| PendingEvent {
+                summary_id: r.get(7),
+                event: event_row(r),
+            })
+            .collect())
+    }
+
+    /// Puts an event's notifications in the outbox and marks it notified, in one transaction.
+    pub async fn enqueue_notices(&self, event_id: i64, notices: &[NewNotice]) -> StoreResult<()> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let (summary_id, kind): (i64, String) =
+            sqlx::query_as("SELECT summary_id, kind FROM alert_event WHERE id = ?")
+                .bind(event_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        for n in notices {
+            sqlx::query(
+                "INSERT INTO outbox (channel, target, summary_id, event, payload) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(n.channel)
+            .bind(&n.target)
+            .bind(summary_id)
+            .bind(&kind)
+            .bind(&n.payload)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("UPDATE alert_event SET notified = 1 WHERE id = ?")
+            .bind(event_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The oldest undelivered notification of every target: delivered in order, one target
+    /// never waits for another.
+    pub async fn outbox_heads(&self) -> StoreResult<Vec<Delivery>> {
+        let rows = sqlx::query(
+            "SELECT id, channel, target, event, payload, attempts, next_at, \
+             CAST((julianday('now') - julianday(created_at)) * 86400000 AS INTEGER) FROM outbox WHERE id IN \
+             (SELECT min(id) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY channel, target) \
+             ORDER BY id",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| Delivery {
+                id: r.get(0),
+                channel: r.get(1),
+                target: r.get(2),
+                event: r.get(3),
+                payload: r.get(4),
+                attempts: r.get(5),
+                next_at: r.get(6),
+                age_ms: r.get(7),
+            })
+            .collect())
+    }
+
+    /// Records an attempt: delivered, or failed with the next try at `next_at` (unix ms), or
+    /// given up on.
+    pub async fn delivery_attempt(
+        &self,
+        id: i64,
+        result: Result<(), (&str, i64, bool)>,
+    ) -> StoreResult<()> {
+        let q = match result {
+            Ok(()) => sqlx::query(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = NULL, \
+                 delivered_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+            )
+            .bind(id),
+            Err((error, next_at, give_up)) => sqlx::query(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ?, \
+                 failed_at = CASE WHEN ? THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END WHERE id = ?",
+            )
+            .bind(error.to_owned())
+            .bind(next_at)
+            .bind(give_up)
+            .bind(id),
+        };
+        q.execute(&self.writer).await?;
+        Ok(())
+    }
+}
+
+async fn read_summary(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> StoreResult<Option<AlertSummary>> {
+    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(format!("{SUMMARY_COLUMNS} WHERE id = ?")))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut summaries = vec![summary_row(&row)];
+    fill_summaries(conn, &mut summaries).await?;
+    let events = sqlx::query(
+        "SELECT id, kind, at, actor, status, note, assignee FROM alert_event WHERE summary_id = ? ORDER BY id",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    summaries[0].events = events.iter().map(event_row).collect();
+    Ok(summaries.pop())
+}
+
+/// Adds the alerts (regressions first, larger changes first) and the `fixes` of summaries.
+async fn fill_summaries(
+    conn: &mut SqliteConnection,
+    summaries: &mut [AlertSummary],
+) -> StoreResult<()> {
+    if summaries.is_empty() {
+        return Ok(());
+    }
+    let ids = serde_json::to_string(&summaries.iter().map(|s| s.id).collect::<Vec<_>>())?;
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{ALERT_COLUMNS} WHERE summary_id IN (SELECT value FROM json_each(?)) \
+         ORDER BY summary_id, regression DESC, abs(change_pct) DESC, id"
+    )))
+    .bind(&ids)
+    .fetch_all(&mut *conn)
+    .await?;
+    let position = |id: i64| summaries.iter().position(|s| s.id == id);
+    let mut alerts: Vec<(usize, Alert)> = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let (summary_id, alert) = alert_row(r);
+        if let Some(i) = position(summary_id) {
+            alerts.push((i, alert));
+        }
+    }
+    for (i, a) in alerts {
+        summaries[i].alerts.push(a);
+    }
+    let fixes: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN (SELECT value FROM json_each(?)) ORDER BY id",
+    )
+    .bind(&ids)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (id, by) in fixes {
+        if let Some(i) = summaries.iter().position(|s| s.id == by) {
+            summaries[i].fixes.push(id);
+        }
+    }
+    Ok(())
+}
