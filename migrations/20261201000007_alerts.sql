@@ -25,7 +25,7 @@ CREATE TABLE alert_rule (
     alpha           REAL,
     min_before      INTEGER,
     min_after       INTEGER,
-    ignore          INTEGER NOT NULL DEFAULT 0
+    is_ignored      INTEGER NOT NULL DEFAULT 0
 );
 
 -- One summary per benchmark, machine and commit range (last good, first bad), like one LKP
@@ -41,7 +41,7 @@ CREATE TABLE alert_summary (
     bad_sha         TEXT NOT NULL DEFAULT '',
     -- repo/branch of the history the range was found in, and the commits strictly between.
     history         TEXT,
-    between         INTEGER,
+    commits_between INTEGER,
     status          TEXT NOT NULL DEFAULT 'new',
     note            TEXT NOT NULL DEFAULT '',
     assignee        TEXT NOT NULL DEFAULT '',
@@ -67,8 +67,8 @@ CREATE TABLE alert (
     unit            TEXT,
     direction       TEXT NOT NULL,
     regression      INTEGER NOT NULL,
-    before          REAL NOT NULL,
-    after           REAL NOT NULL,
+    level_before    REAL NOT NULL,
+    level_after     REAL NOT NULL,
     change_pct      REAL NOT NULL,
     p_value         REAL NOT NULL,
     points_before   INTEGER NOT NULL,

@@ -215,29 +215,52 @@ impl AlertSummary {
 
     /// Where to bisect: the command with both commits, or the kernel versions to build.
     pub fn bisect(&self) -> String {
-        match (&self.good.sha, &self.bad.sha) {
-            (Some(good), Some(bad)) => {
-                let between = match self.between {
-                    Some(0) => format!(
-                        "; no commits between them in {}: {bad} is the first bad commit",
-                        self.history.as_deref().unwrap_or("the history")
-                    ),
-                    Some(n) => format!(
-                        "; {n} commit{} between them in {} (about {} steps)",
-                        if n == 1 { "" } else { "s" },
-                        self.history.as_deref().unwrap_or("the history"),
-                        (n as f64 + 1.0).log2().ceil() as u32
-                    ),
-                    None => " (their distance is unknown: upload the history with POST /api/v1/commits)"
-                        .into(),
-                };
-                format!("git bisect start {bad} {good}{between}")
-            }
-            _ => format!(
-                "between kernel {} (last good) and kernel {} (first bad); the runs named no commits, so bisect between those versions' tags",
-                self.good.kernel, self.bad.kernel
-            ),
+        match self.bisect_command(false) {
+            Some(command) => format!("{command}{}", self.bisect_distance()),
+            None => self.bisect_versions(),
         }
+    }
+
+    /// `git bisect start <bad> <good>`, with 12-digit shas if `short` (as in mails, to stay
+    /// within 80 columns); `None` when the runs named no commits.
+    pub fn bisect_command(&self, short: bool) -> Option<String> {
+        let (good, bad) = (self.good.sha.as_deref()?, self.bad.sha.as_deref()?);
+        let (good, bad) = if short {
+            (&good[..good.len().min(12)], &bad[..bad.len().min(12)])
+        } else {
+            (good, bad)
+        };
+        Some(format!("git bisect start {bad} {good}"))
+    }
+
+    /// How far apart the two commits are: `; 41 commits between them in linux/master (about
+    /// 6 steps)`.
+    pub fn bisect_distance(&self) -> String {
+        let history = self.history.as_deref().unwrap_or("the history");
+        match self.between {
+            Some(0) => format!(
+                "; no commits between them in {history}: {} is the first bad commit",
+                self.bad.name()
+            ),
+            Some(n) => {
+                let steps = (n as f64 + 1.0).log2().ceil() as u32;
+                format!(
+                    "; {n} commit{} between them in {history} (about {steps} step{})",
+                    if n == 1 { "" } else { "s" },
+                    if steps == 1 { "" } else { "s" },
+                )
+            }
+            None => " (their distance is unknown: upload the history with POST /api/v1/commits)"
+                .into(),
+        }
+    }
+
+    /// Where to look when only kernel versions are known.
+    pub fn bisect_versions(&self) -> String {
+        format!(
+            "between kernel {} (last good) and kernel {} (first bad); the runs named no commits, so bisect between those versions' tags",
+            self.good.kernel, self.bad.kernel
+        )
     }
 
     /// The page's query string for the trend of `alert` with the commit range highlighted.

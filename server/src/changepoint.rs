@@ -85,42 +85,44 @@ fn best_split(x: &[f64], min_segment: usize) -> Option<(usize, f64)> {
     best
 }
 
+/// The best split of `x` and its permutation p-value: how often a shuffled `x` splits at
+/// least as well. Stops shuffling as soon as the answer is "more than `alpha`".
+pub fn test_split(x: &[f64], opts: &Options, rng: &mut StdRng) -> Option<(usize, f64)> {
+    let (split, t) = best_split(x, opts.min_segment)?;
+    if t == 0.0 {
+        return None;
+    }
+    // A statistic far above what the maximum of n null t statistics reaches (about
+    // √(2 ln n)) is accepted without shuffling: no permutation would match it.
+    let limit = (opts.alpha * (opts.permutations + 1) as f64).floor() as usize;
+    let mut as_extreme = 0;
+    let obvious = t > (2.0 * (x.len() as f64).ln()).sqrt() + 8.0;
+    let mut scratch = x.to_vec();
+    for _ in 0..if obvious { 0 } else { opts.permutations } {
+        scratch.shuffle(rng);
+        if best_split(&scratch, opts.min_segment).is_some_and(|(_, pt)| pt >= t) {
+            as_extreme += 1;
+            if as_extreme >= limit {
+                break;
+            }
+        }
+    }
+    Some((split, (1 + as_extreme) as f64 / (opts.permutations + 1) as f64))
+}
+
 /// The level shifts of `x`, in index order.
 pub fn detect(x: &[f64], opts: &Options) -> Vec<(usize, f64)> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut found: Vec<(usize, f64)> = Vec::new();
     let mut todo = vec![(0, x.len())];
-    let mut scratch = Vec::new();
     while let Some((a, b)) = todo.pop() {
         // A request that timed out stops here; nobody will read what would have been found.
         if crate::ingest::cancel::requested() {
             break;
         }
-        let segment = &x[a..b];
-        let Some((split, t)) = best_split(segment, opts.min_segment) else {
+        let Some((split, p)) = test_split(&x[a..b], opts, &mut rng) else {
             continue;
         };
-        if t == 0.0 {
-            continue;
-        }
-        // How often does a shuffled segment split as well? Stop as soon as the answer is
-        // "too often". A statistic far above what the maximum of n null t statistics reaches
-        // (about √(2 ln n)) is accepted without shuffling: no permutation would match it.
-        let limit = (opts.alpha * (opts.permutations + 1) as f64).floor() as usize;
-        let mut as_extreme = 0;
-        let obvious = t > (2.0 * (segment.len() as f64).ln()).sqrt() + 8.0;
-        scratch.clear();
-        scratch.extend_from_slice(segment);
-        for _ in 0..if obvious { 0 } else { opts.permutations } {
-            scratch.shuffle(&mut rng);
-            if best_split(&scratch, opts.min_segment).is_some_and(|(_, pt)| pt >= t) {
-                as_extreme += 1;
-                if as_extreme >= limit {
-                    break;
-                }
-            }
-        }
-        let p = (1 + as_extreme) as f64 / (opts.permutations + 1) as f64;
         if p <= opts.alpha {
             found.push((a + split, p));
             todo.push((a, a + split));

@@ -85,6 +85,11 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_READ_RATE", default_value_t = 0)]
     pub read_rate: u32,
 
+    /// Do not run the alert detector in this process: uploads still queue the series they
+    /// touch, and a server started without the flag examines them.
+    #[arg(long, env = "PERFLINE_NO_ALERTS")]
+    pub no_alerts: bool,
+
     /// A URL that receives every alert event as a signed JSON POST (repeatable; env: comma-separated).
     #[arg(long = "webhook", env = "PERFLINE_WEBHOOKS", value_delimiter = ',')]
     pub webhooks: Vec<String>,

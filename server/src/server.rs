@@ -340,11 +340,16 @@ pub async fn serve(
     }
     // The alert pipeline: detector, notifier, deliverer; stopped before the store closes.
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let background = [
-        tokio::spawn(crate::alerts::detector::run_detector(state.clone(), stop_rx.clone())),
+    let mut background = vec![
         tokio::spawn(crate::alerts::notify::run_notifier(state.clone(), stop_rx.clone())),
-        tokio::spawn(crate::alerts::notify::run_deliverer(state.clone(), stop_rx)),
+        tokio::spawn(crate::alerts::notify::run_deliverer(state.clone(), stop_rx.clone())),
     ];
+    if !config.no_alerts {
+        background.push(tokio::spawn(crate::alerts::detector::run_detector(
+            state.clone(),
+            stop_rx,
+        )));
+    }
     let app = router(state);
     let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();

@@ -4,7 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::changepoint::{self, ChangePoint};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use crate::changepoint;
 
 /// The defaults, chosen on the synthetic corpus of `benches/alerts.rs` (BENCHMARKS.md): series
 /// with 1–5 % noise, steps of 5–15 %.
@@ -136,41 +139,72 @@ pub struct Step {
     pub points_after: usize,
 }
 
-/// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`:
-/// the last change point of the newest `WINDOW` points, with at least `min_before` points at
-/// the old level and `min_after` at the new, a p-value at most `alpha`, and a change of at
-/// least `min_change_pct`.
-pub fn newest_step(x: &[f64], settings: &Settings) -> Option<Step> {
+/// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`.
+///
+/// The newest `WINDOW` points are segmented as the trend page does (binary segmentation at
+/// α = 0.01); the newest segment boundary is then tested alone, on the points from the one
+/// before it to the end, at the rule's `alpha` (a strict test of the whole window would
+/// drown a new step in the older ones) — or from `since`, the newest step already alerted,
+/// when that is later: a series that fell and recovered has three levels, which one
+/// segmentation of the whole window may not split. It must leave `min_before` points at the old level
+/// and `min_after` at the new, and change the level by at least `min_change_pct`.
+pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Option<Step> {
     if settings.ignore || x.len() < settings.min_before + settings.min_after {
         return None;
     }
     let offset = x.len().saturating_sub(WINDOW);
     let window = &x[offset..];
-    let opts = changepoint::Options {
-        min_segment: settings.min_after.max(2),
+    let min_segment = settings.min_after.max(2);
+    let loose = changepoint::Options {
+        min_segment,
+        alpha: settings.alpha.max(0.01),
+        ..changepoint::Options::default()
+    };
+    let splits = changepoint::detect(window, &loose);
+    let since = since.and_then(|s| s.checked_sub(offset));
+    let start = match (splits.len(), since) {
+        (0, None) => return None,
+        (0, Some(s)) => s,
+        (n, s) => {
+            let boundary = n.checked_sub(2).map_or(0, |i| splits[i].0);
+            boundary.max(s.unwrap_or(0))
+        }
+    };
+    if start >= window.len() {
+        return None;
+    }
+    let strict = changepoint::Options {
+        min_segment,
         alpha: settings.alpha,
         // p = (1 + as extreme) / (permutations + 1) must be able to reach alpha twice over.
         permutations: ((2.0 / settings.alpha).ceil() as usize).max(199),
         ..changepoint::Options::default()
     };
-    let cps = changepoint::change_points(window, &opts);
-    let last: &ChangePoint = cps.last()?;
-    let start = cps.len().checked_sub(2).map_or(0, |i| cps[i].index);
-    let (points_before, points_after) = (last.index - start, window.len() - last.index);
+    let segment = &window[start..];
+    let mut rng = StdRng::seed_from_u64(strict.seed);
+    let (split, p_value) = changepoint::test_split(segment, &strict, &mut rng)?;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (before, after) = (mean(&segment[..split]), mean(&segment[split..]));
+    let change_pct = if before != 0.0 {
+        100.0 * (after - before) / before
+    } else {
+        0.0
+    };
+    let (points_before, points_after) = (split, segment.len() - split);
     if points_before < settings.min_before
         || points_after < settings.min_after
-        || last.p_value > settings.alpha
-        || last.change_pct.abs() < settings.min_change_pct
-        || last.before == 0.0
+        || p_value > settings.alpha
+        || change_pct.abs() < settings.min_change_pct
+        || before == 0.0
     {
         return None;
     }
     Some(Step {
-        index: offset + last.index,
-        before: last.before,
-        after: last.after,
-        change_pct: last.change_pct,
-        p_value: last.p_value,
+        index: offset + start + split,
+        before,
+        after,
+        change_pct,
+        p_value,
         points_before,
         points_after,
     })
@@ -208,7 +242,7 @@ mod tests {
     use super::*;
 
     fn check(x: &[f64], expect: Option<usize>) {
-        let got = newest_step(x, &Settings::default()).map(|s| s.index);
+        let got = newest_step(x, &Settings::default(), None).map(|s| s.index);
         assert_eq!(got, expect, "series {x:?}");
     }
 

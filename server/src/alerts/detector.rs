@@ -97,16 +97,6 @@ async fn examine(
         .store
         .series_alerts(&job.benchmark, &job.machine, &job.metric, &job.param)
         .await?;
-    let t = trend.clone();
-    let step = tokio::task::spawn_blocking(move || {
-        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
-        detect::newest_step(&means, &settings).map(|s| (s, means))
-    })
-    .await
-    .map_err(|e| ApiError::Internal(anyhow::anyhow!("detector panicked: {e}")))?;
-    let Some((step, means)) = step else {
-        return Ok(None);
-    };
     let index_of = |c: &CommitRef| {
         trend.points.iter().position(|p| match (&c.sha, &p.sha) {
             (Some(a), Some(b)) => crate::trend::names(a, b) || crate::trend::names(b, a),
@@ -119,6 +109,17 @@ async fn examine(
         .filter_map(|k| index_of(&k.bad).map(|i| (i, k)))
         .collect();
     let known_indices: Vec<usize> = known_at.iter().map(|(i, _)| *i).collect();
+    let since = known_indices.iter().max().copied();
+    let t = trend.clone();
+    let step = tokio::task::spawn_blocking(move || {
+        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
+        detect::newest_step(&means, &settings, since).map(|s| (s, means))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(anyhow::anyhow!("detector panicked: {e}")))?;
+    let Some((step, means)) = step else {
+        return Ok(None);
+    };
     if detect::is_known(step.index, &known_indices, &settings) {
         return Ok(None);
     }

@@ -75,7 +75,8 @@ fn number(v: f64) -> String {
 }
 
 /// The body of the first mail of a summary: what changed, where to bisect, the links, then
-/// the report of `/api/v1/report` when both commits are known.
+/// the report of `/api/v1/report` when both commits are known. Lines stay within 80 columns
+/// but for URLs (alone on their lines) and the report's own tables.
 pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -> String {
     let mut out = String::from("Greeting,\n\n");
     match s.lead() {
@@ -108,14 +109,26 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
     out.push('\n');
     out.push_str(&alert_table(s));
     out.push_str("\nTo bisect:\n");
-    out.push_str(&wrap(&s.bisect(), 78, "  "));
-    out.push_str(&format!("\nAlert:     {}\n", links.alert));
-    if let Some(t) = &links.trend {
-        out.push_str(&format!("Trend:     {t}\n"));
+    match s.bisect_command(true) {
+        Some(command) => {
+            out.push_str(&format!("  {command}\n"));
+            let distance = s.bisect_distance();
+            out.push_str(&wrap(
+                distance.trim_start_matches([';', ' ']),
+                78,
+                "  ",
+            ));
+        }
+        None => out.push_str(&wrap(&s.bisect_versions(), 78, "  ")),
     }
-    out.push_str(&format!("Compare:   {}\n", links.compare));
+    // Links on lines of their own: a URL is never broken, whatever its length.
+    out.push_str(&format!("\nThis alert:\n  {}\n", links.alert));
+    if let Some(t) = &links.trend {
+        out.push_str(&format!("The trend, the commit range highlighted:\n  {t}\n"));
+    }
+    out.push_str(&format!("Before and after:\n  {}\n", links.compare));
     if let Some(r) = &links.report {
-        out.push_str(&format!("Report:    {r}\n"));
+        out.push_str(&format!("The report below:\n  {r}\n"));
     }
     if let Some(report) = report {
         out.push_str("\n\n");

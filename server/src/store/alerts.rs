@@ -89,7 +89,7 @@ pub struct Delivery {
 }
 
 const SUMMARY_COLUMNS: &str = "SELECT id, benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, \
-     history, between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
+     history, commits_between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
      FROM alert_summary";
 
 fn commit(kernel: String, sha: String) -> CommitRef {
@@ -145,7 +145,7 @@ fn alert_row(r: &sqlx::sqlite::SqliteRow) -> (i64, Alert) {
     )
 }
 
-const ALERT_COLUMNS: &str = "SELECT id, summary_id, metric, param, unit, direction, regression, before, after, \
+const ALERT_COLUMNS: &str = "SELECT id, summary_id, metric, param, unit, direction, regression, level_before, level_after, \
      change_pct, p_value, points_before, points_after, spark_step, spark FROM alert";
 
 fn event_row(r: &sqlx::sqlite::SqliteRow) -> AlertEvent {
@@ -204,7 +204,7 @@ impl Store {
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
         let rows = sqlx::query(
-            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, ignore \
+            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored \
              FROM alert_rule ORDER BY position",
         )
         .fetch_all(&self.reader)
@@ -231,7 +231,7 @@ impl Store {
             .await?;
         for (i, r) in rules.iter().enumerate() {
             sqlx::query(
-                "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, ignore) \
+                "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(i as i64)
@@ -267,7 +267,7 @@ impl Store {
         param: &str,
     ) -> StoreResult<Vec<KnownAlert>> {
         let rows = sqlx::query(
-            "SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.before, a.after \
+            "SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
              FROM alert a JOIN alert_summary s ON s.id = a.summary_id \
              WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id",
         )
@@ -303,7 +303,7 @@ impl Store {
                 a.bad.sha.as_deref().unwrap_or(""),
             );
             let created: Option<(i64,)> = sqlx::query_as(
-                "INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, between) \
+                "INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, commits_between) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             )
             .bind(&a.benchmark)
@@ -339,7 +339,7 @@ impl Store {
             };
             let x = &a.alert;
             sqlx::query(
-                "INSERT INTO alert (summary_id, metric, param, unit, direction, regression, before, after, change_pct, \
+                "INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
                  p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(summary_id)

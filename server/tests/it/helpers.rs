@@ -17,6 +17,7 @@ pub struct TestApp {
     pub store: Store,
     pub client: reqwest::Client,
     shutdown: Option<oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<()>>,
     _dir: tempfile::TempDir,
 }
 
@@ -36,7 +37,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         .expect("bind port 0");
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(async move {
+    let served = tokio::spawn(async move {
         serve(listener, state, async {
             let _ = rx.await;
         })
@@ -53,7 +54,20 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
             .build()
             .unwrap(),
         shutdown: Some(tx),
+        served: Some(served),
         _dir: dir,
+    }
+}
+
+impl TestApp {
+    /// Stops the server as SIGTERM would, and waits until it has closed the store.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(served) = self.served.take() {
+            served.await.expect("the server stops cleanly");
+        }
     }
 }
 

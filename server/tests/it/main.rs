@@ -2,6 +2,7 @@
 //! SQLite file (see `helpers::spawn_app`).
 
 mod access;
+mod alerts;
 mod bad_input;
 mod browser;
 mod cli;

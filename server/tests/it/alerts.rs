@@ -1,0 +1,573 @@
+//! Regression alerts as the robot and the engineer on duty meet them: a step in uploads, one
+//! summary with where to bisect, triage by token, rules changed at run time, improvements that
+//! undo regressions, and notifications to a real HTTP receiver and a real SMTP server on
+//! loopback, across a restart of Perfline while a receiver is down.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use perfline_server::auth::{new_token, token_hash, AuthMode};
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::trend::sha;
+
+/// `git log --format='%H %ct %s'` of `n` commits, newest first.
+fn git_log(n: usize) -> String {
+    (0..n)
+        .rev()
+        .map(|i| format!("{} {} commit number {i}\n", sha(i), 1_700_000_000 + i * 60))
+        .collect()
+}
+
+/// The robot's upload of commit `i`: three runs of five samples at `level` with ±0.2% noise.
+fn commit_csv(i: usize, level: f64) -> String {
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for run in 0..3 {
+        for it in 1..=5 {
+            let noise = (((i * 31 + run * 7 + it * 3) % 11) as f64 - 5.0) * level / 2500.0;
+            csv.push_str(&format!(
+                "v6.{i}-{run},{},Throughput_Mbps,{it},{}\n",
+                sha(i),
+                level + noise
+            ));
+        }
+    }
+    csv
+}
+
+async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
+    let mut r = app
+        .client
+        .post(app.url("/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(commit_csv(i, level));
+    if let Some(t) = bearer {
+        r = r.bearer_auth(t);
+    }
+    let r = r.send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+}
+
+async fn upload_history(app: &TestApp, n: usize, bearer: Option<&str>) {
+    let mut r = app
+        .client
+        .post(app.url("/api/v1/commits?repo=linux&branch=master"))
+        .body(git_log(n));
+    if let Some(t) = bearer {
+        r = r.bearer_auth(t);
+    }
+    assert_eq!(r.send().await.unwrap().status().as_u16(), 201);
+}
+
+/// Waits until the detector has examined every queued series and every event is in the outbox.
+pub(crate) async fn settle(app: &TestApp) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let jobs = app.store.alert_jobs(1).await.unwrap();
+        let events = app.store.unnotified_events(1).await.unwrap();
+        if jobs.is_empty() && events.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the alert pipeline did not settle");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
+    let (status, v) = app.get_json(&format!("/api/v1/alerts?{query}")).await;
+    assert_eq!(status, 200, "{v}");
+    v["summaries"].as_array().unwrap().clone()
+}
+
+/// The robot tests every other commit; throughput drops 6.2% at commit 24.
+async fn robot_with_a_step(app: &TestApp, bearer: Option<&str>) {
+    upload_history(app, 40, bearer).await;
+    for i in (0..24).step_by(2) {
+        upload_commit(app, i, 2500.0, bearer).await;
+    }
+    for i in (24..30).step_by(2) {
+        upload_commit(app, i, 2345.0, bearer).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() {
+    let app = spawn_app().await;
+    robot_with_a_step(&app, None).await;
+    settle(&app).await;
+    // Three commits at the new level: not yet believed (min_after 4).
+    assert!(summaries(&app, "status=all").await.is_empty());
+
+    upload_commit(&app, 30, 2345.0, None).await;
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:?}");
+    let s = &all[0];
+    assert_eq!(s["status"], "new");
+    assert_eq!(s["benchmark"], "netperf");
+    assert_eq!(s["machine"], "lkp-bdw-de1");
+    assert_eq!(s["good"]["sha"], sha(22));
+    assert_eq!(s["bad"]["sha"], sha(24));
+    assert_eq!(s["history"], "linux/master");
+    assert_eq!(s["between"], 1);
+    assert_eq!(s["regressions"], 1);
+    let a = &s["alerts"][0];
+    assert_eq!(a["metric"], "Throughput_Mbps");
+    assert_eq!(a["regression"], true);
+    let pct = a["change_pct"].as_f64().unwrap();
+    assert!((pct - -6.2).abs() < 0.2, "{pct}");
+    assert!(a["p_value"].as_f64().unwrap() <= 0.001);
+    assert_eq!(a["points_before"], 12);
+    assert_eq!(a["points_after"], 4);
+    assert_eq!(a["spark"].as_array().unwrap().len(), 16);
+    assert_eq!(a["spark_step"], 12);
+
+    // One summary in full: the bisect command and the creation event.
+    let id = s["id"].as_i64().unwrap();
+    let (status, one) = app.get_json(&format!("/api/v1/alerts/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(one["events"][0]["kind"], "new");
+    assert_eq!(one["events"][0]["actor"], "perfline");
+
+    // More commits at the new level refine the step; they raise nothing new.
+    for i in (32..40).step_by(2) {
+        upload_commit(&app, i, 2345.0, None).await;
+    }
+    settle(&app).await;
+    assert_eq!(summaries(&app, "status=all").await.len(), 1);
+
+    // Filters.
+    assert_eq!(summaries(&app, "").await.len(), 1);
+    assert_eq!(summaries(&app, "direction=regression&status=open").await.len(), 1);
+    assert!(summaries(&app, "direction=improvement").await.is_empty());
+    assert!(summaries(&app, "machine=other").await.is_empty());
+    assert!(summaries(&app, "since=2999-01-01").await.is_empty());
+    assert_eq!(summaries(&app, "since=2000-01-01&benchmark=netperf").await.len(), 1);
+    let r = app
+        .client
+        .get(app.url("/api/v1/alerts?since=yesterday"))
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 400, "since must be a date").await;
+    let r = app.client.get(app.url("/api/v1/alerts/999")).send().await.unwrap();
+    assert_error(r, 404, "no alert summary 999").await;
+
+    // The Atom feed has it.
+    let (status, content_type, feed) = app.get_accept("/alerts.atom", "*/*").await;
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("application/atom+xml"), "{content_type}");
+    assert!(
+        feed.contains(&format!(
+            "netperf.Throughput_Mbps -6.2% regression on lkp-bdw-de1 at {}",
+            &sha(24)[..12]
+        )),
+        "{feed}"
+    );
+
+    // The dashboard leads with it.
+    let (status, page) = app.get_text("/").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("id=\"open-regressions\""), "the dashboard shows open regressions");
+    let (status, page) = app.get_text("/alerts").await;
+    assert_eq!(status, 200);
+    assert!(page.contains(&format!("git bisect start {} {}", sha(24), sha(22))));
+}
+
+async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
+    let t = new_token();
+    app.store
+        .create_token(name, &token_hash(&t), scopes, None, "test")
+        .await
+        .unwrap()
+        .expect("a new name");
+    t
+}
+
+async fn patch(app: &TestApp, id: i64, body: Value, bearer: Option<&str>) -> reqwest::Response {
+    let mut r = app
+        .client
+        .patch(app.url(&format!("/api/v1/alerts/{id}")))
+        .json(&body);
+    if let Some(t) = bearer {
+        r = r.bearer_auth(t);
+    }
+    r.send().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn triage_needs_the_mark_scope_and_every_change_is_recorded() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let robot = token(&app, "robot-lkp-01", "upload").await;
+    let alice = token(&app, "alice", "mark").await;
+    robot_with_a_step(&app, Some(&robot)).await;
+    upload_commit(&app, 30, 2345.0, Some(&robot)).await;
+    settle(&app).await;
+    let all = summaries(&app, "").await;
+    assert_eq!(all.len(), 1);
+    let id = all[0]["id"].as_i64().unwrap();
+
+    let ack = json!({"status": "acknowledged", "assignee": "alice", "note": "looking at the TCP change"});
+    assert_error(patch(&app, id, ack.clone(), None).await, 401, "token").await;
+    assert_error(patch(&app, id, ack.clone(), Some(&robot)).await, 403, "mark").await;
+    let r = patch(&app, id, ack, Some(&alice)).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let s: Value = r.json().await.unwrap();
+    assert_eq!(s["status"], "acknowledged");
+    assert_eq!(s["assignee"], "alice");
+    assert_eq!(s["note"], "looking at the TCP change");
+    let events = s["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1]["actor"], "alice");
+    assert_eq!(events[1]["status"], "acknowledged");
+
+    // Bad changes are refused in the envelope, and change nothing.
+    assert_error(
+        patch(&app, id, json!({"status": "closed"}), Some(&alice)).await,
+        400,
+        "status",
+    )
+    .await;
+    assert_error(patch(&app, id, json!({}), Some(&alice)).await, 400, "nothing to change").await;
+    assert_error(
+        patch(&app, id, json!({"note": "x".repeat(5000)}), Some(&alice)).await,
+        400,
+        "note is longer",
+    )
+    .await;
+    assert_error(
+        patch(&app, id, json!({"status": "fixed", "fixed_by": 77}), Some(&alice)).await,
+        400,
+        "no other alert summary 77",
+    )
+    .await;
+    assert_error(
+        patch(&app, 999, json!({"status": "invalid"}), Some(&alice)).await,
+        404,
+        "no alert summary",
+    )
+    .await;
+
+    let r = patch(&app, id, json!({"status": "wontfix"}), Some(&alice)).await;
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(summaries(&app, "status=open").await.is_empty(), "wontfix is not open");
+    assert_eq!(summaries(&app, "status=wontfix").await.len(), 1);
+    assert_eq!(summaries(&app, "status=wontfix,acknowledged").await.len(), 1);
+
+    // The audit trail says who triaged.
+    let admin = token(&app, "lead", "admin").await;
+    let audit: Value = app
+        .client
+        .get(app.url("/api/v1/audit"))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let triaged = audit["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "alert.triage" && e["actor"] == "alice")
+        .count();
+    assert_eq!(triaged, 2, "{audit}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rules_change_what_alerts_without_a_restart() {
+    let app = spawn_app().await;
+    let put = |rules: Value| {
+        let app = &app;
+        async move {
+            app.client
+                .put(app.url("/api/v1/alert-rules"))
+                .json(&json!({ "rules": rules }))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    assert_error(put(json!([{"metric": "["}])).await, 400, "rule 1: metric pattern").await;
+    assert_error(put(json!([{"alpha": 2.0}])).await, 400, "alpha").await;
+    assert_error(put(json!([{"colour": "red"}])).await, 400, "colour").await;
+    let r = put(json!([{"benchmark": "net*", "metric": "Throughput*", "ignore": true}])).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let (_, rules) = app.get_json("/api/v1/alert-rules").await;
+    assert_eq!(rules["rules"][0]["benchmark"], "net*");
+    assert_eq!(rules["defaults"]["min_after"], 4);
+
+    robot_with_a_step(&app, None).await;
+    upload_commit(&app, 30, 2345.0, None).await;
+    settle(&app).await;
+    assert!(summaries(&app, "status=all").await.is_empty(), "ignored");
+
+    // A rule that asks for a 10% change still ignores a 6.2% step.
+    let r = put(json!([{"benchmark": "netperf", "min_change_pct": 10.0}])).await;
+    assert_eq!(r.status().as_u16(), 200);
+    upload_commit(&app, 32, 2345.0, None).await;
+    settle(&app).await;
+    assert!(summaries(&app, "status=all").await.is_empty(), "below 10%");
+
+    // The defaults again: the next upload's detection finds it.
+    assert_eq!(put(json!([])).await.status().as_u16(), 200);
+    upload_commit(&app, 34, 2345.0, None).await;
+    settle(&app).await;
+    assert_eq!(summaries(&app, "status=all").await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_improvement_that_undoes_a_regression_fixes_it() {
+    let app = spawn_app().await;
+    upload_history(&app, 60, None).await;
+    for i in 0..12 {
+        upload_commit(&app, i, 2500.0, None).await;
+    }
+    for i in 12..20 {
+        upload_commit(&app, i, 2300.0, None).await;
+    }
+    settle(&app).await;
+    let first = summaries(&app, "").await;
+    assert_eq!(first.len(), 1);
+    let regression = first[0]["id"].as_i64().unwrap();
+    for i in 20..28 {
+        upload_commit(&app, i, 2495.0, None).await;
+    }
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 2, "{all:?}");
+    let improvement = &all[0];
+    assert_eq!(improvement["alerts"][0]["regression"], false);
+    assert_eq!(improvement["improvements"], 1);
+    assert_eq!(improvement["fixes"], json!([regression]));
+    let (_, fixed) = app.get_json(&format!("/api/v1/alerts/{regression}")).await;
+    assert_eq!(fixed["status"], "fixed");
+    assert_eq!(fixed["fixed_by"], improvement["id"]);
+    let last = fixed["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["actor"], "perfline");
+    assert_eq!(last["status"], "fixed");
+}
+
+/// What a webhook receiver got: headers and body per request.
+#[derive(Clone, Default)]
+struct Received {
+    hooks: Arc<Mutex<Vec<(axum::http::HeaderMap, Vec<u8>)>>>,
+    /// While true, the receiver answers 503 (and records nothing).
+    down: Arc<std::sync::atomic::AtomicBool>,
+    refused: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+async fn start_receiver(received: Received) -> String {
+    use axum::routing::post;
+    use std::sync::atomic::Ordering;
+    let app = axum::Router::new().route(
+        "/hook",
+        post(
+            |axum::extract::State(r): axum::extract::State<Received>,
+             headers: axum::http::HeaderMap,
+             body: axum::body::Bytes| async move {
+                if r.down.load(Ordering::SeqCst) {
+                    r.refused.fetch_add(1, Ordering::SeqCst);
+                    return axum::http::StatusCode::SERVICE_UNAVAILABLE;
+                }
+                r.hooks.lock().unwrap().push((headers, body.to_vec()));
+                axum::http::StatusCode::NO_CONTENT
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app.with_state(received)).await.unwrap();
+    });
+    format!("http://{addr}/hook")
+}
+
+/// A real SMTP server on loopback: Python's aiosmtpd with its Maildir handler (installed by
+/// `scripts/ensure-tools`). Killed when dropped.
+struct Smtp {
+    child: std::process::Child,
+    port: u16,
+    maildir: tempfile::TempDir,
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn start_smtp() -> Smtp {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let maildir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new("python3")
+        .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+        .args(["-c", "aiosmtpd.handlers.Mailbox"])
+        .arg(maildir.path().join("Maildir"))
+        .spawn()
+        .expect("python3 -m aiosmtpd (scripts/ensure-tools installs it)");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(Instant::now() < deadline, "aiosmtpd did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Smtp {
+        child,
+        port,
+        maildir,
+    }
+}
+
+impl Smtp {
+    /// The messages delivered so far, as stored (LF line ends).
+    fn messages(&self) -> Vec<String> {
+        let dir = self.maildir.path().join("Maildir/new");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .collect()
+    }
+}
+
+/// The unfolded value of a header of a raw message.
+fn header(message: &str, name: &str) -> Option<String> {
+    let message = message.replace("\r\n", "\n");
+    let head = message.split("\n\n").next()?;
+    let unfolded = head.replace("\n ", " ").replace("\n\t", " ");
+    unfolded.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+    })
+}
+
+/// The body of a raw message, quoted-printable soft breaks joined.
+fn body_of(message: &str) -> String {
+    let message = message.replace("\r\n", "\n");
+    let body = message.split_once("\n\n").map_or("", |(_, b)| b);
+    body.replace("=\n", "").replace("=3D", "=")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
+    let received = Received::default();
+    received.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    let hook = start_receiver(received.clone()).await;
+    let smtp = start_smtp().await;
+    let smtp_port = smtp.port;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("alerts.db");
+    let configure = |c: &mut perfline_server::Config| {
+        c.db = db.clone();
+        c.webhooks = vec![hook.clone()];
+        c.webhook_secret = Some("s3cret".into());
+        c.smtp = Some(format!("smtp://127.0.0.1:{smtp_port}"));
+        c.mail_from = Some("Perfline <perfline@example.org>".into());
+        c.mail_to = vec!["lkp@lists.example.org".into(), "netdev@example.org".into()];
+        c.notify_retry_first_ms = 50;
+        c.notify_retry_max = 1;
+    };
+    let app = spawn_app_with(configure).await;
+    robot_with_a_step(&app, None).await;
+    upload_commit(&app, 30, 2345.0, None).await;
+    settle(&app).await;
+    let id = summaries(&app, "").await[0]["id"].as_i64().unwrap();
+    let r = patch(&app, id, json!({"status": "acknowledged", "note": "on it"}), None).await;
+    assert_eq!(r.status().as_u16(), 200);
+    settle(&app).await;
+
+    // The receiver is down: the deliverer keeps trying.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while received.refused.load(std::sync::atomic::Ordering::SeqCst) < 3 {
+        assert!(Instant::now() < deadline, "no retries");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(received.hooks.lock().unwrap().is_empty());
+    // Perfline stops in the middle of retrying.
+    app.stop().await;
+
+    // It starts again on the same database; the receiver comes back.
+    received.down.store(false, std::sync::atomic::Ordering::SeqCst);
+    let app = spawn_app_with(configure).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while received.hooks.lock().unwrap().len() < 2 {
+        assert!(Instant::now() < deadline, "the webhooks did not arrive after the restart");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let hooks = received.hooks.lock().unwrap().clone();
+    assert_eq!(hooks.len(), 2, "each event exactly once");
+    let events: Vec<Value> = hooks
+        .iter()
+        .map(|(headers, body)| {
+            assert_eq!(
+                headers["x-perfline-signature"].to_str().unwrap(),
+                perfline_server::alerts::notify::signature("s3cret", body),
+                "signed with the secret"
+            );
+            assert_eq!(headers["content-type"], "application/json");
+            serde_json::from_slice(body).unwrap()
+        })
+        .collect();
+    assert_eq!(events[0]["event"], "alert.new", "in order");
+    assert_eq!(events[1]["event"], "alert.status");
+    assert_eq!(events[1]["summary"]["status"], "acknowledged");
+    assert_eq!(events[0]["summary"]["id"], id);
+    assert!(events[0]["bisect"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("git bisect start {} {}", sha(24), sha(22))));
+    assert!(events[0]["links"]["trend"].as_str().unwrap().contains("/trend?benchmark=netperf"));
+
+    // Two mails, the second threaded under the first.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while smtp.messages().len() < 2 {
+        assert!(Instant::now() < deadline, "the mails did not arrive");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mails = smtp.messages();
+    assert_eq!(mails.len(), 2);
+    let (first, second): (Vec<&String>, Vec<&String>) = mails
+        .iter()
+        .partition(|m| header(m, "In-Reply-To").is_none());
+    let (first, second) = (first[0], second[0]);
+    assert_eq!(
+        header(first, "X-RcptTo").unwrap(),
+        "lkp@lists.example.org, netdev@example.org"
+    );
+    let subject = header(first, "Subject").unwrap();
+    assert_eq!(
+        subject,
+        format!(
+            "[perfline] netperf.Throughput_Mbps -6.2% regression on lkp-bdw-de1 at {}",
+            &sha(24)[..12]
+        )
+    );
+    let message_id = header(first, "Message-ID").unwrap();
+    assert_eq!(message_id, format!("<perfline-alert-{id}@127.0.0.1>"));
+    let body = body_of(first);
+    assert!(body.contains("FYI, Perfline noticed a -6.2% regression"), "{body}");
+    assert!(body.contains(&format!(
+        "\n  git bisect start {} {}\n  1 commit between them",
+        &sha(24)[..12],
+        &sha(22)[..12]
+    )));
+    assert!(body.contains("The trend, the commit range highlighted:\n  http://"));
+    assert!(body.contains("Permalink:"), "the report of /api/v1/report is in the mail");
+    let ours = body.split("\n\n\n").next().unwrap();
+    for line in ours.lines().filter(|l| !l.trim_start().starts_with("http://")) {
+        assert!(line.chars().count() <= 80, "line over 80 columns: {line:?}");
+    }
+    assert_eq!(header(second, "In-Reply-To").unwrap(), message_id);
+    assert!(header(second, "Subject").unwrap().starts_with("Re: [perfline]"));
+    assert!(body_of(second).contains("set this alert to acknowledged"));
+    app.stop().await;
+}
