@@ -250,8 +250,9 @@ impl AlertSummary {
                     if steps == 1 { "" } else { "s" },
                 )
             }
-            None => " (their distance is unknown: upload the history with POST /api/v1/commits)"
-                .into(),
+            None => {
+                " (their distance is unknown: upload the history with POST /api/v1/commits)".into()
+            }
         }
     }
 
@@ -283,7 +284,10 @@ impl AlertSummary {
         query_string(&[
             ("benchmark", self.benchmark.as_str()),
             ("machine", self.machine.as_str()),
-            ("kernels", &format!("{},{}", self.good.kernel, self.bad.kernel)),
+            (
+                "kernels",
+                &format!("{},{}", self.good.kernel, self.bad.kernel),
+            ),
         ])
     }
 
@@ -418,7 +422,9 @@ mod tests {
             "git bisect start a337531b94ff 1111111111aa; 41 commits between them in linux/master (about 6 steps)"
         );
         let s = summary(None, None, None);
-        assert!(s.bisect().starts_with("between kernel v6.1 (last good) and kernel v6.2"));
+        assert!(s
+            .bisect()
+            .starts_with("between kernel v6.1 (last good) and kernel v6.2"));
         assert_eq!(s.report_query(), None);
         assert_eq!(
             s.compare_query(),

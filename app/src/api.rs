@@ -39,7 +39,10 @@ pub trait Backend: Send + Sync + 'static {
     /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
     async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
     /// Alert summaries matching a filter, newest first.
-    async fn alerts(&self, filter: crate::alerts::AlertFilter) -> Result<crate::alerts::AlertPage, String>;
+    async fn alerts(
+        &self,
+        filter: crate::alerts::AlertFilter,
+    ) -> Result<crate::alerts::AlertPage, String>;
     /// One alert summary with its events.
     async fn alert(&self, id: i64) -> Result<crate::alerts::AlertSummary, String>;
     /// A triage change (scope `mark`).

@@ -107,7 +107,10 @@ pub fn test_split(x: &[f64], opts: &Options, rng: &mut StdRng) -> Option<(usize,
             }
         }
     }
-    Some((split, (1 + as_extreme) as f64 / (opts.permutations + 1) as f64))
+    Some((
+        split,
+        (1 + as_extreme) as f64 / (opts.permutations + 1) as f64,
+    ))
 }
 
 /// The level shifts of `x`, in index order.

@@ -341,8 +341,14 @@ pub async fn serve(
     // The alert pipeline: detector, notifier, deliverer; stopped before the store closes.
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut background = vec![
-        tokio::spawn(crate::alerts::notify::run_notifier(state.clone(), stop_rx.clone())),
-        tokio::spawn(crate::alerts::notify::run_deliverer(state.clone(), stop_rx.clone())),
+        tokio::spawn(crate::alerts::notify::run_notifier(
+            state.clone(),
+            stop_rx.clone(),
+        )),
+        tokio::spawn(crate::alerts::notify::run_deliverer(
+            state.clone(),
+            stop_rx.clone(),
+        )),
     ];
     if !config.no_alerts {
         background.push(tokio::spawn(crate::alerts::detector::run_detector(
@@ -417,7 +423,10 @@ pub async fn serve(
     for task in background {
         // A task in the middle of a transaction finishes it; one waiting on the network is
         // cut off (its work stays queued in the database for the next start).
-        if tokio::time::timeout(Duration::from_secs(5), task).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .is_err()
+        {
             tracing::warn!("an alert task did not stop in time");
         }
     }

@@ -59,7 +59,11 @@ impl Backend for StoreBackend {
             recent_runs,
             open_regressions: s
                 .alert_summaries(&crate::store::SummaryFilter {
-                    statuses: Some(vec![app::alerts::AlertStatus::New, app::alerts::AlertStatus::Acknowledged, app::alerts::AlertStatus::Investigating]),
+                    statuses: Some(vec![
+                        app::alerts::AlertStatus::New,
+                        app::alerts::AlertStatus::Acknowledged,
+                        app::alerts::AlertStatus::Investigating,
+                    ]),
                     regression: Some(true),
                     limit: 5,
                     ..Default::default()

@@ -40,12 +40,14 @@ pub fn AlertsPage() -> impl IntoView {
         |((filter, id), _)| async move {
             match id {
                 // One summary, whatever its status.
-                Some(id) => crate::api::get_alert(id).await.map(|s| crate::alerts::AlertPage {
-                    total: 1,
-                    limit: 1,
-                    offset: 0,
-                    summaries: vec![s],
-                }),
+                Some(id) => crate::api::get_alert(id)
+                    .await
+                    .map(|s| crate::alerts::AlertPage {
+                        total: 1,
+                        limit: 1,
+                        offset: 0,
+                        summaries: vec![s],
+                    }),
                 None => get_alerts(filter).await,
             }
         },
@@ -183,12 +185,19 @@ fn SummaryView(
         s.bad.short(),
         s.bad.kernel
     );
-    let fixed = s
-        .fixed_by
-        .map(|f| view! { <p class="muted">"Undone by " <a href=format!("/alerts?id={f}")>{format!("summary {f}")}</a></p> });
+    let fixed = s.fixed_by.map(|f| {
+        view! { <p class="muted">"Undone by " <a href=format!("/alerts?id={f}")>{format!("summary {f}")}</a></p> }
+            .into_any()
+    });
     let fixes = (!s.fixes.is_empty()).then(|| {
-        let list = s.fixes.iter().map(|f| format!("{f}")).collect::<Vec<_>>().join(", ");
+        let list = s
+            .fixes
+            .iter()
+            .map(|f| format!("{f}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         view! { <p class="muted">{format!("Undoes the regression of summary {list}")}</p> }
+            .into_any()
     });
     let note = RwSignal::new(s.note.clone());
     let assignee = RwSignal::new(s.assignee.clone());
@@ -217,44 +226,63 @@ fn SummaryView(
             alert_row(a, trend)
         })
         .collect_view();
+    // Each part type-erased: one `view!` of them all is too deep a type for the compiler.
+    let table = view! {
+        <table class="alerts">
+            <thead><tr>
+                <th>"Metric"</th><th class="num">"Before"</th><th class="num">"After"</th>
+                <th class="num">"Change"</th><th class="num">"Confidence"</th><th>"Trend"</th>
+            </tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any();
+    let links = view! {
+        <p class="links">
+            <a class="compare-link" href=compare>"Before/after comparison"</a>
+            {report.map(|r| view! { " · " <a class="report-link" href=r>"LKP-style report"</a> })}
+        </p>
+    }
+    .into_any();
     let events = s.events.iter().map(|e| view! {
         <li>{format!("{} {}: {}{}{}", e.at, e.actor, e.status,
             if e.assignee.is_empty() { String::new() } else { format!(", assigned to {}", e.assignee) },
             if e.note.is_empty() { String::new() } else { format!(" — {}", e.note) })}</li>
     }).collect_view();
+    let events =
+        (!s.events.is_empty()).then(|| view! { <ul class="events">{events}</ul> }.into_any());
+    let form = view! {
+        <form class="triage" on:submit=save>
+            <label>"Assignee " <input class="assignee" prop:value=move || assignee.get()
+                on:input=move |ev| assignee.set(event_target_value(&ev)) size="14" /></label>
+            <label>"Note " <input class="note" prop:value=move || note.get()
+                on:input=move |ev| note.set(event_target_value(&ev)) size="40" /></label>
+            <button type="submit">"Save"</button>
+        </form>
+    }
+    .into_any();
+    let head = view! {
+        <h2>
+            <a href=format!("/alerts?id={id}")>{format!("#{id}")}</a>" "
+            <span class=format!("badge status-{}", s.status)>{s.status.as_str()}</span>" "
+            <span class="subject">{subject}</span>
+        </h2>
+        <p class="muted">{format!("{} · {} · found {}", s.benchmark, s.machine, s.created_at)}</p>
+        <p class="range">{range}</p>
+        <p>"Bisect: " <code class="bisect">{bisect}</code></p>
+    }
+    .into_any();
     view! {
         <article class=move || if selected.get() == index { "alert-summary selected" } else { "alert-summary" }
             id=format!("summary-{id}") data-id=id data-status=s.status.as_str()
             on:click=move |_| selected.set(index)>
-            <h2>
-                <a href=format!("/alerts?id={id}")>{format!("#{id}")}</a>" "
-                <span class=format!("badge status-{}", s.status)>{s.status.as_str()}</span>" "
-                <span class="subject">{subject}</span>
-            </h2>
-            <p class="muted">{format!("{} · {} · found {}", s.benchmark, s.machine, s.created_at)}</p>
-            <p class="range">{range}</p>
-            <p>"Bisect: " <code class="bisect">{bisect}</code></p>
+            {head}
             {fixed}
             {fixes}
-            <table class="alerts">
-                <thead><tr>
-                    <th>"Metric"</th><th class="num">"Before"</th><th class="num">"After"</th>
-                    <th class="num">"Change"</th><th class="num">"Confidence"</th><th>"Trend"</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-            <p class="links">
-                <a class="compare-link" href=compare>"Before/after comparison"</a>
-                {report.map(|r| view! { " · " <a class="report-link" href=r>"LKP-style report"</a> })}
-            </p>
-            <form class="triage" on:submit=save>
-                <label>"Assignee " <input class="assignee" prop:value=move || assignee.get()
-                    on:input=move |ev| assignee.set(event_target_value(&ev)) size="14" /></label>
-                <label>"Note " <input class="note" prop:value=move || note.get()
-                    on:input=move |ev| note.set(event_target_value(&ev)) size="40" /></label>
-                <button type="submit">"Save"</button>
-            </form>
-            {(!s.events.is_empty()).then(|| view! { <ul class="events">{events}</ul> })}
+            {table}
+            {links}
+            {form}
+            {events}
         </article>
     }
 }
@@ -278,7 +306,9 @@ fn sparkline(values: &[f64], step: usize) -> impl IntoView {
     let (w, h) = (120.0, 24.0);
     let (lo, hi) = values
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
     let span = if hi > lo { hi - lo } else { 1.0 };
     let n = values.len().max(2) - 1;
     let x = |i: usize| i as f64 * w / n as f64;

@@ -489,6 +489,38 @@ fn TrendView(
     // The range shown (a range selector; all by default).
     let from = RwSignal::new(0usize);
     let to = RwSignal::new(axis - 1);
+    // An alert's commit range (`good=` and `bad=`, full or abbreviated shas, or kernels):
+    // the first bad commit selected, the chart zoomed to the commits around it.
+    let range = {
+        let map = use_query_map();
+        let map = map.read_untracked();
+        let find = |name: &str| -> Option<(usize, String)> {
+            let want = map.get(name).filter(|v| !v.is_empty())?;
+            let i = t.points.iter().position(|p| {
+                p.kernel == want
+                    || p.sha
+                        .as_deref()
+                        .is_some_and(|s| want.len() >= 7 && s.starts_with(want.as_str()))
+            })?;
+            Some((i, want))
+        };
+        find("bad").map(|(bad, bad_name)| (bad, bad_name, find("good")))
+    };
+    if let Some((bad, _, _)) = &range {
+        selected.set(*bad);
+        if others.is_empty() {
+            from.set(bad.saturating_sub(60));
+            to.set((bad + 30).min(axis - 1));
+        }
+    }
+    let range_view = range.map(|(_, bad, good)| {
+        let good = good.map_or_else(|| "?".to_owned(), |(_, g)| g);
+        view! {
+            <p id="alert-range" class="alert-range">
+                {format!("Alert range: last good {good} → first bad {bad} (selected; the chart shows the commits around it)")}
+            </p>
+        }
+    });
     let text = t.ascii(80, 20);
     let mut href = trend_href(&t.query);
     for o in &others {
@@ -584,6 +616,7 @@ fn TrendView(
                 " · " <a id="trend-link" href=href.clone()>"Link to this view"</a>
                 " · " <a href=format!("{}&format=svg", href.replace("/trend?", "/api/v1/trend?")) download="trend.svg">"SVG"</a>
             </p>
+            {range_view}
             <div class="actions">
                 <button type="button" id="show-svg" on:click=move |_| ascii.set(false) class:active=move || !ascii.get()>"Chart"</button>
                 <button type="button" id="show-ascii" on:click=move |_| ascii.set(true) class:active=move || ascii.get()>"ASCII"</button>

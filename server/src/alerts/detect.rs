@@ -93,7 +93,10 @@ impl Rule {
                 return Err("alpha must be between 0.0001 and 0.2".into());
             }
         }
-        for (field, v) in [("min_before", self.min_before), ("min_after", self.min_after)] {
+        for (field, v) in [
+            ("min_before", self.min_before),
+            ("min_after", self.min_after),
+        ] {
             if let Some(v) = v {
                 if !(2..=500).contains(&v) {
                     return Err(format!("{field} must be between 2 and 500"));
@@ -248,7 +251,9 @@ mod tests {
 
     #[test]
     fn the_newest_step_only_once_it_has_lasted() {
-        let mut x = vec![100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.0, 99.9];
+        let mut x = vec![
+            100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.0, 99.9,
+        ];
         check(&x, None);
         x.extend([93.0, 94.0, 93.5]);
         // Three points at the new level: not yet (min_after 4).

@@ -113,18 +113,16 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
         Some(command) => {
             out.push_str(&format!("  {command}\n"));
             let distance = s.bisect_distance();
-            out.push_str(&wrap(
-                distance.trim_start_matches([';', ' ']),
-                78,
-                "  ",
-            ));
+            out.push_str(&wrap(distance.trim_start_matches([';', ' ']), 78, "  "));
         }
         None => out.push_str(&wrap(&s.bisect_versions(), 78, "  ")),
     }
     // Links on lines of their own: a URL is never broken, whatever its length.
     out.push_str(&format!("\nThis alert:\n  {}\n", links.alert));
     if let Some(t) = &links.trend {
-        out.push_str(&format!("The trend, the commit range highlighted:\n  {t}\n"));
+        out.push_str(&format!(
+            "The trend, the commit range highlighted:\n  {t}\n"
+        ));
     }
     out.push_str(&format!("Before and after:\n  {}\n", links.compare));
     if let Some(r) = &links.report {

@@ -74,7 +74,9 @@ pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
     };
     let limit = f.limit.unwrap_or(50);
     if !(1..=1000).contains(&limit) {
-        return Err(bad(format!("limit must be between 1 and 1000, not {limit}")));
+        return Err(bad(format!(
+            "limit must be between 1 and 1000, not {limit}"
+        )));
     }
     let offset = f.offset.unwrap_or(0);
     if !(0..=100_000_000).contains(&offset) {
@@ -97,8 +99,14 @@ pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
 /// order is time order.
 fn parse_since(s: &str) -> Option<String> {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    let date = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10);
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let date = b.len() >= 10
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10);
     if !date {
         return None;
     }
@@ -113,7 +121,9 @@ fn parse_since(s: &str) -> Option<String> {
         && b[16] == b':'
         && digits(17..19)
         && b.last() == Some(&b'Z')
-        && b[19..b.len() - 1].iter().all(|c| c.is_ascii_digit() || *c == b'.');
+        && b[19..b.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_digit() || *c == b'.');
     time.then(|| s.to_owned())
 }
 

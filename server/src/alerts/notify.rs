@@ -52,14 +52,17 @@ impl Channels {
             }
             Some(url) => {
                 let mut builder = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                    .with_context(|| format!("--smtp {url:?}: expected smtp://host:port or smtps://host:port"))?
+                    .with_context(|| {
+                        format!("--smtp {url:?}: expected smtp://host:port or smtps://host:port")
+                    })?
                     .timeout(Some(Duration::from_secs(30)));
                 if let (Ok(user), Ok(password)) = (
                     std::env::var("PERFLINE_SMTP_USER"),
                     std::env::var("PERFLINE_SMTP_PASSWORD"),
                 ) {
-                    builder = builder
-                        .credentials(lettre::transport::smtp::authentication::Credentials::new(user, password));
+                    builder = builder.credentials(
+                        lettre::transport::smtp::authentication::Credentials::new(user, password),
+                    );
                 }
                 let from: Mailbox = c
                     .mail_from
@@ -73,7 +76,10 @@ impl Channels {
                 let to = c
                     .mail_to
                     .iter()
-                    .map(|t| t.parse::<Mailbox>().with_context(|| format!("--mail-to {t:?}")))
+                    .map(|t| {
+                        t.parse::<Mailbox>()
+                            .with_context(|| format!("--mail-to {t:?}"))
+                    })
                     .collect::<anyhow::Result<Vec<_>>>()?;
                 Some(MailChannel {
                     from,
@@ -380,10 +386,12 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
                     error: e.to_string(),
                     permanent: true,
                 })?;
-            let envelope = lettre::address::Envelope::new(Some(m.from.email.clone()), to)
-                .map_err(|e| Failure {
-                    error: e.to_string(),
-                    permanent: true,
+            let envelope =
+                lettre::address::Envelope::new(Some(m.from.email.clone()), to).map_err(|e| {
+                    Failure {
+                        error: e.to_string(),
+                        permanent: true,
+                    }
                 })?;
             m.transport
                 .send_raw(&envelope, &d.payload)

@@ -136,9 +136,7 @@ pub async fn put_rules(
     ApiJson(body): ApiJson<Rules>,
 ) -> ApiResult<Json<Rules>> {
     if body.rules.len() > MAX_RULES {
-        return Err(ApiError::BadRequest(format!(
-            "at most {MAX_RULES} rules"
-        )));
+        return Err(ApiError::BadRequest(format!("at most {MAX_RULES} rules")));
     }
     for (i, r) in body.rules.iter().enumerate() {
         r.check()
@@ -157,9 +155,7 @@ pub async fn atom(State(state): State<AppState>, headers: HeaderMap) -> ApiResul
     let filter = crate::alerts::parse_filter(&AlertFilter::default())?;
     let page = state.store.alert_summaries(&filter).await?;
     let origin = super::origin(&state, &headers);
-    let time = |t: &str| {
-        atom_syndication::FixedDateTime::parse_from_rfc3339(t).unwrap_or_default()
-    };
+    let time = |t: &str| atom_syndication::FixedDateTime::parse_from_rfc3339(t).unwrap_or_default();
     let entries: Vec<Entry> = page
         .summaries
         .iter()

@@ -47,10 +47,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/runs/{id}/mark", post(trend::mark_run))
         .route("/alerts", get(alerts::list))
         .route("/alerts/{id}", get(alerts::show).patch(alerts::patch))
-        .route(
-            "/alert-rules",
-            get(alerts::rules).put(alerts::put_rules),
-        )
+        .route("/alert-rules", get(alerts::rules).put(alerts::put_rules))
         .route("/audit", get(read::audit))
         .route("/tokens", get(tokens::list).post(tokens::create))
         .route("/tokens/{name}", axum::routing::delete(tokens::revoke))

@@ -1,9 +1,7 @@
 //! Alerts: the detector's job queue, the rules, summaries and their alerts, triage events, and
 //! the notification outbox.
 
-use app::alerts::{
-    Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef,
-};
+use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
 use sqlx::{Row, SqliteConnection};
 
 use super::{Store, StoreResult};
@@ -492,7 +490,9 @@ impl Store {
                     .fetch_optional(&mut *tx)
                     .await?;
             if exists.is_none() {
-                return Ok(Err(format!("fixed_by: there is no other alert summary {f}")));
+                return Ok(Err(format!(
+                    "fixed_by: there is no other alert summary {f}"
+                )));
             }
         }
         let changed = sqlx::query(
@@ -628,14 +628,13 @@ impl Store {
     }
 }
 
-async fn read_summary(
-    conn: &mut SqliteConnection,
-    id: i64,
-) -> StoreResult<Option<AlertSummary>> {
-    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(format!("{SUMMARY_COLUMNS} WHERE id = ?")))
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?
+async fn read_summary(conn: &mut SqliteConnection, id: i64) -> StoreResult<Option<AlertSummary>> {
+    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{SUMMARY_COLUMNS} WHERE id = ?"
+    )))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?
     else {
         return Ok(None);
     };

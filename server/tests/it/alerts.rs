@@ -37,9 +37,21 @@ fn commit_csv(i: usize, level: f64) -> String {
 }
 
 async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
+    upload_commit_on(app, "lkp-bdw-de1", i, level, bearer).await
+}
+
+async fn upload_commit_on(
+    app: &TestApp,
+    machine: &str,
+    i: usize,
+    level: f64,
+    bearer: Option<&str>,
+) {
     let mut r = app
         .client
-        .post(app.url("/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1"))
+        .post(app.url(&format!(
+            "/api/v1/upload?benchmark=netperf&machine={machine}"
+        )))
         .header("content-type", "application/x-www-form-urlencoded")
         .body(commit_csv(i, level));
     if let Some(t) = bearer {
@@ -69,7 +81,10 @@ pub(crate) async fn settle(app: &TestApp) {
         if jobs.is_empty() && events.is_empty() {
             return;
         }
-        assert!(Instant::now() < deadline, "the alert pipeline did not settle");
+        assert!(
+            Instant::now() < deadline,
+            "the alert pipeline did not settle"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -78,6 +93,19 @@ async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
     let (status, v) = app.get_json(&format!("/api/v1/alerts?{query}")).await;
     assert_eq!(status, 200, "{v}");
     v["summaries"].as_array().unwrap().clone()
+}
+
+/// Two machines whose throughput drops at commit 24 (lkp-bdw-de1, 6.2%) and later
+/// (lkp-skl-d01, 10% at commit 16): two open regressions, for the browser test.
+pub(crate) async fn two_regressions(app: &TestApp) {
+    robot_with_a_step(app, None).await;
+    upload_commit(app, 30, 2345.0, None).await;
+    for i in (0..24).step_by(2) {
+        let level = if i < 16 { 1000.0 } else { 900.0 };
+        upload_commit_on(app, "lkp-skl-d01", i, level, None).await;
+    }
+    settle(app).await;
+    assert_eq!(summaries(app, "status=open").await.len(), 2);
 }
 
 /// The robot tests every other commit; throughput drops 6.2% at commit 24.
@@ -139,11 +167,21 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
 
     // Filters.
     assert_eq!(summaries(&app, "").await.len(), 1);
-    assert_eq!(summaries(&app, "direction=regression&status=open").await.len(), 1);
+    assert_eq!(
+        summaries(&app, "direction=regression&status=open")
+            .await
+            .len(),
+        1
+    );
     assert!(summaries(&app, "direction=improvement").await.is_empty());
     assert!(summaries(&app, "machine=other").await.is_empty());
     assert!(summaries(&app, "since=2999-01-01").await.is_empty());
-    assert_eq!(summaries(&app, "since=2000-01-01&benchmark=netperf").await.len(), 1);
+    assert_eq!(
+        summaries(&app, "since=2000-01-01&benchmark=netperf")
+            .await
+            .len(),
+        1
+    );
     let r = app
         .client
         .get(app.url("/api/v1/alerts?since=yesterday"))
@@ -151,13 +189,21 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
         .await
         .unwrap();
     assert_error(r, 400, "since must be a date").await;
-    let r = app.client.get(app.url("/api/v1/alerts/999")).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/api/v1/alerts/999"))
+        .send()
+        .await
+        .unwrap();
     assert_error(r, 404, "no alert summary 999").await;
 
     // The Atom feed has it.
     let (status, content_type, feed) = app.get_accept("/alerts.atom", "*/*").await;
     assert_eq!(status, 200);
-    assert!(content_type.starts_with("application/atom+xml"), "{content_type}");
+    assert!(
+        content_type.starts_with("application/atom+xml"),
+        "{content_type}"
+    );
     assert!(
         feed.contains(&format!(
             "netperf.Throughput_Mbps -6.2% regression on lkp-bdw-de1 at {}",
@@ -169,7 +215,10 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     // The dashboard leads with it.
     let (status, page) = app.get_text("/").await;
     assert_eq!(status, 200);
-    assert!(page.contains("id=\"open-regressions\""), "the dashboard shows open regressions");
+    assert!(
+        page.contains("id=\"open-regressions\""),
+        "the dashboard shows open regressions"
+    );
     let (status, page) = app.get_text("/alerts").await;
     assert_eq!(status, 200);
     assert!(page.contains(&format!("git bisect start {} {}", sha(24), sha(22))));
@@ -208,9 +257,15 @@ async fn triage_needs_the_mark_scope_and_every_change_is_recorded() {
     assert_eq!(all.len(), 1);
     let id = all[0]["id"].as_i64().unwrap();
 
-    let ack = json!({"status": "acknowledged", "assignee": "alice", "note": "looking at the TCP change"});
+    let ack =
+        json!({"status": "acknowledged", "assignee": "alice", "note": "looking at the TCP change"});
     assert_error(patch(&app, id, ack.clone(), None).await, 401, "token").await;
-    assert_error(patch(&app, id, ack.clone(), Some(&robot)).await, 403, "mark").await;
+    assert_error(
+        patch(&app, id, ack.clone(), Some(&robot)).await,
+        403,
+        "mark",
+    )
+    .await;
     let r = patch(&app, id, ack, Some(&alice)).await;
     assert_eq!(r.status().as_u16(), 200);
     let s: Value = r.json().await.unwrap();
@@ -229,7 +284,12 @@ async fn triage_needs_the_mark_scope_and_every_change_is_recorded() {
         "status",
     )
     .await;
-    assert_error(patch(&app, id, json!({}), Some(&alice)).await, 400, "nothing to change").await;
+    assert_error(
+        patch(&app, id, json!({}), Some(&alice)).await,
+        400,
+        "nothing to change",
+    )
+    .await;
     assert_error(
         patch(&app, id, json!({"note": "x".repeat(5000)}), Some(&alice)).await,
         400,
@@ -237,7 +297,13 @@ async fn triage_needs_the_mark_scope_and_every_change_is_recorded() {
     )
     .await;
     assert_error(
-        patch(&app, id, json!({"status": "fixed", "fixed_by": 77}), Some(&alice)).await,
+        patch(
+            &app,
+            id,
+            json!({"status": "fixed", "fixed_by": 77}),
+            Some(&alice),
+        )
+        .await,
         400,
         "no other alert summary 77",
     )
@@ -251,9 +317,15 @@ async fn triage_needs_the_mark_scope_and_every_change_is_recorded() {
 
     let r = patch(&app, id, json!({"status": "wontfix"}), Some(&alice)).await;
     assert_eq!(r.status().as_u16(), 200);
-    assert!(summaries(&app, "status=open").await.is_empty(), "wontfix is not open");
+    assert!(
+        summaries(&app, "status=open").await.is_empty(),
+        "wontfix is not open"
+    );
     assert_eq!(summaries(&app, "status=wontfix").await.len(), 1);
-    assert_eq!(summaries(&app, "status=wontfix,acknowledged").await.len(), 1);
+    assert_eq!(
+        summaries(&app, "status=wontfix,acknowledged").await.len(),
+        1
+    );
 
     // The audit trail says who triaged.
     let admin = token(&app, "lead", "admin").await;
@@ -290,7 +362,12 @@ async fn rules_change_what_alerts_without_a_restart() {
                 .unwrap()
         }
     };
-    assert_error(put(json!([{"metric": "["}])).await, 400, "rule 1: metric pattern").await;
+    assert_error(
+        put(json!([{"metric": "["}])).await,
+        400,
+        "rule 1: metric pattern",
+    )
+    .await;
     assert_error(put(json!([{"alpha": 2.0}])).await, 400, "alpha").await;
     assert_error(put(json!([{"colour": "red"}])).await, 400, "colour").await;
     let r = put(json!([{"benchmark": "net*", "metric": "Throughput*", "ignore": true}])).await;
@@ -380,7 +457,9 @@ async fn start_receiver(received: Received) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        axum::serve(listener, app.with_state(received)).await.unwrap();
+        axum::serve(listener, app.with_state(received))
+            .await
+            .unwrap();
     });
     format!("http://{addr}/hook")
 }
@@ -414,7 +493,10 @@ async fn start_smtp() -> Smtp {
         .spawn()
         .expect("python3 -m aiosmtpd (scripts/ensure-tools installs it)");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
         assert!(Instant::now() < deadline, "aiosmtpd did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -459,7 +541,9 @@ fn body_of(message: &str) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     let received = Received::default();
-    received.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    received
+        .down
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let hook = start_receiver(received.clone()).await;
     let smtp = start_smtp().await;
     let smtp_port = smtp.port;
@@ -480,7 +564,13 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     upload_commit(&app, 30, 2345.0, None).await;
     settle(&app).await;
     let id = summaries(&app, "").await[0]["id"].as_i64().unwrap();
-    let r = patch(&app, id, json!({"status": "acknowledged", "note": "on it"}), None).await;
+    let r = patch(
+        &app,
+        id,
+        json!({"status": "acknowledged", "note": "on it"}),
+        None,
+    )
+    .await;
     assert_eq!(r.status().as_u16(), 200);
     settle(&app).await;
 
@@ -495,11 +585,16 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     app.stop().await;
 
     // It starts again on the same database; the receiver comes back.
-    received.down.store(false, std::sync::atomic::Ordering::SeqCst);
+    received
+        .down
+        .store(false, std::sync::atomic::Ordering::SeqCst);
     let app = spawn_app_with(configure).await;
     let deadline = Instant::now() + Duration::from_secs(20);
     while received.hooks.lock().unwrap().len() < 2 {
-        assert!(Instant::now() < deadline, "the webhooks did not arrive after the restart");
+        assert!(
+            Instant::now() < deadline,
+            "the webhooks did not arrive after the restart"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -521,11 +616,15 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     assert_eq!(events[1]["event"], "alert.status");
     assert_eq!(events[1]["summary"]["status"], "acknowledged");
     assert_eq!(events[0]["summary"]["id"], id);
-    assert!(events[0]["bisect"]
+    assert!(events[0]["bisect"].as_str().unwrap().starts_with(&format!(
+        "git bisect start {} {}",
+        sha(24),
+        sha(22)
+    )));
+    assert!(events[0]["links"]["trend"]
         .as_str()
         .unwrap()
-        .starts_with(&format!("git bisect start {} {}", sha(24), sha(22))));
-    assert!(events[0]["links"]["trend"].as_str().unwrap().contains("/trend?benchmark=netperf"));
+        .contains("/trend?benchmark=netperf"));
 
     // Two mails, the second threaded under the first.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -554,20 +653,31 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     let message_id = header(first, "Message-ID").unwrap();
     assert_eq!(message_id, format!("<perfline-alert-{id}@127.0.0.1>"));
     let body = body_of(first);
-    assert!(body.contains("FYI, Perfline noticed a -6.2% regression"), "{body}");
+    assert!(
+        body.contains("FYI, Perfline noticed a -6.2% regression"),
+        "{body}"
+    );
     assert!(body.contains(&format!(
         "\n  git bisect start {} {}\n  1 commit between them",
         &sha(24)[..12],
         &sha(22)[..12]
     )));
     assert!(body.contains("The trend, the commit range highlighted:\n  http://"));
-    assert!(body.contains("Permalink:"), "the report of /api/v1/report is in the mail");
+    assert!(
+        body.contains("Permalink:"),
+        "the report of /api/v1/report is in the mail"
+    );
     let ours = body.split("\n\n\n").next().unwrap();
-    for line in ours.lines().filter(|l| !l.trim_start().starts_with("http://")) {
+    for line in ours
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("http://"))
+    {
         assert!(line.chars().count() <= 80, "line over 80 columns: {line:?}");
     }
     assert_eq!(header(second, "In-Reply-To").unwrap(), message_id);
-    assert!(header(second, "Subject").unwrap().starts_with("Re: [perfline]"));
+    assert!(header(second, "Subject")
+        .unwrap()
+        .starts_with("Re: [perfline]"));
     assert!(body_of(second).contains("set this alert to acknowledged"));
     app.stop().await;
 }

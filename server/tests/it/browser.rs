@@ -212,3 +212,27 @@ async fn an_admin_corrects_and_deletes_in_chromium() {
     let (_, run) = app.get_json("/api/v1/runs/2").await;
     assert_eq!(run["run"]["machine"], "m1");
 }
+
+/// The dashboard's open regressions, keyboard triage on the alerts page, and its trend link.
+#[tokio::test(flavor = "multi_thread")]
+async fn triage_alerts_with_the_keyboard_in_chromium() {
+    let app = spawn_app().await;
+    crate::alerts::two_regressions(&app).await;
+    let (_, page) = app.get_json("/api/v1/alerts").await;
+    let newest = page["summaries"][0]["id"].as_i64().unwrap();
+    let older = page["summaries"][1]["id"].as_i64().unwrap();
+    let out = run_e2e("alerts.mjs", vec![app.base.clone()]).await;
+    // The server agrees: statuses and who changed them.
+    let (_, s) = app.get_json(&format!("/api/v1/alerts/{newest}")).await;
+    assert_eq!(s["status"], "invalid");
+    assert_eq!(
+        s["events"].as_array().unwrap().last().unwrap()["actor"],
+        "open"
+    );
+    let (_, s) = app.get_json(&format!("/api/v1/alerts/{older}")).await;
+    assert_eq!(s["status"], "acknowledged");
+    // The trend page selected the first bad commit (lkp-bdw-de1's step at commit 24 is its
+    // 13th point, x = 12; lkp-skl-d01's at commit 16 is its 9th, x = 8).
+    let bad_x = if s["machine"] == "lkp-bdw-de1" { 12 } else { 8 };
+    assert!(out.contains(&format!("selected-x={bad_x}")), "{out}");
+}
