@@ -40,23 +40,39 @@ pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
 }
 
 /// Runs `body` with the base URL of a fresh server, then stops the server.
+#[allow(dead_code)] // Not every benchmark uses it.
 pub fn with_server<F, Fut, T>(rt: &tokio::runtime::Runtime, body: F) -> T
 where
     F: FnOnce(String) -> Fut,
     Fut: Future<Output = T>,
 {
+    with_server_using(rt, |_| {}, |base, _| body(base))
+}
+
+/// Runs `body` with the base URL and the store of a fresh server configured by `configure`,
+/// then stops the server.
+pub fn with_server_using<F, Fut, T>(
+    rt: &tokio::runtime::Runtime,
+    configure: impl FnOnce(&mut Config),
+    body: F,
+) -> T
+where
+    F: FnOnce(String, perfline_server::store::Store) -> Fut,
+    Fut: Future<Output = T>,
+{
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::new(Config::for_db(dir.path().join("bench.db")))
-            .await
-            .unwrap();
+        let mut config = Config::for_db(dir.path().join("bench.db"));
+        configure(&mut config);
+        let state = AppState::new(config).await.unwrap();
+        let store = state.store.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(serve(listener, state, async {
             let _ = rx.await;
         }));
-        let out = body(base).await;
+        let out = body(base, store).await;
         let _ = tx.send(());
         let _ = server.await;
         out

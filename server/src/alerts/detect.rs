@@ -12,7 +12,7 @@ use crate::changepoint;
 /// The defaults, chosen on the synthetic corpus of `benches/alerts.rs` (BENCHMARKS.md): series
 /// with 1–5 % noise, steps of 5–15 %.
 pub const DEFAULT_MIN_CHANGE_PCT: f64 = 2.0;
-pub const DEFAULT_ALPHA: f64 = 0.001;
+pub const DEFAULT_ALPHA: f64 = 0.0002;
 pub const DEFAULT_MIN_BEFORE: usize = 8;
 pub const DEFAULT_MIN_AFTER: usize = 4;
 
@@ -157,7 +157,9 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
     }
     let offset = x.len().saturating_sub(WINDOW);
     let window = &x[offset..];
-    let min_segment = settings.min_after.max(2);
+    // Splits may fall anywhere; `min_after` is checked on the answer. (A minimum segment of
+    // `min_after` would move a 3-commit-old step one commit early to make it 4 commits long.)
+    let min_segment = 2;
     let loose = changepoint::Options {
         min_segment,
         alpha: settings.alpha.max(0.01),

@@ -16,6 +16,12 @@ use crate::AppState;
 /// Series examined per batch (one transaction stores what a batch found).
 const BATCH: i64 = 512;
 
+/// After an upload wakes the detector, it waits for this long a pause in uploads (at most
+/// `MAX_QUIET`) before it looks: a burst of uploads to one series is examined once, and
+/// the detector's reads and its one write stay out of the burst's way.
+const QUIET: Duration = Duration::from_millis(150);
+const MAX_QUIET: Duration = Duration::from_millis(600);
+
 /// Runs until `stop` resolves: waits for queued series, examines them, stores the alerts.
 pub async fn run_detector(state: AppState, stop: tokio::sync::watch::Receiver<bool>) {
     let queued = state.store.alert_jobs_queued();
@@ -42,7 +48,17 @@ pub async fn run_detector(state: AppState, stop: tokio::sync::watch::Receiver<bo
         };
         state.wakers.detected.notify_waiters();
         tokio::select! {
-            _ = &mut notified => {}
+            _ = &mut notified => {
+                let until = tokio::time::Instant::now() + MAX_QUIET;
+                loop {
+                    let again = queued.notified();
+                    tokio::select! {
+                        _ = again => if tokio::time::Instant::now() >= until { break },
+                        _ = tokio::time::sleep(QUIET) => break,
+                        _ = stop.changed() => return,
+                    }
+                }
+            }
             // Another process (a second server on the same file) may queue jobs too.
             _ = tokio::time::sleep(wait) => {}
             _ = stop.changed() => return,
