@@ -37,7 +37,11 @@ await run(async (page) => {
   await page.keyboard.press('k');
   await page.waitForSelector(`#summary-${ids[0]}.selected`);
   await page.keyboard.press('i');
-  await page.waitForFunction((id) => !document.querySelector(`#summary-${id}`), ids[0]);
+  // The list is fetched again: wait for the new one (one summary left), not the loading gap.
+  await page.waitForFunction((id) => {
+    const left = document.querySelectorAll('.alert-summary');
+    return left.length === 1 && !document.querySelector(`#summary-${id}`);
+  }, ids[0]);
   const left = await page.$$eval('.alert-summary', (as) => as.map((a) => a.dataset.id));
   if (left.length !== 1 || left[0] !== ids[1]) throw new Error(`still open: ${left}`);
   step(`k then i: summary ${ids[0]} invalid, gone from the open list`);

@@ -178,6 +178,7 @@ impl Store {
         tx.commit().await?;
         self.caches.clear();
         self.wrote();
+        self.alert_jobs_queued.notify_one();
         Ok(Some(what))
     }
 
@@ -243,6 +244,7 @@ impl Store {
         // Full trend chunks were rewritten: the copies in memory are no longer true.
         self.caches.clear();
         self.wrote();
+        self.alert_jobs_queued.notify_one();
         Ok(Some(Deleted {
             runs,
             series: series as usize,
@@ -305,7 +307,23 @@ async fn rebuild_trend(
     .await?;
     let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
     trend_records(&mut *conn, rows, &mut trends).await?;
-    append_to_trends(&mut *conn, &trends).await
+    append_to_trends(&mut *conn, &trends).await?;
+    // The alert detector looks at the series again (its newest step may have moved or gone);
+    // a series left without runs has nothing to look at.
+    if trends.is_empty() {
+        sqlx::query(
+            "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
+        )
+        .bind(benchmark)
+        .bind(machine_id)
+        .bind(metric)
+        .bind(param)
+        .execute(&mut *conn)
+        .await?;
+    } else {
+        super::write::queue_alert_jobs(&mut *conn, &trends, 0).await?;
+    }
+    Ok(())
 }
 
 /// Drops a kernel and a machine no run names any more.
@@ -319,6 +337,13 @@ async fn drop_orphans(
     )
     .bind(kernel_id)
     .bind(kernel_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "DELETE FROM alert_job WHERE machine_id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?)",
+    )
+    .bind(machine_id)
+    .bind(machine_id)
     .execute(&mut *conn)
     .await?;
     sqlx::query(

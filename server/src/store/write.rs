@@ -304,7 +304,7 @@ pub(super) async fn trend_records(
 
 /// Queues every series key the upload touched for the alert detector (`alerts::detector`),
 /// in the upload's transaction: a 201 means the detector will look, even after a crash.
-async fn queue_alert_jobs(
+pub(super) async fn queue_alert_jobs(
     conn: &mut SqliteConnection,
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
     upload_id: i64,

@@ -681,3 +681,32 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     assert!(body_of(second).contains("set this alert to acknowledged"));
     app.stop().await;
 }
+
+/// Series queued by uploads survive a stop: a server without the detector (`--no-alerts`)
+/// stores the uploads and their jobs; the next server on the same file examines them.
+#[tokio::test(flavor = "multi_thread")]
+async fn queued_series_are_examined_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("queued.db");
+    let app = spawn_app_with(|c| {
+        c.db = db.clone();
+        c.no_alerts = true;
+    })
+    .await;
+    robot_with_a_step(&app, None).await;
+    upload_commit(&app, 30, 2345.0, None).await;
+    assert_eq!(
+        app.store.alert_jobs(10).await.unwrap().len(),
+        1,
+        "one series queued"
+    );
+    assert!(summaries(&app, "status=all").await.is_empty());
+    app.stop().await;
+
+    let app = spawn_app_with(|c| c.db = db.clone()).await;
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["bad"]["sha"], sha(24));
+    app.stop().await;
+}
