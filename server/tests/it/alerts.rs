@@ -427,10 +427,13 @@ async fn an_improvement_that_undoes_a_regression_fixes_it() {
     assert_eq!(last["status"], "fixed");
 }
 
-/// What a webhook receiver got: headers and body per request.
+/// One request a webhook receiver got: its headers and body.
+type Hook = (axum::http::HeaderMap, Vec<u8>);
+
+/// What a webhook receiver got.
 #[derive(Clone, Default)]
 struct Received {
-    hooks: Arc<Mutex<Vec<(axum::http::HeaderMap, Vec<u8>)>>>,
+    hooks: Arc<Mutex<Vec<Hook>>>,
     /// While true, the receiver answers 503 (and records nothing).
     down: Arc<std::sync::atomic::AtomicBool>,
     refused: Arc<std::sync::atomic::AtomicUsize>,
