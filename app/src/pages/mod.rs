@@ -66,6 +66,18 @@ pub(crate) fn copy_to_clipboard(what: &'static str, text: String, status: RwSign
     }
 }
 
+/// The key of a page shortcut: `None` with a modifier held or while the user types in a field.
+pub(crate) fn shortcut(ev: &leptos::ev::KeyboardEvent) -> Option<String> {
+    if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        return None;
+    }
+    let typing = document()
+        .active_element()
+        .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+        .unwrap_or(false);
+    (!typing).then(|| ev.key())
+}
+
 pub(crate) fn loading() -> impl IntoView {
     view! { <p class="muted">"Loading…"</p> }
 }

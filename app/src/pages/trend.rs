@@ -141,18 +141,11 @@ pub fn TrendPage() -> impl IntoView {
         });
     };
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        let Some(key) = super::shortcut(&ev) else {
             return;
-        }
-        let typing = document()
-            .active_element()
-            .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
-            .unwrap_or(false);
-        if typing {
-            return;
-        }
+        };
         let n = selected_runs().map(|(n, _)| n).unwrap_or(0);
-        match ev.key().as_str() {
+        match key.as_str() {
             "j" if n > 0 => selected.update(|s| *s = (*s + 1).min(n - 1)),
             "k" => selected.update(|s| *s = s.saturating_sub(1)),
             "g" => set_mark(Some(Mark::Good)),

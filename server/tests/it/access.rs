@@ -3,22 +3,11 @@
 
 use std::process::Command;
 
-use perfline_server::auth::{new_token, token_hash, AuthMode};
+use perfline_server::auth::{token_hash, AuthMode};
 use reqwest::Method;
 use serde_json::Value;
 
 use crate::helpers::*;
-
-/// Creates a token with `scopes` in the app's store; the token.
-async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
-    let t = new_token();
-    app.store
-        .create_token(name, &token_hash(&t), scopes, None, "test")
-        .await
-        .unwrap()
-        .expect("a new name");
-    t
-}
 
 const CSV: &str = "benchmark,metric,value\nb,tput,1\nb,tput,2\n";
 

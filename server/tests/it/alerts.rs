@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use perfline_server::auth::{new_token, token_hash, AuthMode};
+use perfline_server::auth::AuthMode;
 use serde_json::{json, Value};
 
 use crate::helpers::*;
@@ -222,16 +222,6 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     let (status, page) = app.get_text("/alerts").await;
     assert_eq!(status, 200);
     assert!(page.contains(&format!("git bisect start {} {}", sha(24), sha(22))));
-}
-
-async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
-    let t = new_token();
-    app.store
-        .create_token(name, &token_hash(&t), scopes, None, "test")
-        .await
-        .unwrap()
-        .expect("a new name");
-    t
 }
 
 async fn patch(app: &TestApp, id: i64, body: Value, bearer: Option<&str>) -> reqwest::Response {

@@ -236,3 +236,20 @@ pub async fn assert_error(response: reqwest::Response, status: u16, needle: &str
     assert_eq!(body["error"]["status"], status);
     body
 }
+
+/// Creates a token with `scopes` in the app's store; the token.
+pub async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
+    let t = perfline_server::auth::new_token();
+    app.store
+        .create_token(
+            name,
+            &perfline_server::auth::token_hash(&t),
+            scopes,
+            None,
+            "test",
+        )
+        .await
+        .unwrap()
+        .expect("a new name");
+    t
+}
