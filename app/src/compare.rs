@@ -43,6 +43,10 @@ pub struct Stats {
     pub pstddev: f64,
     /// `sorted[n/2]`: the "median" LKP's change detection uses.
     pub upper_median: f64,
+    /// The half-width of the mean's 95 % interval as mmtests has R print it (`None` with one
+    /// sample, or no mean).
+    #[serde(default)]
+    pub ci: Option<f64>,
 }
 
 /// A row statistic of the mmtests table.
@@ -383,88 +387,10 @@ pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Directi
     }
 }
 
-/// Splits a kernel name for mmtests' two-line header: at the first `-`, keeping an `-rcN`
-/// with the version (`5.5.0-rc3-vanilla` → `5.5.0-rc3` over `vanilla`).
-pub fn split_kernel_name(name: &str) -> (&str, &str) {
-    let Some(dash) = name.find('-') else {
-        return (name, "");
-    };
-    let rest = &name[dash + 1..];
-    let mut cut = dash;
-    if let Some(after_rc) = rest.strip_prefix("rc") {
-        let digits = after_rc.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            cut = dash + 3 + digits;
-        }
-    }
-    if cut >= name.len() {
-        (name, "")
-    } else {
-        (&name[..cut], &name[cut + 1..])
-    }
-}
-
-/// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it. A comparison
-/// mixing directions gets one table per direction, separated by a blank line.
+/// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it (see
+/// [`crate::mmtests::table`]).
 pub fn mmtests_text(c: &Comparison) -> String {
-    let kernels = &c.query.kernels;
-    let field = kernels
-        .iter()
-        .map(|k| k.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(12);
-    let mut out = String::new();
-    for direction in [Direction::Higher, Direction::Lower] {
-        let rows: Vec<&Row> = c.rows.iter().filter(|r| r.direction == direction).collect();
-        if rows.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        let stats = Stat::rows(direction);
-        let op_len = stats.iter().map(|s| s.name().len()).max().unwrap_or(0);
-        let label_len = rows
-            .iter()
-            .map(|r| r.label.chars().count())
-            .max()
-            .unwrap_or(0);
-        for line in 0..2 {
-            out.push_str(&" ".repeat(op_len + 1 + label_len));
-            for k in kernels {
-                let (top, bottom) = split_kernel_name(k);
-                let part = if line == 0 { top } else { bottom };
-                out.push_str(&format!("{part:>w$}", w = field + 11));
-            }
-            out.push('\n');
-        }
-        for (i, stat) in stats.iter().enumerate() {
-            for row in &rows {
-                out.push_str(&format!(
-                    "{:<op_len$} {:<label_len$}",
-                    stat.name(),
-                    row.label
-                ));
-                for cell in &row.cells {
-                    let value = cell.as_ref().and_then(|c| stat.of(&c.stats));
-                    let pct = cell.as_ref().and_then(|c| c.changes.by_row(i));
-                    match value {
-                        Some(v) => out.push_str(&format!("{v:>field$.p$}", p = c.precision)),
-                        None => out.push_str(&format!("{:>field$}", "-")),
-                    }
-                    let significant = i == 1 && cell.as_ref().is_some_and(|c| c.significant);
-                    match (value, pct) {
-                        (Some(_), Some(p)) if significant => out.push_str(&format!(" *{p:7.2}%*")),
-                        (Some(_), Some(p)) => out.push_str(&format!(" ({p:7.2}%)")),
-                        _ => out.push_str(&format!(" ({:>7} )", "n/a")),
-                    }
-                }
-                out.push('\n');
-            }
-        }
-    }
-    out
+    crate::mmtests::table(c)
 }
 
 /// C's `%.{precision}g` (what Ruby's `format('%.4g')` prints), which Rust does not have.
@@ -640,20 +566,24 @@ mod tests {
             median: sorted[sorted.len() / 2],
             pstddev: (var / n).sqrt(),
             upper_median: sorted[sorted.len() / 2],
+            ci: None,
         }
-    }
-
-    fn check(input: &str, expect: (&str, &str)) {
-        assert_eq!(split_kernel_name(input), expect, "{input}");
     }
 
     #[test]
     fn kernel_names_split_like_mmtests() {
+        let check = |input: &str, (top, bottom): (&str, &str)| {
+            let got = crate::mmtests::header_parts(input);
+            assert_eq!(got, (top.to_owned(), bottom.to_owned()), "{input}");
+        };
         check("5.4.0-vanilla", ("5.4.0", "vanilla"));
         check("5.5.0-rc3-vanilla", ("5.5.0-rc3", "vanilla"));
-        check("4.16.0-rc12-foo-bar", ("4.16.0-rc12", "foo-bar"));
+        // mmtests moves past four characters, `-rcN`, and drops the one after: a two-digit
+        // rc loses its second digit.
+        check("4.16.0-rc12-foo-bar", ("4.16.0-rc1", "-foo-bar"));
         check("4.16.0-rc1", ("4.16.0-rc1", ""));
-        check("6.1.0", ("6.1.0", ""));
+        // No dash: Perl's substr(name, 0, -1) on top, the whole name below.
+        check("6.1.0", ("6.1.", "6.1.0"));
         check("6.1.0-rcx", ("6.1.0", "rcx"));
     }
 
@@ -704,7 +634,7 @@ mod tests {
     }
 
     #[test]
-    fn undefined_statistics_print_as_a_dash_never_nan() {
+    fn undefined_statistics_print_as_mmtests_does() {
         let one = stats(&[0.0]);
         let base = cell(one.clone(), None, "t", Direction::Higher);
         let other = cell(one, Some(&base.stats), "t", Direction::Higher);
@@ -727,10 +657,14 @@ mod tests {
                 cells: vec![Some(base), Some(other)],
             }],
         };
+        // A 0 throughput has no harmonic mean: mmtests prints the cell as 0.00 (np22).
         let text = mmtests_text(&c);
-        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+        assert!(!text.contains("inf"), "{text}");
         let hmean = text.lines().find(|l| l.starts_with("Hmean")).unwrap();
-        assert!(hmean.contains("           - (    n/a )"), "{hmean:?}");
+        assert!(
+            hmean.ends_with("0.00 (   0.00%)              0.00 (   0.00%)"),
+            "{hmean:?}"
+        );
         let lkp = lkp_text(&c, true);
         assert!(!lkp.contains("NaN") && !lkp.contains("inf"), "{lkp}");
     }

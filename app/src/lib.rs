@@ -12,6 +12,7 @@ pub mod chart;
 pub mod compare;
 pub mod kernel;
 pub mod label;
+pub mod mmtests;
 mod pages;
 pub mod trend;
 pub mod types;

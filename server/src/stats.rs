@@ -21,12 +21,17 @@ fn polars_err(e: PolarsError) -> anyhow::Error {
 
 /// The statistics of each (metric, param, kernel) group of `samples`.
 ///
-/// "Best" samples (for the B?mean.95 rows) are the largest for higher-is-better metrics and the
-/// smallest for lower-is-better ones; the direction is the samples' own.
+/// polars groups the samples and sorts each group best first (the largest first for
+/// higher-is-better metrics, the smallest first for lower-is-better ones: the direction is the
+/// samples' own) and computes the order-free statistics (min, max, median, LKP's population
+/// stddev); the means, standard deviations, B-means and the CI are then folded over each sorted
+/// group in mmtests' own order by `app::mmtests::summarise`, so that every printed digit is
+/// mmtests'.
 pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stats>> {
     // Groups are numbered here so that polars groups by an integer, not by three strings.
     let mut group_of: HashMap<(&str, &str, &str), u32> = HashMap::new();
     let mut keys: Vec<Key> = Vec::new();
+    let mut directions: Vec<Direction> = Vec::new();
     let n: usize = series.iter().map(|s| s.values.len()).sum();
     let mut group = Vec::with_capacity(n);
     let mut value = Vec::with_capacity(n);
@@ -36,6 +41,7 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
             .entry((s.metric.as_str(), s.param.as_str(), s.kernel.as_str()))
             .or_insert_with(|| {
                 keys.push((s.metric.clone(), s.param.clone(), s.kernel.clone()));
+                directions.push(s.direction);
                 keys.len() as u32 - 1
             });
         for &v in &s.values {
@@ -51,16 +57,6 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
     let df = df!("group" => group, "value" => value, "key" => best_first).map_err(polars_err)?;
 
     let x = || col("value");
-    let inv = || lit(1.0) / col("value");
-    // ⌊0.95·n⌋ best samples, at least one.
-    // 95·n/100 is never within float error of an integer unless it is one, so truncating the
-    // float division is an exact floor.
-    let k = ((len().cast(DataType::Float64) * lit(95.0)) / lit(100.0)).cast(DataType::Int64);
-    let k = when(k.clone().lt(lit(1i64))).then(lit(1i64)).otherwise(k);
-    let best = || {
-        x().sort_by([col("key")], SortMultipleOptions::default())
-            .slice(lit(0), k.clone())
-    };
     let out = df
         .lazy()
         .group_by([col("group")])
@@ -68,16 +64,14 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
             len().cast(DataType::Int64).alias("n"),
             x().min().alias("min"),
             x().max().alias("max"),
-            x().mean().alias("amean"),
-            x().std(1).alias("stddev"),
             x().std(0).alias("pstddev"),
             x().median().alias("median"),
             x().quantile(lit(0.5), QuantileMethod::Higher)
                 .alias("upper_median"),
-            inv().mean().alias("inv_mean"),
-            inv().std(0).alias("inv_pstddev"),
-            best().mean().alias("bamean95"),
-            (lit(1.0) / best()).mean().alias("inv_bmean95"),
+            // Each group's samples best first, as mmtests sorts them before any statistic:
+            // its order of summation decides last digits (see `app::mmtests`).
+            x().sort_by([col("key")], SortMultipleOptions::default())
+                .alias("sorted"),
         ])
         .collect()
         .map_err(polars_err)?;
@@ -104,64 +98,56 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
         .i64()
         .map_err(polars_err)?
         .clone();
-    let (min, max, amean, stddev, pstddev, median, upper_median) = (
+    let (min, max, pstddev, median, upper_median) = (
         s("min")?,
         s("max")?,
-        s("amean")?,
-        s("stddev")?,
         s("pstddev")?,
         s("median")?,
         s("upper_median")?,
     );
-    let (inv_mean, inv_pstddev, bamean95, inv_bmean95) = (
-        s("inv_mean")?,
-        s("inv_pstddev")?,
-        s("bamean95")?,
-        s("inv_bmean95")?,
-    );
+    let sorted = out
+        .column("sorted")
+        .map_err(polars_err)?
+        .list()
+        .map_err(polars_err)?
+        .clone();
 
-    let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
     let mut stats = HashMap::with_capacity(out.height());
     for i in 0..out.height() {
-        let Some(key) = groups.get(i).and_then(|g| keys.get(g as usize)) else {
+        let Some(g) = groups.get(i) else {
+            continue;
+        };
+        let Some(key) = keys.get(g as usize) else {
             continue;
         };
         let n = counts.get(i).unwrap_or(0);
-        let min_v = min.get(i).unwrap_or(f64::NAN);
-        let amean_v = amean.get(i).unwrap_or(f64::NAN);
-        let stddev_v = if n > 1 { finite(stddev.get(i)) } else { None };
-        // Harmonic statistics exist only when every sample is positive.
-        let positive = min_v > 0.0;
-        let hmean = positive
-            .then(|| inv_mean.get(i).map(|m| 1.0 / m))
-            .flatten()
-            .filter(|v| v.is_finite());
-        let hstddev = hmean.and_then(|h| finite(inv_pstddev.get(i)).map(|sd| sd * h * h));
-        let ratio = |sd: Option<f64>, mean: Option<f64>| match (sd, mean) {
-            (Some(sd), Some(mean)) if mean != 0.0 => Some(100.0 * sd / mean),
-            _ => None,
+        let units: Vec<f64> = match sorted.get_as_series(i) {
+            Some(series) => series
+                .f64()
+                .map_err(polars_err)?
+                .into_no_null_iter()
+                .collect(),
+            None => Vec::new(),
         };
+        let m = app::mmtests::summarise(&units, directions[g as usize]);
         stats.insert(
             key.clone(),
             Stats {
                 n,
-                min: min_v,
+                min: min.get(i).unwrap_or(f64::NAN),
                 max: max.get(i).unwrap_or(f64::NAN),
-                amean: amean_v,
-                hmean,
-                stddev: stddev_v,
-                hstddev,
-                coeffvar: ratio(stddev_v, Some(amean_v)),
-                hcoeffvar: ratio(hstddev, hmean),
-                bamean95: bamean95.get(i).unwrap_or(f64::NAN),
-                bhmean95: if positive {
-                    finite(inv_bmean95.get(i).map(|m| 1.0 / m))
-                } else {
-                    None
-                },
+                amean: m.amean.unwrap_or(f64::NAN),
+                hmean: m.hmean,
+                stddev: m.stddev,
+                hstddev: m.hstddev,
+                coeffvar: Some(m.coeffvar),
+                hcoeffvar: Some(m.hcoeffvar),
+                bamean95: m.bamean95.unwrap_or(f64::NAN),
+                bhmean95: m.bhmean95,
                 median: median.get(i).unwrap_or(f64::NAN),
                 pstddev: pstddev.get(i).unwrap_or(0.0),
                 upper_median: upper_median.get(i).unwrap_or(f64::NAN),
+                ci: m.ci,
             },
         );
     }
@@ -310,28 +296,29 @@ mod tests {
 
     #[test]
     fn edge_cases_never_make_nan() {
+        // mmtests' semantics: an undefined spread is "NaN" (None), and a coefficient of
+        // variation over it, or over a zero or undefined mean, is 0.
         let s = one(Direction::Higher, &[5.0]);
         assert_eq!(
-            (s.stddev, s.coeffvar),
-            (None, None),
+            (s.stddev, s.hstddev, s.ci),
+            (None, None, None),
             "one sample has no spread"
         );
-        assert_eq!(s.hstddev, Some(0.0));
+        assert_eq!((s.coeffvar, s.hcoeffvar), (Some(0.0), Some(0.0)));
         assert_eq!((s.bamean95, s.median, s.upper_median), (5.0, 5.0, 5.0));
 
         let s = one(Direction::Higher, &[0.0, 1.0, 2.0]);
         assert_eq!(
-            (s.hmean, s.hstddev, s.hcoeffvar, s.bhmean95),
-            (None, None, None, None)
+            (s.hmean, s.hstddev, s.hcoeffvar),
+            (None, None, Some(0.0))
         );
+        // The best two of three leave the 0 out (np22).
+        assert!(close(s.bhmean95.unwrap(), 2.0 / 1.5));
         assert!(close(s.amean, 1.0));
 
         let s = one(Direction::Lower, &[0.0, 0.0]);
         assert_eq!(s.stddev, Some(0.0));
-        assert_eq!(
-            s.coeffvar, None,
-            "zero mean has no coefficient of variation"
-        );
+        assert_eq!(s.coeffvar, Some(0.0), "a zero mean gives 0, as mmtests prints");
 
         let s = one(Direction::Lower, &[3.0, 3.0, 3.0]);
         assert_eq!(

@@ -4,8 +4,9 @@
 //! kernel,machine,commit` (in any order; `metric` and `value` are required), then one row per
 //! sample. A row's benchmark/machine/kernel/commit override the upload's fields, so one file can
 //! carry several kernels. Lines starting with `#` are comments. Only `value` is required: without
-//! a `metric` column the metric is the benchmark's name, so a tidy `kernel,param,iteration,value`
-//! file (as mmtests' samples) uploads as it is.
+//! a `metric` column the metric is mmtests' name for the benchmark's samples (`tcpstream-send`
+//! for netperf-tcp, `time` for hackbench, with their directions) or else the benchmark's name,
+//! so a tidy `kernel,param,iteration,value` file (as mmtests' samples) uploads as it is.
 
 use std::collections::BTreeMap;
 
@@ -180,10 +181,18 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
                 )
             })?),
         };
+        // Without a metric column: mmtests' own name for a benchmark it knows (its samples
+        // files are `kernel,param,iteration,value`), else the benchmark's name.
+        let known = cols
+            .metric
+            .is_none()
+            .then(|| super::mmtests::samples_metric(run_benchmark.as_str()))
+            .flatten();
         let metric = match cols.metric {
             Some(i) => record.get(i).unwrap_or("").trim(),
-            None => run_benchmark.as_str(),
+            None => known.map_or(run_benchmark.as_str(), |(m, _)| m),
         };
+        let direction = direction.or_else(|| known.map(|(_, d)| d));
         if metric.is_empty() {
             return Err(IngestError {
                 field: Some("metric".into()),

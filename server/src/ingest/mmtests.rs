@@ -324,6 +324,17 @@ fn log_file(
     Ok(())
 }
 
+/// The metric and direction mmtests gives the samples of a benchmark, for a samples CSV of it
+/// without a `metric` column (`kernel,param,iteration,value`, as mmtests' own samples files).
+pub fn samples_metric(benchmark: &str) -> Option<(&'static str, Direction)> {
+    match benchmark {
+        "netperf-tcp" => Some(("tcpstream-send", Direction::Higher)),
+        "netperf-udp" => Some(("udpstream-send", Direction::Higher)),
+        b if b.starts_with("hackbench") => Some(("time", Direction::Lower)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -9,6 +9,7 @@ mod cli;
 mod compare;
 mod helpers;
 mod hostile;
+mod mmtests_oracle;
 mod pages;
 mod process;
 mod read_api;

@@ -1,0 +1,131 @@
+//! The mmtests oracle: 63 cases printed by the real `compare-mmtests.pl` (see
+//! `tests/fixtures/mmtests-oracle/README.md`), each uploaded as its `work/log` tar.gz and as its
+//! samples CSV; Perfline's text must be what mmtests printed, byte for byte.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::helpers::*;
+
+fn cases() -> Vec<(String, PathBuf)> {
+    let dir = fixture("mmtests-oracle/cases");
+    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("case.json").exists())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// The table above the permalink line.
+fn table(text: &str) -> &str {
+    text.rsplit_once("\nPermalink: ").map_or(text, |(t, _)| t)
+}
+
+/// What mmtests printed (any recorded variant counts), and what we printed.
+struct Outcome {
+    case: String,
+    how: &'static str,
+    ours: String,
+    theirs: Vec<String>,
+}
+
+/// Every case, uploaded both ways, printed normally (and with `ratio=1` when `ratio`).
+async fn run_corpus(ratio: bool) -> Vec<Outcome> {
+    // 126 uploads in a row: more than the default write rate allows one address.
+    let app = spawn_app_with(|c| c.write_rate = 0).await;
+    let mut out = Vec::new();
+    for (case, dir) in cases() {
+        let meta: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+        let benchmark = meta["benchmark"].as_str().unwrap();
+        let kernels: Vec<&str> = meta["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
+        let r = app
+            .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", &case)])
+            .await;
+        assert_eq!(
+            r.status().as_u16(),
+            201,
+            "{case}: {}",
+            r.text().await.unwrap()
+        );
+        let csv = std::fs::read(dir.join("samples.csv")).unwrap();
+        let csv_machine = format!("{case}-csv");
+        let r = app
+            .upload_raw(&format!("benchmark={benchmark}&machine={csv_machine}"), csv)
+            .await;
+        assert_eq!(
+            r.status().as_u16(),
+            201,
+            "{case} csv: {}",
+            r.text().await.unwrap()
+        );
+        let name = if ratio { "expected-ratio" } else { "expected" };
+        let mut theirs = vec![std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap()];
+        for i in 1..4 {
+            if let Ok(v) = std::fs::read_to_string(dir.join(format!("{name}.variant-{i}.txt"))) {
+                theirs.push(v);
+            }
+        }
+        for (how, machine) in [("work-log", case.as_str()), ("csv", csv_machine.as_str())] {
+            let path = format!(
+                "/api/v1/compare?benchmark={benchmark}&machine={machine}&kernels={}&format=text{}",
+                kernels.join(","),
+                if ratio { "&ratio=1" } else { "" }
+            );
+            let (status, text) = app.get_text(&path).await;
+            assert_eq!(status, 200, "{case} {how}: {text}");
+            out.push(Outcome {
+                case: case.clone(),
+                how,
+                ours: table(&text).to_owned(),
+                theirs: theirs.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn check(outcomes: &[Outcome]) {
+    let wrong: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.theirs.iter().any(|t| *t == o.ours))
+        .collect();
+    for o in &wrong {
+        let first = o
+            .ours
+            .lines()
+            .zip(o.theirs[0].lines())
+            .position(|(a, b)| a != b);
+        eprintln!(
+            "{} ({}): differs at line {:?}\n  ours:   {:?}\n  mmtests:{:?}",
+            o.case,
+            o.how,
+            first,
+            first.and_then(|i| o.ours.lines().nth(i)),
+            first.and_then(|i| o.theirs[0].lines().nth(i))
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} outputs differ from mmtests",
+        wrong.len(),
+        outcomes.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_oracle_case_prints_what_mmtests_printed() {
+    let outcomes = run_corpus(false).await;
+    assert_eq!(outcomes.len(), 126, "63 cases, each uploaded two ways");
+    check(&outcomes);
+}
