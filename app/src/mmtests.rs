@@ -65,7 +65,7 @@ pub fn r_print7(x: f64) -> f64 {
     let e: i64 = exp.parse().unwrap_or(0);
     let mut alpha: u64 = mantissa.replace('.', "").parse().unwrap_or(0);
     let mut nsig: i64 = 7;
-    while nsig > 1 && alpha % 10 == 0 {
+    while nsig > 1 && alpha.is_multiple_of(10) {
         alpha /= 10;
         nsig -= 1;
     }
@@ -412,6 +412,258 @@ pub fn table(c: &Comparison) -> String {
                 out.push('\n');
             }
         }
+    }
+    out
+}
+
+/// `rdiff(a, b)`: the ratio of two means (0 without a baseline, 1 without a value).
+fn rdiff(a: Option<f64>, b: Option<f64>) -> f64 {
+    match (a, b) {
+        (_, None) => 0.0,
+        (_, Some(b)) if b == 0.0 => 0.0,
+        (None, _) => 1.0,
+        (Some(a), _) if a == 0.0 => 1.0,
+        (Some(a), Some(b)) => a / b,
+    }
+}
+
+/// One cell of the ratio view: a kernel's mean over the baseline's, that ratio's percentage
+/// gain, and the distance between the two means in units of their intervals (`cidiff`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RatioCell {
+    pub ratio: f64,
+    pub pct: f64,
+    /// `None` when the baseline has no interval at all (mmtests prints `NaN`).
+    pub normalised: Option<f64>,
+}
+
+/// A row of the ratio view: one operation (metric and param).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RatioRow {
+    pub label: String,
+    pub metric: String,
+    pub param: String,
+    pub cells: Vec<RatioCell>,
+}
+
+/// `--print-ratio`: per operation and kernel the ratio to the baseline, and per kernel the
+/// summaries of the column (Dmean/Dmin/Dmax of the normalised values when the baseline has
+/// intervals, and the geometric mean of the ratios).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RatioTable {
+    pub kernels: Vec<String>,
+    pub direction: Direction,
+    pub rows: Vec<RatioRow>,
+    pub dmean: Option<Vec<f64>>,
+    pub dmin: Option<Vec<f64>>,
+    pub dmax: Option<Vec<f64>>,
+    pub gmean: Vec<f64>,
+}
+
+/// The ratio views of a comparison, one per direction (as the tables).
+pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
+    let mut out = Vec::new();
+    for direction in [Direction::Higher, Direction::Lower] {
+        let rows: Vec<&Row> = c
+            .rows
+            .iter()
+            .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let mean = Stat::mean(direction);
+        fn stats(r: &Row, k: usize) -> Option<&Stats> {
+            r.cells.get(k).and_then(|c| c.as_ref()).map(|c| &c.stats)
+        }
+        let base_has_ci = rows
+            .iter()
+            .any(|r| stats(r, 0).is_some_and(|s| interval(mean, s).is_some()));
+        let table_rows: Vec<RatioRow> = rows
+            .iter()
+            .map(|r| {
+                let bval = value(mean, stats(r, 0));
+                let bci = stats(r, 0).and_then(|s| interval(mean, s));
+                let cells = (0..c.query.kernels.len())
+                    .map(|k| {
+                        let aval = value(mean, stats(r, k));
+                        let aci = stats(r, k).and_then(|s| interval(mean, s));
+                        match (aval, bval) {
+                            (Some(a), Some(b)) => {
+                                let ratio = rdiff(Some(a), Some(b));
+                                let pct = match direction {
+                                    Direction::Higher => pdiff(Some(ratio), Some(1.0)),
+                                    Direction::Lower => pndiff(Some(ratio), Some(1.0)),
+                                };
+                                let normalised = base_has_ci.then(|| {
+                                    let v = cidiff(a, aci, b, bci);
+                                    if v.is_nan() {
+                                        0.0
+                                    } else {
+                                        v
+                                    }
+                                });
+                                RatioCell {
+                                    ratio,
+                                    pct,
+                                    normalised,
+                                }
+                            }
+                            _ => RatioCell {
+                                ratio: 1.0,
+                                pct: 0.0,
+                                normalised: base_has_ci.then_some(0.0),
+                            },
+                        }
+                    })
+                    .collect();
+                RatioRow {
+                    label: r.label.clone(),
+                    metric: r.metric.clone(),
+                    param: r.param.clone(),
+                    cells,
+                }
+            })
+            .collect();
+        let kernels = c.query.kernels.len();
+        // mmtests walks the operations in Perl's hash order, which changes from run to run;
+        // this walks them in the table's order (one of the orders mmtests may print).
+        let column = |k: usize, f: &dyn Fn(&RatioCell) -> f64| -> Vec<f64> {
+            table_rows.iter().map(|r| f(&r.cells[k])).collect()
+        };
+        let norm = |cell: &RatioCell| cell.normalised.unwrap_or(0.0);
+        let (dmean, dmin, dmax) = if base_has_ci {
+            let cols: Vec<Vec<f64>> = (0..kernels).map(|k| column(k, &norm)).collect();
+            (
+                Some(cols.iter().map(|v| amean(v).unwrap_or(f64::NAN)).collect()),
+                Some(cols.iter().map(|v| first_by(v, |a, b| a < b)).collect()),
+                Some(cols.iter().map(|v| first_by(v, |a, b| a > b)).collect()),
+            )
+        } else {
+            (None, None, None)
+        };
+        let gmean = (0..kernels)
+            .map(|k| {
+                let units = column(k, &|cell| {
+                    if cell.ratio.is_nan() {
+                        1.0
+                    } else if cell.ratio != 0.0 {
+                        cell.ratio
+                    } else {
+                        0.00001
+                    }
+                });
+                let mut product = 1.0;
+                for u in &units {
+                    product *= u;
+                }
+                let n = units.len();
+                perl_pow(product, if n == 1 { 1.0 } else { 1.0 / n as f64 })
+            })
+            .collect();
+        out.push(RatioTable {
+            kernels: c.query.kernels.clone(),
+            direction,
+            rows: table_rows,
+            dmean,
+            dmin,
+            dmax,
+            gmean,
+        });
+    }
+    out
+}
+
+/// Stat.pm's calc_min/calc_max: the first value no other beats.
+fn first_by(v: &[f64], better: impl Fn(f64, f64) -> bool) -> f64 {
+    let mut m = v.first().copied().unwrap_or(f64::NAN);
+    for x in v {
+        if better(*x, m) {
+            m = *x;
+        }
+    }
+    m
+}
+
+/// `compare-mmtests.pl --print-ratio`, byte for byte.
+pub fn ratio_text(c: &Comparison) -> String {
+    let p = c.precision;
+    let mut out = String::new();
+    for t in ratios(c) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let preferred = match t.direction {
+            Direction::Higher => "Higher",
+            Direction::Lower => "Lower",
+        };
+        let max_len = t.rows.iter().map(|r| r.label.len()).max().unwrap_or(0) + 6;
+        out.push_str(&header(&t.kernels, max_len));
+        // Compare.pm makes formats for (operations + 1) kernels; later kernels print every
+        // cell as %18.2f.
+        let formatted = t.rows.len() + 1;
+        let ratio_cell = |k: usize, v: f64| {
+            if k < formatted {
+                fixed(v, FIELD, p)
+            } else {
+                fixed(v, FIELD, 2)
+            }
+        };
+        let pct_cell = |k: usize, v: Option<f64>| -> String {
+            let text = if k < formatted {
+                format!(" ({}%)", fixed(v.unwrap_or(0.0), 0, 2))
+            } else {
+                fixed(v.unwrap_or(0.0), FIELD, 2)
+            };
+            if v.is_none() {
+                " ".repeat(text.len())
+            } else {
+                text
+            }
+        };
+        let norm_cell = |k: usize, v: Option<f64>, blank: bool| -> String {
+            let text = if k >= formatted {
+                match v {
+                    Some(v) => fixed(v, FIELD, 2),
+                    None => fixed(f64::NAN, FIELD, 2),
+                }
+            } else {
+                match v {
+                    Some(v) if v.is_nan() => " (NaNs)".to_owned(),
+                    Some(v) => format!(" ({v:+.2}s)"),
+                    None => " (NaNs)".to_owned(),
+                }
+            };
+            if blank {
+                " ".repeat(text.len())
+            } else {
+                text
+            }
+        };
+        for r in &t.rows {
+            out.push_str(&format!("{:<max_len$}", format!("Ratio {}", r.label)));
+            for (k, cell) in r.cells.iter().enumerate() {
+                out.push_str(&ratio_cell(k, cell.ratio));
+                out.push_str(&pct_cell(k, Some(cell.pct)));
+                out.push_str(&norm_cell(k, cell.normalised, false));
+            }
+            out.push('\n');
+        }
+        let mut summary = |name: &str, values: &[f64]| {
+            out.push_str(&format!("{:<max_len$}", format!("{name} {preferred}")));
+            for (k, v) in values.iter().enumerate() {
+                out.push_str(&ratio_cell(k, *v));
+                out.push_str(&pct_cell(k, None));
+                out.push_str(&norm_cell(k, Some(0.0), true));
+            }
+            out.push('\n');
+        };
+        if let (Some(dmean), Some(dmin), Some(dmax)) = (&t.dmean, &t.dmin, &t.dmax) {
+            summary("Dmean", dmean);
+            summary("Dmin ", dmin);
+            summary("Dmax ", dmax);
+        }
+        summary("Gmean", &t.gmean);
     }
     out
 }

@@ -308,17 +308,18 @@ mod tests {
         assert_eq!((s.bamean95, s.median, s.upper_median), (5.0, 5.0, 5.0));
 
         let s = one(Direction::Higher, &[0.0, 1.0, 2.0]);
-        assert_eq!(
-            (s.hmean, s.hstddev, s.hcoeffvar),
-            (None, None, Some(0.0))
-        );
+        assert_eq!((s.hmean, s.hstddev, s.hcoeffvar), (None, None, Some(0.0)));
         // The best two of three leave the 0 out (np22).
         assert!(close(s.bhmean95.unwrap(), 2.0 / 1.5));
         assert!(close(s.amean, 1.0));
 
         let s = one(Direction::Lower, &[0.0, 0.0]);
         assert_eq!(s.stddev, Some(0.0));
-        assert_eq!(s.coeffvar, Some(0.0), "a zero mean gives 0, as mmtests prints");
+        assert_eq!(
+            s.coeffvar,
+            Some(0.0),
+            "a zero mean gives 0, as mmtests prints"
+        );
 
         let s = one(Direction::Lower, &[3.0, 3.0, 3.0]);
         assert_eq!(

@@ -91,6 +91,8 @@ pub struct ViewParams {
     style: Option<String>,
     /// LKP style: show every row, not only the changed ones.
     all: Option<String>,
+    /// mmtests' `--print-ratio` view: text in its layout, JSON as ratios per cell.
+    ratio: Option<String>,
     /// Decimal places of the mmtests text (0..=10).
     precision: Option<Precision>,
     /// The metric the chart shows (default: the first).
@@ -114,17 +116,18 @@ pub struct CompareParams {
     format: Option<String>,
     style: Option<String>,
     all: Option<String>,
+    ratio: Option<String>,
     precision: Option<Precision>,
     #[serde(default, deserialize_with = "empty_as_none")]
     chart: Option<Label>,
 }
 
-fn flag(v: &Option<String>) -> Result<bool, ApiError> {
+fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
     match v.as_deref() {
         None | Some("0") | Some("false") | Some("no") => Ok(false),
         Some("") | Some("1") | Some("true") | Some("yes") => Ok(true),
         Some(other) => Err(ApiError::BadRequest(format!(
-            "all must be 1 or 0, not {other:?}"
+            "{name} must be 1 or 0, not {other:?}"
         ))),
     }
 }
@@ -164,6 +167,7 @@ pub async fn compare(
         format: q.format,
         style: q.style,
         all: q.all,
+        ratio: q.ratio,
         precision: q.precision,
         chart: q.chart,
     };
@@ -190,7 +194,8 @@ pub async fn permalink(
 /// options too, so that a bad option is refused before anything is computed or stored.
 pub fn shape_of(view: &ViewParams, headers: &HeaderMap, default: Shape) -> Result<Shape, ApiError> {
     text_style(view)?;
-    flag(&view.all)?;
+    flag("all", &view.all)?;
+    flag("ratio", &view.ratio)?;
     match &view.format {
         Some(f) => Shape::parse(f),
         None => Ok(negotiate(headers, default)),
@@ -216,11 +221,12 @@ async fn respond(
     headers: &HeaderMap,
 ) -> ApiResult<Response> {
     let text_style = text_style(view)?;
-    let all = flag(&view.all)?;
+    let all = flag("all", &view.all)?;
+    let ratio = flag("ratio", &view.ratio)?;
     let origin = super::origin(state, headers);
     let key = match shape {
-        Shape::Json | Shape::Html => "json".to_owned(),
-        Shape::Text => format!("text {text_style} {all} {origin}"),
+        Shape::Json | Shape::Html => format!("json {ratio}"),
+        Shape::Text => format!("text {text_style} {all} {ratio} {origin}"),
         Shape::Csv => "csv".to_owned(),
         Shape::Svg => format!("svg {:?}", view.chart),
     };
@@ -229,12 +235,20 @@ async fn respond(
         None => {
             let c = &computed.comparison;
             let body: Bytes = match shape {
+                Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
+                    "query": c.query, "precision": c.precision, "permalink": c.permalink,
+                    "ratios": app::mmtests::ratios(c),
+                }))
+                .map_err(anyhow::Error::from)?
+                .into(),
                 Shape::Json | Shape::Html => {
                     serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
                 }
                 Shape::Text => {
                     let mut text = if text_style {
                         lkp_text(c, all)
+                    } else if ratio {
+                        app::mmtests::ratio_text(c)
                     } else {
                         mmtests_text(c)
                     };
