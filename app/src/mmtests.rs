@@ -419,11 +419,9 @@ pub fn table(c: &Comparison) -> String {
 /// `rdiff(a, b)`: the ratio of two means (0 without a baseline, 1 without a value).
 fn rdiff(a: Option<f64>, b: Option<f64>) -> f64 {
     match (a, b) {
-        (_, None) => 0.0,
-        (_, Some(b)) if b == 0.0 => 0.0,
-        (None, _) => 1.0,
-        (Some(a), _) if a == 0.0 => 1.0,
-        (Some(a), Some(b)) => a / b,
+        (_, None) | (_, Some(0.0)) => 0.0,
+        (Some(a), Some(b)) if a != 0.0 => a / b,
+        _ => 1.0,
     }
 }
 
