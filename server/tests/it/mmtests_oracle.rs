@@ -136,3 +136,37 @@ async fn every_oracle_case_prints_what_mmtests_printed_with_print_ratio() {
     assert_eq!(outcomes.len(), 126, "63 cases, each uploaded two ways");
     check(&outcomes);
 }
+
+/// `ratio=1` as JSON: the same numbers per cell as the text (np01: 0.94 (-6.34%) (-1.32s)).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ratio_view_as_json() {
+    let app = spawn_app().await;
+    let dir = fixture("mmtests-oracle/cases/np01-realistic");
+    let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
+    let r = app
+        .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", "m")])
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let base = "/api/v1/compare?benchmark=netperf-tcp&machine=m&kernels=6.1.0-vanilla,6.2.0-rc3-vanilla,6.2.0-rc3-sched";
+    let (status, v) = app.get_json(&format!("{base}&ratio=1")).await;
+    assert_eq!(status, 200, "{v}");
+    let t = &v["ratios"][0];
+    assert_eq!(t["direction"], "higher");
+    let row = &t["rows"][0];
+    assert_eq!(row["label"], "tcpstream-send-64");
+    let cell = &row["cells"][1];
+    assert_eq!(format!("{:.2}", cell["ratio"].as_f64().unwrap()), "0.94");
+    assert_eq!(format!("{:.2}", cell["pct"].as_f64().unwrap()), "-6.34");
+    assert_eq!(
+        format!("{:+.2}", cell["normalised"].as_f64().unwrap()),
+        "-1.32"
+    );
+    assert_eq!(format!("{:.2}", t["gmean"][1].as_f64().unwrap()), "0.96");
+    let r = app
+        .client
+        .get(app.url(&format!("{base}&ratio=maybe")))
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 400, "ratio must be 1 or 0").await;
+}
