@@ -193,6 +193,16 @@ pub fn significant(base: f64, base_sd: Option<f64>, new: f64, new_sd: Option<f64
     (d / s).abs() > 1.0
 }
 
+/// The verdict of a mean's change (positive = better) and its significance.
+pub fn verdict(significant: bool, mean_change: Option<f64>) -> Verdict {
+    match mean_change {
+        Some(c) if significant && c > 0.0 => Verdict::Improvement,
+        Some(c) if significant && c < 0.0 => Verdict::Regression,
+        Some(c) if !significant && c.abs() > 1.0 => Verdict::NeedsMoreRuns,
+        _ => Verdict::Unchanged,
+    }
+}
+
 /// What a cell says about its kernel against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -364,12 +374,7 @@ pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Directi
         (Some(b), Some(n)) => significant(b, mean.spread(base), n, mean.spread(&stats)),
         _ => false,
     };
-    let verdict = match changes.mean {
-        Some(c) if significant && c > 0.0 => Verdict::Improvement,
-        Some(c) if significant && c < 0.0 => Verdict::Regression,
-        Some(c) if !significant && c.abs() > 1.0 => Verdict::NeedsMoreRuns,
-        _ => Verdict::Unchanged,
-    };
+    let verdict = verdict(significant, changes.mean);
     let lkp_change = if lkp_absolute(metric) {
         Some(stats.amean - base.amean)
     } else if base.amean != 0.0 {

@@ -349,6 +349,33 @@ fn significance(rows: &[&Row], row: &Row, mean: Stat) -> Vec<bool> {
         .collect()
 }
 
+/// Marks each cell's mean as mmtests does (`significance`), table by table (one per direction),
+/// and sets the verdicts to match: the page, the JSON and the text say the same.
+pub fn mark_significance(rows: &mut [Row]) {
+    for direction in [Direction::Higher, Direction::Lower] {
+        let mean = Stat::mean(direction);
+        let marks: Vec<(usize, Vec<bool>)> = {
+            let table: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+                .collect();
+            rows.iter()
+                .enumerate()
+                .filter(|(_, r)| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+                .map(|(i, r)| (i, significance(&table, r, mean)))
+                .collect()
+        };
+        for (i, marks) in marks {
+            for (k, cell) in rows[i].cells.iter_mut().enumerate().skip(1) {
+                if let Some(cell) = cell {
+                    cell.significant = marks[k];
+                    cell.verdict = crate::compare::verdict(cell.significant, cell.changes.mean);
+                }
+            }
+        }
+    }
+}
+
 /// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it: rows come from
 /// the baseline's operations. A comparison mixing directions gets one table per direction,
 /// separated by a blank line.

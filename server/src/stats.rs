@@ -175,7 +175,7 @@ pub fn compare(
     };
     let mut keys: Vec<(&str, &str)> = meta.keys().copied().collect();
     keys.sort_by(|a, b| a.0.cmp(b.0).then_with(|| compare_params(a.1, b.1)));
-    let rows = keys
+    let mut rows: Vec<Row> = keys
         .into_iter()
         .map(|(metric, param)| {
             let (unit, direction) = meta[&(metric, param)];
@@ -217,6 +217,8 @@ pub fn compare(
             }
         })
         .collect();
+    // Significance is mmtests': from the intervals of the whole table.
+    app::mmtests::mark_significance(&mut rows);
     let runs = query
         .kernels
         .iter()
