@@ -357,11 +357,15 @@ pub fn mark_significance(rows: &mut [Row]) {
         let marks: Vec<(usize, Vec<bool>)> = {
             let table: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+                .filter(|r| {
+                    r.direction == direction && r.cells.first().is_some_and(|c| c.is_some())
+                })
                 .collect();
             rows.iter()
                 .enumerate()
-                .filter(|(_, r)| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+                .filter(|(_, r)| {
+                    r.direction == direction && r.cells.first().is_some_and(|c| c.is_some())
+                })
                 .map(|(i, r)| (i, significance(&table, r, mean)))
                 .collect()
         };

@@ -43,13 +43,28 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
         };
         let rows: Vec<_> = c.rows.iter().filter(|r| r.metric == metric).collect();
         let direction = rows[0].direction;
+        // A sweep over powers of two (netperf's message sizes) is drawn on a log₂ axis; any
+        // other params are evenly spaced categories.
+        let powers: Option<Vec<f64>> = rows
+            .iter()
+            .map(|r| {
+                r.param
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|p| p.is_power_of_two())
+                    .map(|p| p.trailing_zeros() as f64)
+            })
+            .collect::<Option<Vec<f64>>>()
+            .filter(|v| v.len() >= 2);
+        let x_of = |i: usize| powers.as_ref().map_or(i as f64, |p| p[i]);
         let mean = Stat::mean(direction);
         // (x, mean, spread) per kernel.
         let series: Vec<Vec<(f64, f64, f64)>> = (0..c.query.kernels.len())
             .map(|k| {
                 rows.iter()
                     .enumerate()
-                    .filter_map(|(x, row)| {
+                    .filter_map(|(i, row)| {
+                        let x = x_of(i);
                         let stats = &row.cells.get(k)?.as_ref()?.stats;
                         let m = mean.of(stats)?;
                         let sd = match direction {
@@ -57,7 +72,7 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
                             app::label::Direction::Lower => stats.stddev,
                         }
                         .unwrap_or(0.0);
-                        Some((x as f64, plot_value(m), plot_value(sd)))
+                        Some((x, plot_value(m), plot_value(sd)))
                     })
                     .collect()
             })
@@ -92,20 +107,41 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
                 app::label::Direction::Lower => "lower",
             }
         );
-        let n = rows.len().max(1) as f64;
+        let (x_lo, x_hi) = match &powers {
+            Some(p) => (p[0].min(p[p.len() - 1]), p[0].max(p[p.len() - 1])),
+            None => (0.0, rows.len().max(1) as f64 - 1.0),
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(caption, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)
-            .build_cartesian_2d(-0.5..n - 0.5, lo..hi)
+            .build_cartesian_2d(x_lo - 0.5..x_hi + 0.5, lo..hi)
             .map_err(plot_err)?;
+        let log_label = |x: &f64| {
+            let r = x.round();
+            if (x - r).abs() < 1e-6 && (0.0..64.0).contains(&r) {
+                (1u64 << r as u32).to_string()
+            } else {
+                String::new()
+            }
+        };
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(rows.len().max(2))
-            .x_label_formatter(&|x| category_label(&labels, *x))
-            .x_desc("param")
+            .x_labels(match &powers {
+                Some(_) => (x_hi - x_lo) as usize + 1,
+                None => rows.len().max(2),
+            })
+            .x_label_formatter(&|x| match &powers {
+                Some(_) => log_label(x),
+                None => category_label(&labels, *x),
+            })
+            .x_desc(if powers.is_some() {
+                "param (log₂ scale)"
+            } else {
+                "param"
+            })
             .y_desc(format!("{}{unit}", mean.name()))
             .draw()
             .map_err(plot_err)?;

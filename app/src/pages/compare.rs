@@ -303,6 +303,95 @@ fn cell_title(
     t
 }
 
+/// The ratio view: a row per param, a column per kernel with its mean, then each kernel's ratio
+/// to the baseline (as in a mailing-list sweep table), from [`crate::mmtests::ratios`].
+fn ratio_view(c: &Comparison) -> AnyView {
+    let tables = crate::mmtests::ratios(c);
+    let p = c.precision;
+    tables
+        .into_iter()
+        .map(|t| {
+            let mean = Stat::mean(t.direction);
+            let kernels = t.kernels.clone();
+            let head = view! {
+                <tr>
+                    <th>"Param"</th>
+                    {kernels.iter().map(|k| view! { <th class="num">{format!("{} {}", mean.name(), k)}</th> }).collect_view()}
+                    {kernels.iter().skip(1).map(|k| view! { <th class="num">{format!("{k} / {}", kernels[0])}</th> }).collect_view()}
+                </tr>
+            };
+            let rows = t
+                .rows
+                .iter()
+                .map(|r| {
+                    let row = c
+                        .rows
+                        .iter()
+                        .find(|x| x.label == r.label && x.direction == t.direction);
+                    let means = (0..kernels.len())
+                        .map(|k| {
+                            let v = row
+                                .and_then(|x| x.cells.get(k))
+                                .and_then(|c| c.as_ref())
+                                .and_then(|c| mean.of(&c.stats))
+                                .map(|v| format!("{v:.p$}"))
+                                .unwrap_or_else(|| "-".into());
+                            view! { <td class="num">{v}</td> }
+                        })
+                        .collect_view();
+                    let ratios = r
+                        .cells
+                        .iter()
+                        .skip(1)
+                        .map(|cell| {
+                            let class = if cell.pct > 0.0 {
+                                "num better"
+                            } else if cell.pct < 0.0 {
+                                "num worse"
+                            } else {
+                                "num"
+                            };
+                            view! {
+                                <td class=class title=format!("{:+.2}% against the baseline", cell.pct)>
+                                    {format!("{:.0}%", 100.0 * cell.ratio)}
+                                </td>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <tr data-param=r.param.clone()>
+                            <td class="row-label">{r.param.clone()}</td>
+                            {means}
+                            {ratios}
+                        </tr>
+                    }
+                })
+                .collect_view();
+            let gmean = t
+                .gmean
+                .iter()
+                .skip(1)
+                .map(|g| view! { <td class="num">{format!("{:.0}%", 100.0 * g)}</td> })
+                .collect_view();
+            view! {
+                <table class="compare ratio-table">
+                    <thead>{head}</thead>
+                    <tbody>
+                        {rows}
+                        <tr class="gmean">
+                            <td>"Geometric mean"</td>
+                            {kernels.iter().map(|_| view! { <td></td> }).collect_view()}
+                            {gmean}
+                        </tr>
+                    </tbody>
+                </table>
+            }
+            .into_any()
+        })
+        .collect_view()
+        .into_any()
+}
+
 /// The comparison: actions, chart, mmtests table, and its text.
 #[component]
 fn ComparisonView(c: Comparison) -> impl IntoView {
@@ -332,6 +421,14 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
     text.push_str(&format!("\nPermalink: {doc}\n"));
     let kernels = c.query.kernels.clone();
     let precision = c.precision;
+    // The ratio view (`ratio=1` in the page's URL, or the button).
+    let ratio_on = {
+        let q = leptos_router::hooks::use_query_map();
+        let on = q.read_untracked().get("ratio").as_deref() == Some("1");
+        RwSignal::new(on)
+    };
+    let ratio_view = ratio_view(&c);
+    let ratio_text = crate::mmtests::ratio_text(&c);
     let runs_of: Vec<Vec<i64>> = kernels
         .iter()
         .map(|k| {
@@ -450,10 +547,20 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 <a id="download-csv" href=format!("{doc}?format=csv") download="comparison-samples.csv">"Samples (CSV)"</a>
                 <a id="download-svg" href=format!("{doc}?format=svg") download="comparison.svg">"Chart (SVG)"</a>
                 <a id="lkp-text" href=format!("{doc}?format=text&style=lkp")>"LKP report"</a>
+                <button type="button" id="toggle-ratio" on:click=move |_| ratio_on.update(|r| *r = !*r)>
+                    {move || if ratio_on.get() { "Statistics view" } else { "Ratio view" }}
+                </button>
                 <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
             </div>
+            <div id="ratio-view" class="ratio-view" class:hidden=move || !ratio_on.get()>
+                {ratio_view}
+                <details>
+                    <summary>"As text (mmtests --print-ratio)"</summary>
+                    <pre id="ratio-text">{ratio_text}</pre>
+                </details>
+            </div>
             {charts}
-            <table id="compare-table" class="compare">
+            <table id="compare-table" class="compare" class:hidden=move || ratio_on.get()>
                 <thead>
                     <tr>
                         <th>"Statistic"</th>

@@ -236,3 +236,22 @@ async fn triage_alerts_with_the_keyboard_in_chromium() {
     let bad_x = if s["machine"] == "lkp-bdw-de1" { 12 } else { 8 };
     assert!(out.contains(&format!("selected-x={bad_x}")), "{out}");
 }
+
+/// The ratio view of seed 004's kind of table, in Chromium, on an oracle case.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ratio_view_in_chromium() {
+    let app = spawn_app().await;
+    let tar = read_fixture("mmtests-oracle/cases/np01-realistic/work-log.tar.gz");
+    let r = app
+        .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", "m")])
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    run_e2e(
+        "ratio.mjs",
+        vec![
+            app.base.clone(),
+            "/compare?benchmark=netperf-tcp&machine=m&kernels=6.1.0-vanilla,6.2.0-rc3-vanilla,6.2.0-rc3-sched".into(),
+        ],
+    )
+    .await;
+}
