@@ -16,9 +16,11 @@ pub fn detect(text: &str) -> bool {
     if text.lines().any(is_banner) {
         return true;
     }
-    // Bare `-P 0` or sweep lines: every non-empty line is 5 numbers (recv send msg secs tput).
+    // Bare `-P 0` or sweep lines: every non-empty line is 5 numbers (recv send msg secs tput),
+    // or omni's `value,unit`.
     let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
-    lines.peek().is_some() && lines.all(|l| bare_fields(l).is_some())
+    lines.peek().is_some()
+        && lines.all(|l| bare_fields(l).is_some() || value_unit(l.trim()).is_some())
 }
 
 fn is_banner(line: &str) -> bool {
@@ -30,6 +32,14 @@ fn is_banner(line: &str) -> bool {
             || l.starts_with("UDP ")
             || l.starts_with("SCTP ")
             || l.starts_with("OMNI "))
+}
+
+/// `17022.96,10^6bits/s`: a throughput and its unit, as omni `-o` prints them with `-P 0`.
+fn value_unit(line: &str) -> Option<(f64, &str)> {
+    let (v, unit) = line.split_once(',')?;
+    let unit = unit.trim();
+    unit_factor(unit)?;
+    Some((v.trim().parse().ok()?, unit))
 }
 
 /// `recv send msgsize secs throughput` as numbers.
@@ -331,18 +341,41 @@ fn collect(text: &str) -> Result<Collected, IngestError> {
             continue;
         }
         if t.starts_with("bytes") || t.starts_with("Bytes") {
-            // The units row of a classic header; the data row follows.
-            let units = t;
+            // The units row of a classic header; the data row follows. Pasted into a mail, the
+            // header may be wrapped at ~72 columns (seed 003): lines of words only continue it.
+            let mut units = t.to_owned();
             let mut j = i + 1;
-            while j < lines.len() && lines[j].trim().is_empty() {
-                j += 1;
+            while j < lines.len() {
+                let l = lines[j].trim();
+                if l.is_empty() {
+                    j += 1;
+                } else if data_fields(l).is_none() && !is_banner(l) {
+                    units.push(' ');
+                    units.push_str(l);
+                    j += 1;
+                } else {
+                    break;
+                }
             }
-            let Some(fields) = lines.get(j).and_then(|l| data_fields(l)) else {
+            let units = units.as_str();
+            let Some(mut fields) = lines.get(j).and_then(|l| data_fields(l)) else {
                 return Err(IngestError::at_line(
                     line_no,
                     "netperf header with no data row",
                 ));
             };
+            // A wrapped data row: a stream row with CPU columns has 9 fields; the ones the
+            // wrap moved come alone on the next line.
+            if (6..9).contains(&fields.len()) {
+                if let Some(rest) = lines.get(j + 1).and_then(|l| data_fields(l)) {
+                    if fields.len() + rest.len() == 9
+                        && rest.iter().all(|w| w.parse::<f64>().is_ok())
+                    {
+                        fields.extend(rest);
+                        j += 1;
+                    }
+                }
+            }
             let data_line = j as u64 + 1;
             let name = test.clone().unwrap_or_else(|| "TCP_STREAM".into());
             match name.as_str() {
@@ -481,6 +514,12 @@ fn collect(text: &str) -> Result<Collected, IngestError> {
                 }
             }
             i = j + 1;
+            continue;
+        }
+        if let Some((v, unit)) = value_unit(t) {
+            // omni `-o throughput,throughput_units -P 0`: `value,unit` lines without a header.
+            c.throughput(line_no, "Throughput", "", v, unit)?;
+            i += 1;
             continue;
         }
         if let Some(f) = bare_fields(t) {
@@ -854,6 +893,46 @@ run netperf m1 6.1.0 None
                 "16384 [(0, 18425.39)]"
             ]
         );
+    }
+
+    /// Seed 003: netperf 2.3 output pasted into a mail, header and data rows wrapped at ~72
+    /// columns, three `Run N:` blocks: one sample per run, KBytes/s normalised to 10^6bits/s.
+    #[test]
+    fn mail_wrapped_runs_are_one_sample_each() {
+        let text = fixture("seed003-mail-wrapped-runs.txt");
+        let (format, runs) = parse_file(text.as_bytes(), None, &test_meta()).unwrap();
+        assert_eq!(format, Format::Netperf);
+        let tput = runs[0]
+            .series
+            .iter()
+            .find(|s| s.metric.as_str() == "Throughput")
+            .unwrap();
+        assert_eq!(tput.param.as_str(), "16384");
+        let got: Vec<String> = tput
+            .samples
+            .iter()
+            .map(|(_, v)| format!("{v:.2}"))
+            .collect();
+        // 410302.39 KBytes/s · 8 · 1024 / 10^6 = 3361.20 10^6bits/s.
+        assert_eq!(got, ["3361.20", "3354.71", "3312.47"]);
+        let sd = runs[0]
+            .series
+            .iter()
+            .find(|s| s.metric.as_str() == "ServiceDemand-remote")
+            .unwrap();
+        assert_eq!(sd.samples.len(), 3, "the wrapped last column is read too");
+    }
+
+    /// omni `-o throughput,throughput_units -P 0`: `value,unit` lines only.
+    #[test]
+    fn omni_csv_without_its_header() {
+        let text = fixture("omni-o-P0.txt");
+        let (format, runs) = parse_file(text.as_bytes(), None, &test_meta()).unwrap();
+        assert_eq!(format, Format::Netperf);
+        let got: Vec<f64> = runs[0].series[0].samples.iter().map(|(_, v)| *v).collect();
+        assert_eq!(got, [17022.96, 16950.12, 17101.40]);
+        let (_, runs) = parse_file(text.as_bytes(), Some(Format::Netperf), &test_meta()).unwrap();
+        assert_eq!(runs[0].series[0].samples.len(), 3);
     }
 
     #[test]

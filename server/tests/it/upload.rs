@@ -262,3 +262,34 @@ async fn form_fields_may_not_contradict_the_file() {
     .await;
     assert_eq!(app.counts().await, before);
 }
+
+/// Seed 003 as it was pasted in the mail (wrapped header, `Run N:` blocks), and omni's
+/// headerless `value,unit` lines, through the API with `format=netperf`.
+#[tokio::test(flavor = "multi_thread")]
+async fn netperf_as_people_paste_it() {
+    let app = spawn_app().await;
+    let body = app
+        .upload_fixture(
+            "format=netperf&benchmark=netperf-tcp&machine=dl145&kernel=2.6.12-rc5",
+            "netperf/seed003-mail-wrapped-runs.txt",
+        )
+        .await;
+    let run = body["runs"][0]["id"].as_i64().expect("a run");
+    let (_, detail) = app.get_json(&format!("/api/v1/runs/{run}")).await;
+    let tput = detail["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["metric"] == "Throughput")
+        .unwrap()
+        .clone();
+    assert_eq!(tput["samples"].as_array().unwrap().len(), 3, "{tput}");
+    assert_eq!(tput["unit"], "10^6bits/s");
+    let body = app
+        .upload_fixture(
+            "format=netperf&benchmark=netperf-omni&machine=dl145&kernel=2.6.12-rc5",
+            "netperf/omni-o-P0.txt",
+        )
+        .await;
+    assert_eq!(body["runs"][0]["samples"], 3, "{body}");
+}
