@@ -47,6 +47,9 @@ pub struct Stats {
     /// sample, or no mean).
     #[serde(default)]
     pub ci: Option<f64>,
+    /// Samples above 0: for a failure key, the runs in which the failure was seen.
+    #[serde(default)]
+    pub present: i64,
 }
 
 /// A row statistic of the mmtests table.
@@ -314,6 +317,14 @@ pub fn default_precision(benchmark: &str) -> usize {
 }
 
 /// Whether LKP reports this metric's change as an absolute difference.
+/// Whether an LKP key counts failures or warnings per run (`dmesg.*`, `kmsg.*`,
+/// `last_state.*`): LKP reports these as `fail:runs` with `%reproduction`, not as means.
+pub fn is_failure_key(metric: &str) -> bool {
+    ["dmesg.", "kmsg.", "last_state."]
+        .iter()
+        .any(|p| metric.starts_with(p))
+}
+
 pub fn lkp_absolute(metric: &str) -> bool {
     metric.ends_with('%') || metric.starts_with("perf-profile")
 }
@@ -482,6 +493,67 @@ pub fn lkp_text(c: &Comparison, all: bool) -> String {
     lkp_report(c, all, "kernel", &c.query.kernels)
 }
 
+/// lkp-tests' `fail:runs  %reproduction  fail:runs` block: per failure key (`is_failure_key`)
+/// and kernel, the runs it was seen in out of the kernel's runs, and the change of that rate
+/// against the baseline. Only keys whose rate changed, unless `all`; empty without any.
+pub fn fail_runs_block(c: &Comparison, all: bool) -> String {
+    let runs: Vec<usize> = c
+        .query
+        .kernels
+        .iter()
+        .map(|k| {
+            c.runs
+                .iter()
+                .find(|r| &r.kernel == k)
+                .map_or(0, |r| r.runs.len())
+        })
+        .collect();
+    let fail = |row: &Row, k: usize| -> usize {
+        row.cells
+            .get(k)
+            .and_then(|c| c.as_ref())
+            .map_or(0, |c| c.stats.present.max(0) as usize)
+    };
+    let rate = |f: usize, n: usize| {
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * f as f64 / n as f64
+        }
+    };
+    let mut lines = String::new();
+    for row in c.rows.iter().filter(|r| is_failure_key(&r.metric)) {
+        let base = rate(fail(row, 0), runs[0]);
+        let changed = (1..runs.len()).any(|k| rate(fail(row, k), runs[k]) != base);
+        if !all && !changed {
+            continue;
+        }
+        let count = |f: usize| if f == 0 { String::new() } else { f.to_string() };
+        lines.push_str(&format!("{:>11}:{:<3}", count(fail(row, 0)), runs[0]));
+        for (k, n) in runs.iter().enumerate().skip(1) {
+            let pct = rate(fail(row, k), *n) - base;
+            lines.push_str(&format!(
+                "{:>12}{:>12}:{:<3}",
+                format!("{pct:.0}%"),
+                count(fail(row, k)),
+                n
+            ));
+        }
+        lines.push_str(&format!("   {}\n", row.label));
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    let others = runs.len().saturating_sub(1);
+    format!(
+        "{:>16}{}\n{:>12}{}\n{lines}",
+        "fail:runs",
+        format!("{:>15}{:>13}", "%reproduction", "fail:runs").repeat(others),
+        "|",
+        format!("{:>14}{:>14}", "|", "|").repeat(others),
+    )
+}
+
 /// [`lkp_text`] with the compared axis named (`kernel`, `commit`) and described line by line
 /// (LKP lists commits as `3ff6cde846 ("subject")`).
 pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -> String {
@@ -510,6 +582,7 @@ pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -
     }
     out.push('\n');
     let others = kernels.len().saturating_sub(1);
+    out.push_str(&fail_runs_block(c, all));
     out.push_str(&format!(
         "         %stddev{}\n",
         "     %change         %stddev".repeat(others)
@@ -518,7 +591,7 @@ pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -
         "             \\  {}\n",
         "        |                \\  ".repeat(others)
     ));
-    for row in &c.rows {
+    for row in c.rows.iter().filter(|r| !is_failure_key(&r.metric)) {
         let changed = row.cells.iter().skip(1).flatten().any(|c| c.lkp_changed);
         if !all && !changed {
             continue;
@@ -572,6 +645,7 @@ mod tests {
             pstddev: (var / n).sqrt(),
             upper_median: sorted[sorted.len() / 2],
             ci: None,
+            present: values.iter().filter(|v| **v > 0.0).count() as i64,
         }
     }
 

@@ -148,6 +148,7 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
                 pstddev: pstddev.get(i).unwrap_or(0.0),
                 upper_median: upper_median.get(i).unwrap_or(f64::NAN),
                 ci: m.ci,
+                present: units.iter().filter(|v| **v > 0.0).count() as i64,
             },
         );
     }

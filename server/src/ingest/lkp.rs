@@ -288,6 +288,17 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta
     Ok(m)
 }
 
+/// A failure key (`dmesg.*`, `kmsg.*`, `last_state.*`: how often a warning or failure was seen
+/// in the run) is stored as such: unit `occurrences`, lower is better; LKP's text then shows it
+/// as `fail:runs`.
+fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
+    if app::compare::is_failure_key(key) {
+        (Some("occurrences"), Some(Direction::Lower))
+    } else {
+        (None, None)
+    }
+}
+
 /// `stats.json`: `{"netperf.Throughput_Mbps": 2497.1, ...}` → one run, one sample per key.
 pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let obj = json(bytes)?;
@@ -299,13 +310,14 @@ pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, In
         let value = v
             .as_f64()
             .ok_or_else(|| IngestError::field(k, format!("{k} is not a number")))?;
+        let (unit, direction) = failure_unit(k);
         b.push(Row {
             line: 1,
             run,
             metric: k,
             param: "",
-            unit: None,
-            direction: None,
+            unit,
+            direction,
             iteration: None,
             value,
         })
@@ -359,13 +371,14 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
                     let value = v.as_f64().ok_or_else(|| {
                         IngestError::field(k, format!("{k}[{col}] is not a number"))
                     })?;
+                    let (unit, direction) = failure_unit(k);
                     b.push(Row {
                         line: 1,
                         run,
                         metric: k,
                         param: "",
-                        unit: None,
-                        direction: None,
+                        unit,
+                        direction,
                         iteration: None,
                         value,
                     })

@@ -76,6 +76,8 @@ impl AppState {
         let changed: Vec<&app::compare::Row> = c
             .rows
             .iter()
+            // Failure keys are the fail:runs block's, not changed means with a trend.
+            .filter(|r| !app::compare::is_failure_key(&r.metric))
             .filter(|r| {
                 r.cells
                     .get(1)
@@ -102,11 +104,15 @@ impl AppState {
                     Direction::Higher => pct < 0.0,
                     Direction::Lower => pct > 0.0,
                 };
+                // LKP's stats keys carry their benchmark already (`netperf.Throughput_Mbps`).
+                let name = if row.label.starts_with(&format!("{benchmark}.")) {
+                    row.label.clone()
+                } else {
+                    format!("{benchmark}.{}", row.label)
+                };
                 out.push_str(&format!(
-                    "FYI, we noticed a {pct:+.1}% {} of {}.{} due to commit:\n\n",
+                    "FYI, we noticed a {pct:+.1}% {} of {name} due to commit:\n\n",
                     if worse { "regression" } else { "improvement" },
-                    benchmark,
-                    row.label
                 ));
             }
             None => out.push_str(&format!(

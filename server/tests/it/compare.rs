@@ -396,3 +396,44 @@ async fn the_page_offers_kernels_in_version_order() {
         "kernel-aware order"
     );
 }
+
+/// Seed 001: LKP's failure keys are `fail:runs` with `%reproduction`, above the `%stddev`
+/// block, in lkp-tests' columns; in the comparison's LKP text and in `/api/v1/report`.
+#[tokio::test(flavor = "multi_thread")]
+async fn lkp_failure_keys_print_as_fail_runs() {
+    let app = spawn_app().await;
+    let base = r#"{"stats_source": ["a", "b", "c", "d"],
+        "netperf.Throughput_Mbps": [2497, 2496, 2498, 2497]}"#;
+    let bad = r#"{"stats_source": ["a", "b", "c", "d"],
+        "netperf.Throughput_Mbps": [2345, 2346, 2344, 2345],
+        "dmesg.WARNING:at#for_ip_interrupt_entry/0x": [1, 0, 1, 0]}"#;
+    for (commit, body) in [("3ff6cde846857d45", base), ("a337531b942bd8a0", bad)] {
+        let r = app
+            .upload_raw(
+                &format!("benchmark=netperf&machine=lkp-bdw-de1&kernel={commit}&commit={commit}"),
+                body,
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let (status, text) = app
+        .get_text("/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=3ff6cde846857d45,a337531b942bd8a0&format=text&style=lkp")
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let block = "       fail:runs  %reproduction    fail:runs\n           |             |             |\n           :4           50%           2:4     dmesg.WARNING:at#for_ip_interrupt_entry/0x\n         %stddev     %change         %stddev\n";
+    assert!(text.contains(block), "{text}");
+    assert_eq!(
+        text.matches("dmesg.WARNING").count(),
+        1,
+        "the failure key is not also a %stddev row: {text}"
+    );
+    let (status, report) = app
+        .get_text("/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1&base=3ff6cde846857d45&bad=a337531b942bd8a0")
+        .await;
+    assert_eq!(status, 200, "{report}");
+    assert!(report.contains(block), "{report}");
+    assert!(
+        report.contains("FYI, we noticed a -6.1% regression of netperf.Throughput_Mbps"),
+        "{report}"
+    );
+}
