@@ -27,6 +27,8 @@ pub enum Shape {
     Text,
     Csv,
     Svg,
+    /// `format=html`: a self-contained HTML file (`crate::offline`).
+    Document,
 }
 
 impl Shape {
@@ -36,8 +38,9 @@ impl Shape {
             "text" | "txt" => Ok(Shape::Text),
             "csv" => Ok(Shape::Csv),
             "svg" => Ok(Shape::Svg),
+            "html" => Ok(Shape::Document),
             other => Err(ApiError::BadRequest(format!(
-                "format must be json, text, csv or svg, not {other:?}"
+                "format must be json, text, csv, svg or html, not {other:?}"
             ))),
         }
     }
@@ -229,6 +232,7 @@ async fn respond(
         Shape::Text => format!("text {text_style} {all} {ratio} {origin}"),
         Shape::Csv => "csv".to_owned(),
         Shape::Svg => format!("svg {:?}", view.chart),
+        Shape::Document => format!("html {origin}"),
     };
     let body = match computed.body(&key) {
         Some(body) => body,
@@ -258,6 +262,16 @@ async fn respond(
                     text.into()
                 }
                 Shape::Csv => samples_csv(&computed)?.into(),
+                Shape::Document => {
+                    let svg = {
+                        let computed = computed.clone();
+                        state
+                            .heavy
+                            .run(move || crate::chart::svg(&computed.comparison, None))
+                            .await??
+                    };
+                    comparison_document(c, &origin, svg).into()
+                }
                 Shape::Svg => {
                     let (computed, chart) = (computed.clone(), view.chart.clone());
                     state
@@ -281,6 +295,7 @@ async fn respond(
         Shape::Text => "text/plain; charset=utf-8",
         Shape::Csv => "text/csv; charset=utf-8",
         Shape::Svg => "image/svg+xml",
+        Shape::Document => "text/html; charset=utf-8",
     };
     let mut response = ([(header::CONTENT_TYPE, content_type)], body).into_response();
     if shape == Shape::Csv {
@@ -290,6 +305,49 @@ async fn respond(
         );
     }
     Ok(response)
+}
+
+/// The offline report of a comparison: what was compared, the chart, mmtests' table and
+/// LKP's, and the permalink.
+fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) -> String {
+    use crate::offline::{document, Part};
+    let q = &c.query;
+    let mut facts = vec![
+        ("benchmark".to_owned(), q.benchmark.clone()),
+        ("machine".to_owned(), q.machine.clone()),
+        (
+            "baseline".to_owned(),
+            q.kernels.first().cloned().unwrap_or_default(),
+        ),
+    ];
+    for r in &c.runs {
+        facts.push((
+            format!("runs of {}", r.kernel),
+            r.runs
+                .iter()
+                .map(|id| id.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let mut parts = vec![Part::Facts(facts)];
+    if let Some(id) = &c.permalink {
+        parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
+    }
+    parts.push(Part::Svg(svg));
+    parts.push(Part::Heading("mmtests".into()));
+    parts.push(Part::Pre(mmtests_text(c)));
+    parts.push(Part::Heading("LKP".into()));
+    parts.push(Part::Pre(lkp_text(c, true)));
+    document(
+        &format!(
+            "{} on {}: {}",
+            q.benchmark,
+            q.machine,
+            q.kernels.join(" vs ")
+        ),
+        &parts,
+    )
 }
 
 #[cfg(test)]

@@ -56,9 +56,10 @@ pub async fn trend(
         Some("json") => Shape::Json,
         Some("text") | Some("txt") => Shape::Text,
         Some("svg") => Shape::Svg,
+        Some("html") => Shape::Document,
         Some(other) => {
             return Err(ApiError::BadRequest(format!(
-                "format must be json, text or svg, not {other:?}"
+                "format must be json, text, svg or html, not {other:?}"
             )))
         }
     };
@@ -79,6 +80,7 @@ pub async fn trend(
     let content_type = match shape {
         Shape::Text => "text/plain; charset=utf-8",
         Shape::Svg => "image/svg+xml",
+        Shape::Document => "text/html; charset=utf-8",
         _ => "application/json",
     };
     let start = std::time::Instant::now();
@@ -120,6 +122,16 @@ pub async fn trend(
                 .run(move || crate::chart::trend_svg(&trend))
                 .await??
                 .into()
+        }
+        Shape::Document => {
+            let svg = {
+                let trend = trend.clone();
+                state
+                    .heavy
+                    .run(move || crate::chart::trend_svg(&trend))
+                    .await??
+            };
+            trend_document(&trend, svg, width, height).into()
         }
         _ => {
             // ~460 bytes a point: sized once instead of doubling through megabytes.
@@ -252,8 +264,9 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
                 .await??;
             Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
         }
-        Shape::Text => Err(ApiError::BadRequest(
-            "an ASCII chart shows one trend: ask for one machine and one param".into(),
+        Shape::Text | Shape::Document => Err(ApiError::BadRequest(
+            "an ASCII chart or an HTML report shows one trend: ask for one machine and one param"
+                .into(),
         )),
         _ => {
             let all: Vec<&app::trend::Trend> = trends.iter().map(|t| &**t).collect();
@@ -367,6 +380,52 @@ pub struct ReportParams {
     machine: Label,
     base: String,
     bad: String,
+    /// `text` (default) or `html` (a self-contained file).
+    format: Option<String>,
+}
+
+/// The offline report of a trend: the chart, the ASCII chart, the change points.
+fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usize) -> String {
+    use crate::offline::{document, Part};
+    let q = &t.query;
+    let facts = vec![
+        ("benchmark".to_owned(), q.benchmark.clone()),
+        ("machine".to_owned(), q.machine.clone()),
+        ("metric".to_owned(), t.title()),
+        ("ordered by".to_owned(), t.order.clone()),
+        ("commits".to_owned(), t.points.len().to_string()),
+    ];
+    let changes: String = t
+        .change_points
+        .iter()
+        .map(|c| {
+            format!(
+                "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
+                c.verdict,
+                c.sha.as_deref().unwrap_or(&c.kernel),
+                c.kernel,
+                c.before,
+                c.after,
+                c.change_pct,
+                c.p_value
+            )
+        })
+        .collect();
+    document(
+        &format!("{} of {} on {}", t.title(), q.benchmark, q.machine),
+        &[
+            Part::Facts(facts),
+            Part::Svg(svg),
+            Part::Heading("Change points".into()),
+            Part::Pre(if changes.is_empty() {
+                "none\n".into()
+            } else {
+                changes
+            }),
+            Part::Heading("As text".into()),
+            Part::Pre(t.ascii(width, height)),
+        ],
+    )
 }
 
 /// `GET /api/v1/report?benchmark=B&machine=M&base=SHA&bad=SHA`: the LKP-style mail body.
@@ -376,6 +435,15 @@ pub async fn report(
     ApiQuery(q): ApiQuery<ReportParams>,
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
 ) -> ApiResult<Response> {
+    let html = match q.format.as_deref() {
+        None | Some("text") | Some("txt") => false,
+        Some("html") => true,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "format must be text or html, not {other:?}"
+            )))
+        }
+    };
     let link = format!("{}{uri}", super::origin(&state, &headers));
     let text = state
         .report(
@@ -386,5 +454,16 @@ pub async fn report(
             &link,
         )
         .await?;
+    if html {
+        use crate::offline::{document, Part};
+        let doc = document(
+            &format!(
+                "{} on {}: {} against {}",
+                q.benchmark, q.machine, q.bad, q.base
+            ),
+            &[Part::Pre(text), Part::Link("This report".into(), link)],
+        );
+        return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], doc).into_response());
+    }
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }

@@ -255,3 +255,51 @@ async fn the_ratio_view_in_chromium() {
     )
     .await;
 }
+
+/// `format=html` on a permalink, a trend and a regression report: one file each, opened in
+/// Chromium with the network off and every request refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn offline_reports_open_without_the_network_in_chromium() {
+    let app = crate::trend::seeded().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    // A permalink of the two commits around the step.
+    let (a, b) = (&crate::trend::sha(12)[..12], &crate::trend::sha(15)[..12]);
+    let (status, c) = app
+        .get_json("/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=build-0,build-1")
+        .await;
+    assert_eq!(status, 200, "{c}");
+    let id = c["permalink"].as_str().unwrap().to_owned();
+    for (name, path, expected) in [
+        (
+            "permalink.html",
+            format!("/c/{id}?format=html"),
+            "Permalink".to_owned(),
+        ),
+        (
+            "trend.html",
+            format!("{}&format=html", crate::trend::TREND),
+            "Change points".to_owned(),
+        ),
+        (
+            "report.html",
+            format!(
+                "/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1&base={a}&bad={b}&format=html"
+            ),
+            "FYI, we noticed".to_owned(),
+        ),
+    ] {
+        let r = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{path}");
+        assert!(r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html"));
+        let html = r.text().await.unwrap();
+        let file = dir.path().join(name);
+        std::fs::write(&file, html).unwrap();
+        args.push(file.to_string_lossy().into_owned());
+        args.push(expected);
+    }
+    run_e2e("offline.mjs", args).await;
+}
