@@ -506,7 +506,7 @@ async fn several_machines_or_params_share_one_chart() {
     for (query, needle) in [
         (
             "&machines=lkp-bdw-de1&format=text",
-            "an ASCII chart shows one trend",
+            "shows one trend: ask for one machine",
         ),
         ("&machines=lkp-bdw-de1&params=*", "not both"),
         ("&params=*", "machine is required"),
