@@ -296,6 +296,10 @@ pub struct Comparison {
     /// The permalink id (`/c/{id}`), when one has been made.
     pub permalink: Option<String>,
     pub rows: Vec<Row>,
+    /// What differs between the baseline's runs and each kernel's, besides the kernel
+    /// (`crate::facts`): kernels without differences are left out.
+    #[serde(default)]
+    pub facts: Vec<crate::facts::FactsDiff>,
 }
 
 /// The label mmtests gives a row.
@@ -735,6 +739,7 @@ mod tests {
                 direction: Direction::Higher,
                 cells: vec![Some(base), Some(other)],
             }],
+            facts: Vec::new(),
         };
         // A 0 throughput has no harmonic mean: mmtests prints the cell as 0.00 (np22).
         let text = mmtests_text(&c);

@@ -10,6 +10,7 @@ pub mod alerts;
 pub mod api;
 pub mod chart;
 pub mod compare;
+pub mod facts;
 pub mod kernel;
 pub mod label;
 pub mod mmtests;

@@ -244,13 +244,32 @@ impl AppState {
         precision: Option<usize>,
     ) -> Result<Computed, ApiError> {
         // polars may block; keep it off the async workers, within the heavy-work limit.
-        let computed = self
+        let mut computed = self
             .heavy
             .run(move || {
                 crate::stats::compare(query, &series, precision)
                     .map(|comparison| Computed::new(comparison, series))
             })
             .await??;
+        // What differs besides the kernel, from the facts of each kernel's runs.
+        let c = &mut computed.comparison;
+        let ids: Vec<i64> = c.runs.iter().flat_map(|r| r.runs.iter().copied()).collect();
+        let facts = self.store.run_facts(&ids).await?;
+        let merged: Vec<_> = c
+            .query
+            .kernels
+            .iter()
+            .map(|k| {
+                let runs: Vec<Vec<(String, String)>> = c
+                    .runs
+                    .iter()
+                    .filter(|r| &r.kernel == k)
+                    .flat_map(|r| r.runs.iter().filter_map(|id| facts.get(id).cloned()))
+                    .collect();
+                app::facts::merge(&runs)
+            })
+            .collect();
+        c.facts = app::facts::diff(&c.query.kernels, &merged);
         Ok(computed)
     }
 

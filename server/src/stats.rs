@@ -237,6 +237,7 @@ pub fn compare(
         precision,
         permalink: None,
         rows,
+        facts: Vec::new(),
     })
 }
 

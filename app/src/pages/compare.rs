@@ -428,6 +428,32 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
         RwSignal::new(on)
     };
     let ratio_view = ratio_view(&c);
+    // What else differs between the baseline's runs and each kernel's (machine, CPU, config,
+    // sysctl, command line, governor...), loudly when more than the kernel changed.
+    let facts_view = (!c.facts.is_empty()).then(|| {
+        let baseline = kernels.first().cloned().unwrap_or_default();
+        let warnings: Vec<String> = c
+            .facts
+            .iter()
+            .filter(|d| d.warning)
+            .map(|d| d.kernel.clone())
+            .collect();
+        let text = crate::facts::text(&baseline, &c.facts);
+        view! {
+            <section id="facts-diff">
+                {(!warnings.is_empty()).then(|| view! {
+                    <p id="facts-warning" class="error">
+                        {format!("More than the kernel changed between {baseline} and {}: compare with care.", warnings.join(", "))}
+                    </p>
+                })}
+                <details open=!warnings.is_empty()>
+                    <summary>"What differs besides the kernel"</summary>
+                    <pre id="facts-text">{text}</pre>
+                </details>
+            </section>
+        }
+        .into_any()
+    });
     let ratio_text = crate::mmtests::ratio_text(&c);
     let runs_of: Vec<Vec<i64>> = kernels
         .iter()
@@ -552,6 +578,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 </button>
                 <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
             </div>
+            {facts_view}
             <div id="ratio-view" class="ratio-view" class:hidden=move || !ratio_on.get()>
                 {ratio_view}
                 <details>

@@ -259,6 +259,13 @@ async fn respond(
                     if let Some(id) = &c.permalink {
                         text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
                     }
+                    // Under the permalink: what else differs (the table above stays mmtests').
+                    let baseline = c.query.kernels.first().map_or("", String::as_str);
+                    let facts = app::facts::text(baseline, &c.facts);
+                    if !facts.is_empty() {
+                        text.push('\n');
+                        text.push_str(&facts);
+                    }
                     text.into()
                 }
                 Shape::Csv => samples_csv(&computed)?.into(),
@@ -333,6 +340,12 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     let mut parts = vec![Part::Facts(facts)];
     if let Some(id) = &c.permalink {
         parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
+    }
+    let baseline = q.kernels.first().map_or("", String::as_str);
+    let facts = app::facts::text(baseline, &c.facts);
+    if !facts.is_empty() {
+        parts.push(Part::Heading("What else differs".into()));
+        parts.push(Part::Pre(facts));
     }
     parts.push(Part::Svg(svg));
     parts.push(Part::Heading("mmtests".into()));

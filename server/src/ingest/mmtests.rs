@@ -139,6 +139,7 @@ fn archive_error(e: std::io::Error) -> IngestError {
 fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let mut archive = tar::Archive::new(reader);
     let mut builder = RunBuilder::default();
+    let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
     let mut content = String::new();
     // A GNU long name or a PAX `path` for the next entry.
@@ -206,6 +207,27 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
         if !kind.is_file() {
             continue;
         }
+        if let Some((kernel, name)) = system_place(&path) {
+            // A system file beside the results (kernel config, uname, lscpu, sysctl...).
+            content.clear();
+            entry
+                .by_ref()
+                .take(MAX_ENTRY)
+                .read_to_string(&mut content)
+                .map_err(|e| archive_error(e).in_file(&path))?;
+            if let Some(found) = super::facts::system_facts(name, &content) {
+                let facts = system.entry(kernel.to_owned()).or_default();
+                facts.extend(found);
+                if facts.len() > super::facts::MAX_FACTS {
+                    return Err(IngestError::new(format!(
+                        "more than {} facts about the system of {kernel}",
+                        super::facts::MAX_FACTS
+                    ))
+                    .in_file(&path));
+                }
+            }
+            continue;
+        }
         let Some(at) = place(&path) else { continue };
         content.clear();
         entry
@@ -218,7 +240,7 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    builder.finish().map_err(|e| {
+    let mut runs = builder.finish().map_err(|e| {
         if e.line.is_none() && e.field.is_none() && e.message.starts_with("no samples") {
             IngestError::new(
                 "no mmtests <run>/iter-N/<benchmark>/logs/ files with results in the archive",
@@ -226,7 +248,28 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
         } else {
             e
         }
-    })
+    })?;
+    for run in &mut runs {
+        if let Some(facts) = system.get(run.key.kernel.as_str()) {
+            run.facts.extend(facts.iter().cloned());
+        }
+    }
+    Ok(runs)
+}
+
+/// `<run>/iter-N/<file>` (or `<run>/<file>`) naming a system file: the run and the file name.
+fn system_place(path: &str) -> Option<(&str, &str)> {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let name = *parts.last()?;
+    super::facts::system_facts(name, "")?;
+    match parts.len() {
+        n if n >= 3 && parts[n - 2].starts_with("iter-") => Some((parts[n - 3], name)),
+        n if n >= 2 => Some((parts[n - 2], name)),
+        _ => None,
+    }
 }
 
 fn log_file(

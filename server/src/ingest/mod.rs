@@ -4,6 +4,7 @@
 //! machine, kernel and commit) and series (one per metric and parameter), and checks what no
 //! single row can: duplicate iterations, a unit or direction that changes within a series.
 
+pub mod facts;
 mod generic;
 mod hackbench;
 pub mod history;

@@ -421,4 +421,29 @@ impl Store {
                 .map(|(spec,)| spec),
         )
     }
+
+    /// The facts and tags of runs, by run id: what a comparison diffs besides the kernel.
+    /// Tags count as facts `tag.<key>`.
+    pub async fn run_facts(
+        &self,
+        ids: &[i64],
+    ) -> StoreResult<std::collections::HashMap<i64, Vec<(String, String)>>> {
+        let ids = serde_json::to_string(ids)?;
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, facts, tags FROM run WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(ids)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, facts, tags)| {
+                let mut all: Vec<(String, String)> =
+                    serde_json::from_str(&facts).unwrap_or_default();
+                let tags: Vec<(String, String)> = serde_json::from_str(&tags).unwrap_or_default();
+                all.extend(tags.into_iter().map(|(k, v)| (format!("tag.{k}"), v)));
+                (id, all)
+            })
+            .collect())
+    }
 }

@@ -437,3 +437,74 @@ async fn lkp_failure_keys_print_as_fail_runs() {
         "{report}"
     );
 }
+
+/// An mmtests tree whose runs carry their system files: the comparison says what differs
+/// besides the kernel — config options, and loudly the governor — in JSON, text and page.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_changed_besides_the_kernel() {
+    let app = spawn_app().await;
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    tar.append_dir_all("log", fixture("mmtests/work-log"))
+        .unwrap();
+    let mut add = |path: &str, text: &str| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(text.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        tar.append_data(&mut h, path, text.as_bytes()).unwrap();
+    };
+    let governor = |g: &str| {
+        format!("analyzing CPU 0:\n  driver: intel_pstate\n  The governor \"{g}\" may decide which speed to use\n")
+    };
+    add(
+        "log/5.4.0-vanilla/iter-0/cpupower",
+        &governor("performance"),
+    );
+    add("log/5.5.0-vanilla/iter-0/cpupower", &governor("powersave"));
+    add(
+        "log/5.4.0-vanilla/iter-0/kernel-config",
+        "CONFIG_HZ=250\nCONFIG_OLD=y\n",
+    );
+    add(
+        "log/5.5.0-vanilla/iter-0/kernel-config",
+        "CONFIG_HZ=1000\nCONFIG_NEW=m\n",
+    );
+    add(
+        "log/5.5.0-rc3-vanilla/iter-0/kernel-config",
+        "CONFIG_HZ=250\nCONFIG_OLD=y\n",
+    );
+    add(
+        "log/5.5.0-rc3-vanilla/iter-0/cpupower",
+        &governor("performance"),
+    );
+    let bytes = tar.into_inner().unwrap().finish().unwrap();
+    let r = app
+        .upload_multipart(&[("work-log.tar.gz", bytes)], &[("machine", "m1")])
+        .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let path = "/api/v1/compare?benchmark=netperf-tcp&machine=m1&kernels=5.4.0-vanilla,5.5.0-rc3-vanilla,5.5.0-vanilla";
+    let (status, c) = app.get_json(path).await;
+    assert_eq!(status, 200, "{c}");
+    let facts = c["facts"].as_array().unwrap();
+    assert_eq!(facts.len(), 1, "only 5.5.0-vanilla differs: {c}");
+    assert_eq!(facts[0]["kernel"], "5.5.0-vanilla");
+    assert_eq!(facts[0]["warning"], true);
+    let (_, text) = app.get_text(&format!("{path}&format=text")).await;
+    assert!(text.contains("WARNING: more than the kernel changed between 5.4.0-vanilla and 5.5.0-vanilla: governor\n"), "{text}");
+    assert!(
+        text.contains("    governor: performance -> powersave\n"),
+        "{text}"
+    );
+    assert!(text.contains("    CONFIG_HZ: 250 -> 1000\n"), "{text}");
+    assert!(
+        text.contains("    + CONFIG_NEW=m\n") && text.contains("    - CONFIG_OLD=y\n"),
+        "{text}"
+    );
+    let (_, page) = app
+        .get_text("/compare?benchmark=netperf-tcp&machine=m1&kernels=5.4.0-vanilla,5.5.0-vanilla")
+        .await;
+    assert!(page.contains("id=\"facts-warning\""), "the page warns");
+}

@@ -1,0 +1,159 @@
+//! Facts about the system a run ran on, from the files benchmark harnesses keep beside the
+//! results: a kernel config, `uname -a`, `/proc/cmdline`, `lscpu`, `cpupower frequency-info`,
+//! `sysctl -a`, the tuned profile; and LKP's job and host files. Keys are grouped by prefix:
+//! `config.`, `sysctl.`, `cpu.`, and plain `uname`, `cmdline`, `governor`, `tuned`, `memory`...
+//! so that a comparison can say what changed besides the kernel (`app::facts`).
+
+/// The most facts one file may give (a kernel config has a few thousand options set).
+pub const MAX_FACTS: usize = 20_000;
+
+/// The facts of a system file named `name` (its last path component), or `None` if Perfline
+/// does not know the name.
+pub fn system_facts(name: &str, text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let line = || {
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_owned()
+    };
+    match name {
+        "kernel-config" | "config" | ".config" | "kconfig" => {
+            for l in text.lines().map(str::trim) {
+                if let Some((k, v)) = l.split_once('=') {
+                    if k.starts_with("CONFIG_") {
+                        out.push((format!("config.{k}"), v.trim_matches('"').to_owned()));
+                    }
+                }
+            }
+        }
+        "uname" | "uname-a" => out.push(("uname".into(), line())),
+        "cmdline" | "proc-cmdline" => out.push(("cmdline".into(), line())),
+        "tuned" | "tuned-profile" => out.push(("tuned".into(), line())),
+        "lscpu" => {
+            for l in text.lines() {
+                if let Some((k, v)) = l.split_once(':') {
+                    let key = match k.trim() {
+                        "Model name" => "cpu.model",
+                        "CPU(s)" => "cpu.count",
+                        "Thread(s) per core" => "cpu.threads_per_core",
+                        "Socket(s)" => "cpu.sockets",
+                        "NUMA node(s)" => "cpu.numa_nodes",
+                        "CPU max MHz" => "cpu.max_mhz",
+                        _ => continue,
+                    };
+                    out.push((key.into(), v.trim().to_owned()));
+                }
+            }
+        }
+        "cpupower" | "cpupower-frequency-info" => {
+            // `The governor "performance" may decide which speed to use`
+            for l in text.lines() {
+                if let Some(rest) = l.trim().strip_prefix("The governor \"") {
+                    if let Some((g, _)) = rest.split_once('"') {
+                        out.push(("governor".into(), g.to_owned()));
+                    }
+                }
+                if let Some(rest) = l.trim().strip_prefix("driver:") {
+                    out.push(("cpufreq_driver".into(), rest.trim().to_owned()));
+                }
+            }
+        }
+        "sysctl" | "sysctl-a" => {
+            for l in text.lines() {
+                if let Some((k, v)) = l.split_once(" = ") {
+                    out.push((format!("sysctl.{}", k.trim()), v.trim().to_owned()));
+                }
+            }
+        }
+        _ => return None,
+    }
+    out.truncate(MAX_FACTS + 1);
+    Some(out)
+}
+
+/// LKP's job file (`job.yaml`) and host file: the keys that describe the system.
+pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
+    const KEYS: [(&str, &str); 10] = [
+        ("testbox", "machine"),
+        ("tbox_group", "tbox_group"),
+        ("model", "cpu.model"),
+        ("nr_cpu", "cpu.count"),
+        ("memory", "memory"),
+        ("cpufreq_governor", "governor"),
+        ("compiler", "compiler"),
+        ("rootfs", "rootfs"),
+        ("kconfig", "kconfig"),
+        ("commit", "commit"),
+    ];
+    let mut out = Vec::new();
+    for l in text.lines() {
+        // Top-level `key: value` only.
+        if l.starts_with(' ') || l.starts_with('#') {
+            continue;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            if let Some((_, name)) = KEYS.iter().find(|(key, _)| *key == k.trim()) {
+                let v = v.trim().trim_matches(['"', '\'']);
+                if !v.is_empty() {
+                    out.push(((*name).to_owned(), v.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_files_become_grouped_facts() {
+        let c = system_facts(
+            "kernel-config",
+            "# comment\nCONFIG_HZ=250\n# CONFIG_FOO is not set\nCONFIG_LOCALVERSION=\"-x\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            [
+                ("config.CONFIG_HZ".into(), "250".into()),
+                ("config.CONFIG_LOCALVERSION".into(), "-x".into())
+            ]
+        );
+        let g = system_facts("cpupower", "analyzing CPU 0:\n  driver: intel_pstate\n  current policy: frequency should be within 800 MHz and 4.00 GHz.\n                  The governor \"powersave\" may decide which speed to use\n").unwrap();
+        assert_eq!(
+            g,
+            [
+                ("cpufreq_driver".into(), "intel_pstate".into()),
+                ("governor".into(), "powersave".into())
+            ]
+        );
+        let s = system_facts(
+            "sysctl",
+            "kernel.sched_migration_cost_ns = 500000\nnet.core.rmem_max = 212992\n",
+        )
+        .unwrap();
+        assert_eq!(
+            s[0],
+            (
+                "sysctl.kernel.sched_migration_cost_ns".into(),
+                "500000".into()
+            )
+        );
+        let cpu = system_facts("lscpu", "Model name:            Intel(R) Xeon(R) CPU D-1541 @ 2.10GHz\nCPU(s):                16\n").unwrap();
+        assert_eq!(cpu[0].1, "Intel(R) Xeon(R) CPU D-1541 @ 2.10GHz");
+        assert!(system_facts("TCP_STREAM-64.1", "").is_none());
+        let job = lkp_job_facts("testbox: lkp-bdw-de1\nnr_cpu: 16\ncpufreq_governor: performance\nnetperf:\n  runtime: 900s\n");
+        assert_eq!(
+            job,
+            [
+                ("machine".into(), "lkp-bdw-de1".into()),
+                ("cpu.count".into(), "16".into()),
+                ("governor".into(), "performance".into())
+            ]
+        );
+    }
+}
