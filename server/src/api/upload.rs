@@ -208,6 +208,7 @@ async fn store(
             digest.update(meta.canonical().as_bytes());
             let mut new_files = Vec::with_capacity(files.len());
             let mut runs = Vec::new();
+            let mut side: Vec<(String, String)> = Vec::new();
             for (i, (name, bytes)) in files.into_iter().enumerate() {
                 if ingest::cancel::requested() {
                     return Err(IngestError::new("the request was cancelled"));
@@ -219,6 +220,27 @@ async fn store(
                         format!("file {i}")
                     }
                 });
+                // A side file (LKP's job.yaml, a kernel config, lscpu...) says what the results
+                // of this upload ran on: its facts go to every run of the upload.
+                if let Some(facts) = name.as_deref().and_then(|n| ingest::facts::side_file(n, &bytes)) {
+                    if facts.len() + side.len() > ingest::facts::MAX_FACTS {
+                        return Err(IngestError::new(format!(
+                            "more than {} facts in the side files",
+                            ingest::facts::MAX_FACTS
+                        ))
+                        .in_file(&label));
+                    }
+                    side.extend(facts);
+                    let sha = hex::encode(Sha256::digest(&bytes));
+                    digest.update(sha.as_bytes());
+                    new_files.push(NewFile {
+                        name,
+                        format: "facts".to_owned(),
+                        sha256: sha,
+                        bytes,
+                    });
+                    continue;
+                }
                 let (format, file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
                     .map_err(|e| e.in_file(&label))?;
                 let sha = hex::encode(Sha256::digest(&bytes));
@@ -230,6 +252,14 @@ async fn store(
                     bytes,
                 });
                 runs.extend(file_runs);
+            }
+            if runs.is_empty() {
+                return Err(IngestError::new(
+                    "only side files (job.yaml, kernel config, ...): upload them with the results they describe",
+                ));
+            }
+            for run in &mut runs {
+                run.facts.extend(side.iter().cloned());
             }
             Ok(NewUpload {
                 digest: hex::encode(digest.finalize()),

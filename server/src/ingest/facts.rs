@@ -73,6 +73,18 @@ pub fn system_facts(name: &str, text: &str) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
+/// The facts of a side file uploaded with results, by its name: an LKP job or host file
+/// (`job.yaml`, `*.yaml`, `host`), or a system file `system_facts` knows; `None` for anything
+/// else (a results file).
+pub fn side_file(name: &str, bytes: &[u8]) -> Option<Vec<(String, String)>> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let text = std::str::from_utf8(bytes).ok()?;
+    if base.ends_with(".yaml") || base.ends_with(".yml") || base == "host" {
+        return Some(lkp_job_facts(text));
+    }
+    system_facts(base, text)
+}
+
 /// LKP's job file (`job.yaml`) and host file: the keys that describe the system.
 pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
     const KEYS: [(&str, &str); 10] = [

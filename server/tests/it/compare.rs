@@ -508,3 +508,56 @@ async fn what_changed_besides_the_kernel() {
         .await;
     assert!(page.contains("id=\"facts-warning\""), "the page warns");
 }
+
+/// LKP's job.yaml uploaded beside the results: its testbox, CPU count and governor are facts
+/// of every run of the upload, and a governor that changed is called out.
+#[tokio::test(flavor = "multi_thread")]
+async fn lkp_job_files_say_what_the_runs_ran_on() {
+    let app = spawn_app().await;
+    for (commit, governor, tput) in [
+        ("aaaaaaaaaaaa", "performance", 2497),
+        ("bbbbbbbbbbbb", "powersave", 2345),
+    ] {
+        let stats = format!(
+            r#"{{"stats_source": ["a", "b"], "netperf.Throughput_Mbps": [{tput}, {tput}]}}"#
+        );
+        let job = format!("testbox: lkp-bdw-de1\nnr_cpu: 16\ncpufreq_governor: {governor}\nnetperf:\n  runtime: 900s\n");
+        let r = app
+            .upload_multipart(
+                &[
+                    ("matrix.json", stats.into_bytes()),
+                    ("job.yaml", job.into_bytes()),
+                ],
+                &[
+                    ("benchmark", "netperf"),
+                    ("machine", "lkp-bdw-de1"),
+                    ("kernel", commit),
+                ],
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let (_, run) = app.get_json("/api/v1/runs/1").await;
+    let facts = run["run"]["facts"].to_string();
+    assert!(
+        facts.contains("\"governor\",\"performance\"") && facts.contains("\"cpu.count\",\"16\""),
+        "{facts}"
+    );
+    let (_, text) = app
+        .get_text("/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=aaaaaaaaaaaa,bbbbbbbbbbbb&format=text&style=lkp")
+        .await;
+    assert!(
+        text.contains(
+            "WARNING: more than the kernel changed between aaaaaaaaaaaa and bbbbbbbbbbbb: governor"
+        ),
+        "{text}"
+    );
+    // Side files alone describe nothing.
+    let r = app
+        .upload_multipart(
+            &[("job.yaml", b"testbox: x\n".to_vec())],
+            &[("machine", "m"), ("benchmark", "b")],
+        )
+        .await;
+    assert_error(r, 422, "only side files").await;
+}
