@@ -380,6 +380,14 @@ pub fn mark_significance(rows: &mut [Row]) {
     }
 }
 
+/// The rows of one direction's table: mmtests' rows come from the baseline's operations.
+fn table_rows(c: &Comparison, direction: Direction) -> Vec<&Row> {
+    c.rows
+        .iter()
+        .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+        .collect()
+}
+
 /// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it: rows come from
 /// the baseline's operations. A comparison mixing directions gets one table per direction,
 /// separated by a blank line.
@@ -388,11 +396,7 @@ pub fn table(c: &Comparison) -> String {
     let p = c.precision;
     let mut out = String::new();
     for direction in [Direction::Higher, Direction::Lower] {
-        let rows: Vec<&Row> = c
-            .rows
-            .iter()
-            .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
-            .collect();
+        let rows = table_rows(c, direction);
         if rows.is_empty() {
             continue;
         }
@@ -493,11 +497,7 @@ pub struct RatioTable {
 pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
     let mut out = Vec::new();
     for direction in [Direction::Higher, Direction::Lower] {
-        let rows: Vec<&Row> = c
-            .rows
-            .iter()
-            .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
-            .collect();
+        let rows = table_rows(c, direction);
         if rows.is_empty() {
             continue;
         }

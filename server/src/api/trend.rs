@@ -101,16 +101,7 @@ pub async fn trend(
         Shape::Text => {
             let mut text = trend.ascii(width, height);
             for c in &trend.change_points {
-                text.push_str(&format!(
-                    "change point: {} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
-                    c.verdict,
-                    c.sha.as_deref().unwrap_or(&c.kernel),
-                    c.kernel,
-                    c.before,
-                    c.after,
-                    c.change_pct,
-                    c.p_value
-                ));
+                text.push_str(&format!("change point: {}", change_line(c)));
             }
             text.into()
         }
@@ -384,6 +375,20 @@ pub struct ReportParams {
     format: Option<String>,
 }
 
+/// One change point as a line of text.
+fn change_line(c: &app::trend::TrendChange) -> String {
+    format!(
+        "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
+        c.verdict,
+        c.sha.as_deref().unwrap_or(&c.kernel),
+        c.kernel,
+        c.before,
+        c.after,
+        c.change_pct,
+        c.p_value
+    )
+}
+
 /// The offline report of a trend: the chart, the ASCII chart, the change points.
 fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usize) -> String {
     use crate::offline::{document, Part};
@@ -395,22 +400,7 @@ fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usiz
         ("ordered by".to_owned(), t.order.clone()),
         ("commits".to_owned(), t.points.len().to_string()),
     ];
-    let changes: String = t
-        .change_points
-        .iter()
-        .map(|c| {
-            format!(
-                "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
-                c.verdict,
-                c.sha.as_deref().unwrap_or(&c.kernel),
-                c.kernel,
-                c.before,
-                c.after,
-                c.change_pct,
-                c.p_value
-            )
-        })
-        .collect();
+    let changes: String = t.change_points.iter().map(change_line).collect();
     document(
         &format!("{} of {} on {}", t.title(), q.benchmark, q.machine),
         &[
