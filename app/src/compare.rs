@@ -727,6 +727,7 @@ mod tests {
                 machine: "m".into(),
                 kernels: vec!["a".into(), "b".into()],
                 metric: None,
+                columns: false,
             },
             runs: Vec::new(),
             precision: 2,

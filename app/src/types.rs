@@ -123,9 +123,58 @@ pub struct RunPage {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CompareQuery {
     pub benchmark: String,
+    /// The machine of every column that names none (empty when every column names its own).
     pub machine: String,
+    /// The columns, baseline first: kernel versions, or with `columns` set, column specs
+    /// (`6.1.0@box-a`: a kernel on a machine; `governor=performance`: runs with that tag;
+    /// `6.1.0@box-a:governor=performance`: both). Also the columns' labels.
     pub kernels: Vec<String>,
     pub metric: Option<String>,
+    /// `kernels` are column specs (`GET /api/v1/compare?columns=...`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub columns: bool,
+}
+
+/// One column of a comparison across machines or configurations, parsed from its spec:
+/// `[kernel][@machine][:key=value]`, or `key=value` alone.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColumnSpec {
+    pub kernel: Option<String>,
+    pub machine: Option<String>,
+    pub tag: Option<(String, String)>,
+}
+
+impl ColumnSpec {
+    /// Parses a spec; `None` names neither a kernel, a machine nor a tag.
+    pub fn parse(spec: &str) -> Option<ColumnSpec> {
+        let spec = spec.trim();
+        let (head, tag) = match spec.split_once(':') {
+            Some((h, t)) => (h, Some(t)),
+            None if spec.contains('=') => ("", Some(spec)),
+            None => (spec, None),
+        };
+        let tag = match tag {
+            Some(t) => {
+                let (k, v) = t.split_once('=')?;
+                let (k, v) = (k.trim(), v.trim());
+                if k.is_empty() || v.is_empty() {
+                    return None;
+                }
+                Some((k.to_owned(), v.to_owned()))
+            }
+            None => None,
+        };
+        let (kernel, machine) = match head.split_once('@') {
+            Some((k, m)) => (k.trim(), Some(m.trim())),
+            None => (head.trim(), None),
+        };
+        let c = ColumnSpec {
+            kernel: (!kernel.is_empty()).then(|| kernel.to_owned()),
+            machine: machine.filter(|m| !m.is_empty()).map(str::to_owned),
+            tag,
+        };
+        (c.kernel.is_some() || c.machine.is_some() || c.tag.is_some()).then_some(c)
+    }
 }
 
 /// What the compare page offers to choose from.

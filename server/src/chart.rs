@@ -233,6 +233,7 @@ mod tests {
             machine: "m".into(),
             kernels: vec!["6.1".into(), "6.2".into()],
             metric: None,
+            columns: false,
         };
         let started = Instant::now();
         let c = crate::stats::compare(query, &[series("6.1", 1, a), series("6.2", 2, b)], None)

@@ -114,7 +114,9 @@ pub fn validate(query: &CompareQuery) -> Result<(), ApiError> {
         Label::parse(value).map_err(|e| ApiError::BadRequest(format!("{field} {e}")))
     };
     label("benchmark", &query.benchmark)?;
-    label("machine", &query.machine)?;
+    if !(query.columns && query.machine.is_empty()) {
+        label("machine", &query.machine)?;
+    }
     if let Some(m) = &query.metric {
         label("metric", m)?;
     }
@@ -133,6 +135,23 @@ pub fn validate(query: &CompareQuery) -> Result<(), ApiError> {
         label(&format!("kernel {}", i + 1), k)?;
         if query.kernels[..i].contains(k) {
             return Err(ApiError::BadRequest(format!("kernels names {k} twice")));
+        }
+        if query.columns {
+            let spec = app::types::ColumnSpec::parse(k).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "column {} ({k:?}) must be kernel@machine, key=value, or kernel@machine:key=value",
+                    i + 1
+                ))
+            })?;
+            for part in [&spec.kernel, &spec.machine].into_iter().flatten() {
+                label(&format!("column {}", i + 1), part)?;
+            }
+            if spec.machine.is_none() && query.machine.is_empty() {
+                return Err(ApiError::BadRequest(format!(
+                    "column {} ({k}) names no machine: write {k}@M or give machine=M",
+                    i + 1
+                )));
+            }
         }
     }
     Ok(())
@@ -352,6 +371,7 @@ mod tests {
             machine: "m".into(),
             kernels: kernels.iter().map(|k| k.to_string()).collect(),
             metric: None,
+            columns: false,
         };
         assert!(validate(&q(&["a", "b"])).is_ok());
         let err = validate(&q(&["a", "a"])).unwrap_err().to_string();

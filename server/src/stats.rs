@@ -377,6 +377,7 @@ mod tests {
             machine: "m".into(),
             kernels: vec!["new".into(), "old".into()],
             metric: None,
+            columns: false,
         };
         let mut all = samples("old", Direction::Lower, &[10.0, 10.0, 10.0]);
         all.extend(samples("new", Direction::Lower, &[5.0, 5.0, 5.0]));

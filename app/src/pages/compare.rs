@@ -25,6 +25,16 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
     if let Some(repeated) = map.get_all("kernel") {
         kernels.extend(repeated.into_iter().filter(|k| !k.trim().is_empty()));
     }
+    // `columns=6.1.0@box-a,6.1.0@box-b`: columns across machines or configurations.
+    let columns = map.get("columns").filter(|c| !c.trim().is_empty());
+    if let Some(list) = &columns {
+        kernels = list
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_owned)
+            .collect();
+    }
     let mut seen = std::collections::HashSet::new();
     kernels.retain(|k| seen.insert(k.clone()));
     CompareQuery {
@@ -32,6 +42,7 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
         machine: map.get("machine").unwrap_or_default(),
         kernels,
         metric: map.get("metric").filter(|m| !m.is_empty()),
+        columns: columns.is_some(),
     }
 }
 
@@ -42,7 +53,10 @@ pub fn ComparePage() -> impl IntoView {
     let table = Resource::new(
         move || query.get(),
         |q| async move {
-            if q.benchmark.is_empty() || q.machine.is_empty() || q.kernels.is_empty() {
+            if q.benchmark.is_empty()
+                || (q.machine.is_empty() && !q.columns)
+                || q.kernels.is_empty()
+            {
                 Ok(None)
             } else {
                 get_compare(q).await.map(Some)
@@ -96,9 +110,10 @@ pub fn PermalinkPage() -> impl IntoView {
 /// The live compare URL of a query; all of its state is in the query string.
 fn live_href(q: &CompareQuery) -> String {
     let mut url = format!(
-        "/compare?benchmark={}&machine={}&kernels={}",
+        "/compare?benchmark={}&machine={}&{}={}",
         encode(&q.benchmark),
         encode(&q.machine),
+        if q.columns { "columns" } else { "kernels" },
         q.kernels
             .iter()
             .map(|k| encode(k))

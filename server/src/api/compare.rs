@@ -114,6 +114,9 @@ pub struct CompareParams {
     #[serde(default, deserialize_with = "empty_as_none")]
     machine: Option<Label>,
     kernels: Option<Kernels>,
+    /// Columns across machines or configurations instead of kernels: `6.1.0@box-a`,
+    /// `governor=performance`, `6.1.0@box-a:governor=performance` (comma-separated).
+    columns: Option<Kernels>,
     #[serde(default, deserialize_with = "empty_as_none")]
     metric: Option<Label>,
     format: Option<String>,
@@ -160,11 +163,26 @@ pub async fn compare(
             "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
         ))
     };
-    let query = CompareQuery {
-        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
-        machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
-        kernels: q.kernels.ok_or_else(|| missing("kernels"))?.into_strings(),
-        metric: q.metric.map(String::from),
+    let query = match (q.kernels, q.columns) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "give kernels=K0,K1 or columns=K0@M0,K1@M1, not both".into(),
+            ))
+        }
+        (None, Some(columns)) => CompareQuery {
+            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+            machine: q.machine.map(String::from).unwrap_or_default(),
+            kernels: columns.into_strings(),
+            metric: q.metric.map(String::from),
+            columns: true,
+        },
+        (kernels, None) => CompareQuery {
+            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+            machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
+            kernels: kernels.ok_or_else(|| missing("kernels"))?.into_strings(),
+            metric: q.metric.map(String::from),
+            columns: false,
+        },
     };
     let view = ViewParams {
         format: q.format,

@@ -269,6 +269,7 @@ mod tests {
             machine: "m1".into(),
             kernels: vec!["6.1.0".into()],
             metric: None,
+            columns: false,
         };
         let read = |s: Vec<CompareSeries>| {
             s.into_iter()

@@ -306,6 +306,15 @@ impl Store {
         if query.kernels.is_empty() || runs.is_some_and(|r| r.is_empty()) {
             return Ok(Vec::new());
         }
+        let columns: Vec<app::types::ColumnSpec> = if query.columns {
+            query
+                .kernels
+                .iter()
+                .map(|k| app::types::ColumnSpec::parse(k).unwrap_or_default())
+                .collect()
+        } else {
+            Vec::new()
+        };
         // The same filter serves both queries: series first (few rows, many columns), then
         // their samples (many rows, two columns).
         let filter = |q: &mut QueryBuilder<Sqlite>, samples: bool| {
@@ -317,15 +326,26 @@ impl Store {
                 q.push(" JOIN sample sa ON sa.series_id = s.id");
             }
             q.push(" WHERE r.benchmark = ");
-            q.push_bind(query.benchmark.clone())
-                .push(" AND m.name = ")
-                .push_bind(query.machine.clone())
-                .push(" AND k.version IN (");
-            let mut sep = q.separated(", ");
-            for k in &query.kernels {
-                sep.push_bind(k.clone());
+            q.push_bind(query.benchmark.clone());
+            if query.columns {
+                q.push(" AND (");
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        q.push(" OR ");
+                    }
+                    column_condition(q, c, &query.machine);
+                }
+                q.push(")");
+            } else {
+                q.push(" AND m.name = ")
+                    .push_bind(query.machine.clone())
+                    .push(" AND k.version IN (");
+                let mut sep = q.separated(", ");
+                for k in &query.kernels {
+                    sep.push_bind(k.clone());
+                }
+                q.push(")");
             }
-            q.push(")");
             if let Some(metric) = &query.metric {
                 q.push(" AND s.metric = ").push_bind(metric.clone());
             }
@@ -337,9 +357,20 @@ impl Store {
                     .push("))");
             }
         };
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "SELECT s.id, r.id, k.version, s.metric, s.param, s.unit, s.direction, s.packed",
-        );
+        let mut q = QueryBuilder::<Sqlite>::new("SELECT s.id, r.id, ");
+        if query.columns {
+            // The first column whose spec a run matches names it (its label is the spec).
+            q.push("CASE");
+            for (i, c) in columns.iter().enumerate() {
+                q.push(" WHEN ");
+                column_condition(&mut q, c, &query.machine);
+                q.push(" THEN ").push_bind(query.kernels[i].clone());
+            }
+            q.push(" END");
+        } else {
+            q.push("k.version");
+        }
+        q.push(", s.metric, s.param, s.unit, s.direction, s.packed");
         filter(&mut q, false);
         q.push(" ORDER BY s.id");
         let rows = q.build().fetch_all(&self.reader).await?;
@@ -423,27 +454,55 @@ impl Store {
     }
 
     /// The facts and tags of runs, by run id: what a comparison diffs besides the kernel.
-    /// Tags count as facts `tag.<key>`.
+    /// Tags count as facts `tag.<key>`, and the run's machine as `machine`.
     pub async fn run_facts(
         &self,
         ids: &[i64],
     ) -> StoreResult<std::collections::HashMap<i64, Vec<(String, String)>>> {
         let ids = serde_json::to_string(ids)?;
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT id, facts, tags FROM run WHERE id IN (SELECT value FROM json_each(?))",
+        let rows: Vec<(i64, String, String, String)> = sqlx::query_as(
+            "SELECT r.id, r.facts, r.tags, m.name FROM run r JOIN machine m ON m.id = r.machine_id \
+             WHERE r.id IN (SELECT value FROM json_each(?))",
         )
         .bind(ids)
         .fetch_all(&self.reader)
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(id, facts, tags)| {
+            .map(|(id, facts, tags, machine)| {
                 let mut all: Vec<(String, String)> =
                     serde_json::from_str(&facts).unwrap_or_default();
+                // The machine it ran on: a fact when columns span machines.
+                if !all.iter().any(|(k, _)| k == "machine") {
+                    all.push(("machine".into(), machine));
+                }
                 let tags: Vec<(String, String)> = serde_json::from_str(&tags).unwrap_or_default();
                 all.extend(tags.into_iter().map(|(k, v)| (format!("tag.{k}"), v)));
                 (id, all)
             })
             .collect())
     }
+}
+
+/// The SQL condition of one comparison column: its kernel, its machine (or the query's), and
+/// its tag, each when given.
+fn column_condition(q: &mut QueryBuilder<Sqlite>, c: &app::types::ColumnSpec, machine: &str) {
+    q.push("(1");
+    if let Some(k) = &c.kernel {
+        q.push(" AND k.version = ").push_bind(k.clone());
+    }
+    let m = c.machine.clone().unwrap_or_else(|| machine.to_owned());
+    if !m.is_empty() {
+        q.push(" AND m.name = ").push_bind(m);
+    }
+    if let Some((key, value)) = &c.tag {
+        q.push(
+            " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE json_extract(t.value, '$[0]') = ",
+        )
+        .push_bind(key.clone())
+        .push(" AND json_extract(t.value, '$[1]') = ")
+        .push_bind(value.clone())
+        .push(")");
+    }
+    q.push(")");
 }

@@ -55,6 +55,7 @@ impl AppState {
             machine: machine.to_owned(),
             kernels: vec![base.clone(), bad.clone()],
             metric: None,
+            columns: false,
         };
         let c = self
             .heavy

@@ -561,3 +561,83 @@ async fn lkp_job_files_say_what_the_runs_ran_on() {
         .await;
     assert_error(r, 422, "only side files").await;
 }
+
+/// Columns across machines and configurations: the same kernel on two machines, and one
+/// machine's runs split by a tag; texts name the columns, facts say what differs.
+#[tokio::test(flavor = "multi_thread")]
+async fn columns_across_machines_and_tags() {
+    let app = spawn_app().await;
+    let csv = |level: f64| {
+        let mut s = String::from("metric,iteration,value\n");
+        for i in 1..=5 {
+            s.push_str(&format!("Throughput,{i},{}\n", level + i as f64));
+        }
+        s
+    };
+    for (machine, tags, level) in [
+        ("box-a", "governor=performance", 1000.0),
+        ("box-b", "governor=performance", 900.0),
+        ("box-a", "governor=powersave", 800.0),
+    ] {
+        let r = app
+            .upload_raw(
+                &format!("benchmark=netperf&machine={machine}&kernel=6.1.0&tags={tags}"),
+                csv(level),
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    // The same kernel on two machines (the baseline's performance-governor runs only).
+    let path =
+        "/api/v1/compare?benchmark=netperf&columns=6.1.0@box-a:governor=performance,6.1.0@box-b";
+    let (status, c) = app.get_json(path).await;
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(c["query"]["kernels"][1], "6.1.0@box-b");
+    let cells = c["rows"][0]["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["stats"]["n"], 5);
+    assert_eq!(cells[1]["stats"]["amean"], 903.0);
+    assert_eq!(c["facts"][0]["warning"], true, "{c}");
+    let (_, text) = app.get_text(&format!("{path}&format=text&style=lkp")).await;
+    assert!(text.contains("6.1.0@box-b"), "{text}");
+    assert!(text.contains("WARNING: more than the kernel changed between 6.1.0@box-a:governor=performance and 6.1.0@box-b: machine"), "{text}");
+    // The page takes the same columns.
+    let (status, page) = app
+        .get_text("/compare?benchmark=netperf&columns=6.1.0@box-a:governor=performance,6.1.0@box-b")
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("id=\"compare-table\"") && page.contains("6.1.0@box-b"),
+        "the page shows the columns"
+    );
+    assert!(
+        page.contains("id=\"facts-warning\""),
+        "and warns that the machine differs"
+    );
+    // One machine, split by a tag.
+    let (status, c) = app
+        .get_json("/api/v1/compare?benchmark=netperf&machine=box-a&columns=governor=performance,governor=powersave")
+        .await;
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(c["rows"][0]["cells"][1]["stats"]["amean"], 803.0);
+    let groups = c["facts"][0]["groups"].to_string();
+    assert!(groups.contains("tag.governor"), "{groups}");
+    // Its permalink pins the same runs under the same columns.
+    let id = c["permalink"].as_str().unwrap();
+    let (_, p) = app.get_json(&format!("/c/{id}?format=json")).await;
+    assert_eq!(p["query"]["kernels"], c["query"]["kernels"]);
+    assert_eq!(p["rows"], c["rows"]);
+    // Refused at the edge.
+    for (bad, needle) in [
+        ("columns=6.1.0@box-a&kernels=6.1.0", "not both"),
+        ("columns=6.1.0,6.1.0@box-b", "names no machine"),
+        ("columns=6.1.0@box-a:governor", "must be kernel@machine"),
+    ] {
+        let r = app
+            .client
+            .get(app.url(&format!("/api/v1/compare?benchmark=netperf&{bad}")))
+            .send()
+            .await
+            .unwrap();
+        assert_error(r, 400, needle).await;
+    }
+}
