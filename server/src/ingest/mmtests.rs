@@ -207,35 +207,37 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
         if !kind.is_file() {
             continue;
         }
-        if let Some((kernel, name)) = system_place(&path) {
-            // A system file beside the results (kernel config, uname, lscpu, sysctl...).
-            content.clear();
-            entry
-                .by_ref()
-                .take(MAX_ENTRY)
-                .read_to_string(&mut content)
-                .map_err(|e| archive_error(e).in_file(&path))?;
-            if let Some(found) = super::facts::system_facts(name, &content) {
-                let facts = system.entry(kernel.to_owned()).or_default();
-                facts.extend(found);
-                if facts.len() > super::facts::MAX_FACTS {
-                    return Err(IngestError::new(format!(
-                        "more than {} facts about the system of {kernel}",
-                        super::facts::MAX_FACTS
-                    ))
-                    .in_file(&path));
-                }
-            }
+        // A results log, or a system file beside the results (kernel config, uname, lscpu,
+        // sysctl...); anything else is skipped unread.
+        let results = place(&path);
+        let system_file = if results.is_none() {
+            system_place(&path)
+        } else {
+            None
+        };
+        if results.is_none() && system_file.is_none() {
             continue;
         }
-        let Some(at) = place(&path) else { continue };
         content.clear();
         entry
             .by_ref()
             .take(MAX_ENTRY)
             .read_to_string(&mut content)
             .map_err(|e| archive_error(e).in_file(&path))?;
-        log_file(&mut builder, meta, &at, &content).map_err(|e| e.in_file(&path))?;
+        if let Some(at) = results {
+            log_file(&mut builder, meta, &at, &content).map_err(|e| e.in_file(&path))?;
+        } else if let Some((kernel, name)) = system_file {
+            let found = super::facts::system_facts(name, &content).unwrap_or_default();
+            let facts = system.entry(kernel.to_owned()).or_default();
+            facts.extend(found);
+            if facts.len() > super::facts::MAX_FACTS {
+                return Err(IngestError::new(format!(
+                    "more than {} facts about the system of {kernel}",
+                    super::facts::MAX_FACTS
+                ))
+                .in_file(&path));
+            }
+        }
     }
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
