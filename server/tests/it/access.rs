@@ -23,7 +23,7 @@ async fn send(
         .client
         .request(method, app.url(path))
         .body(body.to_owned());
-    if path.ends_with("/mark") {
+    if path.ends_with("/mark") || path.ends_with("/alert-rules") {
         r = r.header("content-type", "application/json");
     }
     if let Some(t) = bearer {
@@ -56,7 +56,7 @@ async fn every_endpoint_checks_the_token_and_its_scope() {
     let log = "a337531b942bd8a03e7052444d7e36972aac2d92 1538000000 tcp: up initial rmem\n";
     let bisect = "git bisect good 3ff6cde846857d45aa9ccf6a3c87f0b5bc0a9e6b\n";
     // (method, path, body, the scope it needs: None = a read)
-    let endpoints: [(Method, &str, &str, Option<&str>); 7] = [
+    let endpoints: [(Method, &str, &str, Option<&str>); 10] = [
         (
             Method::POST,
             "/api/v1/upload?machine=m1&kernel=6.2",
@@ -77,6 +77,14 @@ async fn every_endpoint_checks_the_token_and_its_scope() {
             Some("mark"),
         ),
         (Method::GET, "/api/v1/audit", "", Some("admin")),
+        (
+            Method::PUT,
+            "/api/v1/alert-rules",
+            r#"{"rules":[{"metric":"*latency*","ignore":true}]}"#,
+            Some("admin"),
+        ),
+        (Method::GET, "/api/v1/alerts", "", None),
+        (Method::GET, "/api/v1/alert-rules", "", None),
         (Method::GET, "/api/v1/runs", "", None),
         (Method::GET, "/api/v1/uploads/1/raw", "", None),
     ];
