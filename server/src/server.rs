@@ -310,7 +310,27 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(security_headers))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TraceLayer::new_for_http())
+        // One log line per request at info, in a span carrying its request id.
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let id = req
+                        .headers()
+                        .get("x-request-id")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
+                })
+                .on_response(
+                    tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO),
+                ),
+        )
+        // Every answer carries an `x-request-id` (the client's, else a new UUID), the same
+        // as in the log lines of the request.
+        .layer(tower_http::request_id::PropagateRequestIdLayer::x_request_id())
+        .layer(tower_http::request_id::SetRequestIdLayer::x_request_id(
+            tower_http::request_id::MakeRequestUuid,
+        ))
         .with_state(state)
 }
 

@@ -156,3 +156,25 @@ async fn the_database_is_created_and_migrated_on_first_start() {
     let message = format!("{:#}", bad.err().expect("refused"));
     assert!(message.contains("cannot open the database"), "{message}");
 }
+
+/// Every answer carries an `x-request-id`: the client's own when it sent one, else a new one,
+/// different per request; errors and pages too.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_answer_has_a_request_id() {
+    let app = spawn_app().await;
+    let mut seen = std::collections::HashSet::new();
+    for path in ["/healthz", "/api/v1/runs", "/api/v1/nothing-here", "/"] {
+        let r = app.client.get(app.url(path)).send().await.unwrap();
+        let id = r.headers()["x-request-id"].to_str().unwrap().to_owned();
+        assert_eq!(id.len(), 36, "{path}: a UUID, not {id:?}");
+        assert!(seen.insert(id), "{path}: a new id per request");
+    }
+    let r = app
+        .client
+        .get(app.url("/api/v1/runs"))
+        .header("x-request-id", "robot-7f3a")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"], "robot-7f3a");
+}
