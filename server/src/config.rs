@@ -127,6 +127,17 @@ pub struct Config {
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,
+
+    /// Log lines as text for people, or one JSON object per line for a log collector.
+    #[arg(long, env = "PERFLINE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// What else the binary does than serve.

@@ -7,9 +7,17 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let config = Config::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
+    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
+    match config.log_format {
+        perfline_server::config::LogFormat::Text => {
+            tracing_subscriber::fmt().with_env_filter(filter).init()
+        }
+        perfline_server::config::LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_env_filter(filter)
+            .init(),
+    }
 
     if let Some(command) = config.command.clone() {
         return run_command(&config, command).await;

@@ -236,3 +236,70 @@ async fn check_all_or_nothing(db: &Path, round: usize, samples_per_upload: usize
         assert_eq!(orphans, 0);
     }
 }
+
+/// `--log-format json`: one JSON object per line, the access line of a request carrying the
+/// request id the client sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_logs_carry_the_request_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--log",
+            "info",
+            "--log-format",
+            "json",
+            "--db",
+        ])
+        .arg(dir.path().join("j.db"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("perfline starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("a log line")
+    };
+    let addr = loop {
+        let line = next();
+        let v: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let message = v["fields"]["message"].as_str().unwrap_or("").to_owned();
+        if let Some(rest) = message.split("listening on http://").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    let r = reqwest::Client::new()
+        .get(format!("http://{addr}/api/v1/runs"))
+        .header("x-request-id", "robot-42")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no access line with the request id"
+        );
+        let line = next();
+        let v: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if v["span"]["request_id"] == "robot-42" && v["fields"]["status"].as_u64() == Some(200) {
+            assert_eq!(v["level"], "INFO");
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
