@@ -24,6 +24,8 @@ pub mod config;
 #[cfg(feature = "server")]
 pub mod error;
 #[cfg(feature = "server")]
+pub mod metrics;
+#[cfg(feature = "server")]
 pub mod offline;
 #[cfg(feature = "server")]
 mod server;

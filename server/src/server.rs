@@ -49,6 +49,8 @@ pub struct AppState {
     pub wakers: Arc<crate::alerts::Wakers>,
     /// The address `serve` listens on, for links in notifications without `--public-url`.
     pub bound: Arc<std::sync::OnceLock<std::net::SocketAddr>>,
+    /// Prometheus metrics (`GET /metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -77,6 +79,7 @@ impl AppState {
             channels,
             wakers: Default::default(),
             bound: Default::default(),
+            metrics: Default::default(),
             store,
             heavy: Arc::new(crate::work::Heavy::new(config.heavy_limit())),
             config: Arc::new(config),
@@ -273,6 +276,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/alerts.atom", get(crate::api::alerts::atom))
+        .route("/metrics", get(crate::metrics::scrape))
         .nest_service("/pkg", pkg)
         .nest("/api/v1", api::router(&state))
         .leptos_routes_with_context(
@@ -296,6 +300,10 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             permalink_documents,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::metrics::track,
         ))
         .layer(middleware::from_fn_with_state(
             state.clone(),

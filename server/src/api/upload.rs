@@ -273,7 +273,12 @@ async fn store(
         })
         .await??;
     let (status, id) = match state.store.insert_upload(&parsed).await? {
-        Inserted::Created(id) => (StatusCode::CREATED, id),
+        Inserted::Created(id) => {
+            state.metrics.uploads.inc();
+            let samples: usize = parsed.runs.iter().map(|r| r.sample_count()).sum();
+            state.metrics.samples.inc_by(samples as u64);
+            (StatusCode::CREATED, id)
+        }
         Inserted::Existing(id) => (StatusCode::OK, id),
     };
     let detail = state

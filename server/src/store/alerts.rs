@@ -177,6 +177,18 @@ async fn insert_event(
 }
 
 impl Store {
+    /// Series queued for the detector, events not yet in the outbox, notifications not yet
+    /// delivered (for `/metrics`).
+    pub async fn queue_lengths(&self) -> StoreResult<(i64, i64, i64)> {
+        Ok(sqlx::query_as(
+            "SELECT (SELECT count(*) FROM alert_job), \
+             (SELECT count(*) FROM alert_event WHERE notified = 0), \
+             (SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL)",
+        )
+        .fetch_one(&self.reader)
+        .await?)
+    }
+
     /// Up to `limit` series waiting for the detector, oldest first.
     pub async fn alert_jobs(&self, limit: i64) -> StoreResult<Vec<AlertJob>> {
         let rows = sqlx::query(

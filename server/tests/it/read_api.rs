@@ -178,3 +178,48 @@ async fn every_answer_has_a_request_id() {
         .unwrap();
     assert_eq!(r.headers()["x-request-id"], "robot-7f3a");
 }
+
+/// `GET /metrics`: OpenMetrics text with requests by route pattern and status, uploads and
+/// samples stored, the database size and the alert queues.
+#[tokio::test(flavor = "multi_thread")]
+async fn prometheus_metrics() {
+    let app = app_with_data().await;
+    for _ in 0..2 {
+        let (status, _) = app.get_json("/api/v1/runs/4").await;
+        assert_eq!(status, 200);
+    }
+    let (status, _) = app.get_json("/api/v1/runs/999").await;
+    assert_eq!(status, 404);
+    let r = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/openmetrics-text"));
+    let text = r.text().await.unwrap();
+    for needle in [
+        "perfline_http_requests_total{method=\"GET\",route=\"/api/v1/runs/{id}\",status=\"200\"} 2",
+        "perfline_http_requests_total{method=\"GET\",route=\"/api/v1/runs/{id}\",status=\"404\"} 1",
+        "perfline_http_request_duration_seconds_bucket{le=",
+        "perfline_uploads_total ",
+        "perfline_samples_total ",
+        "perfline_alert_jobs ",
+        "perfline_outbox_pending 0",
+    ] {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+    let bytes: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("perfline_database_bytes "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(bytes > 0.0);
+    let uploads: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("perfline_uploads_total "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(uploads >= 1.0, "{text}");
+}
