@@ -14,6 +14,9 @@ RUN WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); pri
 RUN scripts/build-site && cargo build --release -p perfline-server
 
 FROM debian:bookworm-slim
+# CA certificates for https webhooks and smtps:// alert mail.
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home /data perfline && mkdir -p /data /app && chown perfline /data
 COPY --from=build /src/target/release/perfline /app/perfline
 COPY --from=build /src/target/site /app/site
