@@ -1,7 +1,13 @@
-# Multi-stage build: the release server and the WASM site, then a small runtime image.
+# Multi-stage build: the WASM site, then the release server with the site embedded in it;
+# the runtime image holds just that one binary.
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 RUN rustup target add wasm32-unknown-unknown
+# brotli for the precompressed assets; Node.js for npm's binaryen (wasm-opt).
+RUN apt-get update && apt-get install -y --no-install-recommends brotli nodejs npm \
+ && rm -rf /var/lib/apt/lists/*
+COPY e2e/package.json e2e/package-lock.json e2e/
+RUN cd e2e && npm ci --omit=optional --no-audit --no-fund
 COPY Cargo.toml Cargo.lock ./
 COPY app app
 COPY frontend frontend
@@ -19,10 +25,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home /data perfline && mkdir -p /data /app && chown perfline /data
 COPY --from=build /src/target/release/perfline /app/perfline
-COPY --from=build /src/target/site /app/site
 USER perfline
 VOLUME /data
-ENV PERFLINE_DB=/data/perfline.db PERFLINE_LISTEN=0.0.0.0:3000 PERFLINE_SITE_ROOT=/app/site
+ENV PERFLINE_DB=/data/perfline.db PERFLINE_LISTEN=0.0.0.0:3000
 EXPOSE 3000
 # perfline handles SIGTERM itself (drain in-flight requests, close the database, exit 0), so it
 # stops cleanly as PID 1 without an init; give `docker stop -t` more than --shutdown-timeout.

@@ -19,7 +19,7 @@ pub mod trend;
 pub mod types;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path,
@@ -40,6 +40,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 {csp.map(|content| view! { <meta http-equiv="Content-Security-Policy" content=content /> })}
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" href="data:," />
+                <link rel="stylesheet" href=format!("/pkg/{}.css", options.output_name) />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -60,7 +61,6 @@ pub fn App() -> impl IntoView {
         }
     });
     view! {
-        <Stylesheet id="perfline" href="/pkg/perfline.css" />
         <Title text="Perfline" />
         <Router>
             <header class="top">

@@ -20,9 +20,10 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_LISTEN", default_value = "127.0.0.1:3000")]
     pub listen: SocketAddr,
 
-    /// Directory holding the built site (`pkg/perfline.js`, `pkg/perfline_bg.wasm`, `pkg/perfline.css`).
-    #[arg(long, env = "PERFLINE_SITE_ROOT", default_value = "target/site")]
-    pub site_root: PathBuf,
+    /// Serve the site (WASM, JS, CSS) from this directory's `pkg/` (as `scripts/build-site`
+    /// writes it) instead of the copy built into the binary: for development.
+    #[arg(long, env = "PERFLINE_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
 
     /// Largest accepted upload body, in bytes (default 64 MiB).
     #[arg(long, env = "PERFLINE_MAX_UPLOAD", default_value_t = 64 * 1024 * 1024)]
@@ -203,7 +204,6 @@ impl Config {
         let mut config =
             Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
         config.db = db;
-        config.site_root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"));
         config
     }
 

@@ -12,6 +12,8 @@ pub mod alerts;
 #[cfg(feature = "server")]
 pub mod api;
 #[cfg(feature = "server")]
+pub mod assets;
+#[cfg(feature = "server")]
 pub mod auth;
 #[cfg(feature = "server")]
 pub mod changepoint;

@@ -41,11 +41,11 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    if !std::path::Path::new(&*state.leptos.site_root)
-        .join("pkg/perfline.js")
-        .exists()
-    {
-        tracing::warn!(site_root = %state.leptos.site_root, "the site is not built: pages will not hydrate (run scripts/build-site)");
+    match state.site.name() {
+        Some(name) => tracing::info!(site = name, "serving the site"),
+        None => tracing::warn!(
+            "this binary was built without the site: pages will not hydrate (run scripts/build-site, then cargo build)"
+        ),
     }
     // SIGINT (Ctrl-C) and SIGTERM (systemd, `docker stop`) both drain and exit 0. The process
     // handles the signals itself, so it stops cleanly as PID 1 in a container too. The handlers

@@ -51,6 +51,8 @@ pub struct AppState {
     pub bound: Arc<std::sync::OnceLock<std::net::SocketAddr>>,
     /// Prometheus metrics (`GET /metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The built site's files (`GET /pkg/{file}`).
+    pub site: Arc<crate::assets::Site>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -64,9 +66,12 @@ impl AppState {
     pub async fn new(config: Config) -> anyhow::Result<AppState> {
         let store =
             Store::open_with(&config.db, Duration::from_millis(config.busy_timeout)).await?;
+        let site = match &config.site_root {
+            Some(root) => crate::assets::Site::from_dir(root)?,
+            None => crate::assets::Site::embedded(),
+        };
         let leptos = LeptosOptions::builder()
-            .output_name("perfline")
-            .site_root(config.site_root.to_string_lossy().into_owned())
+            .output_name(site.name().unwrap_or("perfline").to_owned())
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
@@ -76,6 +81,7 @@ impl AppState {
         ));
         let channels = Arc::new(crate::alerts::notify::Channels::from_config(&config)?);
         Ok(AppState {
+            site: Arc::new(site),
             channels,
             wakers: Default::default(),
             bound: Default::default(),
@@ -161,24 +167,14 @@ const SECURITY_HEADERS: [(&str, &str); 5] = [
     ),
 ];
 
-/// Adds [`SECURITY_HEADERS`] (where the handler set none), and `no-cache` on the static
-/// files: their names do not yet change with their content, so browsers revalidate them
-/// (a cheap 304 by `Last-Modified`) rather than keep an old WASM after an upgrade.
+/// Adds [`SECURITY_HEADERS`] where the handler set none.
 async fn security_headers(req: Request, next: Next) -> Response {
-    let static_file = req.uri().path().starts_with("/pkg/");
     let mut response = next.run(req).await;
-    let success = response.status().is_success();
     let headers = response.headers_mut();
     for (name, value) in SECURITY_HEADERS {
         headers
             .entry(name)
             .or_insert(axum::http::HeaderValue::from_static(value));
-    }
-    if static_file && success {
-        headers.insert(
-            axum::http::header::CACHE_CONTROL,
-            axum::http::HeaderValue::from_static("no-cache"),
-        );
     }
     response
 }
@@ -267,17 +263,11 @@ pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let routes = generate_route_list(app::App);
     let body_timeout = Duration::from_secs(state.config.body_timeout);
-    // The built site's files, with conditional requests (304) and the gzip copies that
-    // `scripts/build-site` writes; leptos_axum's fallback would drop the request's headers.
-    let pkg = tower_http::services::ServeDir::new(
-        std::path::Path::new(&*state.leptos.site_root).join("pkg"),
-    )
-    .precompressed_gzip();
     Router::new()
         .route("/healthz", get(healthz))
         .route("/alerts.atom", get(crate::api::alerts::atom))
         .route("/metrics", get(crate::metrics::scrape))
-        .nest_service("/pkg", pkg)
+        .route("/pkg/{file}", get(crate::assets::serve_asset))
         .nest("/api/v1", api::router(&state))
         .leptos_routes_with_context(
             &state,

@@ -58,7 +58,7 @@ pub async fn upload(
     let reply = reply_kind(&headers);
     match handle(&state, principal.actor(), query.0, &headers, request).await {
         Ok((status, body)) => respond(reply, status, body, &super::origin(&state, &headers)),
-        Err(e) if reply == Reply::Html => html_error(e),
+        Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
         Err(e) => e.into_response(),
     }
 }
@@ -330,7 +330,7 @@ pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
 }
 
 /// The answer to a failed browser form upload: the message, escaped, and a way back.
-fn html_error(e: ApiError) -> Response {
+fn html_error(e: ApiError, site: &str) -> Response {
     let status = e.status();
     let message = e
         .to_string()
@@ -340,7 +340,7 @@ fn html_error(e: ApiError) -> Response {
         .replace('"', "&quot;");
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Upload refused</title>\
-         <link rel=\"stylesheet\" href=\"/pkg/perfline.css\"></head><body><main><h1>Upload refused</h1>\
+         <link rel=\"stylesheet\" href=\"/pkg/{site}.css\"></head><body><main><h1>Upload refused</h1>\
          <p class=\"error\" id=\"upload-error\">{message}</p><p>Nothing was stored. <a href=\"/upload\">Back to the upload form</a></p></main></body></html>"
     );
     (

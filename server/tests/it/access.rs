@@ -196,8 +196,8 @@ async fn a_private_instance_needs_a_token_to_read() {
         let r = send(&app, Method::GET, path, "", Some(&reader)).await;
         assert_eq!(r.status().as_u16(), 200, "{path} with a read token");
     }
-    for path in ["/healthz", "/pkg/perfline.css"] {
-        let r = send(&app, Method::GET, path, "", None).await;
+    for path in ["/healthz".to_owned(), site_file(".css")] {
+        let r = send(&app, Method::GET, &path, "", None).await;
         assert_eq!(r.status().as_u16(), 200, "{path} is never private");
     }
 }

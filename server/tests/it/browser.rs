@@ -19,7 +19,7 @@ fn repo_root() -> PathBuf {
 /// Runs `node e2e/<script> <args>` against the site and asserts it reports `e2e: ok`.
 async fn run_e2e(script: &str, args: Vec<String>) -> String {
     let root = repo_root();
-    let wasm = root.join("target/site/pkg/perfline_bg.wasm");
+    let wasm = root.join("target/site/pkg/site.txt");
     assert!(
         wasm.exists(),
         "{} is missing: run scripts/build-site (scripts/test does)",

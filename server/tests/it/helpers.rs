@@ -253,3 +253,13 @@ pub async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
         .expect("a new name");
     t
 }
+
+/// The path of one of the built site's files, as this binary serves it: `site_file(".css")`,
+/// `site_file("_bg.wasm")`, `site_file(".js")`.
+pub fn site_file(suffix: &str) -> String {
+    let name = perfline_server::assets::Site::embedded()
+        .name()
+        .expect("the test binary embeds the site: run scripts/build-site before building (scripts/test does)")
+        .to_owned();
+    format!("/pkg/{name}{suffix}")
+}

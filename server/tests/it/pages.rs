@@ -20,7 +20,8 @@ async fn dashboard_lists_benchmarks_machines_kernels_and_uploads() {
         "4.16.0-rc1",
         "href=\"/uploads/1\"",
         "href=\"/runs/1\"",
-        "/pkg/perfline.js",
+        &site_file(".js"),
+        &site_file(".css"),
     ] {
         assert!(html.contains(needle), "dashboard should contain {needle}");
     }

@@ -173,7 +173,8 @@ async fn every_api_error_is_the_json_envelope() {
 #[tokio::test(flavor = "multi_thread")]
 async fn every_answer_carries_the_security_headers() {
     let app = spawn_app().await;
-    for path in ["/", "/api/v1/runs", "/api/v1/nothing", "/pkg/perfline.css"] {
+    let css = site_file(".css");
+    for path in ["/", "/api/v1/runs", "/api/v1/nothing", css.as_str()] {
         let r = app.client.get(app.url(path)).send().await.unwrap();
         let h = r.headers();
         assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
@@ -197,33 +198,57 @@ async fn every_answer_carries_the_security_headers() {
     );
     let again = app.get_text("/").await.1;
     assert!(!again.contains(nonce), "a fresh nonce per response");
-    // Static files keep their names across builds: revalidated, never kept stale.
-    let css = app
-        .client
-        .get(app.url("/pkg/perfline.css"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(css.headers()["cache-control"], "no-cache");
-    let modified = css.headers()["last-modified"].clone();
-    let again = app
-        .client
-        .get(app.url("/pkg/perfline.css"))
-        .header("if-modified-since", modified)
+}
+
+/// The site's files are named after their content, so they are cached for good, with an
+/// ETag per encoding, and go out as the copies the build compressed.
+#[tokio::test(flavor = "multi_thread")]
+async fn static_files_are_content_named_immutable_and_precompressed() {
+    let app = spawn_app().await;
+    let page = app.get_text("/").await.1;
+    let (css, js, wasm) = (site_file(".css"), site_file(".js"), site_file("_bg.wasm"));
+    for file in [&css, &js, &wasm] {
+        assert!(page.contains(file.as_str()), "the page links {file}");
+    }
+    let get = |path: String, encoding: &'static str| {
+        app.client
+            .get(app.url(&path))
+            .header("accept-encoding", encoding)
+    };
+    let plain = get(css.clone(), "identity").send().await.unwrap();
+    assert_eq!(plain.status().as_u16(), 200);
+    assert_eq!(
+        plain.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(plain.headers()["content-type"], "text/css; charset=utf-8");
+    assert!(plain.headers().get("content-encoding").is_none());
+    let etag = plain.headers()["etag"].clone();
+    let body = plain.bytes().await.unwrap();
+    assert_eq!(
+        body.as_ref(),
+        std::fs::read(format!("{}/../style/main.css", env!("CARGO_MANIFEST_DIR"))).unwrap(),
+        "the stylesheet as written"
+    );
+    let again = get(css.clone(), "identity")
+        .header("if-none-match", etag)
         .send()
         .await
         .unwrap();
     assert_eq!(again.status().as_u16(), 304);
-    // The WASM goes out as the gzip copy the build wrote, not compressed per request.
-    let wasm = app
-        .client
-        .get(app.url("/pkg/perfline_bg.wasm"))
-        .header("accept-encoding", "gzip")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(wasm.status().as_u16(), 200);
-    assert_eq!(wasm.headers()["content-encoding"], "gzip");
+    for (accept, encoding) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+        let r = get(wasm.clone(), accept).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        assert_eq!(r.headers()["content-encoding"], encoding, "{accept}");
+        assert_eq!(r.headers()["content-type"], "application/wasm");
+        assert_eq!(r.headers()["vary"], "accept-encoding");
+        let tag = r.headers()["etag"].to_str().unwrap().to_owned();
+        assert!(tag.ends_with(if encoding == "br" { "-br\"" } else { "-gz\"" }), "{tag}");
+        let wire = r.bytes().await.unwrap().len();
+        assert!(wire > 1000, "{wire}");
+    }
+    let missing = app.client.get(app.url("/pkg/perfline.js")).send().await.unwrap();
+    assert_eq!(missing.status().as_u16(), 404, "the old unhashed name is gone");
 }
 
 #[tokio::test(flavor = "multi_thread")]
