@@ -64,12 +64,16 @@ pub struct UploadArgs {
     /// as the `.tar.gz` the server reads.
     #[arg(long, value_name = "DIR")]
     pub mmtests_log: Option<PathBuf>,
+    /// The benchmark, when the files do not name it.
     #[arg(long)]
     pub benchmark: Option<String>,
+    /// The machine the results come from.
     #[arg(long)]
     pub machine: Option<String>,
+    /// The kernel version (`6.7.0-rc1`).
     #[arg(long)]
     pub kernel: Option<String>,
+    /// The commit the kernel was built from (a full or abbreviated sha).
     #[arg(long)]
     pub commit: Option<String>,
     /// The commit's time, in seconds since the epoch.

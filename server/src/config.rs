@@ -149,6 +149,9 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenCommand,
     },
+    /// The client commands, run against a server (`--server`, `PERFLINE_SERVER`).
+    #[command(flatten)]
+    Client(crate::cli::ClientCommand),
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -20,6 +20,8 @@ pub mod changepoint;
 #[cfg(feature = "server")]
 pub mod chart;
 #[cfg(feature = "server")]
+pub mod cli;
+#[cfg(feature = "server")]
 pub mod compare;
 #[cfg(feature = "server")]
 pub mod config;

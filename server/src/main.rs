@@ -1,4 +1,5 @@
-//! `perfline`: starts the server on an embedded SQLite file.
+//! `perfline`: starts the server on an embedded SQLite file, manages its tokens, or (the
+//! client commands in `cli.rs`) talks to a running server.
 
 use clap::Parser;
 use perfline_server::{serve, AppState, Config};
@@ -7,6 +8,11 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let config = Config::parse();
+    // The client commands print only their answers on stdout and their messages on stderr:
+    // no log subscriber.
+    if let Some(perfline_server::config::Command::Client(command)) = config.command.clone() {
+        return perfline_server::cli::run(command).await;
+    }
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     match config.log_format {
         perfline_server::config::LogFormat::Text => {
@@ -110,7 +116,9 @@ async fn run_command(
             return ExitCode::FAILURE;
         }
     };
-    let Command::Token { action } = command;
+    let Command::Token { action } = command else {
+        unreachable!("main runs the client commands")
+    };
     let result: Result<(), String> = async {
         match action {
             TokenCommand::Create {

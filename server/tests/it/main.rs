@@ -6,6 +6,7 @@ mod alerts;
 mod bad_input;
 mod browser;
 mod cli;
+mod client;
 mod compare;
 mod helpers;
 mod hostile;
