@@ -39,8 +39,12 @@ fn main() {
             entries.sort();
             for file in entries {
                 let path = dir.join(&file).canonicalize().expect("the file exists");
-                writeln!(code, "    ({file:?}, include_bytes!({:?})),", path.display().to_string())
-                    .unwrap();
+                writeln!(
+                    code,
+                    "    ({file:?}, include_bytes!({:?})),",
+                    path.display().to_string()
+                )
+                .unwrap();
             }
             code.push_str("];\n");
         }

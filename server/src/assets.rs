@@ -50,8 +50,12 @@ impl Site {
     /// A built site on disk: `<root>/pkg/site.txt` names the set, its files lie beside it.
     pub fn from_dir(root: &Path) -> anyhow::Result<Site> {
         let pkg = root.join("pkg");
-        let name = std::fs::read_to_string(pkg.join("site.txt"))
-            .map_err(|e| anyhow::anyhow!("{}: {e} (run scripts/build-site)", pkg.join("site.txt").display()))?;
+        let name = std::fs::read_to_string(pkg.join("site.txt")).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e} (run scripts/build-site)",
+                pkg.join("site.txt").display()
+            )
+        })?;
         let name = name.trim().to_owned();
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&pkg)? {
@@ -110,14 +114,19 @@ impl Site {
         let mut response = if headers
             .get(header::IF_NONE_MATCH)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(',').any(|t| t.trim().trim_start_matches("W/") == etag || t.trim() == "*"))
-        {
+            .is_some_and(|v| {
+                v.split(',')
+                    .any(|t| t.trim().trim_start_matches("W/") == etag || t.trim() == "*")
+            }) {
             StatusCode::NOT_MODIFIED.into_response()
         } else {
             body.clone().into_response()
         };
         let h = response.headers_mut();
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(asset.content_type));
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(asset.content_type),
+        );
         h.insert(
             header::CACHE_CONTROL,
             HeaderValue::from_static("public, max-age=31536000, immutable"),
@@ -192,7 +201,10 @@ mod tests {
 
     fn check(accept: &str, gzip: bool, br: bool) {
         let mut h = HeaderMap::new();
-        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(accept).unwrap());
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(accept).unwrap(),
+        );
         assert_eq!(accepted_encodings(&h), Accepted { gzip, br }, "{accept}");
     }
 

@@ -288,7 +288,10 @@ impl Http {
                     retry_after(r.headers()).unwrap_or_else(|| backoff(attempt))
                 }
                 Ok(r) => return Err(server_error(r).await),
-                Err(e) if attempt < self.retries && (e.is_connect() || e.is_timeout() || e.is_request()) => {
+                Err(e)
+                    if attempt < self.retries
+                        && (e.is_connect() || e.is_timeout() || e.is_request()) =>
+                {
                     eprintln!("perfline: {}: {e}", self.base);
                     backoff(attempt)
                 }
@@ -406,9 +409,10 @@ async fn upload(a: UploadArgs) -> Result<Outcome, CliError> {
         commit: a.commit.clone(),
     };
     for path in &a.files {
-        let name = path
-            .file_name()
-            .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         files.push(UploadFile {
             name,
             bytes: read_file(path)?,
@@ -459,7 +463,9 @@ async fn upload(a: UploadArgs) -> Result<Outcome, CliError> {
         }
         Some(Body::Multipart(form))
     };
-    let r = http.send(Method::POST, "/api/v1/upload", "text/plain", form).await;
+    let r = http
+        .send(Method::POST, "/api/v1/upload", "text/plain", form)
+        .await;
     bar.finish_and_clear();
     let r = r?;
     let created = r.status() == StatusCode::CREATED;
@@ -697,7 +703,10 @@ async fn history(a: HistoryArgs) -> Result<Outcome, CliError> {
         }
     };
     if a.range.starts_with('-') {
-        return Err(CliError::Usage(format!("--range '{}' is not a revision range", a.range)));
+        return Err(CliError::Usage(format!(
+            "--range '{}' is not a revision range",
+            a.range
+        )));
     }
     let log = git(&a.git_dir, &["log", "--format=%H %ct %s", &a.range, "--"])?;
     eprintln!(
@@ -851,7 +860,10 @@ struct RulesAnswer {
 }
 
 /// The step at the trend's newest commits that an alert would name, when it is for the worse.
-fn newest_regression(t: &app::trend::Trend, settings: &crate::alerts::detect::Settings) -> Option<String> {
+fn newest_regression(
+    t: &app::trend::Trend,
+    settings: &crate::alerts::detect::Settings,
+) -> Option<String> {
     use app::label::Direction;
     let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
     let step = crate::alerts::detect::newest_step(&means, settings, None)?;
@@ -867,7 +879,9 @@ fn newest_regression(t: &app::trend::Trend, settings: &crate::alerts::detect::Se
         "{} changed {:+.2}% at {} ({}), p = {:.2e}, {} commits before and {} after",
         t.title(),
         step.change_pct,
-        at.sha.as_deref().map_or(at.kernel.as_str(), |s| &s[..s.len().min(12)]),
+        at.sha
+            .as_deref()
+            .map_or(at.kernel.as_str(), |s| &s[..s.len().min(12)]),
         at.kernel,
         step.p_value,
         step.points_before,
@@ -921,13 +935,18 @@ mod tests {
 
     #[test]
     fn backoff_doubles_up_to_thirty_seconds_and_retry_after_is_read() {
-        assert!(backoff(0) >= Duration::from_millis(500) && backoff(0) <= Duration::from_millis(625));
+        assert!(
+            backoff(0) >= Duration::from_millis(500) && backoff(0) <= Duration::from_millis(625)
+        );
         assert!(backoff(3) >= Duration::from_secs(4) && backoff(3) <= Duration::from_secs(5));
         assert_eq!(backoff(20), Duration::from_secs(30));
         let mut h = HeaderMap::new();
         h.insert(RETRY_AFTER, "2".parse().unwrap());
         assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
-        h.insert(RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        h.insert(
+            RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
         assert_eq!(retry_after(&h), None);
     }
 }

@@ -42,7 +42,13 @@ async fn upload_an_mmtests_log_directory_then_compare_and_gate_on_a_regression()
     let dir = fixture("mmtests/work-log");
     let out = perfline(
         &app.base,
-        &["upload", "--mmtests-log", dir.to_str().unwrap(), "--machine", "m1"],
+        &[
+            "upload",
+            "--mmtests-log",
+            dir.to_str().unwrap(),
+            "--machine",
+            "m1",
+        ],
         None,
     )
     .await;
@@ -54,12 +60,22 @@ async fn upload_an_mmtests_log_directory_then_compare_and_gate_on_a_regression()
     // The same directory again stores nothing and says so.
     let again = perfline(
         &app.base,
-        &["upload", "--mmtests-log", dir.to_str().unwrap(), "--machine", "m1"],
+        &[
+            "upload",
+            "--mmtests-log",
+            dir.to_str().unwrap(),
+            "--machine",
+            "m1",
+        ],
         None,
     )
     .await;
     assert!(again.status.success(), "{}", stderr(&again));
-    assert!(stderr(&again).contains("already stored"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("already stored"),
+        "{}",
+        stderr(&again)
+    );
     let (_, runs) = app.get_json("/api/v1/runs").await;
     // Four kernels, each with netperf-tcp and hackbench.
     assert_eq!(runs["total"], 8, "{runs}");
@@ -134,12 +150,24 @@ async fn upload_an_mmtests_log_directory_then_compare_and_gate_on_a_regression()
     // Errors are the server's message and exit 1.
     let out = perfline(
         &app.base,
-        &["compare", "--benchmark", "netperf-tcp", "--machine", "m1", "--kernels", "9.9.9"],
+        &[
+            "compare",
+            "--benchmark",
+            "netperf-tcp",
+            "--machine",
+            "m1",
+            "--kernels",
+            "9.9.9",
+        ],
         None,
     )
     .await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("server answered 4"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server answered 4"),
+        "{}",
+        stderr(&out)
+    );
     app.stop().await;
 }
 
@@ -161,14 +189,27 @@ fn git_repo(root: &Path, n: usize) -> (std::path::PathBuf, Vec<String>) {
             c.env("GIT_AUTHOR_DATE", &d).env("GIT_COMMITTER_DATE", &d);
         }
         let out = c.output().expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
     };
     git(&["init", "-q", "-b", "master"], None);
     let mut shas = Vec::new();
     for i in 0..n {
         let date = format!("@{} +0000", 1_700_000_000 + i * 60);
-        git(&["commit", "-q", "--allow-empty", "-m", &format!("commit number {i}")], Some(date));
+        git(
+            &[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("commit number {i}"),
+            ],
+            Some(date),
+        );
         shas.push(git(&["rev-parse", "HEAD"], None));
     }
     (dir, shas)
@@ -190,14 +231,24 @@ async fn history_from_git_then_a_trend_that_gates_on_the_newest_step_and_a_bisec
         let level = if i < 14 { 1000.0 } else { 900.0 };
         for it in 1..=5 {
             let noise = (((i * 31 + it * 3) % 11) as f64 - 5.0) * level / 2500.0;
-            csv.push_str(&format!("v6.{i},{sha},Throughput_Mbps,{it},{}\n", level + noise));
+            csv.push_str(&format!(
+                "v6.{i},{sha},Throughput_Mbps,{it},{}\n",
+                level + noise
+            ));
         }
     }
     let file = root.path().join("throughput.csv");
     std::fs::write(&file, csv).unwrap();
     let out = perfline(
         &app.base,
-        &["upload", file.to_str().unwrap(), "--benchmark", "netperf", "--machine", "lkp-bdw-de1"],
+        &[
+            "upload",
+            file.to_str().unwrap(),
+            "--benchmark",
+            "netperf",
+            "--machine",
+            "lkp-bdw-de1",
+        ],
         None,
     )
     .await;
@@ -248,7 +299,11 @@ async fn history_from_git_then_a_trend_that_gates_on_the_newest_step_and_a_bisec
             .env("HOME", root.path())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     git(&["bisect", "start", &shas[15], &shas[10]]);
     let out = perfline(&app.base, &["bisect-log"], Some(&repo)).await;
@@ -296,7 +351,10 @@ async fn upload_an_lkp_result_directory_with_what_its_job_states() {
     let run = &runs["runs"][0];
     assert_eq!(run["machine"], "lkp-bdw-de1", "{runs}");
     assert_eq!(run["kernel"], "4.16.0-rc1-00001-ga337531", "{runs}");
-    assert_eq!(run["commit"], "a337531b942bd8a03e7052444d7e36972aac2d92", "{runs}");
+    assert_eq!(
+        run["commit"], "a337531b942bd8a03e7052444d7e36972aac2d92",
+        "{runs}"
+    );
     // The job went along as the side file: its facts are the run's.
     let (_, full) = app.get_json(&format!("/api/v1/runs/{}", run["id"])).await;
     assert!(full.to_string().contains("performance"), "{full}");
@@ -304,7 +362,13 @@ async fn upload_an_lkp_result_directory_with_what_its_job_states() {
     // A flag overrides what the job says.
     let out = perfline(
         &app.base,
-        &["upload", "--lkp-result", dir.path().to_str().unwrap(), "--machine", "other-box"],
+        &[
+            "upload",
+            "--lkp-result",
+            dir.path().to_str().unwrap(),
+            "--machine",
+            "other-box",
+        ],
         None,
     )
     .await;
@@ -371,12 +435,20 @@ async fn uploads_are_retried_on_503_and_429_with_the_whole_body_each_time() {
         csv.push_str("1234.5678\n");
     }
     std::fs::write(&file, &csv).unwrap();
-    let out = perfline(&base, &["upload", file.to_str().unwrap(), "--machine", "m"], None).await;
+    let out = perfline(
+        &base,
+        &["upload", file.to_str().unwrap(), "--machine", "m"],
+        None,
+    )
+    .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "upload 1: 1 run stored\n");
     assert_eq!(attempts.load(Ordering::SeqCst), 3);
     let sizes = sizes.lock().unwrap().clone();
-    assert!(sizes.iter().all(|&n| n == sizes[0] && n > csv.len()), "{sizes:?}");
+    assert!(
+        sizes.iter().all(|&n| n == sizes[0] && n > csv.len()),
+        "{sizes:?}"
+    );
     assert!(stderr(&out).contains("answered 503"), "{}", stderr(&out));
     assert!(stderr(&out).contains("answered 429"), "{}", stderr(&out));
 
@@ -389,7 +461,11 @@ async fn uploads_are_retried_on_503_and_429_with_the_whole_body_each_time() {
     )
     .await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("server answered 503 Service Unavailable: busy"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server answered 503 Service Unavailable: busy"),
+        "{}",
+        stderr(&out)
+    );
 
     // Nobody listening: retried, then a clear error.
     let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -414,7 +490,11 @@ async fn writes_need_the_token_from_the_environment_on_a_token_server() {
     let args = ["upload", &file, "--machine", "m", "--kernel", "6.1"].map(str::to_owned);
     let out = perfline(&app.base, &args.each_ref().map(String::as_str), None).await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("server answered 401"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server answered 401"),
+        "{}",
+        stderr(&out)
+    );
     let t = token(&app, "robot", "upload").await;
     let base = app.base.clone();
     let out = tokio::task::spawn_blocking(move || {

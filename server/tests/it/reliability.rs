@@ -243,12 +243,24 @@ async fn static_files_are_content_named_immutable_and_precompressed() {
         assert_eq!(r.headers()["content-type"], "application/wasm");
         assert_eq!(r.headers()["vary"], "accept-encoding");
         let tag = r.headers()["etag"].to_str().unwrap().to_owned();
-        assert!(tag.ends_with(if encoding == "br" { "-br\"" } else { "-gz\"" }), "{tag}");
+        assert!(
+            tag.ends_with(if encoding == "br" { "-br\"" } else { "-gz\"" }),
+            "{tag}"
+        );
         let wire = r.bytes().await.unwrap().len();
         assert!(wire > 1000, "{wire}");
     }
-    let missing = app.client.get(app.url("/pkg/perfline.js")).send().await.unwrap();
-    assert_eq!(missing.status().as_u16(), 404, "the old unhashed name is gone");
+    let missing = app
+        .client
+        .get(app.url("/pkg/perfline.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        missing.status().as_u16(),
+        404,
+        "the old unhashed name is gone"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
