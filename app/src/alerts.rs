@@ -243,7 +243,7 @@ impl AlertSummary {
                 self.bad.name()
             ),
             Some(n) => {
-                let steps = (n as f64 + 1.0).log2().ceil() as u32;
+                let steps = (f64::from(n) + 1.0).log2().ceil() as u32;
                 format!(
                     "; {n} commit{} between them in {history} (about {steps} step{})",
                     if n == 1 { "" } else { "s" },

@@ -45,10 +45,7 @@ pub fn plot_value(v: f64) -> f64 {
 /// renderer's tick arithmetic terminates: all-equal, subnormal and huge data included.
 pub fn axis_range(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
     // Also NaN, and the folds' (inf, -inf) when there is no data.
-    if lo
-        .partial_cmp(&hi)
-        .is_none_or(|o| o == std::cmp::Ordering::Greater)
-    {
+    if lo.partial_cmp(&hi).is_none_or(|o| o == Ordering::Greater) {
         return (0.0, 1.0);
     }
     let (lo, hi) = (plot_value(lo), plot_value(hi));
@@ -89,7 +86,7 @@ pub fn svg_data_url(svg: &str) -> String {
     for b in svg.bytes() {
         match b {
             b'%' | b'#' | b'<' | b'>' | b'"' | b'\'' | b'&' | 0..=0x20 | 0x7f.. => {
-                out.push_str(&format!("%{b:02X}"))
+                out.push_str(&format!("%{b:02X}"));
             }
             _ => out.push(b as char),
         }
@@ -113,8 +110,7 @@ pub fn shared_axis(trends: &[&Trend]) -> (Vec<String>, Vec<Vec<usize>>) {
         clean(
             &p.sha
                 .as_ref()
-                .map(|s| s.chars().take(10).collect())
-                .unwrap_or_else(|| p.kernel.clone()),
+                .map_or_else(|| p.kernel.clone(), |s| s.chars().take(10).collect()),
         )
     };
     if let [t] = trends {
@@ -271,7 +267,6 @@ impl TrendChart<'_> {
         })
     }
 
-    #[allow(clippy::type_complexity)]
     fn draw_on(
         &self,
         root: &DrawingArea<SVGBackend<'_>, Shift>,
@@ -342,8 +337,8 @@ impl TrendChart<'_> {
                 hits.push(Hit {
                     series: s,
                     point: i,
-                    px: px as f64,
-                    py: py as f64,
+                    px: f64::from(px),
+                    py: f64::from(py),
                 });
             }
         }

@@ -150,10 +150,10 @@ pub fn text(baseline: &str, diffs: &[FactsDiff]) -> String {
                 let key = c.key.strip_prefix("config.").unwrap_or(&c.key);
                 match (&c.base, &c.other) {
                     (None, Some(v)) if group == "config options" => {
-                        out.push_str(&format!("    + {key}={v}\n"))
+                        out.push_str(&format!("    + {key}={v}\n"));
                     }
                     (Some(v), None) if group == "config options" => {
-                        out.push_str(&format!("    - {key}={v}\n"))
+                        out.push_str(&format!("    - {key}={v}\n"));
                     }
                     _ => out.push_str(&format!(
                         "    {key}: {} -> {}\n",

@@ -29,7 +29,7 @@ use leptos_router::{
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     // Inline scripts (hydration, streamed resources) run only with this response's nonce;
     // the server's header policy adds the rest (frames, objects, forms).
-    let csp = leptos::nonce::use_nonce().map(|nonce| {
+    let csp = use_nonce().map(|nonce| {
         format!("script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'")
     });
     view! {

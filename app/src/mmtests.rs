@@ -37,7 +37,7 @@ pub fn perl_pow(b: f64, e: f64) -> f64 {
     if b.is_finite() && b == b.floor() && e == e.floor() && e >= 0.0 && b.abs() < 9.2e18 {
         let u = b.abs() as u64;
         let bits = 64 - u.leading_zeros();
-        if (e as u64) * (bits as u64) <= 64 {
+        if (e as u64) * u64::from(bits) <= 64 {
             if let Some(r) = u.checked_pow(e as u32) {
                 let r = r as f64;
                 return if b < 0.0 && (e as u64) % 2 == 1 {
@@ -358,13 +358,13 @@ pub fn mark_significance(rows: &mut [Row]) {
             let table: Vec<&Row> = rows
                 .iter()
                 .filter(|r| {
-                    r.direction == direction && r.cells.first().is_some_and(|c| c.is_some())
+                    r.direction == direction && r.cells.first().is_some_and(Option::is_some)
                 })
                 .collect();
             rows.iter()
                 .enumerate()
                 .filter(|(_, r)| {
-                    r.direction == direction && r.cells.first().is_some_and(|c| c.is_some())
+                    r.direction == direction && r.cells.first().is_some_and(Option::is_some)
                 })
                 .map(|(i, r)| (i, significance(&table, r, mean)))
                 .collect()
@@ -384,7 +384,7 @@ pub fn mark_significance(rows: &mut [Row]) {
 fn table_rows(c: &Comparison, direction: Direction) -> Vec<&Row> {
     c.rows
         .iter()
-        .filter(|r| r.direction == direction && r.cells.first().is_some_and(|c| c.is_some()))
+        .filter(|r| r.direction == direction && r.cells.first().is_some_and(Option::is_some))
         .collect()
 }
 
@@ -454,7 +454,7 @@ pub fn table(c: &Comparison) -> String {
 /// `rdiff(a, b)`: the ratio of two means (0 without a baseline, 1 without a value).
 fn rdiff(a: Option<f64>, b: Option<f64>) -> f64 {
     match (a, b) {
-        (_, None) | (_, Some(0.0)) => 0.0,
+        (_, None | Some(0.0)) => 0.0,
         (Some(a), Some(b)) if a != 0.0 => a / b,
         _ => 1.0,
     }

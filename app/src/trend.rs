@@ -257,12 +257,12 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
     let hi = ((hi + air) / step).ceil() * step;
     // At most one tick per row, whatever rounding does to the step.
     let ticks: Vec<f64> = (0..)
-        .map(|i| lo + i as f64 * step)
+        .map(|i| lo + f64::from(i) * step)
         .take_while(|t| *t <= hi + step * 1e-9)
         .take(rows + 1)
         .collect();
     let labels: Vec<String> = ticks.iter().map(|t| tick_label(*t, step)).collect();
-    let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(1);
+    let label_w = labels.iter().map(String::len).max().unwrap_or(1);
     // Columns: label, a space, the left border, the plot, the right border.
     let inner = width.saturating_sub(label_w + 3).max(4);
     let row_of = |v: f64| -> usize {
@@ -280,7 +280,7 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
     let mut grid = vec![vec![' '; inner]; rows];
     for (r, line) in grid.iter_mut().enumerate() {
         if r == 0 || r == rows - 1 {
-            line.iter_mut().for_each(|c| *c = '-');
+            line.fill('-');
         }
     }
     let tick_rows: Vec<(usize, &str)> = ticks
@@ -329,8 +329,7 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
         let label = tick_rows
             .iter()
             .find(|(tr, _)| *tr == r)
-            .map(|(_, l)| *l)
-            .unwrap_or("");
+            .map_or("", |(_, l)| *l);
         let is_tick = !label.is_empty();
         let left = if is_tick || r == 0 || r == rows - 1 {
             '+'
@@ -364,7 +363,7 @@ mod tests {
 
     #[test]
     fn lttb_keeps_ends_and_spikes() {
-        let mut y: Vec<f64> = (0..10_000).map(|i| (i % 7) as f64).collect();
+        let mut y: Vec<f64> = (0..10_000).map(|i| f64::from(i % 7)).collect();
         y[5000] = 1000.0;
         let keep = lttb(&y, 500);
         assert_eq!(keep.len(), 500);
@@ -410,13 +409,13 @@ mod golden {
         let mut v = Vec::new();
         for i in 0..12 {
             v.push(ChartSample {
-                value: 2497.0 + (i % 3) as f64,
+                value: 2497.0 + f64::from(i % 3),
                 mark: Some(Mark::Good),
             });
         }
         for i in 0..8 {
             v.push(ChartSample {
-                value: 2345.0 - (i % 2) as f64 * 3.0,
+                value: 2345.0 - f64::from(i % 2) * 3.0,
                 mark: Some(Mark::Bad),
             });
         }

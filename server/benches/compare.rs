@@ -17,7 +17,7 @@ fn csv(params: &[u32], samples: u32) -> String {
     for (k, kernel) in KERNELS.iter().enumerate() {
         for (p, param) in params.iter().enumerate() {
             for i in 1..=samples {
-                let noise = ((i * 7919 + p as u32 * 104729 + k as u32 * 31) % 1000) as f64;
+                let noise = f64::from((i * 7919 + p as u32 * 104729 + k as u32 * 31) % 1000);
                 let v = 1000.0 * (p + 1) as f64 * (1.0 - 0.02 * k as f64) + noise / 25.0;
                 out.push_str(&format!(
                     "{kernel},tcpstream-send,{param},{i},{v:.2},10^6bits/s,higher\n"

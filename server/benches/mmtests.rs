@@ -31,7 +31,8 @@ fn archive(run: usize) -> Vec<u8> {
     for (k, kernel) in KERNELS.iter().enumerate() {
         for (s, size) in SIZES.iter().enumerate() {
             for i in 1..=SAMPLES {
-                let noise = ((i * 7919 + s as u32 * 104729 + k as u32 * 31) % 1000) as f64 / 1000.0;
+                let noise =
+                    f64::from((i * 7919 + s as u32 * 104729 + k as u32 * 31) % 1000) / 1000.0;
                 let text = log(
                     *size,
                     1000.0 * (s + 1) as f64 * (1.0 - 0.02 * k as f64) + noise * 40.0,

@@ -52,7 +52,7 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
                     .parse::<u64>()
                     .ok()
                     .filter(|p| p.is_power_of_two())
-                    .map(|p| p.trailing_zeros() as f64)
+                    .map(|p| f64::from(p.trailing_zeros()))
             })
             .collect::<Option<Vec<f64>>>()
             .filter(|v| v.len() >= 2);

@@ -369,7 +369,7 @@ mod tests {
         let q = |kernels: &[&str]| CompareQuery {
             benchmark: "b".into(),
             machine: "m".into(),
-            kernels: kernels.iter().map(|k| k.to_string()).collect(),
+            kernels: kernels.iter().map(ToString::to_string).collect(),
             metric: None,
             columns: false,
         };

@@ -143,6 +143,10 @@ pub enum LogFormat {
 
 /// What else the binary does than serve.
 #[derive(Debug, Clone, clap::Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "parsed once at start; boxing would only obscure the clap derive"
+)]
 pub enum Command {
     /// Manage API tokens (in the database given by --db).
     Token {
@@ -212,7 +216,8 @@ impl Config {
 
     /// How many expensive requests may run at once.
     pub fn heavy_limit(&self) -> usize {
-        self.max_heavy
-            .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()))
+        self.max_heavy.unwrap_or_else(|| {
+            2 * std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        })
     }
 }

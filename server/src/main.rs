@@ -16,7 +16,7 @@ async fn main() -> std::process::ExitCode {
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     match config.log_format {
         perfline_server::config::LogFormat::Text => {
-            tracing_subscriber::fmt().with_env_filter(filter).init()
+            tracing_subscriber::fmt().with_env_filter(filter).init();
         }
         perfline_server::config::LogFormat::Json => tracing_subscriber::fmt()
             .json()

@@ -265,7 +265,7 @@ pub fn router(state: AppState) -> Router {
     let body_timeout = Duration::from_secs(state.config.body_timeout);
     Router::new()
         .route("/healthz", get(healthz))
-        .route("/alerts.atom", get(crate::api::alerts::atom))
+        .route("/alerts.atom", get(api::alerts::atom))
         .route("/metrics", get(crate::metrics::scrape))
         .route("/pkg/{file}", get(crate::assets::serve_asset))
         .nest("/api/v1", api::router(&state))

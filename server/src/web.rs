@@ -174,7 +174,7 @@ impl Backend for StoreBackend {
         Ok(())
     }
 
-    async fn whoami(&self) -> Result<app::types::Who, String> {
+    async fn whoami(&self) -> Result<Who, String> {
         use crate::auth::{AuthMode, Principal, Scope};
         let principal = leptos::prelude::use_context::<axum::http::request::Parts>()
             .and_then(|p| p.extensions.get::<Principal>().cloned());
@@ -184,7 +184,7 @@ impl Backend for StoreBackend {
             Some(Principal::Token { scopes, .. }) => scopes.allow(scope),
             _ => false,
         };
-        Ok(app::types::Who {
+        Ok(Who {
             token_mode,
             name: match &principal {
                 Some(Principal::Token { name, .. }) => Some(name.clone()),
@@ -236,7 +236,7 @@ impl Backend for StoreBackend {
         }
     }
 
-    async fn correct_run(&self, id: i64, fix: app::types::RunFix) -> Result<String, String> {
+    async fn correct_run(&self, id: i64, fix: RunFix) -> Result<String, String> {
         // On the page an empty field leaves the run as it is.
         fn given(v: &str) -> Option<&str> {
             Some(v.trim()).filter(|v| !v.is_empty())

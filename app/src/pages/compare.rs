@@ -145,7 +145,7 @@ fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
                 let k = o.remove(from);
                 o.insert(to, k);
             }
-        })
+        });
     };
     view! {
         <form id="compare-form" method="get" action="/compare" class="form">
@@ -289,7 +289,7 @@ fn cell_title(
             .map(|r| format!("#{r}"))
             .collect::<Vec<_>>()
             .join(", "),
-        cv.map(|v| format!("{v:.2}%")).unwrap_or_else(|| "-".into())
+        cv.map_or_else(|| "-".into(), |v| format!("{v:.2}%"))
     );
     if stat_row == 1 {
         if let Some(base) = base.filter(|_| cell.verdict != Verdict::Baseline) {
@@ -348,9 +348,7 @@ fn ratio_view(c: &Comparison) -> AnyView {
                             let v = row
                                 .and_then(|x| x.cells.get(k))
                                 .and_then(|c| c.as_ref())
-                                .and_then(|c| mean.of(&c.stats))
-                                .map(|v| format!("{v:.p$}"))
-                                .unwrap_or_else(|| "-".into());
+                                .and_then(|c| mean.of(&c.stats)).map_or_else(|| "-".into(), |v| format!("{v:.p$}"));
                             view! { <td class="num">{v}</td> }
                         })
                         .collect_view();
@@ -438,7 +436,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
     let precision = c.precision;
     // The ratio view (`ratio=1` in the page's URL, or the button).
     let ratio_on = {
-        let q = leptos_router::hooks::use_query_map();
+        let q = use_query_map();
         let on = q.read_untracked().get("ratio").as_deref() == Some("1");
         RwSignal::new(on)
     };
@@ -531,8 +529,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                             Some(cell) => {
                                 let value = stat
                                     .of(&cell.stats)
-                                    .map(|v| format!("{v:.precision$}"))
-                                    .unwrap_or_else(|| "-".into());
+                                    .map_or_else(|| "-".into(), |v| format!("{v:.precision$}"));
                                 let pct = cell.changes.by_row(i);
                                 let class = cell_class(i, cell);
                                 let title = cell_title(
@@ -552,7 +549,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                                         <span class="value">{value}</span>
                                         " "
                                         <span class="pct">
-                                            {pct.map(pct_text).unwrap_or_else(|| "n/a".into())}
+                                            {pct.map_or_else(|| "n/a".into(), pct_text)}
                                         </span>
                                         {marker.map(|m| view! { <span class="marker">{m}</span> })}
                                         {hint}

@@ -73,8 +73,7 @@ pub(crate) fn shortcut(ev: &leptos::ev::KeyboardEvent) -> Option<String> {
     }
     let typing = document()
         .active_element()
-        .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
-        .unwrap_or(false);
+        .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
     (!typing).then(|| ev.key())
 }
 

@@ -144,7 +144,7 @@ pub fn TrendPage() -> impl IntoView {
         let Some(key) = super::shortcut(&ev) else {
             return;
         };
-        let n = selected_runs().map(|(n, _)| n).unwrap_or(0);
+        let n = selected_runs().map_or(0, |(n, _)| n);
         match key.as_str() {
             "j" if n > 0 => selected.update(|s| *s = (*s + 1).min(n - 1)),
             "k" => selected.update(|s| *s = s.saturating_sub(1)),
@@ -453,8 +453,7 @@ fn mark_class(m: Option<Mark>) -> &'static str {
 fn short(p: &crate::trend::TrendPoint) -> String {
     p.sha
         .as_ref()
-        .map(|s| s.chars().take(12).collect())
-        .unwrap_or_else(|| p.kernel.clone())
+        .map_or_else(|| p.kernel.clone(), |s| s.chars().take(12).collect())
 }
 
 #[component]
@@ -557,7 +556,7 @@ fn TrendView(
                     <dt>"Subject"</dt><dd>{p.subject.clone().unwrap_or_default()}</dd>
                     <dt>"Kernel"</dt><dd>{p.kernel.clone()}</dd>
                     <dt>"Mean"</dt><dd>{format!("{} (min {}, max {}, n={})", crate::types::format_value(p.mean), crate::types::format_value(p.min), crate::types::format_value(p.max), p.n)}</dd>
-                    <dt>"Mark"</dt><dd id="trend-selected-mark">{p.mark.map(|m| m.as_str()).unwrap_or("none")}</dd>
+                    <dt>"Mark"</dt><dd id="trend-selected-mark">{p.mark.map_or("none", Mark::as_str)}</dd>
                     <dt>"Runs"</dt><dd>{p.runs.iter().map(|r| view! { <a href=format!("/runs/{}", r.id)>{format!("#{} ", r.id)}</a> }).collect_view()}</dd>
                 </dl>
             })
@@ -568,9 +567,9 @@ fn TrendView(
         let marks = t.points.iter().filter(|p| p.mark.is_some()).map(|p| {
             let x = p.x;
             view! {
-                <li data-x=x data-mark=p.mark.map(|m| m.as_str()).unwrap_or_default() class=mark_class(p.mark)>
+                <li data-x=x data-mark=p.mark.map(Mark::as_str).unwrap_or_default() class=mark_class(p.mark)>
                     <a href="#" on:click=move |ev| { ev.prevent_default(); selected.set(x); }>{short(p)}</a>
-                    {format!(" {}{}", p.mark.map(|m| m.as_str()).unwrap_or_default(), if p.first_bad { " (first bad commit)" } else { "" })}
+                    {format!(" {}{}", p.mark.map(Mark::as_str).unwrap_or_default(), if p.first_bad { " (first bad commit)" } else { "" })}
                 </li>
             }
         }).collect_view();
@@ -603,7 +602,7 @@ fn TrendView(
     view! {
         <section id="trend" data-points=n>
             <p class="meta">
-                <strong>{t.with_value(|t| t.title())}</strong>
+                <strong>{t.with_value(Trend::title)}</strong>
                 {t.with_value(|t| format!(" of {} on {}, ordered by {}", t.query.benchmark, t.query.machine, t.order))}
                 {others.with_value(|o| (!o.is_empty()).then(|| format!(" · with {}", o.iter().map(|t| t.query.machine.as_str()).collect::<Vec<_>>().join(", "))))}
                 " · " <a id="trend-link" href=href.clone()>"Link to this view"</a>

@@ -166,7 +166,7 @@ mod tests {
             &[
                 ("machine", "my box".into()),
                 ("kernel", "6.1".into()),
-                ("commit", "".into()),
+                ("commit", String::new()),
             ],
         );
         assert_eq!(

@@ -6,7 +6,7 @@ use std::time::Duration;
 use perfline_server::{serve, AppState, Config};
 
 /// The kernels of the generated comparisons and archives (mmtests' naming).
-#[allow(dead_code)] // Not every benchmark uses it.
+#[allow(dead_code, reason = "not every benchmark uses it")]
 pub const KERNELS: [&str; 5] = [
     "5.4.0-vanilla",
     "5.5.0-rc1-vanilla",
@@ -24,7 +24,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Times `n` calls of `f`; returns the timings and the last call's result.
-#[allow(dead_code)] // Not every benchmark uses it.
+#[allow(dead_code, reason = "not every benchmark uses it")]
 pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
     let mut times = Vec::with_capacity(n);
     let mut last = None;
@@ -40,7 +40,7 @@ pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
 }
 
 /// Runs `body` with the base URL of a fresh server, then stops the server.
-#[allow(dead_code)] // Not every benchmark uses it.
+#[allow(dead_code, reason = "not every benchmark uses it")]
 pub fn with_server<F, Fut, T>(rt: &tokio::runtime::Runtime, body: F) -> T
 where
     F: FnOnce(String) -> Fut,
@@ -80,7 +80,7 @@ where
 }
 
 /// The median, minimum and maximum of timings, for the benchmarks' output.
-#[allow(dead_code)] // Not every benchmark uses it.
+#[allow(dead_code, reason = "not every benchmark uses it")]
 pub fn summary(mut times: Vec<Duration>) -> String {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;

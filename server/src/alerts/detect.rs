@@ -264,7 +264,7 @@ mod tests {
         check(&x, Some(10));
         // A step below the minimum change is not an alert.
         let small: Vec<f64> = (0..30)
-            .map(|i| if i < 20 { 100.0 } else { 99.0 } + (i % 2) as f64 * 0.01)
+            .map(|i| if i < 20 { 100.0 } else { 99.0 } + f64::from(i % 2) * 0.01)
             .collect();
         check(&small, None);
     }

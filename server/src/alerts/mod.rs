@@ -33,7 +33,7 @@ pub struct Wakers {
 pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
     let bad = |m: String| ApiError::BadRequest(m);
     let statuses = match f.status.as_deref().map(str::trim) {
-        None | Some("") | Some("all") => None,
+        None | Some("" | "all") => None,
         Some("open") => Some(
             AlertStatus::ALL
                 .into_iter()
@@ -55,7 +55,7 @@ pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
         }
     };
     let regression = match f.direction.as_deref().map(str::trim) {
-        None | Some("") | Some("any") => None,
+        None | Some("" | "any") => None,
         Some("regression") => Some(true),
         Some("improvement") => Some(false),
         Some(d) => {

@@ -82,7 +82,7 @@ pub fn negotiate(headers: &HeaderMap, default: Shape) -> Shape {
             }
         }
     }
-    best.map(|(_, s)| s).unwrap_or(default)
+    best.map_or(default, |(_, s)| s)
 }
 
 /// How to show a comparison: shape, text style and precision.
@@ -130,8 +130,8 @@ pub struct CompareParams {
 
 fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
     match v.as_deref() {
-        None | Some("0") | Some("false") | Some("no") => Ok(false),
-        Some("") | Some("1") | Some("true") | Some("yes") => Ok(true),
+        None | Some("0" | "false" | "no") => Ok(false),
+        Some("" | "1" | "true" | "yes") => Ok(true),
         Some(other) => Err(ApiError::BadRequest(format!(
             "{name} must be 1 or 0, not {other:?}"
         ))),
@@ -350,7 +350,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
             format!("runs of {}", r.kernel),
             r.runs
                 .iter()
-                .map(|id| id.to_string())
+                .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", "),
         ));

@@ -35,8 +35,8 @@ pub async fn runs(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<RunsQuery>,
 ) -> ApiResult<Json<RunPage>> {
-    let limit = q.limit.map_or(50, |l| l.get());
-    let offset = q.offset.map_or(0, |o| o.get());
+    let limit = q.limit.map_or(50, Bounded::get);
+    let offset = q.offset.map_or(0, Bounded::get);
     let filter = RunFilter {
         benchmark: q.benchmark.map(String::from),
         machine: q.machine.map(String::from),
@@ -83,7 +83,7 @@ pub async fn upload_raw(
     Path(id): Path<i64>,
     ApiQuery(q): ApiQuery<RawQuery>,
 ) -> ApiResult<Response> {
-    let idx = q.file.map_or(0, |f| f.get());
+    let idx = q.file.map_or(0, Bounded::get);
     let file = state
         .store
         .upload_file(id, idx)
@@ -140,8 +140,8 @@ pub async fn audit(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<AuditQuery>,
 ) -> ApiResult<Json<serde_json::Value>> {
-    let limit = q.limit.map_or(100, |l| l.get());
-    let offset = q.offset.map_or(0, |o| o.get());
+    let limit = q.limit.map_or(100, Bounded::get);
+    let offset = q.offset.map_or(0, Bounded::get);
     let (entries, total) = state.store.audit_log(limit, offset).await?;
     Ok(Json(serde_json::json!({
         "entries": entries,

@@ -54,7 +54,7 @@ pub async fn trend(
     let shape = match q.format.as_deref() {
         None => negotiate(&headers, Shape::Json),
         Some("json") => Shape::Json,
-        Some("text") | Some("txt") => Shape::Text,
+        Some("text" | "txt") => Shape::Text,
         Some("svg") => Shape::Svg,
         Some("html") => Shape::Document,
         Some(other) => {
@@ -97,7 +97,7 @@ pub async fn trend(
     }
     let trend = state.trend(query.clone()).await?;
     let computed = ms(start);
-    let body: bytes::Bytes = match shape {
+    let body: Bytes = match shape {
         Shape::Text => {
             let mut text = trend.ascii(width, height);
             for c in &trend.change_points {
@@ -426,7 +426,7 @@ pub async fn report(
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
 ) -> ApiResult<Response> {
     let html = match q.format.as_deref() {
-        None | Some("text") | Some("txt") => false,
+        None | Some("text" | "txt") => false,
         Some("html") => true,
         Some(other) => {
             return Err(ApiError::BadRequest(format!(

@@ -143,7 +143,7 @@ fn body_error(e: axum::Error, limit: usize) -> ApiError {
     }
     // `to_bytes` fails with a length-limit error when the body is longer than allowed.
     let too_large = std::error::Error::source(&e)
-        .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
+        .is_some_and(<dyn std::error::Error + 'static>::is::<http_body_util::LengthLimitError>)
         || e.to_string().contains("length limit");
     if too_large {
         ApiError::TooLarge { limit }
@@ -275,7 +275,11 @@ async fn store(
     let (status, id) = match state.store.insert_upload(&parsed).await? {
         Inserted::Created(id) => {
             state.metrics.uploads.inc();
-            let samples: usize = parsed.runs.iter().map(|r| r.sample_count()).sum();
+            let samples: usize = parsed
+                .runs
+                .iter()
+                .map(ingest::ParsedRun::sample_count)
+                .sum();
             state.metrics.samples.inc_by(samples as u64);
             (StatusCode::CREATED, id)
         }

@@ -86,7 +86,7 @@ fn columns(header: &csv::StringRecord) -> Result<Columns, IngestError> {
 }
 
 fn csv_error(e: csv::Error) -> IngestError {
-    let line = e.position().map(|p| p.line());
+    let line = e.position().map(csv::Position::line);
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -119,7 +119,7 @@ pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Inge
             Ok(false) => break,
             Err(e) => return Err(csv_error(e)),
         }
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        let line = record.position().map_or(0, csv::Position::line);
         // Fields are trimmed here rather than by the reader, which would copy every record.
         let get = |i: Option<usize>| {
             i.and_then(|i| record.get(i))

@@ -37,7 +37,7 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
                 .iter()
                 .position(|w| *w == "with")
                 .and_then(|p| words.get(p + 1))
-                .map(|g| g.to_string());
+                .map(ToString::to_string);
             if let Some(fds) = words
                 .iter()
                 .position(|w| *w == "using")
@@ -50,7 +50,7 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
         } else if t.starts_with('#') && t.contains(" groups == ") {
             // perf bench: "# 10 groups == 400 processes run" (or "threads run")
             let words: Vec<&str> = t.trim_start_matches('#').split_whitespace().collect();
-            groups = words.first().map(|g| g.to_string());
+            groups = words.first().map(ToString::to_string);
             mode = if t.contains("threads run") {
                 Some("thread")
             } else {

@@ -87,8 +87,8 @@ pub fn parse_bisect_log(text: &str) -> Result<BisectVerdicts, IngestError> {
         } else if let Some(rest) = line.strip_prefix("git bisect ") {
             let mut words = rest.split_whitespace();
             let mark = match words.next() {
-                Some("good") | Some("old") => Mark::Good,
-                Some("bad") | Some("new") => Mark::Bad,
+                Some("good" | "old") => Mark::Good,
+                Some("bad" | "new") => Mark::Bad,
                 Some("skip") => Mark::Skip,
                 _ => continue,
             };

@@ -220,9 +220,9 @@ fn add_hackbench_stats(text: &str, runs: &mut [ParsedRun]) -> Result<(), IngestE
         ));
     }
     // LKP multiplies Ruby integers, which never overflow; u64 would (the fuzzer found it).
-    let kb = (tasks as u128)
-        .checked_mul(messages as u128)
-        .and_then(|x| x.checked_mul(bytes as u128))
+    let kb = u128::from(tasks)
+        .checked_mul(u128::from(messages))
+        .and_then(|x| x.checked_mul(u128::from(bytes)))
         .map(|x| (x >> 10) as f64)
         .ok_or_else(|| {
             IngestError::new("LKP hackbench log: tasks × messages × bytes is too large")
@@ -256,7 +256,7 @@ pub fn detect_json(v: &Value) -> Option<super::Format> {
     {
         return Some(super::Format::LkpMatrix);
     }
-    if obj.values().all(|x| x.is_number()) && obj.keys().any(|k| k.contains('.')) {
+    if obj.values().all(Value::is_number) && obj.keys().any(|k| k.contains('.')) {
         return Some(super::Format::LkpStats);
     }
     None

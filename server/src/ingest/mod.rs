@@ -270,7 +270,7 @@ impl UploadMeta {
             "mark" => {
                 self.mark = Some(app::trend::Mark::parse(value).ok_or_else(|| {
                     IngestError::field("mark", format!("mark must be good, bad or skip, not '{value}'"))
-                })?)
+                })?);
             }
             "commit_time" => {
                 self.commit_time = Some(value.parse::<i64>().map_err(|_| {
@@ -278,13 +278,13 @@ impl UploadMeta {
                         "commit_time",
                         format!("commit_time must be seconds since the epoch (git log --format=%ct), not '{value}'"),
                     )
-                })?)
+                })?);
             }
             "format" => {
                 if value != "auto" {
                     self.format = Some(Format::parse(value).ok_or_else(|| {
                         IngestError::field("format", format!("unknown format '{value}'; Perfline knows: auto, {}", Format::KNOWN.join(", ")))
-                    })?)
+                    })?);
                 }
             }
             other => {
@@ -570,7 +570,7 @@ impl RunBuilder {
                     format!(
                         "unit '{}' differs from '{}' given earlier for metric {} param '{}'",
                         shorten(unit),
-                        s.unit.as_ref().map(Unit::as_str).unwrap_or(""),
+                        s.unit.as_ref().map_or("", Unit::as_str),
                         s.metric,
                         s.param
                     ),
@@ -777,7 +777,7 @@ pub(crate) fn render(runs: &[ParsedRun]) -> String {
             r.key.benchmark,
             r.key.machine,
             r.key.kernel,
-            r.key.commit.as_ref().map(|c| c.to_string())
+            r.key.commit.as_ref().map(ToString::to_string)
         ));
         for (k, v) in &r.facts {
             out.push_str(&format!("  fact {k}={v}\n"));

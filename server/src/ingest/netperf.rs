@@ -207,8 +207,7 @@ pub fn results(text: &str) -> Result<Vec<NetperfResult>, IngestError> {
         .facts
         .iter()
         .find(|(k, _)| k == "test")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| "TCP_STREAM".into());
+        .map_or_else(|| "TCP_STREAM".into(), |(_, v)| v.clone());
     Ok(c.found
         .into_iter()
         .filter(|f| {
@@ -653,14 +652,12 @@ fn omni_keyed(c: &mut Collected, kv: &[(String, String, u64)]) -> Result<(), Ing
     let get = |k: &str| kv.iter().find(|(key, _, _)| key == k);
     let Some((_, tput, line)) = get("THROUGHPUT") else {
         return Err(IngestError::at_line(
-            kv.first().map(|x| x.2).unwrap_or(1),
+            kv.first().map_or(1, |x| x.2),
             "netperf omni output without THROUGHPUT",
         ));
     };
     let value = num(*line, "throughput", tput)?;
-    let unit = get("THROUGHPUT_UNITS")
-        .map(|x| x.1.as_str())
-        .unwrap_or(NORMAL_UNIT);
+    let unit = get("THROUGHPUT_UNITS").map_or(NORMAL_UNIT, |x| x.1.as_str());
     let param = get("LOCAL_SEND_SIZE")
         .or_else(|| get("REQUEST_SIZE"))
         .map(|x| x.1.clone())

@@ -251,7 +251,7 @@ impl Store {
             .bind(r.alpha)
             .bind(r.min_before.map(|v| v as i64))
             .bind(r.min_after.map(|v| v as i64))
-            .bind(r.ignore as i64)
+            .bind(i64::from(r.ignore))
             .execute(&mut *tx)
             .await?;
         }
@@ -357,7 +357,7 @@ impl Store {
             .bind(&x.param)
             .bind(&x.unit)
             .bind(x.direction.as_str())
-            .bind(x.regression as i64)
+            .bind(i64::from(x.regression))
             .bind(x.before)
             .bind(x.after)
             .bind(x.change_pct)
@@ -372,8 +372,8 @@ impl Store {
                 "UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
                  worst_pct = max(worst_pct, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
             )
-            .bind(x.regression as i64)
-            .bind(!x.regression as i64)
+            .bind(i64::from(x.regression))
+            .bind(i64::from(!x.regression))
             .bind(x.change_pct.abs())
             .bind(summary_id)
             .execute(&mut *tx)

@@ -443,7 +443,7 @@ mod tests {
         let commits: Vec<HistoryCommit> = (0..40)
             .map(|i| HistoryCommit {
                 sha: format!("{i:08x}"),
-                time: (i % 2 == 0).then_some(i as i64),
+                time: (i % 2 == 0).then_some(i64::from(i)),
                 subject: Some(format!("commit {i}")),
             })
             .collect();

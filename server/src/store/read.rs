@@ -303,7 +303,7 @@ impl Store {
         query: &CompareQuery,
         runs: Option<&[i64]>,
     ) -> StoreResult<Vec<CompareSeries>> {
-        if query.kernels.is_empty() || runs.is_some_and(|r| r.is_empty()) {
+        if query.kernels.is_empty() || runs.is_some_and(<[i64]>::is_empty) {
             return Ok(Vec::new());
         }
         let columns: Vec<app::types::ColumnSpec> = if query.columns {
@@ -416,12 +416,12 @@ impl Store {
             let s = &mut series[i];
             s.iterations = iterations
                 .split(',')
-                .map(|x| x.parse::<i64>())
+                .map(str::parse::<i64>)
                 .collect::<Result<_, _>>()
                 .map_err(|e| anyhow::anyhow!("series {id}: bad iteration: {e}"))?;
             s.values = values
                 .split(',')
-                .map(|x| x.parse::<f64>())
+                .map(str::parse::<f64>)
                 .collect::<Result<_, _>>()
                 .map_err(|e| anyhow::anyhow!("series {id}: bad value: {e}"))?;
         }

@@ -38,7 +38,7 @@ pub struct TrendRun {
     pub commit: Option<Arc<str>>,
     pub commit_time: Option<i64>,
     pub unit: Option<Arc<str>>,
-    pub direction: app::label::Direction,
+    pub direction: Direction,
     pub n: usize,
     pub sum: f64,
     pub min: f64,
@@ -139,7 +139,7 @@ impl<'a> Reader<'a> {
 /// The strings of a chunk, each stored once.
 #[derive(Default)]
 struct Strings<'a> {
-    index: std::collections::HashMap<&'a str, u32>,
+    index: HashMap<&'a str, u32>,
     list: Vec<&'a str>,
 }
 

@@ -75,7 +75,7 @@ impl Store {
         }
         append_to_trends(&mut tx, &trends).await?;
         queue_alert_jobs(&mut tx, &trends, upload_id).await?;
-        let samples: usize = upload.runs.iter().map(|r| r.sample_count()).sum();
+        let samples: usize = upload.runs.iter().map(ParsedRun::sample_count).sum();
         super::tokens::audit_in(
             &mut tx,
             &upload.uploaded_by,
@@ -130,7 +130,7 @@ async fn insert_run(
     .bind(run.key.benchmark.as_str())
     .bind(machine_id)
     .bind(kernel_id)
-    .bind(run.key.commit.as_ref().map(|c| c.as_str()))
+    .bind(run.key.commit.as_ref().map(app::label::Label::as_str))
     .bind(tags)
     .bind(facts)
     .bind(run.sample_count() as i64)

@@ -247,7 +247,7 @@ async fn cross_site_writes_are_refused() {
             .post(app.url("/api/v1/upload?machine=m1&kernel=6.1"))
             .header("authorization", format!("Bearer {robot}"))
             .header("origin", "http://evil.example")
-            .body(format!("{CSV}b,tput,{}\n", cookie as u8));
+            .body(format!("{CSV}b,tput,{}\n", u8::from(cookie)));
         if cookie {
             r = r.header("cookie", "session=x");
         }
@@ -473,7 +473,7 @@ async fn deleting_an_upload_takes_it_out_of_every_view() {
                 let commit = k.bytes().map(usize::from).sum::<usize>();
                 s.push_str(&format!(
                     "{k},{commit:07x}{i},tput,{it},{}\n",
-                    level + it as f64
+                    level + f64::from(it)
                 ));
             }
         }

@@ -37,7 +37,7 @@ fn commit_csv(i: usize, level: f64) -> String {
 }
 
 async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
-    upload_commit_on(app, "lkp-bdw-de1", i, level, bearer).await
+    upload_commit_on(app, "lkp-bdw-de1", i, level, bearer).await;
 }
 
 async fn upload_commit_on(

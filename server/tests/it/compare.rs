@@ -266,7 +266,7 @@ async fn exports_are_safe_csv_and_escaped_svg() {
             csv.push_str(&format!(
                 "\"{}\",tput,64,{i},{}\n",
                 kernel.replace('"', "\"\""),
-                base + i as f64 / 10.0
+                base + f64::from(i) / 10.0
             ));
         }
     }
@@ -570,7 +570,7 @@ async fn columns_across_machines_and_tags() {
     let csv = |level: f64| {
         let mut s = String::from("metric,iteration,value\n");
         for i in 1..=5 {
-            s.push_str(&format!("Throughput,{i},{}\n", level + i as f64));
+            s.push_str(&format!("Throughput,{i},{}\n", level + f64::from(i)));
         }
         s
     };

@@ -38,15 +38,13 @@ impl Perfline {
     }
 
     fn signal(&self, name: &str) {
-        let signal = match name {
-            "TERM" => libc::SIGTERM,
-            "INT" => libc::SIGINT,
-            "KILL" => libc::SIGKILL,
-            other => panic!("no signal {other}"),
-        };
-        // SAFETY: kill(2) on our own child's pid, which it still is (not yet waited for).
-        let done = unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
-        assert_eq!(done, 0, "kill -{name}");
+        assert!(matches!(name, "TERM" | "INT" | "KILL"), "no signal {name}");
+        // kill(1) on our own child's pid, which it still is (not yet waited for).
+        let done = Command::new("kill")
+            .args(["-s", name, &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(done.success(), "kill -{name}");
     }
 
     /// Waits up to `limit` for the process to exit: its exit code, or `Err` with the signal

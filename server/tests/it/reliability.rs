@@ -18,7 +18,7 @@ async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> Option<St
         let left = deadline.checked_duration_since(Instant::now())?;
         match tokio::time::timeout(left, stream.read(&mut buf)).await {
             Err(_) => return None,
-            Ok(Ok(0)) | Ok(Err(_)) => return Some(String::from_utf8_lossy(&out).into_owned()),
+            Ok(Ok(0) | Err(_)) => return Some(String::from_utf8_lossy(&out).into_owned()),
             Ok(Ok(n)) => out.extend_from_slice(&buf[..n]),
         }
     }
