@@ -173,12 +173,19 @@ impl AppState {
         validate(&query)?;
         let generation = self.store.generation().await?;
         let key = CacheKey::Live(query.clone(), precision);
-        if let Some((g, c)) = self.compare_cache.entries.get(&key) {
-            if g == generation {
-                return Ok(c);
-            }
+        let cached = self
+            .compare_cache
+            .entries
+            .get(&key)
+            .filter(|(g, _)| *g == generation);
+        if let Some((_, c)) = self.metrics.cache("compare", cached) {
+            return Ok(c);
         }
-        let series = self.store.compare_series(&query, None).await?;
+        let series = crate::work::stage(
+            tracing::info_span!("query"),
+            self.store.compare_series(&query, None),
+        )
+        .await?;
         let missing: Vec<&str> = query
             .kernels
             .iter()
@@ -229,10 +236,13 @@ impl AppState {
         self.store.generation().await?;
         let rewrites = self.store.rewrites() as u64;
         let key = CacheKey::Pinned(id.to_owned(), precision);
-        if let Some((r, c)) = self.compare_cache.entries.get(&key) {
-            if r == rewrites {
-                return Ok(c);
-            }
+        let cached = self
+            .compare_cache
+            .entries
+            .get(&key)
+            .filter(|(r, _)| *r == rewrites);
+        if let Some((_, c)) = self.metrics.cache("compare", cached) {
+            return Ok(c);
         }
         let spec = self.store.permalink(id).await?.ok_or_else(not_found)?;
         let spec: PermalinkSpec = serde_json::from_str(&spec)
@@ -263,13 +273,14 @@ impl AppState {
         precision: Option<usize>,
     ) -> Result<Computed, ApiError> {
         // polars may block; keep it off the async workers, within the heavy-work limit.
-        let mut computed = self
-            .heavy
-            .run(move || {
+        let mut computed = crate::work::stage(
+            tracing::info_span!("stats"),
+            self.heavy.run(move || {
                 crate::stats::compare(query, &series, precision)
                     .map(|comparison| Computed::new(comparison, series))
-            })
-            .await??;
+            }),
+        )
+        .await??;
         // What differs besides the kernel, from the facts of each kernel's runs.
         let c = &mut computed.comparison;
         let ids: Vec<i64> = c.runs.iter().flat_map(|r| r.runs.iter().copied()).collect();

@@ -125,6 +125,11 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_NOTIFY_GIVE_UP", default_value_t = 72)]
     pub notify_give_up: u64,
 
+    /// Serve `/metrics` on this address only (e.g. a management network's `10.0.0.5:9464`),
+    /// without authentication, instead of on `--listen` beside the API.
+    #[arg(long, env = "PERFLINE_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
     #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,

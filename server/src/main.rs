@@ -39,6 +39,7 @@ async fn main() -> std::process::ExitCode {
         );
     }
     let listen = config.listen;
+    let metrics_listen = config.metrics_listen;
     let db = config.db.clone();
     let state = match AppState::new(config).await {
         Ok(state) => state,
@@ -89,6 +90,29 @@ async fn main() -> std::process::ExitCode {
             .unwrap_or_default(),
         db.display()
     );
+    if let Some(addr) = metrics_listen {
+        let metrics = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("perfline: cannot listen on {addr} for metrics: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(
+            "metrics served at http://{}/metrics",
+            metrics
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default()
+        );
+        let router = perfline_server::metrics::router(state.clone());
+        // Lives as long as the process: a scrape during the drain still answers.
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(metrics, router).await {
+                tracing::error!("metrics listener: {e}");
+            }
+        });
+    }
     match serve(listener, state, shutdown).await {
         Ok(()) => {
             tracing::info!("stopped");

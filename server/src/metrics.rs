@@ -1,5 +1,5 @@
 //! Prometheus metrics (`GET /metrics`, OpenMetrics text): requests by route and status, their
-//! latency, uploads and samples stored, and at each scrape the database's size and the alert
+//! latency, uploads and samples stored, cache hits and misses, and at each scrape the database's size and the alert
 //! pipeline's queues.
 
 use std::sync::Mutex;
@@ -21,6 +21,15 @@ pub struct RequestLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    /// `compare` (computed comparisons), `compare_body` (their rendered answers), `trend`,
+    /// `trend_body`.
+    pub cache: &'static str,
+    /// `hit` or `miss`.
+    pub result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
     pub route: String,
 }
@@ -33,6 +42,7 @@ pub struct Metrics {
     pub latency: LatencyFamily,
     pub uploads: Counter,
     pub samples: Counter,
+    pub cache_lookups: Family<CacheLabels, Counter>,
     pub database_bytes: Gauge,
     pub alert_jobs: Gauge,
     pub unnotified_events: Gauge,
@@ -51,6 +61,7 @@ impl Default for Metrics {
         let latency: LatencyFamily = Family::new_with_constructor(latency_histogram);
         let (uploads, samples) = (Counter::default(), Counter::default());
         let database_bytes = Gauge::default();
+        let cache_lookups = Family::<CacheLabels, Counter>::default();
         let (alert_jobs, unnotified_events, outbox_pending) =
             (Gauge::default(), Gauge::default(), Gauge::default());
         registry.register(
@@ -65,6 +76,11 @@ impl Default for Metrics {
         );
         registry.register("uploads", "Uploads stored", uploads.clone());
         registry.register("samples", "Samples stored", samples.clone());
+        registry.register(
+            "cache_lookups",
+            "Lookups in the in-memory caches, by cache and hit or miss",
+            cache_lookups.clone(),
+        );
         registry.register(
             "database_bytes",
             "Size of the SQLite database and its WAL",
@@ -91,6 +107,7 @@ impl Default for Metrics {
             latency,
             uploads,
             samples,
+            cache_lookups,
             database_bytes,
             alert_jobs,
             unnotified_events,
@@ -100,6 +117,15 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Counts a lookup in `cache`; answers `found` unchanged, for use around the lookup.
+    pub fn cache<T>(&self, cache: &'static str, found: Option<T>) -> Option<T> {
+        let result = if found.is_some() { "hit" } else { "miss" };
+        self.cache_lookups
+            .get_or_create(&CacheLabels { cache, result })
+            .inc();
+        found
+    }
+
     /// The OpenMetrics text of every metric.
     pub fn encode(&self) -> String {
         let mut out = String::new();
@@ -138,6 +164,13 @@ pub async fn track(
         })
         .inc();
     response
+}
+
+/// The router of `--metrics-listen`: `/metrics` alone, open to whoever reaches that address.
+pub fn router(state: crate::AppState) -> axum::Router {
+    axum::Router::new()
+        .route("/metrics", axum::routing::get(scrape))
+        .with_state(state)
 }
 
 /// `GET /metrics`.

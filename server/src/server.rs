@@ -263,10 +263,14 @@ pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let routes = generate_route_list(app::App);
     let body_timeout = Duration::from_secs(state.config.body_timeout);
-    Router::new()
+    let mut router = Router::new();
+    // With `--metrics-listen`, `/metrics` is served there only (`metrics::router`).
+    if state.config.metrics_listen.is_none() {
+        router = router.route("/metrics", get(crate::metrics::scrape));
+    }
+    router
         .route("/healthz", get(healthz))
         .route("/alerts.atom", get(api::alerts::atom))
-        .route("/metrics", get(crate::metrics::scrape))
         .route("/pkg/{file}", get(crate::assets::serve_asset))
         .nest("/api/v1", api::router(&state))
         .leptos_routes_with_context(

@@ -46,8 +46,11 @@ impl Heavy {
         let _guard = CancelOnDrop(flag.clone());
         // The turn is held by the work itself: a cancelled request's work keeps it until it
         // has stopped, so the limit bounds the CPU in use, not just the requests waiting.
+        // The work runs in the caller's span (request → stage), so what it logs says where.
+        let span = tracing::Span::current();
         let task = tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _span = span.enter();
             cancel::with(flag, work)
         });
         task.await
@@ -62,6 +65,20 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
     }
+}
+
+/// Runs `fut` as one stage of a request (`parse`, `store`, `query`, `stats`, `render`, ...)
+/// in `span`, under the request's span, and logs its duration at `debug` in it: with
+/// `--log perfline_server=debug` every upload shows request → parse → store, and every
+/// comparison request → query → stats → render, with their times.
+pub async fn stage<F: std::future::Future>(span: tracing::Span, fut: F) -> F::Output {
+    use tracing::Instrument as _;
+    let started = std::time::Instant::now();
+    let out = fut.instrument(span.clone()).await;
+    span.in_scope(|| {
+        tracing::debug!(ms = started.elapsed().as_secs_f64() * 1e3, "stage done");
+    });
+    out
 }
 
 #[cfg(test)]

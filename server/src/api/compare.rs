@@ -252,65 +252,69 @@ async fn respond(
         Shape::Svg => format!("svg {:?}", view.chart),
         Shape::Document => format!("html {origin}"),
     };
-    let body = match computed.body(&key) {
+    let body = match state.metrics.cache("compare_body", computed.body(&key)) {
         Some(body) => body,
         None => {
             let c = &computed.comparison;
-            let body: Bytes = match shape {
-                Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
-                    "query": c.query, "precision": c.precision, "permalink": c.permalink,
-                    "ratios": app::mmtests::ratios(c),
-                }))
-                .map_err(anyhow::Error::from)?
-                .into(),
-                Shape::Json | Shape::Html => {
-                    serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
-                }
-                Shape::Text => {
-                    let mut text = if text_style {
-                        lkp_text(c, all)
-                    } else if ratio {
-                        app::mmtests::ratio_text(c)
-                    } else {
-                        mmtests_text(c)
-                    };
-                    if let Some(id) = &c.permalink {
-                        text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
+            let render = tracing::info_span!("render", shape = ?shape);
+            let body: Bytes = crate::work::stage(render, async {
+                Ok::<Bytes, ApiError>(match shape {
+                    Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
+                        "query": c.query, "precision": c.precision, "permalink": c.permalink,
+                        "ratios": app::mmtests::ratios(c),
+                    }))
+                    .map_err(anyhow::Error::from)?
+                    .into(),
+                    Shape::Json | Shape::Html => {
+                        serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
                     }
-                    // Under the permalink: what else differs (the table above stays mmtests').
-                    let baseline = c.query.kernels.first().map_or("", String::as_str);
-                    let facts = app::facts::text(baseline, &c.facts);
-                    if !facts.is_empty() {
-                        text.push('\n');
-                        text.push_str(&facts);
+                    Shape::Text => {
+                        let mut text = if text_style {
+                            lkp_text(c, all)
+                        } else if ratio {
+                            app::mmtests::ratio_text(c)
+                        } else {
+                            mmtests_text(c)
+                        };
+                        if let Some(id) = &c.permalink {
+                            text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
+                        }
+                        // Under the permalink: what else differs (the table above stays mmtests').
+                        let baseline = c.query.kernels.first().map_or("", String::as_str);
+                        let facts = app::facts::text(baseline, &c.facts);
+                        if !facts.is_empty() {
+                            text.push('\n');
+                            text.push_str(&facts);
+                        }
+                        text.into()
                     }
-                    text.into()
-                }
-                Shape::Csv => samples_csv(&computed)?.into(),
-                Shape::Document => {
-                    let svg = {
-                        let computed = computed.clone();
+                    Shape::Csv => samples_csv(&computed)?.into(),
+                    Shape::Document => {
+                        let svg = {
+                            let computed = computed.clone();
+                            state
+                                .heavy
+                                .run(move || crate::chart::svg(&computed.comparison, None))
+                                .await??
+                        };
+                        comparison_document(c, &origin, svg).into()
+                    }
+                    Shape::Svg => {
+                        let (computed, chart) = (computed.clone(), view.chart.clone());
                         state
                             .heavy
-                            .run(move || crate::chart::svg(&computed.comparison, None))
+                            .run(move || {
+                                crate::chart::svg(
+                                    &computed.comparison,
+                                    chart.as_ref().map(Label::as_str),
+                                )
+                            })
                             .await??
-                    };
-                    comparison_document(c, &origin, svg).into()
-                }
-                Shape::Svg => {
-                    let (computed, chart) = (computed.clone(), view.chart.clone());
-                    state
-                        .heavy
-                        .run(move || {
-                            crate::chart::svg(
-                                &computed.comparison,
-                                chart.as_ref().map(Label::as_str),
-                            )
-                        })
-                        .await??
-                        .into()
-                }
-            };
+                            .into()
+                    }
+                })
+            })
+            .await?;
             computed.keep_body(key, body.clone());
             body
         }

@@ -84,7 +84,10 @@ pub async fn trend(
         _ => "application/json",
     };
     let start = std::time::Instant::now();
-    if let Some(body) = state.trend_cache.get_body(&query, &shape_key, generation) {
+    if let Some(body) = state.metrics.cache(
+        "trend_body",
+        state.trend_cache.get_body(&query, &shape_key, generation),
+    ) {
         let timing = format!("cache;desc=hit, total;dur={:.2}", ms(start));
         return Ok((
             [
@@ -97,40 +100,44 @@ pub async fn trend(
     }
     let trend = state.trend(query.clone()).await?;
     let computed = ms(start);
-    let body: Bytes = match shape {
-        Shape::Text => {
-            let mut text = trend.ascii(width, height);
-            for c in &trend.change_points {
-                text.push_str(&format!("change point: {}", change_line(c)));
+    let render = tracing::info_span!("render", shape = ?shape);
+    let body: Bytes = crate::work::stage(render, async {
+        Ok::<Bytes, ApiError>(match shape {
+            Shape::Text => {
+                let mut text = trend.ascii(width, height);
+                for c in &trend.change_points {
+                    text.push_str(&format!("change point: {}", change_line(c)));
+                }
+                text.into()
             }
-            text.into()
-        }
-        Shape::Svg => {
-            // Rendering is CPU work: a blocking thread within the heavy-work limit.
-            let trend = trend.clone();
-            state
-                .heavy
-                .run(move || crate::chart::trend_svg(&trend))
-                .await??
-                .into()
-        }
-        Shape::Document => {
-            let svg = {
+            Shape::Svg => {
+                // Rendering is CPU work: a blocking thread within the heavy-work limit.
                 let trend = trend.clone();
                 state
                     .heavy
                     .run(move || crate::chart::trend_svg(&trend))
                     .await??
-            };
-            trend_document(&trend, svg, width, height).into()
-        }
-        _ => {
-            // ~460 bytes a point: sized once instead of doubling through megabytes.
-            let mut json = Vec::with_capacity(512 * trend.points.len() + 1024);
-            serde_json::to_writer(&mut json, &*trend).map_err(anyhow::Error::from)?;
-            json.into()
-        }
-    };
+                    .into()
+            }
+            Shape::Document => {
+                let svg = {
+                    let trend = trend.clone();
+                    state
+                        .heavy
+                        .run(move || crate::chart::trend_svg(&trend))
+                        .await??
+                };
+                trend_document(&trend, svg, width, height).into()
+            }
+            _ => {
+                // ~460 bytes a point: sized once instead of doubling through megabytes.
+                let mut json = Vec::with_capacity(512 * trend.points.len() + 1024);
+                serde_json::to_writer(&mut json, &*trend).map_err(anyhow::Error::from)?;
+                json.into()
+            }
+        })
+    })
+    .await?;
     state
         .trend_cache
         .put_body(query, shape_key, generation, body.clone());

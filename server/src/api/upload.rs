@@ -201,7 +201,8 @@ async fn store(
     let Received { meta, files } = received;
     let uploaded_by = actor.to_owned();
     // Parsing is CPU work: keep it off the async workers.
-    let parsed = state
+    let parse_span = tracing::info_span!("parse", files = files.len());
+    let parsed = crate::work::stage(parse_span, state
         .heavy
         .run(move || -> Result<_, IngestError> {
             let mut digest = Sha256::new();
@@ -270,9 +271,11 @@ async fn store(
                 commit_time: meta.commit_time,
                 uploaded_by,
             })
-        })
+        }))
         .await??;
-    let (status, id) = match state.store.insert_upload(&parsed).await? {
+    let store_span = tracing::info_span!("store", runs = parsed.runs.len());
+    let inserted = crate::work::stage(store_span, state.store.insert_upload(&parsed)).await?;
+    let (status, id) = match inserted {
         Inserted::Created(id) => {
             state.metrics.uploads.inc();
             let samples: usize = parsed

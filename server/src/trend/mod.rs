@@ -53,10 +53,18 @@ impl AppState {
     pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ApiError> {
         validate(&query)?;
         let generation = self.store.generation().await?;
-        if let Some(t) = self.trend_cache.get_trend(&query, generation) {
+        if let Some(t) = self
+            .metrics
+            .cache("trend", self.trend_cache.get_trend(&query, generation))
+        {
             return Ok(t);
         }
-        let trend = Arc::new(self.compute_trend(query.clone()).await?);
+        let trend = crate::work::stage(
+            tracing::info_span!("trend"),
+            self.compute_trend(query.clone()),
+        )
+        .await?;
+        let trend = Arc::new(trend);
         self.trend_cache.put_trend(query, generation, trend.clone());
         Ok(trend)
     }

@@ -301,3 +301,130 @@ async fn json_logs_carry_the_request_id() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `--metrics-listen`: `/metrics` on its own address and not beside the API; and with
+/// `--log perfline_server=debug` an upload's log shows its stages (request → parse → store) and
+/// a comparison's (request → query → stats → render), each with its time.
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_on_their_own_listener_and_the_stages_of_a_request_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--log",
+            "info,perfline_server=debug",
+            "--log-format",
+            "json",
+            "--db",
+        ])
+        .arg(dir.path().join("m.db"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("perfline starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let v = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("a log line")
+    };
+    let (mut api, mut metrics) = (None, None);
+    while api.is_none() || metrics.is_none() {
+        let v = next();
+        let message = v["fields"]["message"].as_str().unwrap_or("").to_owned();
+        if let Some(rest) = message.split("listening on http://").nth(1) {
+            api = Some(rest.split_whitespace().next().unwrap().to_owned());
+        }
+        if let Some(rest) = message.split("metrics served at http://").nth(1) {
+            metrics = Some(rest.trim_end_matches("/metrics").to_owned());
+        }
+    }
+    let (api, metrics) = (api.unwrap(), metrics.unwrap());
+    let client = reqwest::Client::new();
+    let r = client
+        .get(format!("http://{api}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status().as_u16(),
+        404,
+        "/metrics must not be beside the API"
+    );
+    let r = client
+        .post(format!(
+            "http://{api}/api/v1/upload?benchmark=netperf-tcp&machine=m1&kernel=6.1"
+        ))
+        .body(std::fs::read(crate::helpers::fixture("generic/netperf-sweep.csv")).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let r = client
+        .post(format!(
+            "http://{api}/api/v1/upload?benchmark=netperf-tcp&machine=m1&kernel=6.2"
+        ))
+        .body(std::fs::read(crate::helpers::fixture("generic/netperf-sweep.csv")).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let r = client
+        .get(format!(
+            "http://{api}/api/v1/compare?benchmark=netperf-tcp&machine=m1&kernels=6.1,6.2&format=text"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let text = client
+        .get(format!("http://{metrics}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("perfline_uploads_total 2"), "{text}");
+
+    // Every stage's "stage done" line, as the chain of span names it was logged in.
+    let mut chains = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let wanted = [
+        "request/parse",
+        "request/store",
+        "request/query",
+        "request/stats",
+        "request/render",
+    ];
+    while !wanted
+        .iter()
+        .all(|w| chains.iter().any(|c: &String| c == w))
+    {
+        assert!(Instant::now() < deadline, "stages seen: {chains:?}");
+        let v = next();
+        if v["fields"]["message"] == "stage done" {
+            assert!(v["fields"]["ms"].as_f64().is_some(), "{v}");
+            let names: Vec<&str> = v["spans"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap())
+                .collect();
+            chains.push(names.join("/"));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
