@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Where a summary stands in triage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum AlertStatus {
     #[default]
     New,
@@ -70,6 +71,7 @@ impl TryFrom<String> for AlertStatus {
 
 /// One end of a summary's commit range.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CommitRef {
     pub kernel: String,
     /// The commit, when the runs named one.
@@ -93,6 +95,7 @@ impl CommitRef {
 
 /// One metric that changed at a summary's commit range.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Alert {
     pub id: i64,
     pub metric: String,
@@ -137,6 +140,7 @@ impl Alert {
 
 /// One triage change, or the creation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertEvent {
     pub id: i64,
     /// `new` (created by the detector) or `status` (a triage change).
@@ -150,6 +154,7 @@ pub struct AlertEvent {
 
 /// The metrics that changed for one benchmark and machine at one commit range.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertSummary {
     pub id: i64,
     pub benchmark: String,
@@ -325,6 +330,7 @@ fn encode(v: &str) -> String {
 
 /// A page of summaries, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertPage {
     pub summaries: Vec<AlertSummary>,
     /// Summaries matching the filter.
@@ -335,6 +341,7 @@ pub struct AlertPage {
 
 /// What `GET /api/v1/alerts` and the alerts page filter by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct AlertFilter {
     /// `open` (new, acknowledged, investigating), `all`, or one status.
     pub status: Option<String>,
@@ -344,6 +351,7 @@ pub struct AlertFilter {
     pub direction: Option<String>,
     /// Summaries created at or after this time (`2026-12-01` or `2026-12-01T10:00:00Z`).
     pub since: Option<String>,
+    /// 1..=500 (default 50).
     pub limit: Option<i64>,
     pub offset: Option<i64>,
 }
@@ -351,6 +359,7 @@ pub struct AlertFilter {
 /// A triage change: any of the three.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertPatch {
     pub status: Option<AlertStatus>,
     pub note: Option<String>,

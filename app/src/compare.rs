@@ -17,6 +17,7 @@ pub const SIGNIFICANCE_Z: f64 = 1.95996;
 /// A statistic that is undefined for these samples is `None` (JSON `null`), never NaN:
 /// `stddev` needs two samples, harmonic statistics need every sample to be positive.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Stats {
     pub n: i64,
     pub min: f64,
@@ -209,6 +210,7 @@ pub fn verdict(significant: bool, mean_change: Option<f64>) -> Verdict {
 /// What a cell says about its kernel against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Verdict {
     /// This is the baseline.
     Baseline,
@@ -225,6 +227,7 @@ pub enum Verdict {
 /// mmtests' percentages of one kernel against the baseline, positive = better; `None` where a
 /// statistic is undefined on either side.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Changes {
     pub min: Option<f64>,
     /// Of the direction's mean (Hmean for higher-is-better, Amean for lower-is-better).
@@ -254,6 +257,7 @@ impl Changes {
 
 /// One kernel at one (metric, param).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Cell {
     pub stats: Stats,
     pub changes: Changes,
@@ -268,6 +272,7 @@ pub struct Cell {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Row {
     pub metric: String,
     pub param: String,
@@ -281,6 +286,7 @@ pub struct Row {
 
 /// The runs each kernel's samples came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct KernelRuns {
     pub kernel: String,
     pub runs: Vec<i64>,
@@ -288,6 +294,7 @@ pub struct KernelRuns {
 
 /// A whole comparison: what was asked, which runs answered, and a row per (metric, param).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Comparison {
     pub query: CompareQuery,
     pub runs: Vec<KernelRuns>,

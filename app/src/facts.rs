@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One fact that differs; `None` where that side's runs do not state it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FactChange {
     pub key: String,
     pub base: Option<String>,
@@ -14,6 +15,7 @@ pub struct FactChange {
 
 /// The differences of one kernel's runs against the baseline's, by group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FactsDiff {
     pub kernel: String,
     /// (group, its changes): `machine`, `CPU`, `config options`, `sysctl`, `kernel command

@@ -307,6 +307,7 @@ where
 /// Whether a bigger value of a metric is better (throughput) or worse (latency, time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Direction {
     #[default]
     Higher,
@@ -401,4 +402,102 @@ mod tests {
             prop_assert!(Label::parse(&s).is_err());
         }
     }
+}
+
+/// The OpenAPI schemas of the validated types: strings and integers with the bounds their
+/// parsers check, so the API description says what is refused.
+#[cfg(feature = "ssr")]
+mod openapi {
+    use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+    use utoipa::openapi::RefOr;
+    use utoipa::{PartialSchema, ToSchema};
+
+    use super::*;
+
+    /// Text with at least one non-blank character and no control characters (U+0000–U+001F,
+    /// U+007F–U+009F), as `check_text` and `Label::parse` decide.
+    const LABEL_PATTERN: &str =
+        r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$";
+
+    fn text(description: &str, max: usize, pattern: Option<&str>) -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(max))
+            .pattern(pattern)
+            .description(Some(description))
+            .into()
+    }
+
+    impl PartialSchema for Label {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A name: trimmed, not empty, no control characters.",
+                LABEL_MAX_CHARS,
+                Some(LABEL_PATTERN),
+            )
+        }
+    }
+    impl ToSchema for Label {}
+
+    impl PartialSchema for TagValue {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A tag's value: may be empty, no control characters.",
+                LABEL_MAX_CHARS,
+                Some(r"^[^\x00-\x1F\x7F-\x9F]*$"),
+            )
+        }
+    }
+    impl ToSchema for TagValue {}
+
+    impl PartialSchema for Unit {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A unit: trimmed, not empty, no control characters.",
+                UNIT_MAX_CHARS,
+                Some(LABEL_PATTERN),
+            )
+        }
+    }
+    impl ToSchema for Unit {}
+
+    impl<const LO: i64, const HI: i64> PartialSchema for Bounded<LO, HI> {
+        fn schema() -> RefOr<Schema> {
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Int64,
+                )))
+                .minimum(Some(LO as f64))
+                .maximum(Some(HI as f64))
+                .into()
+        }
+    }
+    impl<const LO: i64, const HI: i64> ToSchema for Bounded<LO, HI> {
+        fn name() -> std::borrow::Cow<'static, str> {
+            format!("Bounded_{LO}_{HI}").into()
+        }
+    }
+
+    impl PartialSchema for Kernels {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "Kernels, comma-separated, distinct, the baseline first (at most 16).",
+                MAX_KERNELS * (LABEL_MAX_CHARS + 1),
+                None,
+            )
+        }
+    }
+    impl ToSchema for Kernels {}
+
+    impl PartialSchema for Machines {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "Machines, comma-separated, distinct (at most 12).",
+                MAX_MACHINES * (LABEL_MAX_CHARS + 1),
+                None,
+            )
+        }
+    }
+    impl ToSchema for Machines {}
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// A bisect mark on a run or a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Mark {
     Good,
     Bad,
@@ -34,6 +35,7 @@ impl Mark {
 
 /// What a trend shows: one metric at one param of one benchmark on one machine.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrendQuery {
     pub benchmark: String,
     pub machine: String,
@@ -68,6 +70,7 @@ impl ReportQuery {
 
 /// One run at a commit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrendRun {
     pub id: i64,
     pub mark: Option<Mark>,
@@ -77,6 +80,7 @@ pub struct TrendRun {
 
 /// One x position: a commit (or, for runs without a commit, a kernel) with all its runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrendPoint {
     /// 0, 1, 2, ... in history order.
     pub x: usize,
@@ -100,6 +104,7 @@ pub struct TrendPoint {
 
 /// A level shift found by change-point detection, at the first point of the new level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrendChange {
     pub x: usize,
     pub sha: Option<String>,
@@ -114,6 +119,7 @@ pub struct TrendChange {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Trend {
     pub query: TrendQuery,
     /// How the x axis is ordered: `history repo/branch`, `commit time` or `kernel version`.

@@ -6,6 +6,7 @@ use crate::label::Direction;
 
 /// One run as listed: a benchmark executed on one machine with one kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RunSummary {
     pub id: i64,
     pub benchmark: String,
@@ -29,6 +30,7 @@ pub struct RunSummary {
 
 /// All samples of one metric at one parameter within a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Series {
     pub metric: String,
     pub param: String,
@@ -39,12 +41,14 @@ pub struct Series {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RunDetail {
     pub run: RunSummary,
     pub series: Vec<Series>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UploadFile {
     pub index: i64,
     pub name: Option<String>,
@@ -55,6 +59,7 @@ pub struct UploadFile {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UploadSummary {
     pub id: i64,
     pub created_at: String,
@@ -69,6 +74,7 @@ pub struct UploadSummary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UploadDetail {
     pub upload: UploadSummary,
     pub runs: Vec<RunSummary>,
@@ -76,6 +82,7 @@ pub struct UploadDetail {
 
 /// What `POST /api/v1/upload` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UploadResponse {
     /// `false` when the same bytes with the same metadata were uploaded before.
     pub created: bool,
@@ -84,6 +91,7 @@ pub struct UploadResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BenchmarkSummary {
     pub name: String,
     pub runs: i64,
@@ -93,6 +101,7 @@ pub struct BenchmarkSummary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NamedCount {
     pub name: String,
     pub runs: i64,
@@ -112,6 +121,7 @@ pub struct Dashboard {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RunPage {
     pub runs: Vec<RunSummary>,
     pub total: i64,
@@ -121,6 +131,7 @@ pub struct RunPage {
 
 /// A comparison request: benchmark and machine, kernels with the baseline first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CompareQuery {
     pub benchmark: String,
     /// The machine of every column that names none (empty when every column names its own).
@@ -138,6 +149,7 @@ pub struct CompareQuery {
 /// One column of a comparison across machines or configurations, parsed from its spec:
 /// `[kernel][@machine][:key=value]`, or `key=value` alone.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ColumnSpec {
     pub kernel: Option<String>,
     pub machine: Option<String>,
@@ -250,6 +262,7 @@ mod tests {
 
 /// Who the pages are shown to, and what they may do there.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Who {
     /// Writes need a token (else anyone may write: no sign-in).
     pub token_mode: bool,
@@ -263,6 +276,7 @@ pub struct Who {
 
 /// A correction of a run from its page: empty fields are left as they are.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RunFix {
     pub machine: String,
     pub kernel: String,

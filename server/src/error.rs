@@ -115,21 +115,35 @@ impl ApiError {
     }
 }
 
-#[derive(Debug, Serialize)]
-struct ErrorBody<'a> {
+/// What went wrong, in every error answer of the API.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody<'a> {
+    /// The HTTP status again.
+    #[schema(minimum = 400, maximum = 599)]
     status: u16,
+    /// A stable name: `bad_request`, `too_large`, `unsupported_media_type`, `unprocessable`,
+    /// `not_found`, `method_not_allowed`, `unauthorized`, `forbidden`, `misdirected`, `gone`,
+    /// `conflict`, `too_many_requests`, `timeout`, `unavailable`, `internal`.
+    #[schema(value_type = String)]
     code: &'static str,
     message: String,
+    /// The file (inside an archive, `archive:entry`) a 422 is about.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
     file: Option<&'a str>,
+    /// Its line.
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u64>,
+    /// The column or field.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
     field: Option<&'a str>,
 }
 
-#[derive(Debug, Serialize)]
-struct ErrorEnvelope<'a> {
+/// The JSON error envelope: every failure of the API, whatever failed.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(example = json!({"error": {"status": 422, "code": "unprocessable", "message": "request body: line 3: value 'fast' is not a number", "file": "request body", "line": 3, "field": "value"}}))]
+pub struct ErrorEnvelope<'a> {
     error: ErrorBody<'a>,
 }
 

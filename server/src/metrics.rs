@@ -174,6 +174,9 @@ pub fn router(state: crate::AppState) -> axum::Router {
 }
 
 /// `GET /metrics`.
+#[utoipa::path(get, path = "/metrics", tag = "meta",
+    responses((status = 200, description = "Prometheus metrics (OpenMetrics text); a read: needs a token on a `--private` server. With `--metrics-listen` only there.",
+        content_type = "application/openmetrics-text", body = String), crate::api::openapi::Errors))]
 pub async fn scrape(
     axum::extract::State(state): axum::extract::State<crate::AppState>,
 ) -> impl axum::response::IntoResponse {

@@ -113,7 +113,11 @@ impl AppState {
     }
 }
 
-async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
+/// `GET /healthz`: whether the database answers.
+#[utoipa::path(get, path = "/healthz", tag = "meta",
+    responses((status = 200, description = "The database answers", content_type = "text/plain", body = String, example = "ok\n"),
+        (status = 503, description = "The database does not answer", content_type = "text/plain", body = String)))]
+pub(crate) async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     match state.store.ping().await {
         Ok(()) => (StatusCode::OK, "ok\n"),
         Err(e) => {
@@ -261,6 +265,8 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// do what (`auth::authorize`: `Host`, CSRF, token and scope), before any handler.
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
+    let (api_router, api_doc) = api::router(&state);
+    let reference = axum::response::Html(api::openapi::reference_html(&api_doc));
     let routes = generate_route_list(app::App);
     let body_timeout = Duration::from_secs(state.config.body_timeout);
     let mut router = Router::new();
@@ -272,7 +278,8 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/alerts.atom", get(api::alerts::atom))
         .route("/pkg/{file}", get(crate::assets::serve_asset))
-        .nest("/api/v1", api::router(&state))
+        .route("/api", get(move || std::future::ready(reference.clone())))
+        .nest("/api/v1", api_router)
         .leptos_routes_with_context(
             &state,
             routes,

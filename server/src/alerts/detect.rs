@@ -25,7 +25,7 @@ pub const MAX_RULES: usize = 200;
 
 /// One rule: series whose benchmark and metric match the glob patterns (`*`, `?`, `[...]`)
 /// take its settings; unset fields keep the defaults. The first matching rule wins.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     #[serde(default = "any")]

@@ -86,9 +86,11 @@ pub fn negotiate(headers: &HeaderMap, default: Shape) -> Shape {
 }
 
 /// How to show a comparison: shape, text style and precision.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ViewParams {
+    /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
     format: Option<String>,
     /// `mmtests` (default) or `lkp`.
     style: Option<String>,
@@ -97,6 +99,7 @@ pub struct ViewParams {
     /// mmtests' `--print-ratio` view: text in its layout, JSON as ratios per cell.
     ratio: Option<String>,
     /// Decimal places of the mmtests text (0..=10).
+    #[param(value_type = Option<Bounded<0, 10>>)]
     precision: Option<Precision>,
     /// The metric the chart shows (default: the first).
     #[serde(default, deserialize_with = "empty_as_none")]
@@ -106,24 +109,33 @@ pub struct ViewParams {
 /// Decimal places of the mmtests text.
 type Precision = Bounded<0, 10>;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CompareParams {
     #[serde(default, deserialize_with = "empty_as_none")]
     benchmark: Option<Label>,
     #[serde(default, deserialize_with = "empty_as_none")]
     machine: Option<Label>,
+    /// Kernels, the baseline first (or `columns`).
     kernels: Option<Kernels>,
     /// Columns across machines or configurations instead of kernels: `6.1.0@box-a`,
     /// `governor=performance`, `6.1.0@box-a:governor=performance` (comma-separated).
     columns: Option<Kernels>,
     #[serde(default, deserialize_with = "empty_as_none")]
     metric: Option<Label>,
+    /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
     format: Option<String>,
+    /// `mmtests` (default) or `lkp`, for text.
     style: Option<String>,
+    /// `1`: LKP style shows every row.
     all: Option<String>,
+    /// `1`: mmtests' `--print-ratio` view.
     ratio: Option<String>,
+    /// Decimal places of the mmtests text.
+    #[param(value_type = Option<Bounded<0, 10>>)]
     precision: Option<Precision>,
+    /// The metric the SVG chart shows.
     #[serde(default, deserialize_with = "empty_as_none")]
     chart: Option<Label>,
 }
@@ -153,6 +165,9 @@ fn precision(p: Option<Precision>) -> Option<usize> {
     p.map(|p| p.get() as usize)
 }
 
+#[utoipa::path(get, path = "/compare", tag = "compare", params(CompareParams),
+    responses((status = 200, description = "The comparison (mmtests' statistics and significance), in the shape asked for", content((crate::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
+        crate::api::openapi::Errors))]
 pub async fn compare(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -198,6 +213,9 @@ pub async fn compare(
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).
+#[utoipa::path(get, path = "/c/{id}", tag = "compare", params(("id" = String, Path, description = "The permalink"), ViewParams),
+    responses((status = 200, description = "The same comparison over the same runs, forever (a browser gets the page)", content((crate::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
+        crate::api::openapi::Errors))]
 pub async fn permalink(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -3,6 +3,7 @@
 pub mod alerts;
 pub mod compare;
 pub mod extract;
+pub mod openapi;
 mod read;
 mod session;
 mod tokens;
@@ -10,52 +11,69 @@ mod trend;
 mod upload;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::AppState;
 
-pub fn router(state: &AppState) -> Router<AppState> {
-    Router::new()
+/// The `/api/v1` router and the description of its routes (`openapi::document` puts them
+/// under `/api/v1` beside the top-level ones). Every route goes through `routes!`, which
+/// registers the handler with the path its `#[utoipa::path]` names, so no route can be
+/// missing from the description.
+pub fn router(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let limit = state.config.max_upload;
+    // Bodies up to --max-upload (the upload handler also checks Content-Length first, then
+    // while reading).
+    let big_body =
+        |(schemas, paths, method): UtoipaMethodRouter<AppState>| -> UtoipaMethodRouter<AppState> {
+            (schemas, paths, method.layer(DefaultBodyLimit::max(limit)))
+        };
+    let (router, paths) = OpenApiRouter::new()
+        .routes(big_body(routes!(upload::upload)))
+        .routes(routes!(read::upload, read::delete_upload))
+        .routes(routes!(read::upload_raw))
+        .routes(routes!(read::runs))
+        .routes(routes!(read::run, read::correct_run))
+        .routes(routes!(read::benchmarks))
+        .routes(routes!(read::machines))
+        .routes(routes!(read::kernels))
+        .routes(routes!(compare::compare))
+        .routes(routes!(trend::trend))
+        .routes(routes!(trend::report))
+        .routes(big_body(routes!(trend::commits)))
+        .routes(big_body(routes!(trend::bisect)))
+        .routes(routes!(trend::mark_run))
+        .routes(routes!(alerts::list))
+        .routes(routes!(alerts::show, alerts::patch))
+        .routes(routes!(alerts::rules, alerts::put_rules))
+        .routes(routes!(read::audit))
+        .routes(routes!(tokens::list, tokens::create))
+        .routes(routes!(tokens::revoke))
+        .routes(routes!(session::sign_in))
+        .routes(routes!(session::sign_out))
+        .split_for_parts();
+    let doc = openapi::document(paths);
+    let json = bytes::Bytes::from(serde_json::to_vec(&doc).expect("the description serialises"));
+    let router = router
         .route(
-            "/upload",
-            // The limit is enforced by the handler (Content-Length first, then while reading).
-            post(upload::upload).layer(DefaultBodyLimit::max(state.config.max_upload)),
+            "/openapi.json",
+            get(move || {
+                let json = json.clone();
+                async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, "application/json")],
+                        json,
+                    )
+                }
+            }),
         )
-        .route(
-            "/uploads/{id}",
-            get(read::upload).delete(read::delete_upload),
-        )
-        .route("/uploads/{id}/raw", get(read::upload_raw))
-        .route("/runs", get(read::runs))
-        .route("/runs/{id}", get(read::run).patch(read::correct_run))
-        .route("/benchmarks", get(read::benchmarks))
-        .route("/machines", get(read::machines))
-        .route("/kernels", get(read::kernels))
-        .route("/compare", get(compare::compare))
-        .route("/trend", get(trend::trend))
-        .route("/report", get(trend::report))
-        .route(
-            "/commits",
-            post(trend::commits).layer(DefaultBodyLimit::max(state.config.max_upload)),
-        )
-        .route(
-            "/bisect",
-            post(trend::bisect).layer(DefaultBodyLimit::max(state.config.max_upload)),
-        )
-        .route("/runs/{id}/mark", post(trend::mark_run))
-        .route("/alerts", get(alerts::list))
-        .route("/alerts/{id}", get(alerts::show).patch(alerts::patch))
-        .route("/alert-rules", get(alerts::rules).put(alerts::put_rules))
-        .route("/audit", get(read::audit))
-        .route("/tokens", get(tokens::list).post(tokens::create))
-        .route("/tokens/{name}", axum::routing::delete(tokens::revoke))
-        .route("/session", post(session::sign_in))
-        .route("/session/end", post(session::sign_out))
         .fallback(|| async {
-            ApiError::NotFound("no such API endpoint; see README.md for the list".into())
-        })
+            ApiError::NotFound("no such API endpoint; see /api or README.md for the list".into())
+        });
+    (router, doc)
 }
 
 /// Where users reach this server, for the links Perfline prints (permalinks under text,

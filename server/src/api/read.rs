@@ -16,7 +16,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::store::RunFilter;
 use crate::AppState;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct RunsQuery {
     #[serde(default, deserialize_with = "empty_as_none")]
@@ -31,6 +32,8 @@ pub struct RunsQuery {
     offset: Option<Bounded<0, 100_000_000>>,
 }
 
+#[utoipa::path(get, path = "/runs", tag = "runs", params(RunsQuery),
+    responses((status = 200, description = "Runs, newest first", body = RunPage), crate::api::openapi::Errors))]
 pub async fn runs(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<RunsQuery>,
@@ -52,6 +55,8 @@ pub async fn runs(
     }))
 }
 
+#[utoipa::path(get, path = "/runs/{id}", tag = "runs", params(("id" = i64, Path, description = "The run")),
+    responses((status = 200, description = "The run with its series", body = RunDetail), crate::api::openapi::Errors))]
 pub async fn run(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<RunDetail>> {
     state
         .run_detail(id)
@@ -60,6 +65,8 @@ pub async fn run(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResul
         .ok_or_else(|| ApiError::NotFound(format!("no run {id}")))
 }
 
+#[utoipa::path(get, path = "/uploads/{id}", tag = "uploads", params(("id" = i64, Path, description = "The upload")),
+    responses((status = 200, description = "The upload: its files and runs", body = UploadDetail), crate::api::openapi::Errors))]
 pub async fn upload(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -73,11 +80,16 @@ pub async fn upload(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RawQuery {
+    /// Which file of the upload (default 0).
     file: Option<Bounded<0, 10_000>>,
 }
 
 /// The exact bytes of an uploaded file.
+#[utoipa::path(get, path = "/uploads/{id}/raw", tag = "uploads", params(("id" = i64, Path, description = "The upload"), RawQuery),
+    responses((status = 200, description = "The exact bytes of the file", content_type = "application/octet-stream", body = Vec<u8>), crate::api::openapi::Errors))]
 pub async fn upload_raw(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -110,18 +122,24 @@ pub async fn upload_raw(
         .into_response())
 }
 
+#[utoipa::path(get, path = "/benchmarks", tag = "runs",
+    responses((status = 200, description = "Benchmarks with run counts, machines and kernels", body = Vec<app::types::BenchmarkSummary>), crate::api::openapi::Errors))]
 pub async fn benchmarks(
     State(state): State<AppState>,
 ) -> ApiResult<Json<Vec<app::types::BenchmarkSummary>>> {
     Ok(Json(state.store.benchmarks().await?))
 }
 
+#[utoipa::path(get, path = "/machines", tag = "runs",
+    responses((status = 200, description = "Machines with run counts", body = Vec<app::types::NamedCount>), crate::api::openapi::Errors))]
 pub async fn machines(
     State(state): State<AppState>,
 ) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
     Ok(Json(state.store.machines().await?))
 }
 
+#[utoipa::path(get, path = "/kernels", tag = "runs",
+    responses((status = 200, description = "Kernels with run counts", body = Vec<app::types::NamedCount>), crate::api::openapi::Errors))]
 pub async fn kernels(
     State(state): State<AppState>,
 ) -> ApiResult<Json<Vec<app::types::NamedCount>>> {
@@ -130,12 +148,16 @@ pub async fn kernels(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     limit: Option<Bounded<1, 1000>>,
     offset: Option<Bounded<0, 100_000_000>>,
 }
 
 /// `GET /api/v1/audit` (admin): who wrote what and when, newest first.
+#[utoipa::path(get, path = "/audit", tag = "admin", params(AuditQuery),
+    responses((status = 200, description = "Who wrote what and when, newest first: `{entries, total, limit, offset}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn audit(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<AuditQuery>,
@@ -153,6 +175,8 @@ pub async fn audit(
 
 /// `DELETE /api/v1/uploads/{id}` (admin): the upload, its raw files, runs, series and their
 /// trend summaries, in one transaction; permalinks over its runs then answer 410.
+#[utoipa::path(delete, path = "/uploads/{id}", tag = "admin", params(("id" = i64, Path, description = "The upload")),
+    responses((status = 200, description = "Deleted: `{deleted, runs, series}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn delete_upload(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -171,8 +195,9 @@ pub async fn delete_upload(
 }
 
 /// A correction of a run's names (`PATCH /api/v1/runs/{id}`): any of these.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"machine": "lkp-bdw-de1", "kernel": "6.7.0-rc1", "commit": "", "tags": "governor=performance"}))]
 pub struct RunPatch {
     machine: Option<Label>,
     kernel: Option<Label>,
@@ -184,6 +209,8 @@ pub struct RunPatch {
 
 /// `PATCH /api/v1/runs/{id}` (admin): corrects a run's machine, kernel, commit or tags, with
 /// its trends rebuilt; permalinks that pinned it answer 410 from then on.
+#[utoipa::path(patch, path = "/runs/{id}", tag = "admin", params(("id" = i64, Path, description = "The run")), request_body = RunPatch,
+    responses((status = 200, description = "Corrected: `{changed, run}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn correct_run(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,

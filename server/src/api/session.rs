@@ -15,7 +15,7 @@ use crate::AppState;
 /// How long a session lasts.
 const SESSION_DAYS: u32 = 30;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SignIn {
     token: String,
     /// Where to go after signing in (a path on this server).
@@ -60,6 +60,10 @@ fn local_path(next: Option<&str>) -> &str {
 }
 
 /// `POST /api/v1/session` with `token=...` (the sign-in form) or `{"token": ...}`.
+#[utoipa::path(post, path = "/session", tag = "session",
+    request_body(content((SignIn = "application/json"), (SignIn = "application/x-www-form-urlencoded"))),
+    responses((status = 200, description = "Signed in (JSON): `{name, scopes}` and the session cookie", body = serde_json::Value),
+        (status = 303, description = "Signed in (form): to `next`, with the session cookie"), crate::api::openapi::Errors))]
 pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResult<Response> {
     let headers = request.headers().clone();
     let json = headers
@@ -110,6 +114,8 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
 }
 
 /// `POST /api/v1/session/end`: signs out (the session is deleted, the cookie cleared).
+#[utoipa::path(post, path = "/session/end", tag = "session",
+    responses((status = 204, description = "Signed out (JSON)"), (status = 303, description = "Signed out (form): to `/`"), crate::api::openapi::Errors))]
 pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
     if let Some(value) = session_cookie(&headers) {
         state.store.end_session(&token_hash(value)).await?;

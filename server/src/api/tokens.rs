@@ -15,13 +15,16 @@ use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 
 /// `GET /api/v1/tokens`: every token, without the tokens themselves.
+#[utoipa::path(get, path = "/tokens", tag = "admin",
+    responses((status = 200, description = "`{tokens: [...]}`: every token, never the tokens themselves", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn list(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
     let tokens = state.store.list_tokens().await?;
     Ok(Json(serde_json::json!({ "tokens": tokens })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "robot-lkp-1", "scopes": "upload,mark", "expires_days": 90}))]
 pub struct NewToken {
     name: Label,
     /// `upload,mark`
@@ -31,6 +34,8 @@ pub struct NewToken {
 
 /// `POST /api/v1/tokens` `{"name", "scopes", "expires_days"?}`: 201 with the token, shown
 /// this once.
+#[utoipa::path(post, path = "/tokens", tag = "admin", request_body = NewToken,
+    responses((status = 201, description = "`{id, name, scopes, token}`: the token, shown this once", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn create(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -61,6 +66,8 @@ pub async fn create(
 }
 
 /// `DELETE /api/v1/tokens/{name or id}`: revokes it (its sessions end with it).
+#[utoipa::path(delete, path = "/tokens/{name}", tag = "admin", params(("name" = String, Path, description = "The token's name or id")),
+    responses((status = 200, description = "`{revoked}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn revoke(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,

@@ -19,7 +19,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::trend::{parse_bisect_log, parse_git_log};
 use crate::AppState;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct TrendParams {
     #[serde(default, deserialize_with = "empty_as_none")]
@@ -34,13 +35,19 @@ pub struct TrendParams {
     machines: Option<Machines>,
     /// Several params on one chart (comma-separated, or `*` for all), instead of `param`.
     params: Option<String>,
+    /// Order by this uploaded history, `repo/branch`.
     history: Option<String>,
+    /// `json` (default), `text` (the ASCII chart), `svg`, `html` (a self-contained file).
     format: Option<String>,
     /// The ASCII chart's columns and lines.
     width: Option<Bounded<30, 400>>,
     height: Option<Bounded<8, 200>>,
 }
 
+#[utoipa::path(get, path = "/trend", tag = "trends", params(TrendParams),
+    responses((status = 200, description = "A metric by commit; several (`machines=` or `params=`) as an array, or one chart",
+        content((crate::api::openapi::TrendAnswer = "application/json"), (String = "text/plain"), (String = "image/svg+xml"), (String = "text/html"))),
+        crate::api::openapi::Errors))]
 pub async fn trend(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -280,7 +287,8 @@ fn ms(start: std::time::Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryParams {
     #[serde(default, deserialize_with = "empty_as_none")]
@@ -290,6 +298,10 @@ pub struct HistoryParams {
 }
 
 /// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
+#[utoipa::path(post, path = "/commits", tag = "trends", params(HistoryParams),
+    request_body(content = String, content_type = "text/plain", description = "`git log --format='%H %ct %s'` or `git rev-list` output, newest first",
+        example = "3ff6cde8462c4a5f0d3a4d1e9c1a8d0b6c2f8e11 1700000060 net: fix the thing\n"),
+    responses((status = 201, description = "Stored: `{repo, branch, commits}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn commits(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -319,6 +331,9 @@ pub async fn commits(
 }
 
 /// `POST /api/v1/bisect` with the output of `git bisect log`.
+#[utoipa::path(post, path = "/bisect", tag = "trends",
+    request_body(content = String, content_type = "text/plain", description = "The output of `git bisect log`"),
+    responses((status = 200, description = "The marks set: `{marks: [{sha, mark}], first_bad}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn bisect(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -341,14 +356,17 @@ pub async fn bisect(
     Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad})).into_response())
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"mark": "bad"}))]
 pub struct MarkBody {
     /// `good`, `bad`, `skip`, or null to clear.
     mark: Option<String>,
 }
 
 /// `POST /api/v1/runs/{id}/mark` with `{"mark": "good" | "bad" | "skip" | null}`.
+#[utoipa::path(post, path = "/runs/{id}/mark", tag = "trends", params(("id" = i64, Path, description = "The run")), request_body = MarkBody,
+    responses((status = 200, description = "`{run, mark}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn mark_run(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -371,7 +389,8 @@ pub async fn mark_run(
     Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ReportParams {
     benchmark: Label,
@@ -426,6 +445,9 @@ fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usiz
 }
 
 /// `GET /api/v1/report?benchmark=B&machine=M&base=SHA&bad=SHA`: the LKP-style mail body.
+#[utoipa::path(get, path = "/report", tag = "trends", params(ReportParams),
+    responses((status = 200, description = "The LKP robot's regression mail for `bad` against `base`",
+        content((String = "text/plain"), (String = "text/html"))), crate::api::openapi::Errors))]
 pub async fn report(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -48,6 +48,24 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
     }
 }
 
+#[utoipa::path(post, path = "/upload", tag = "uploads",
+    params(
+        ("benchmark" = Option<String>, Query, description = "The benchmark, when the files do not name it"),
+        ("machine" = Option<String>, Query, description = "The machine"),
+        ("kernel" = Option<String>, Query, description = "The kernel version"),
+        ("commit" = Option<String>, Query, description = "The commit the kernel was built from"),
+        ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
+        ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
+        ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
+        ("format" = Option<String>, Query, description = "`csv`, `json`, `netperf`, `hackbench`, `sysbench`, `lkp`, `lkp-stats`, `lkp-matrix`, `mmtests` (detected when absent)"),
+    ),
+    request_body(description = "Files as multipart (`file` parts, the fields above as parts too), or one file as the raw body",
+        content((crate::api::openapi::MultipartUpload = "multipart/form-data"), (Vec<u8> = "application/octet-stream"), (String = "text/csv"), (String = "text/plain")),
+        example = "benchmark,metric,param,iteration,value,unit,direction\nnetperf-tcp,Throughput,64,1,1771.31,10^6bits/sec,higher\n"),
+    responses(
+        (status = 201, description = "Stored", content((UploadResponse = "application/json"), (String = "text/plain"))),
+        (status = 200, description = "The same bytes and metadata were stored before: the existing runs", content((UploadResponse = "application/json"), (String = "text/plain"))),
+        crate::api::openapi::Errors))]
 pub async fn upload(
     State(state): State<AppState>,
     axum::Extension(principal): axum::Extension<crate::auth::Principal>,

@@ -11,6 +11,7 @@ mod compare;
 mod helpers;
 mod hostile;
 mod mmtests_oracle;
+mod openapi;
 mod pages;
 mod process;
 mod read_api;
