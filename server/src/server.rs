@@ -226,7 +226,10 @@ async fn json_errors(req: Request, next: Next) -> Response {
     let mut wrapped = error.into_response();
     // Keep what the original answer said beyond its body (Allow on a 405, Retry-After).
     for (name, value) in parts.headers.iter() {
-        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+        if name != axum::http::header::CONTENT_TYPE
+            && name != axum::http::header::CONTENT_LENGTH
+            && name != axum::http::header::CONTENT_ENCODING
+        {
             wrapped.headers_mut().entry(name).or_insert(value.clone());
         }
     }
@@ -260,8 +263,8 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 /// The whole application: API, pages, static files, and the middleware around them.
 ///
-/// Outermost first: tracing, panics caught as JSON 500s, security headers, the JSON error
-/// envelope on the API, the request timeout, the body stall timeout, compression, and who may
+/// Outermost first: tracing, panics caught as JSON 500s, security headers, compression, the
+/// JSON error envelope on the API, the request timeout, the body stall timeout, and who may
 /// do what (`auth::authorize`: `Host`, CSRF, token and scope), before any handler.
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
@@ -310,13 +313,15 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::authorize,
         ))
-        .layer(CompressionLayer::new())
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             request_timeout,
         ))
         .layer(middleware::from_fn(json_errors))
+        // Outside `json_errors`, which reads and rewrites error bodies: it must see them
+        // uncompressed (a wrapped gzip body kept its `content-encoding` once: schemathesis).
+        .layer(CompressionLayer::new())
         .layer(middleware::from_fn(security_headers))
         .layer(CatchPanicLayer::custom(panic_response))
         // One log line per request at info, in a span carrying its request id.

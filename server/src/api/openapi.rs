@@ -121,7 +121,18 @@ impl Modify for Security {
         super::alerts::atom,
         openapi_json,
     ),
-    components(schemas(ErrorEnvelope)),
+    // The validated query types, which parameters name by reference.
+    components(schemas(
+        ErrorEnvelope,
+        app::label::Kernels,
+        app::label::Machines,
+        app::label::Bounded<0, 10>,
+        app::label::Bounded<0, 10_000>,
+        app::label::Bounded<0, 100_000_000>,
+        app::label::Bounded<1, 1000>,
+        app::label::Bounded<8, 200>,
+        app::label::Bounded<30, 400>,
+    )),
     modifiers(&Security),
     security((), ("bearer" = []), ("session" = [])),
     tags(

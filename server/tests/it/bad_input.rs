@@ -291,3 +291,48 @@ async fn bad_json_names_the_line() {
     .await;
     assert_eq!(body["error"]["line"], 4);
 }
+
+/// Found by schemathesis: a rejection from axum (a path parameter that is not a number) was
+/// compressed first and wrapped in the JSON envelope after, so a client asking for gzip got
+/// a plain JSON body labelled `content-encoding: gzip` (undecodable) whose message was the
+/// compressed bytes. Every error answer must decode to the envelope with a readable message.
+#[tokio::test(flavor = "multi_thread")]
+async fn compressed_rejections_decode_to_the_envelope() {
+    use std::io::Read as _;
+    let app = spawn_app().await;
+    for path in [
+        "/api/v1/runs/abc",
+        "/api/v1/alerts/1.5",
+        "/api/v1/uploads/x/raw",
+    ] {
+        let r = app
+            .client
+            .get(app.url(path))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{path}");
+        let gzip = r
+            .headers()
+            .get("content-encoding")
+            .is_some_and(|v| v == "gzip");
+        let bytes = r.bytes().await.unwrap();
+        let text = if gzip {
+            let mut out = String::new();
+            flate2::read::GzDecoder::new(&bytes[..])
+                .read_to_string(&mut out)
+                .unwrap_or_else(|e| panic!("{path}: labelled gzip but not: {e}"));
+            out
+        } else {
+            String::from_utf8(bytes.to_vec()).unwrap()
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["error"]["code"], "bad_request", "{path}: {v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().is_ascii(),
+            "{path}: {v}"
+        );
+    }
+    app.stop().await;
+}
