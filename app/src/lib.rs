@@ -25,11 +25,18 @@ use leptos_router::{
     path,
 };
 
+/// Where the header's theme switch remembers the choice (`dark` or `light`; none: the system's).
+pub const THEME_KEY: &str = "perfline-theme";
+
+/// Applies the remembered theme to `<html data-theme>` as the page loads.
+const THEME_SCRIPT: &str = "try{var t=localStorage.getItem(\"perfline-theme\");if(t==\"dark\"||t==\"light\")document.documentElement.setAttribute(\"data-theme\",t)}catch(e){}";
+
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     // Inline scripts (hydration, streamed resources) run only with this response's nonce;
     // the server's header policy adds the rest (frames, objects, forms).
-    let csp = use_nonce().map(|nonce| {
+    let nonce = use_nonce();
+    let csp = nonce.as_ref().map(|nonce| {
         format!("script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'")
     });
     view! {
@@ -41,6 +48,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" href="data:," />
                 <link rel="stylesheet" href=format!("/pkg/{}.css", options.output_name) />
+                // The remembered colour theme, before the first paint (no flash of the other).
+                // A constant, never user text.
+                <script nonce=nonce inner_html=THEME_SCRIPT></script>
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -72,6 +82,7 @@ pub fn App() -> impl IntoView {
                     <a href="/trend">"Trends"</a>
                     <a href="/alerts">"Alerts"</a>
                 </nav>
+                <ThemeToggle />
                 <pages::Account />
             </header>
             <main>
@@ -88,5 +99,52 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
         </Router>
+    }
+}
+
+/// The header's colour-theme switch: the system's choice, then dark, then light, remembered in
+/// this browser. Without JavaScript the system's choice applies (`prefers-color-scheme`).
+#[component]
+fn ThemeToggle() -> impl IntoView {
+    let theme = RwSignal::new("auto".to_owned());
+    Effect::new(move |_| {
+        let root = document().document_element();
+        if let Some(t) = root.and_then(|r| r.get_attribute("data-theme")) {
+            theme.set(t);
+        }
+    });
+    let switch = move |_| {
+        let next = match theme.get_untracked().as_str() {
+            "auto" => "dark",
+            "dark" => "light",
+            _ => "auto",
+        };
+        theme.set(next.to_owned());
+        if let Some(root) = document().document_element() {
+            let _ = if next == "auto" {
+                root.remove_attribute("data-theme")
+            } else {
+                root.set_attribute("data-theme", next)
+            };
+        }
+        // Only the browser build has the Storage API (and only it runs click handlers).
+        #[cfg(feature = "hydrate")]
+        if let Ok(Some(storage)) = window().local_storage() {
+            let _ = if next == "auto" {
+                storage.remove_item(THEME_KEY)
+            } else {
+                storage.set_item(THEME_KEY, next)
+            };
+        }
+    };
+    view! {
+        <button
+            type="button"
+            class="theme-toggle"
+            title="Colour theme: the system's, dark or light (remembered in this browser)"
+            on:click=switch
+        >
+            {move || format!("Theme: {}", theme.get())}
+        </button>
     }
 }

@@ -289,7 +289,11 @@ fn alert_row(a: &Alert, trend: String) -> impl IntoView {
             <td class="num">{format!("{:.2}{unit}", a.after)}</td>
             <td class="num change">{format!("{:+.1}% {}", a.change_pct, a.verdict())}</td>
             <td class="num">{format!("{:.1}%", 100.0 * (1.0 - a.p_value))}</td>
-            <td><a class="trend-link" href=trend>{sparkline(&a.spark, a.spark_step as usize)}</a></td>
+            <td>
+                <a class="trend-link" href=trend aria-label=format!("Trend of {}", a.title())>
+                    {sparkline(&a.spark, a.spark_step as usize)}
+                </a>
+            </td>
         </tr>
     }
 }
@@ -313,7 +317,7 @@ fn sparkline(values: &[f64], step: usize) -> impl IntoView {
         .join(" ");
     let sx = format!("{:.1}", x(step));
     view! {
-        <svg class="spark" width="120" height="24" viewBox="0 0 120 24" role="img">
+        <svg class="spark" width="120" height="24" viewBox="0 0 120 24" aria-hidden="true">
             <line x1=sx.clone() x2=sx y1="0" y2="24" class="spark-step" />
             <polyline points=points fill="none" class="spark-line" />
         </svg>

@@ -303,3 +303,39 @@ async fn offline_reports_open_without_the_network_in_chromium() {
     }
     run_e2e("offline.mjs", args).await;
 }
+
+/// Every page at 1280 px in the light and the dark theme: no horizontal overflow, no serious
+/// axe-core violation; the theme switch is remembered and the charts follow it.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_page_is_accessible_in_both_themes_in_chromium() {
+    let app = spawn_app().await;
+    crate::alerts::two_regressions(&app).await;
+    app.upload_work_log().await;
+    let kernels = "5.4.0-vanilla,5.5.0-vanilla";
+    let (status, c) = app
+        .get_json(&format!(
+            "/api/v1/compare?benchmark=netperf-tcp&machine=m1&kernels={kernels}"
+        ))
+        .await;
+    assert_eq!(status, 200, "{c}");
+    let permalink = c["permalink"].as_str().unwrap().to_owned();
+    let (_, runs) = app.get_json("/api/v1/runs?limit=1").await;
+    let run = runs["runs"][0]["id"].as_i64().unwrap();
+    let upload = runs["runs"][0]["upload_id"].as_i64().unwrap();
+    let paths = vec![
+        "/".to_owned(),
+        "/upload".into(),
+        format!("/compare?benchmark=netperf-tcp&machine=m1&kernels={kernels}"),
+        format!("/c/{permalink}"),
+        "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
+        "/alerts".into(),
+        format!("/runs/{run}"),
+        format!("/uploads/{upload}"),
+        "/signin".into(),
+    ];
+    let mut args = vec![app.base.clone()];
+    args.extend(paths);
+    let out = run_e2e("a11y.mjs", args).await;
+    assert!(out.contains("remembered across a reload"), "{out}");
+    app.stop().await;
+}
