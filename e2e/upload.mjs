@@ -25,9 +25,15 @@ await run(async (page) => {
   step('curl command updated client-side: ' + (await page.textContent('#curl')));
 
   await page.setInputFiles('#file', csvFile);
-  await Promise.all([page.waitForURL(/\/uploads\/\d+$/), page.click('#upload-submit')]);
+  // The hydrated page sends by XHR and shows the answer in place: the file, its detected
+  // format, the runs, and a link to the upload.
+  await page.click('#upload-submit');
+  await page.waitForSelector('#upload-result');
   const result = await page.textContent('#upload-result');
   if (!/Stored 1 runs with 6 samples/.test(result)) throw new Error(`unexpected upload result: ${result}`);
+  const format = await page.textContent('#upload-files td.format');
+  if (format !== 'csv') throw new Error(`detected format shown: ${format}`);
+  await Promise.all([page.waitForURL(/\/uploads\/\d+$/), page.click('#upload-link')]);
   step(`uploaded: ${result}`);
 
   // The new run is listed on the dashboard (the CSV's benchmark column overrides the field)...

@@ -282,6 +282,16 @@ pub fn router(state: AppState) -> Router {
         .route("/alerts.atom", get(api::alerts::atom))
         .route("/pkg/{file}", get(crate::assets::serve_asset))
         .route("/api", get(move || std::future::ready(reference.clone())))
+        // The format reference the upload page links to, as it is in the repository.
+        .route(
+            "/docs/formats.md",
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                    include_str!("../../docs/formats.md"),
+                )
+            }),
+        )
         .nest("/api/v1", api_router)
         .leptos_routes_with_context(
             &state,

@@ -3,7 +3,141 @@ use leptos_router::hooks::use_params_map;
 
 use super::{error_view, loading, parse_id, RunTable};
 use crate::api::{get_origin, get_upload};
-use crate::types::UploadDetail;
+use crate::types::{UploadDetail, UploadResponse};
+
+/// Every format the server reads, with the start of an example (`docs/formats.md` has the rest).
+const FORMATS: [(&str, &str, &str); 9] = [
+    (
+        "csv",
+        "generic CSV, one row per sample",
+        "benchmark,metric,param,iteration,value",
+    ),
+    (
+        "json",
+        "generic JSON: metadata and samples",
+        r#"{"benchmark": "hackbench", "samples": [{"metric": "time", "value": 0.27}]}"#,
+    ),
+    (
+        "netperf",
+        "netperf 2.x output, classic or MIGRATED",
+        "MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to ...",
+    ),
+    (
+        "hackbench",
+        "rt-tests hackbench or perf bench sched messaging",
+        "Running in process mode with 4 groups ... Time: 0.120",
+    ),
+    (
+        "sysbench",
+        "sysbench 1.0 run output (cpu, memory, threads, mutex, fileio, oltp)",
+        "sysbench 1.0.20 ... events per second: 3957.43",
+    ),
+    (
+        "lkp",
+        "an LKP program log, with LKP's derived numbers",
+        "2023-09-12 08:54:50 netperf -4 -H 127.0.0.1 -t SCTP_STREAM_MANY ...",
+    ),
+    (
+        "lkp-stats",
+        "LKP stats.json: one run",
+        r#"{"netperf.Throughput_Mbps": 2497.1}"#,
+    ),
+    (
+        "lkp-matrix",
+        "LKP matrix.json: one run per column",
+        r#"{"stats_source": [...], "netperf.Throughput_Mbps": [2497.1, 2501.3]}"#,
+    ),
+    (
+        "mmtests",
+        "a .tar or .tar.gz of mmtests' work/log (or choose the folder)",
+        "tar czf work-log.tar.gz -C work log",
+    ),
+];
+
+/// One file of an upload as the page shows it while sending: its size and the bytes sent.
+#[derive(Debug, Clone, PartialEq)]
+struct Sending {
+    name: String,
+    size: f64,
+    sent: f64,
+}
+
+/// Where an upload from the page is.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    not(feature = "hydrate"),
+    allow(
+        dead_code,
+        reason = "only the browser build sends; the server renders the idle form"
+    )
+)]
+enum Phase {
+    Idle,
+    Sending,
+    /// Every byte is sent; the server parses and stores.
+    Storing,
+    Done(Box<UploadResponse>),
+    Failed(String),
+}
+
+/// How far each file of a multipart body has been sent when `loaded` of `total` bytes have:
+/// the parts go in order, so the bytes map onto the files' cumulative sizes (scaled to the
+/// total, which the multipart framing makes a little larger than the files).
+#[cfg_attr(
+    not(feature = "hydrate"),
+    allow(
+        dead_code,
+        reason = "only the browser build sends; the server renders the idle form"
+    )
+)]
+fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
+    let sum: f64 = sizes.iter().sum();
+    let done = if total > 0.0 {
+        (loaded / total).clamp(0.0, 1.0) * sum
+    } else {
+        0.0
+    };
+    let mut before = 0.0;
+    sizes
+        .iter()
+        .map(|&size| {
+            let sent = (done - before).clamp(0.0, size);
+            before += size;
+            sent
+        })
+        .collect()
+}
+
+/// What the server's answer to an upload means for the page.
+#[cfg_attr(
+    not(feature = "hydrate"),
+    allow(
+        dead_code,
+        reason = "only the browser build sends; the server renders the idle form"
+    )
+)]
+fn answer(status: u16, body: &str) -> Phase {
+    if (200..300).contains(&status) {
+        return match serde_json::from_str::<UploadResponse>(body) {
+            Ok(r) => Phase::Done(Box::new(r)),
+            Err(e) => Phase::Failed(format!("an answer the page cannot read: {e}")),
+        };
+    }
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    let e = &v["error"];
+    let mut message = e["message"]
+        .as_str()
+        .map_or_else(|| format!("the server answered {status}"), str::to_owned);
+    if let Some(file) = e["file"].as_str() {
+        if !message.starts_with(file) {
+            message = match e["line"].as_u64() {
+                Some(line) => format!("{file}: line {line}: {message}"),
+                None => format!("{file}: {message}"),
+            };
+        }
+    }
+    Phase::Failed(message)
+}
 
 /// Quotes a value for a POSIX shell when it needs quoting.
 pub(crate) fn shell_quote(s: &str) -> String {
@@ -43,6 +177,17 @@ pub fn UploadPage() -> impl IntoView {
     let commit = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());
     let format = RwSignal::new("auto".to_owned());
+    let files = RwSignal::new(Vec::<Sending>::new());
+    let phase = RwSignal::new(Phase::Idle);
+    let file_input = NodeRef::<leptos::html::Input>::new();
+    // With the WASM running the form is sent by XHR, for per-file progress and the results on
+    // this page; without it the browser posts the form and the server redirects.
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        #[cfg(feature = "hydrate")]
+        send_form(ev, file_input, files, phase);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (ev, file_input, files, phase);
+    };
     let curl = move |origin: String| {
         let fmt = format.get();
         curl_command(
@@ -82,9 +227,10 @@ pub fn UploadPage() -> impl IntoView {
                 }
             })}
         </Suspense>
-        <form id="upload-form" method="post" action="/api/v1/upload" enctype="multipart/form-data" class="form">
+        <form id="upload-form" method="post" action="/api/v1/upload" enctype="multipart/form-data" class="form"
+            on:submit=on_submit>
             <label for="file">"Files"</label>
-            <input id="file" name="file" type="file" multiple required />
+            <input id="file" name="file" type="file" multiple required node_ref=file_input />
             {field("benchmark", "Benchmark", "netperf-tcp", benchmark)}
             {field("machine", "Machine", "lkp-bdw-de1", machine)}
             {field("kernel", "Kernel", "4.16.0-rc1", kernel)}
@@ -97,8 +243,23 @@ pub fn UploadPage() -> impl IntoView {
                 <option value="json">"generic JSON"</option>
             </select>
             <div></div>
-            <button type="submit" id="upload-submit">"Upload"</button>
+            <button type="submit" id="upload-submit"
+                disabled=move || matches!(phase.get(), Phase::Sending | Phase::Storing)>"Upload"</button>
         </form>
+        <UploadProgress files phase />
+        <h2 id="formats">"Formats"</h2>
+        <p>"The format is detected from each file's content; every format, with a full example, is in "
+            <a href="/docs/formats.md">"docs/formats.md"</a> "."</p>
+        // Rows inside an explicit <tbody>: the HTML parser adds one anyway, and hydration
+        // must find the DOM it rendered.
+        <table id="format-list">
+            <thead><tr><th>"format"</th><th>"what"</th><th>"starts like"</th></tr></thead>
+            <tbody>
+                {FORMATS.iter().map(|(key, what, example)| view! {
+                    <tr><td><code>{*key}</code></td><td>{*what}</td><td><code class="small">{*example}</code></td></tr>
+                }).collect_view()}
+            </tbody>
+        </table>
         <h2>"The same with curl"</h2>
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
@@ -106,6 +267,158 @@ pub fn UploadPage() -> impl IntoView {
                 view! { <pre id="curl" class="cmd">{move || curl(origin.clone())}</pre> }
             })}
         </Suspense>
+    }
+}
+
+/// Each file's progress while sending, then the server's verdict: the stored files with their
+/// detected formats and the runs, or the error with its file and line.
+#[component]
+fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl IntoView {
+    let rows =
+        move || {
+            files
+            .get()
+            .into_iter()
+            .map(|f| {
+                let pct = if f.size > 0.0 { 100.0 * f.sent / f.size } else { 100.0 };
+                view! {
+                    <li class="file-progress" data-name=f.name.clone() data-sent=f.sent.to_string()>
+                        <span class="name">{f.name.clone()}</span> " "
+                        <progress max=f.size.max(1.0).to_string() value=f.sent.to_string()
+                            aria-label=format!("{} sent", f.name)></progress>
+                        " " <span class="pct">{format!("{pct:.0}%")}</span>
+                    </li>
+                }
+            })
+            .collect_view()
+        };
+    let verdict = move || match phase.get() {
+        Phase::Idle => ().into_any(),
+        Phase::Sending => view! { <p id="upload-phase">"Sending…"</p> }.into_any(),
+        Phase::Storing => view! { <p id="upload-phase">"Parsing and storing…"</p> }.into_any(),
+        Phase::Failed(message) => {
+            view! { <p class="error" id="upload-error">{message}</p> }.into_any()
+        }
+        Phase::Done(r) => {
+            let u = r.upload;
+            let stored = if r.created {
+                format!("Stored {} runs with {} samples.", u.runs, u.samples)
+            } else {
+                format!(
+                    "Already stored: the same files and fields were uploaded before ({} runs).",
+                    u.runs
+                )
+            };
+            view! {
+                <p class="ok" id="upload-result">{stored} " " <a id="upload-link" href=u.page.clone()>{format!("Upload #{}", u.id)}</a></p>
+                <table id="upload-files">
+                    <thead><tr><th>"file"</th><th>"format"</th><th class="num">"bytes"</th></tr></thead>
+                    <tbody>
+                        {u.files.into_iter().map(|f| view! {
+                            <tr><td>{f.name.unwrap_or_else(|| "request body".into())}</td>
+                                <td class="format">{f.format}</td><td class="num">{f.size}</td></tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+                <RunTable runs=r.runs />
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <section id="upload-progress" aria-live="polite">
+            <ul class="file-progress">{rows}</ul>
+            {verdict}
+        </section>
+    }
+}
+
+/// Sends the upload form by XHR: per-file progress from the upload's progress events, then
+/// the answer.
+#[cfg(feature = "hydrate")]
+fn send_form(
+    ev: leptos::ev::SubmitEvent,
+    file_input: NodeRef<leptos::html::Input>,
+    files: RwSignal<Vec<Sending>>,
+    phase: RwSignal<Phase>,
+) {
+    use leptos::wasm_bindgen::closure::Closure;
+    use leptos::wasm_bindgen::JsCast;
+    let Some(form) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlFormElement>().ok())
+    else {
+        return;
+    };
+    let (Ok(data), Ok(xhr)) = (
+        web_sys::FormData::new_with_form(&form),
+        web_sys::XmlHttpRequest::new(),
+    ) else {
+        // Let the browser post the form itself.
+        return;
+    };
+    ev.prevent_default();
+    let mut list = Vec::new();
+    if let Some(chosen) = file_input.get_untracked().and_then(|i| i.files()) {
+        for i in 0..chosen.length() {
+            if let Some(f) = chosen.item(i) {
+                list.push(Sending {
+                    name: f.name(),
+                    size: f.size(),
+                    sent: 0.0,
+                });
+            }
+        }
+    }
+    files.set(list);
+    phase.set(Phase::Sending);
+    let progress =
+        Closure::<dyn FnMut(web_sys::ProgressEvent)>::new(move |e: web_sys::ProgressEvent| {
+            if !e.length_computable() {
+                return;
+            }
+            let sizes: Vec<f64> = files.with_untracked(|f| f.iter().map(|f| f.size).collect());
+            let sent = spread_progress(&sizes, e.loaded(), e.total());
+            files.update(|f| {
+                for (f, s) in f.iter_mut().zip(sent) {
+                    f.sent = s;
+                }
+            });
+        });
+    let sent = Closure::<dyn FnMut()>::new(move || {
+        if phase.get_untracked() == Phase::Sending {
+            phase.set(Phase::Storing);
+        }
+    });
+    let request = xhr.clone();
+    let answered = Closure::<dyn FnMut()>::new(move || {
+        let status = request.status().unwrap_or(0);
+        let body = request.response_text().ok().flatten().unwrap_or_default();
+        phase.set(answer(status, &body));
+    });
+    let failed = Closure::<dyn FnMut()>::new(move || {
+        phase.set(Phase::Failed(
+            "the connection failed before the server answered".to_owned(),
+        ));
+    });
+    if let Ok(upload) = xhr.upload() {
+        upload.set_onprogress(Some(progress.as_ref().unchecked_ref()));
+        upload.set_onload(Some(sent.as_ref().unchecked_ref()));
+    }
+    xhr.set_onload(Some(answered.as_ref().unchecked_ref()));
+    xhr.set_onerror(Some(failed.as_ref().unchecked_ref()));
+    // One upload's handlers, kept for the page's life (a few closures per upload).
+    progress.forget();
+    sent.forget();
+    answered.forget();
+    failed.forget();
+    let sent = xhr.open("POST", "/api/v1/upload").is_ok()
+        && xhr.set_request_header("Accept", "application/json").is_ok()
+        && xhr.send_with_opt_form_data(Some(&data)).is_ok();
+    if !sent {
+        phase.set(Phase::Failed(
+            "the browser could not send the form".to_owned(),
+        ));
     }
 }
 
@@ -158,6 +471,36 @@ fn upload_view(d: UploadDetail) -> AnyView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_is_spread_over_the_files_in_order() {
+        let sizes = [100.0, 50.0, 50.0];
+        assert_eq!(spread_progress(&sizes, 0.0, 220.0), [0.0, 0.0, 0.0]);
+        assert_eq!(spread_progress(&sizes, 110.0, 220.0), [100.0, 0.0, 0.0]);
+        assert_eq!(spread_progress(&sizes, 165.0, 220.0), [100.0, 50.0, 0.0]);
+        assert_eq!(spread_progress(&sizes, 220.0, 220.0), [100.0, 50.0, 50.0]);
+        assert_eq!(spread_progress(&sizes, 999.0, 220.0), [100.0, 50.0, 50.0]);
+        assert_eq!(spread_progress(&[], 1.0, 0.0), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn an_error_answer_names_its_file_and_line() {
+        let body = r#"{"error": {"status": 422, "code": "unprocessable", "message": "value 'fast' is not a number", "file": "a.csv", "line": 3}}"#;
+        assert_eq!(
+            answer(422, body),
+            Phase::Failed("a.csv: line 3: value 'fast' is not a number".into())
+        );
+        let said = r#"{"error": {"status": 422, "code": "unprocessable", "message": "a.csv: line 3: bad", "file": "a.csv", "line": 3}}"#;
+        assert_eq!(
+            answer(422, said),
+            Phase::Failed("a.csv: line 3: bad".into())
+        );
+        assert_eq!(
+            answer(502, "<html>"),
+            Phase::Failed("the server answered 502".into())
+        );
+        assert!(matches!(answer(201, "{}"), Phase::Failed(m) if m.starts_with("an answer")));
+    }
 
     #[test]
     fn curl_quotes_what_the_shell_would_split() {

@@ -339,3 +339,39 @@ async fn every_page_is_accessible_in_both_themes_in_chromium() {
     assert!(out.contains("remembered across a reload"), "{out}");
     app.stop().await;
 }
+
+/// The upload page on a slow link: per-file progress in order, then "parsing and storing",
+/// then each file's detected format and the runs; a broken file's error names file and line.
+#[tokio::test(flavor = "multi_thread")]
+async fn upload_page_shows_progress_formats_and_errors_in_chromium() {
+    let app = spawn_app().await;
+    let dir = tempfile::tempdir().unwrap();
+    // ~24 MB of samples: three seconds at the test's 8 MiB/s.
+    let big = dir.path().join("big.csv");
+    let mut csv = String::from("benchmark,metric,param,iteration,value\n");
+    let mut i = 0u64;
+    while csv.len() < 24 << 20 {
+        csv.push_str(&format!(
+            "bulk,latency,{},{},{}.{:03}\n",
+            i % 8,
+            i / 8,
+            1000 + i % 97,
+            i % 1000
+        ));
+        i += 1;
+    }
+    std::fs::write(&big, &csv).unwrap();
+    let broken = dir.path().join("broken.csv");
+    std::fs::write(&broken, "benchmark,metric,value\nb,x,1\nb,x,fast\n").unwrap();
+    let small = fixture("netperf/tcp_stream-demo.txt");
+    assert!(small.exists(), "{}", small.display());
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    run_e2e(
+        "upload_progress.mjs",
+        vec![app.base.clone(), path(&big), path(&small), path(&broken)],
+    )
+    .await;
+    let (_, runs) = app.get_json("/api/v1/runs?machine=progress-box").await;
+    assert_eq!(runs["total"], 2, "{runs}");
+    app.stop().await;
+}
