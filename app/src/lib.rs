@@ -15,6 +15,7 @@ pub mod kernel;
 pub mod label;
 pub mod mmtests;
 mod pages;
+pub mod resultdir;
 pub mod trend;
 pub mod types;
 

@@ -564,95 +564,41 @@ fn pack_mmtests_log(dir: &Path) -> Result<UploadFile, CliError> {
     })
 }
 
-/// The system files Perfline reads facts from, when a result directory has them.
-const SYSTEM_FILES: [&str; 9] = [
-    "kernel-config",
-    "config",
-    ".config",
-    "uname",
-    "cmdline",
-    "lscpu",
-    "cpupower",
-    "sysctl",
-    "tuned",
-];
-
-/// An LKP result directory (`/result/<testcase>/.../<commit>/<n>`): `stats.json` when LKP
-/// wrote it (else the testcase's raw log, named after `job.yaml`'s `testcase`), `job.yaml` as
-/// the side file, and the machine, commit and kernel the job names.
+/// An LKP result directory (`/result/<testcase>/.../<commit>/<n>`): the files
+/// `app::resultdir::lkp_files` picks, and the machine, commit and kernel the job names.
 fn lkp_result(dir: &Path) -> Result<(Vec<UploadFile>, Meta), CliError> {
     let job_path = dir.join("job.yaml");
     let job = std::fs::read_to_string(&job_path).map_err(|source| CliError::File {
         path: job_path.display().to_string(),
         source,
     })?;
-    let meta = lkp_job_meta(&job);
+    let listing = std::fs::read_dir(dir).map_err(|source| CliError::File {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let names: Vec<String> = listing
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let picked = app::resultdir::lkp_files(&names, &job)
+        .map_err(|e| CliError::Usage(format!("--lkp-result {}: {e}", dir.display())))?;
     let mut files = Vec::new();
-    let stats = dir.join("stats.json");
-    if stats.is_file() {
+    for name in picked {
         files.push(UploadFile {
-            name: "stats.json".into(),
-            bytes: read_file(&stats)?,
-        });
-    } else {
-        let testcase = job_value(&job, "testcase").ok_or_else(|| {
-            CliError::Usage(format!(
-                "--lkp-result {}: no stats.json, and job.yaml names no testcase",
-                dir.display()
-            ))
-        })?;
-        let log = dir.join(&testcase);
-        if !log.is_file() {
-            return Err(CliError::Usage(format!(
-                "--lkp-result {}: neither stats.json nor the raw log '{testcase}'",
-                dir.display()
-            )));
-        }
-        files.push(UploadFile {
-            name: testcase,
-            bytes: read_file(&log)?,
+            bytes: read_file(&dir.join(&name))?,
+            name,
         });
     }
-    files.push(UploadFile {
-        name: "job.yaml".into(),
-        bytes: job.into_bytes(),
-    });
-    for name in SYSTEM_FILES {
-        let p = dir.join(name);
-        if p.is_file() {
-            files.push(UploadFile {
-                name: name.into(),
-                bytes: read_file(&p)?,
-            });
-        }
-    }
-    Ok((files, meta))
-}
-
-/// A top-level `key: value` of a job file.
-fn job_value(job: &str, key: &str) -> Option<String> {
-    job.lines()
-        .filter(|l| !l.starts_with([' ', '\t', '#', '-']))
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim() == key)
-        .map(|(_, v)| v.trim().trim_matches(['"', '\'']).to_owned())
-        .filter(|v| !v.is_empty())
-}
-
-/// What an LKP job says about the run: `testbox` is the machine, `commit` the commit, and the
-/// kernel is the version in the `kernel:` image path (`.../vmlinuz-4.16.0-rc1-00001-ga337531`).
-fn lkp_job_meta(job: &str) -> Meta {
-    let kernel = job_value(job, "kernel").and_then(|k| {
-        let file = k.rsplit('/').next()?;
-        let version = file.strip_prefix("vmlinuz-")?;
-        (!version.is_empty()).then(|| version.to_owned())
-    });
-    Meta {
+    let job = app::resultdir::job_meta(&job);
+    let meta = Meta {
         benchmark: None,
-        machine: job_value(job, "testbox"),
-        kernel,
-        commit: job_value(job, "commit"),
-    }
+        machine: job.machine,
+        kernel: job.kernel,
+        commit: job.commit,
+    };
+    Ok((files, meta))
 }
 
 /// Runs git in `dir` and answers its standard output.
@@ -901,22 +847,6 @@ fn print_text(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_lkp_job_states_machine_commit_and_kernel() {
-        let job = "---\nsuite: netperf\ntestcase: netperf\ntestbox: lkp-bdw-de1\ncommit: a337531b942bd8a03e7052444d7e36972aac2d92\nkernel: \"/pkg/linux/x86_64-rhel-7.2/gcc-7/a337531b942bd8a03e7052444d7e36972aac2d92/vmlinuz-4.16.0-rc1-00001-ga337531\"\nnetperf:\n  testbox: nested-is-ignored\n";
-        assert_eq!(
-            lkp_job_meta(job),
-            Meta {
-                benchmark: None,
-                machine: Some("lkp-bdw-de1".into()),
-                kernel: Some("4.16.0-rc1-00001-ga337531".into()),
-                commit: Some("a337531b942bd8a03e7052444d7e36972aac2d92".into()),
-            }
-        );
-        assert_eq!(job_value(job, "testcase").as_deref(), Some("netperf"));
-        assert_eq!(lkp_job_meta("kernel: /boot/bzImage\n").kernel, None);
-    }
 
     #[test]
     fn flags_win_over_what_a_directory_states() {

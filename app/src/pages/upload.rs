@@ -180,13 +180,27 @@ pub fn UploadPage() -> impl IntoView {
     let files = RwSignal::new(Vec::<Sending>::new());
     let phase = RwSignal::new(Phase::Idle);
     let file_input = NodeRef::<leptos::html::Input>::new();
+    let folder_input = NodeRef::<leptos::html::Input>::new();
     // With the WASM running the form is sent by XHR, for per-file progress and the results on
     // this page; without it the browser posts the form and the server redirects.
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         #[cfg(feature = "hydrate")]
-        send_form(ev, file_input, files, phase);
+        send_form(ev, (file_input, folder_input), files, phase);
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, file_input, files, phase);
+        let _ = (ev, folder_input, files, phase);
+    };
+    // A folder chooser (`webkitdirectory`, which Leptos' typed attributes do not know), set
+    // once the page runs: only the WASM reads folders.
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        #[cfg(feature = "hydrate")]
+        drop_files(&ev, file_input);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = ev;
     };
     let curl = move |origin: String| {
         let fmt = format.get();
@@ -228,9 +242,14 @@ pub fn UploadPage() -> impl IntoView {
             })}
         </Suspense>
         <form id="upload-form" method="post" action="/api/v1/upload" enctype="multipart/form-data" class="form"
-            on:submit=on_submit>
+            on:submit=on_submit on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
             <label for="file">"Files"</label>
-            <input id="file" name="file" type="file" multiple required node_ref=file_input />
+            <input id="file" name="file" type="file" multiple node_ref=file_input
+                title="Choose files, or drop them on the form" />
+            <label for="folder">"Or a folder"</label>
+            // No name: the browser's own post (without the WASM) sends the files only.
+            <input id="folder" type="file" multiple node_ref=folder_input
+                title="An mmtests work/log folder (sent as a tar), or an LKP result directory" />
             {field("benchmark", "Benchmark", "netperf-tcp", benchmark)}
             {field("machine", "Machine", "lkp-bdw-de1", machine)}
             {field("kernel", "Kernel", "4.16.0-rc1", kernel)}
@@ -333,16 +352,16 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
     }
 }
 
-/// Sends the upload form by XHR: per-file progress from the upload's progress events, then
-/// the answer.
+/// Sends the upload form by XHR: the chosen files, and a chosen folder packed as the server
+/// expects (`pack_folder`); per-file progress from the upload's progress events, then the
+/// answer.
 #[cfg(feature = "hydrate")]
 fn send_form(
     ev: leptos::ev::SubmitEvent,
-    file_input: NodeRef<leptos::html::Input>,
+    inputs: (NodeRef<leptos::html::Input>, NodeRef<leptos::html::Input>),
     files: RwSignal<Vec<Sending>>,
     phase: RwSignal<Phase>,
 ) {
-    use leptos::wasm_bindgen::closure::Closure;
     use leptos::wasm_bindgen::JsCast;
     let Some(form) = ev
         .target()
@@ -350,28 +369,138 @@ fn send_form(
     else {
         return;
     };
-    let (Ok(data), Ok(xhr)) = (
-        web_sys::FormData::new_with_form(&form),
-        web_sys::XmlHttpRequest::new(),
-    ) else {
+    let Ok(data) = web_sys::FormData::new_with_form(&form) else {
         // Let the browser post the form itself.
         return;
     };
     ev.prevent_default();
-    let mut list = Vec::new();
-    if let Some(chosen) = file_input.get_untracked().and_then(|i| i.files()) {
-        for i in 0..chosen.length() {
-            if let Some(f) = chosen.item(i) {
-                list.push(Sending {
-                    name: f.name(),
-                    size: f.size(),
-                    sent: 0.0,
-                });
+    let (file_input, folder_input) = inputs;
+    let chosen = |input: NodeRef<leptos::html::Input>| -> Vec<web_sys::File> {
+        let Some(list) = input.get_untracked().and_then(|i| i.files()) else {
+            return Vec::new();
+        };
+        (0..list.length()).filter_map(|i| list.item(i)).collect()
+    };
+    let mut list: Vec<Sending> = chosen(file_input)
+        .iter()
+        .map(|f| Sending {
+            name: f.name(),
+            size: f.size(),
+            sent: 0.0,
+        })
+        .collect();
+    let folder = chosen(folder_input);
+    phase.set(Phase::Sending);
+    files.set(list.clone());
+    leptos::task::spawn_local(async move {
+        if !folder.is_empty() {
+            match pack_folder(&folder, &data).await {
+                Ok(parts) => list.extend(parts),
+                Err(e) => {
+                    phase.set(Phase::Failed(e));
+                    return;
+                }
+            }
+            files.set(list);
+        }
+        if files.with_untracked(Vec::is_empty) {
+            phase.set(Phase::Failed(
+                "choose files or a folder to upload".to_owned(),
+            ));
+            return;
+        }
+        send(&data, files, phase);
+    });
+}
+
+/// Reads a chosen folder and adds it to `data` as the server expects: an LKP result directory
+/// (`job.yaml` at its top) as its picked files, with the machine, kernel and commit the job
+/// states filling empty fields; anything else as a tar of the tree (an mmtests `work/log`).
+/// Answers the parts added, for the progress bars.
+#[cfg(feature = "hydrate")]
+async fn pack_folder(
+    folder: &[web_sys::File],
+    data: &web_sys::FormData,
+) -> Result<Vec<Sending>, String> {
+    /// `webkitRelativePath`: `<folder>/<path inside it>` (not in web-sys' stable API).
+    fn relative(f: &web_sys::File) -> String {
+        js_sys::Reflect::get(f, &"webkitRelativePath".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| f.name())
+    }
+    async fn bytes(f: &web_sys::File) -> Result<Vec<u8>, String> {
+        let buffer = wasm_bindgen_futures::JsFuture::from(f.array_buffer())
+            .await
+            .map_err(|_| format!("cannot read {}", relative(f)))?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+    let add = |name: &str, bytes: &[u8]| -> Result<Sending, String> {
+        let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes).into());
+        let blob = web_sys::Blob::new_with_u8_array_sequence(&parts)
+            .map_err(|_| "the browser cannot build the upload".to_owned())?;
+        data.append_with_blob_and_filename("file", &blob, name)
+            .map_err(|_| "the browser cannot build the upload".to_owned())?;
+        Ok(Sending {
+            name: name.to_owned(),
+            size: bytes.len() as f64,
+            sent: 0.0,
+        })
+    };
+    let inside = |f: &web_sys::File| -> String {
+        let path = relative(f);
+        path.split_once('/')
+            .map_or(path.clone(), |(_, rest)| rest.to_owned())
+    };
+    if let Some(job_file) = folder.iter().find(|f| inside(f) == "job.yaml") {
+        let job = String::from_utf8_lossy(&bytes(job_file).await?).into_owned();
+        let top: Vec<String> = folder
+            .iter()
+            .map(inside)
+            .filter(|p| !p.contains('/'))
+            .collect();
+        let names: Vec<&str> = top.iter().map(String::as_str).collect();
+        let picked = crate::resultdir::lkp_files(&names, &job)?;
+        let mut parts = Vec::new();
+        for name in picked {
+            if let Some(f) = folder.iter().find(|f| inside(f) == name) {
+                parts.push(add(&name, &bytes(f).await?)?);
             }
         }
+        let meta = crate::resultdir::job_meta(&job);
+        for (field, value) in [
+            ("machine", meta.machine),
+            ("kernel", meta.kernel),
+            ("commit", meta.commit),
+        ] {
+            let empty = data
+                .get(field)
+                .as_string()
+                .is_none_or(|v| v.trim().is_empty());
+            if let (true, Some(v)) = (empty, value) {
+                let _ = data.set_with_str(field, &v);
+            }
+        }
+        return Ok(parts);
     }
-    files.set(list);
-    phase.set(Phase::Sending);
+    let mut entries = Vec::with_capacity(folder.len());
+    for f in folder {
+        entries.push((relative(f), bytes(f).await?));
+    }
+    let tar = crate::resultdir::ustar(&entries)?;
+    Ok(vec![add("work-log.tar", &tar)?])
+}
+
+/// Posts `data` by XHR, following the upload's progress into `files` and the answer into
+/// `phase`.
+#[cfg(feature = "hydrate")]
+fn send(data: &web_sys::FormData, files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) {
+    use leptos::wasm_bindgen::closure::Closure;
+    use leptos::wasm_bindgen::JsCast;
+    let Ok(xhr) = web_sys::XmlHttpRequest::new() else {
+        phase.set(Phase::Failed("the browser cannot send the form".to_owned()));
+        return;
+    };
     let progress =
         Closure::<dyn FnMut(web_sys::ProgressEvent)>::new(move |e: web_sys::ProgressEvent| {
             if !e.length_computable() {
@@ -412,13 +541,25 @@ fn send_form(
     sent.forget();
     answered.forget();
     failed.forget();
-    let sent = xhr.open("POST", "/api/v1/upload").is_ok()
+    let ok = xhr.open("POST", "/api/v1/upload").is_ok()
         && xhr.set_request_header("Accept", "application/json").is_ok()
-        && xhr.send_with_opt_form_data(Some(&data)).is_ok();
-    if !sent {
+        && xhr.send_with_opt_form_data(Some(data)).is_ok();
+    if !ok {
         phase.set(Phase::Failed(
             "the browser could not send the form".to_owned(),
         ));
+    }
+}
+
+/// Files dropped on the form become the chosen files.
+#[cfg(feature = "hydrate")]
+fn drop_files(ev: &leptos::ev::DragEvent, file_input: NodeRef<leptos::html::Input>) {
+    ev.prevent_default();
+    let dropped = ev.data_transfer().and_then(|d| d.files());
+    if let (Some(list), Some(input)) = (dropped, file_input.get_untracked()) {
+        if list.length() > 0 {
+            input.set_files(Some(&list));
+        }
     }
 }
 

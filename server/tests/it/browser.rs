@@ -375,3 +375,44 @@ async fn upload_page_shows_progress_formats_and_errors_in_chromium() {
     assert_eq!(runs["total"], 2, "{runs}");
     app.stop().await;
 }
+
+/// Folders on the upload page: mmtests packed as a tar, an LKP result directory with what its
+/// job states; and a file dropped on the form.
+#[tokio::test(flavor = "multi_thread")]
+async fn upload_page_takes_folders_and_dropped_files_in_chromium() {
+    let app = spawn_app().await;
+    let lkp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        lkp.path().join("job.yaml"),
+        "testcase: netperf\ntestbox: lkp-skl-d01\ncommit: a337531b942bd8a03e7052444d7e36972aac2d92\nkernel: /pkg/linux/x86_64-rhel/gcc-7/a337531b94/vmlinuz-4.16.0-rc1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lkp.path().join("netperf"),
+        read_fixture("lkp-raw/netperf-udp-recv.log"),
+    )
+    .unwrap();
+    std::fs::write(lkp.path().join("dmesg"), "not sent\n").unwrap();
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    run_e2e(
+        "upload_folder.mjs",
+        vec![
+            app.base.clone(),
+            path(&fixture("mmtests/work-log")),
+            path(lkp.path()),
+        ],
+    )
+    .await;
+    let (_, runs) = app.get_json("/api/v1/runs?machine=folder-box").await;
+    assert_eq!(runs["total"], 8, "{runs}");
+    let (_, runs) = app.get_json("/api/v1/runs?machine=lkp-skl-d01").await;
+    assert_eq!(runs["total"], 1, "{runs}");
+    assert_eq!(runs["runs"][0]["kernel"], "4.16.0-rc1");
+    assert_eq!(
+        runs["runs"][0]["commit"],
+        "a337531b942bd8a03e7052444d7e36972aac2d92"
+    );
+    let (_, runs) = app.get_json("/api/v1/runs?machine=drop-box").await;
+    assert_eq!(runs["total"], 1, "{runs}");
+    app.stop().await;
+}

@@ -293,3 +293,76 @@ async fn netperf_as_people_paste_it() {
         .await;
     assert_eq!(body["runs"][0]["samples"], 3, "{body}");
 }
+
+/// The upload page packs a chosen mmtests folder with `app::resultdir::ustar` (no compressor
+/// in the browser): the server reads that archive exactly as the `tar czf` of the same tree.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_folder_packed_by_the_page_reads_like_tar_czf() {
+    fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for e in entries {
+            let name = format!("{prefix}/{}", e.file_name().to_string_lossy());
+            if e.path().is_dir() {
+                walk(&e.path(), &name, out);
+            } else {
+                out.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let app = spawn_app().await;
+    let mut entries = Vec::new();
+    walk(&fixture("mmtests/work-log"), "log", &mut entries);
+    let tar = app::resultdir::ustar(&entries).unwrap();
+    // GNU tar lists it too.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("work-log.tar"), &tar).unwrap();
+    let listed = std::process::Command::new("tar")
+        .arg("tf")
+        .arg(dir.path().join("work-log.tar"))
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).lines().count(),
+        entries.len()
+    );
+    let r = app
+        .upload_multipart(&[("work-log.tar", tar)], &[("machine", "page")])
+        .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    app.upload_work_log().await;
+    let samples = |machine: &'static str| {
+        let app = &app;
+        async move {
+            let (_, runs) = app
+                .get_json(&format!("/api/v1/runs?machine={machine}&limit=100"))
+                .await;
+            let mut v: Vec<(String, String, i64)> = runs["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r["benchmark"].as_str().unwrap().to_owned(),
+                        r["kernel"].as_str().unwrap().to_owned(),
+                        r["samples"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        }
+    };
+    let (page, cli) = (samples("page").await, samples("m1").await);
+    assert_eq!(page.len(), 8);
+    assert_eq!(page, cli);
+    app.stop().await;
+}
