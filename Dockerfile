@@ -9,11 +9,15 @@ RUN apt-get update && apt-get install -y --no-install-recommends brotli nodejs n
 COPY e2e/package.json e2e/package-lock.json e2e/
 RUN cd e2e && npm ci --omit=optional --no-audit --no-fund
 COPY Cargo.toml Cargo.lock ./
+# --cfg erase_components for every build (server and WASM must agree on hydration markers).
+COPY .cargo .cargo
 COPY app app
 COPY frontend frontend
 COPY server server
 COPY migrations migrations
 COPY style style
+# The format reference the binary serves at /docs/formats.md.
+COPY docs docs
 COPY scripts scripts
 RUN WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock) \
  && cargo install wasm-bindgen-cli --version "$WB"
