@@ -18,6 +18,14 @@ fn main() {
     // site.txt is written last by build-site: when it changes, the set is complete and new.
     println!("cargo:rerun-if-changed={}", manifest.display());
     let mut code = String::new();
+    // The parsers alone (`--no-default-features`, the fuzz targets) serve nothing: no site.
+    if std::env::var_os("CARGO_FEATURE_SERVER").is_none() {
+        code.push_str("pub const SITE_NAME: Option<&str> = None;\n");
+        code.push_str("pub static SITE_FILES: &[(&str, &[u8])] = &[];\n");
+        let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("site.rs");
+        std::fs::write(out, code).expect("OUT_DIR is writable");
+        return;
+    }
     let erased = std::env::var_os("CARGO_CFG_ERASE_COMPONENTS").is_some();
     match std::fs::read_to_string(&manifest) {
         Ok(name) => {
