@@ -22,7 +22,8 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_SERVER").is_none() {
         code.push_str("pub const SITE_NAME: Option<&str> = None;\n");
         code.push_str("pub static SITE_FILES: &[(&str, &[u8])] = &[];\n");
-        let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("site.rs");
+        let out =
+            PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("site.rs");
         std::fs::write(out, code).expect("OUT_DIR is writable");
         return;
     }
