@@ -19,17 +19,10 @@ fn main() {
     println!("cargo:rerun-if-changed={}", manifest.display());
     let mut code = String::new();
     // The parsers alone (`--no-default-features`, the fuzz targets) serve nothing: no site.
-    if std::env::var_os("CARGO_FEATURE_SERVER").is_none() {
-        code.push_str("pub const SITE_NAME: Option<&str> = None;\n");
-        code.push_str("pub static SITE_FILES: &[(&str, &[u8])] = &[];\n");
-        let out =
-            PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("site.rs");
-        std::fs::write(out, code).expect("OUT_DIR is writable");
-        return;
-    }
+    let server = std::env::var_os("CARGO_FEATURE_SERVER").is_some();
     let erased = std::env::var_os("CARGO_CFG_ERASE_COMPONENTS").is_some();
-    match std::fs::read_to_string(&manifest) {
-        Ok(name) => {
+    match std::fs::read_to_string(&manifest).ok().filter(|_| server) {
+        Some(name) => {
             let name = name.trim();
             // The site is built with `--cfg erase_components` (.cargo/config.toml); a server
             // built without it renders other hydration markers and no page would hydrate.
@@ -57,11 +50,13 @@ fn main() {
             }
             code.push_str("];\n");
         }
-        Err(_) => {
-            println!(
-                "cargo:warning=no built site at {}: the binary's pages will not hydrate (run scripts/build-site first)",
-                dir.display()
-            );
+        None => {
+            if server {
+                println!(
+                    "cargo:warning=no built site at {}: the binary's pages will not hydrate (run scripts/build-site first)",
+                    dir.display()
+                );
+            }
             code.push_str("pub const SITE_NAME: Option<&str> = None;\n");
             code.push_str("pub static SITE_FILES: &[(&str, &[u8])] = &[];\n");
         }
