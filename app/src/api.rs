@@ -123,6 +123,74 @@ pub async fn get_trend(query: TrendQuery) -> Result<Trend, ServerFnError> {
     backend()?.trend(query).await.map_err(ServerFnError::new)
 }
 
+/// The trend page's view of a trend (`None` until benchmark, machine and metric are chosen):
+/// the chart drawn here, the marks, the change points and the selected commit.
+#[server(prefix = "/sfn", endpoint = "trend_view")]
+pub async fn get_trend_view(
+    query: crate::trend::TrendViewQuery,
+) -> Result<Option<crate::trend::TrendView>, ServerFnError> {
+    let q = &query.trend;
+    if q.benchmark.is_empty() || q.machine.is_empty() || q.metric.is_empty() || q.param == crate::trend::ALL_PARAMS {
+        return Ok(None);
+    }
+    let backend = backend()?;
+    let mut others = Vec::new();
+    for machine in query.also.iter().filter(|m| **m != q.machine).take(11) {
+        let other = TrendQuery {
+            machine: machine.clone(),
+            ..q.clone()
+        };
+        others.push(backend.trend(other).await.map_err(ServerFnError::new)?);
+    }
+    let t = backend.trend(q.clone()).await.map_err(ServerFnError::new)?;
+    Ok(Some(crate::trend_page::view(&t, &others, &query)))
+}
+
+/// One point of a trend with its runs: the trend page's selected commit.
+#[server(prefix = "/sfn", endpoint = "trend_point")]
+pub async fn get_trend_point(
+    query: TrendQuery,
+    index: usize,
+) -> Result<Option<crate::trend::TrendPoint>, ServerFnError> {
+    let t = backend()?.trend(query).await.map_err(ServerFnError::new)?;
+    Ok(t.points.into_iter().nth(index))
+}
+
+/// Every param of a metric (`param=*`), and with `overlay` all of them drawn on one chart.
+#[server(prefix = "/sfn", endpoint = "trend_multiples")]
+pub async fn get_trend_multiples(
+    query: TrendQuery,
+    overlay: bool,
+) -> Result<crate::trend::TrendMultiples, ServerFnError> {
+    let backend = backend()?;
+    let pairs = backend
+        .trend_choices(query.benchmark.clone(), query.machine.clone())
+        .await
+        .map_err(ServerFnError::new)?;
+    let mut trends = Vec::new();
+    for (metric, param) in pairs.into_iter().filter(|(m, _)| *m == query.metric) {
+        let one = TrendQuery {
+            param,
+            metric,
+            ..query.clone()
+        };
+        trends.push(backend.trend(one).await.map_err(ServerFnError::new)?);
+    }
+    let overlay = overlay.then(|| {
+        let chart = crate::chart::TrendChart {
+            series: trends
+                .iter()
+                .map(|t| (format!("{} {}", t.query.metric, t.query.param), t))
+                .collect(),
+            window: None,
+            max_points: crate::trend_page::MAX_POINTS,
+            size: (crate::trend_page::W, crate::trend_page::H),
+        };
+        crate::trend_page::figure(&chart)
+    });
+    Ok(crate::trend::TrendMultiples { trends, overlay })
+}
+
 #[server(prefix = "/sfn", endpoint = "trend_choices")]
 pub async fn get_trend_choices(
     benchmark: String,

@@ -6,12 +6,17 @@
 
 use std::cmp::Ordering;
 
+#[cfg(feature = "ssr")]
 use plotters::coord::Shift;
+#[cfg(feature = "ssr")]
 use plotters::prelude::*;
 
 use crate::kernel::compare_kernels;
-use crate::trend::{lttb, Mark, Trend, TrendPoint};
+use crate::trend::{Trend, TrendPoint};
+#[cfg(feature = "ssr")]
+use crate::trend::{lttb, Mark};
 
+#[cfg(feature = "ssr")]
 /// Series colours (Okabe–Ito, readable by the colour-blind); marks use their own.
 const SERIES: [RGBColor; 6] = [
     RGBColor(0, 114, 178),
@@ -21,8 +26,11 @@ const SERIES: [RGBColor; 6] = [
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
 ];
+#[cfg(feature = "ssr")]
 pub const GOOD: RGBColor = RGBColor(0, 158, 115);
+#[cfg(feature = "ssr")]
 pub const BAD: RGBColor = RGBColor(213, 94, 0);
+#[cfg(feature = "ssr")]
 pub const SKIP: RGBColor = RGBColor(150, 150, 150);
 
 /// The largest magnitude a chart draws at its place; anything beyond is drawn at the bound.
@@ -150,6 +158,7 @@ pub fn shared_axis(trends: &[&Trend]) -> (Vec<String>, Vec<Vec<usize>>) {
     (labels, xs)
 }
 
+#[cfg(feature = "ssr")]
 /// Where a drawn point landed, in the SVG's pixels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -161,6 +170,7 @@ pub struct Hit {
     pub py: f64,
 }
 
+#[cfg(feature = "ssr")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drawn {
     pub svg: String,
@@ -169,6 +179,7 @@ pub struct Drawn {
     pub hits: Vec<Hit>,
 }
 
+#[cfg(feature = "ssr")]
 /// What to draw: named trends on one axis, the axis window `from..=to` (all when `None`), at
 /// most `max_points` points per series (LTTB), in `size` pixels.
 pub struct TrendChart<'a> {
@@ -178,10 +189,12 @@ pub struct TrendChart<'a> {
     pub size: (u32, u32),
 }
 
+#[cfg(feature = "ssr")]
 fn plot_err<E: std::fmt::Debug>(e: E) -> String {
     format!("chart: {e:?}")
 }
 
+#[cfg(feature = "ssr")]
 impl TrendChart<'_> {
     /// One trend, whole, as the server's `format=svg` draws it.
     pub fn single(t: &Trend) -> TrendChart<'_> {
@@ -392,6 +405,7 @@ impl TrendChart<'_> {
     }
 }
 
+#[cfg(feature = "ssr")]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,10 @@
 //! Perfline's user interface and the types it shares with the server.
 //!
 //! Compiled twice: with `ssr` into the server (rendering HTML), with `hydrate` into the WASM
-//! frontend (making that HTML live). Server-only code stays behind `#[cfg(feature = "ssr")]`.
+//! frontend. The pages are islands: the server renders every page whole, and only the
+//! `#[island]` components (forms, keys, buttons) hydrate in the browser, with their props
+//! serialised into the HTML. So the WASM carries only the interactive parts, and a page ships no
+//! data for what merely displays. Server-only code stays behind `#[cfg(feature = "ssr")]`.
 
 // The trend page's view types nest deeper than the default limit in the WASM build.
 #![recursion_limit = "256"]
@@ -17,14 +20,23 @@ pub mod mmtests;
 mod pages;
 pub mod resultdir;
 pub mod trend;
+#[cfg(feature = "ssr")]
+pub mod trend_page;
 pub mod types;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path,
+    path, SsrMode,
 };
+
+/// Hydrates the islands on the page; the frontend's entry point calls it (which also links
+/// this crate's islands into the WASM).
+#[cfg(feature = "hydrate")]
+pub fn hydrate_islands() {
+    leptos::mount::hydrate_islands();
+}
 
 /// Where the header's theme switch remembers the choice (`dark` or `light`; none: the system's).
 pub const THEME_KEY: &str = "perfline-theme";
@@ -52,7 +64,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // The remembered colour theme, before the first paint (no flash of the other).
                 // A constant, never user text.
                 <script nonce=nonce inner_html=THEME_SCRIPT></script>
-                <HydrationScripts options />
+                <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
             <body>
@@ -65,12 +77,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    // Effects run only in the browser: this attribute says the WASM has hydrated the page.
-    Effect::new(move |_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
     view! {
         <Title text="Perfline" />
         <Router>
@@ -86,17 +92,19 @@ pub fn App() -> impl IntoView {
                 <ThemeToggle />
                 <pages::Account />
             </header>
+            // Every page is rendered whole before it is sent (`SsrMode::Async`): an island
+            // streamed in after the islands hydrated would stay dead.
             <main>
                 <Routes fallback=|| view! { <pages::NotFound /> }>
-                    <Route path=path!("/") view=pages::Dashboard />
-                    <Route path=path!("/upload") view=pages::UploadPage />
-                    <Route path=path!("/signin") view=pages::SignInPage />
-                    <Route path=path!("/uploads/:id") view=pages::UploadView />
-                    <Route path=path!("/runs/:id") view=pages::RunView />
-                    <Route path=path!("/compare") view=pages::ComparePage />
-                    <Route path=path!("/c/:id") view=pages::PermalinkPage />
-                    <Route path=path!("/trend") view=pages::TrendPage />
-                    <Route path=path!("/alerts") view=pages::AlertsPage />
+                    <Route path=path!("/") ssr=SsrMode::Async view=pages::Dashboard />
+                    <Route path=path!("/upload") ssr=SsrMode::Async view=pages::UploadPage />
+                    <Route path=path!("/signin") ssr=SsrMode::Async view=pages::SignInPage />
+                    <Route path=path!("/uploads/:id") ssr=SsrMode::Async view=pages::UploadView />
+                    <Route path=path!("/runs/:id") ssr=SsrMode::Async view=pages::RunView />
+                    <Route path=path!("/compare") ssr=SsrMode::Async view=pages::ComparePage />
+                    <Route path=path!("/c/:id") ssr=SsrMode::Async view=pages::PermalinkPage />
+                    <Route path=path!("/trend") ssr=SsrMode::Async view=pages::TrendPage />
+                    <Route path=path!("/alerts") ssr=SsrMode::Async view=pages::AlertsPage />
                 </Routes>
             </main>
         </Router>
@@ -105,10 +113,16 @@ pub fn App() -> impl IntoView {
 
 /// The header's colour-theme switch: the system's choice, then dark, then light, remembered in
 /// this browser. Without JavaScript the system's choice applies (`prefers-color-scheme`).
-#[component]
+///
+/// An island on every page, so it also says when the page's islands have hydrated: the islands
+/// hydrate one after another in one task, and effects run after it.
+#[island]
 fn ThemeToggle() -> impl IntoView {
     let theme = RwSignal::new("auto".to_owned());
     Effect::new(move |_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
         let root = document().document_element();
         if let Some(t) = root.and_then(|r| r.get_attribute("data-theme")) {
             theme.set(t);

@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The `param` that asks for every param of a metric (`/trend?param=*`).
+pub const ALL_PARAMS: &str = "*";
+
 /// A bisect mark on a run or a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -466,4 +469,111 @@ mod golden {
             assert_eq!(line.chars().count(), 80, "{line:?}");
         }
     }
+}
+
+/// A point drawn on a trend chart: where it landed in the picture, and what hovering it says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrawnPoint {
+    /// Which series (0: the page's own trend; then the other machines or params).
+    pub series: usize,
+    /// Which point of that series' trend.
+    pub index: usize,
+    /// The point's `x` (its position in its trend's order).
+    pub x: usize,
+    pub px: f64,
+    pub py: f64,
+    pub title: String,
+    pub mark: Option<Mark>,
+    pub first_bad: bool,
+}
+
+/// A trend chart as the server drew it: the picture as a `data:` URL, and its points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendFigure {
+    pub src: String,
+    pub alt: String,
+    pub width: u32,
+    pub height: u32,
+    pub points: Vec<DrawnPoint>,
+}
+
+/// One entry of the trend page's list of marks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarkItem {
+    /// The point's index.
+    pub x: usize,
+    /// Its short commit (or kernel).
+    pub label: String,
+    pub mark: Mark,
+    pub first_bad: bool,
+}
+
+/// One entry of the trend page's list of change points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeItem {
+    /// The index of the first point of the new level.
+    pub x: usize,
+    pub label: String,
+    pub verdict: String,
+    /// `regression +12.3% (100 → 112.3)`.
+    pub text: String,
+    /// The before/after comparison.
+    pub compare: String,
+    /// The LKP-style report, when both sides have commits.
+    pub report: Option<String>,
+}
+
+/// What the trend page shows of one trend: computed on the server from the whole trend, so the
+/// page carries the drawn chart, the marks and change points, and the selected commit, never
+/// every run of a long history. The page asks again for another window or selection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendView {
+    pub query: TrendQuery,
+    /// Other machines drawn on the same commit axis.
+    pub also: Vec<String>,
+    /// The metric (and param).
+    pub title: String,
+    pub order: String,
+    /// The points of this trend.
+    pub n: usize,
+    /// The commits on the shared axis (more than `n` when other machines ran other commits).
+    pub axis: usize,
+    /// The axis window drawn, inclusive.
+    pub window: (usize, usize),
+    /// The selected point's index, and that point with its runs.
+    pub selected: usize,
+    pub point: Option<TrendPoint>,
+    /// An alert's commit range asked for by `good=` and `bad=`, as the page says it.
+    pub alert_range: Option<String>,
+    pub figure: Result<TrendFigure, String>,
+    /// The ASCII chart (80×20) of the whole trend.
+    pub ascii: String,
+    pub marks: Vec<MarkItem>,
+    pub changes: Vec<ChangeItem>,
+    /// The regression report of the first change point.
+    pub report: Option<ReportQuery>,
+}
+
+/// What the trend page asks the server for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct TrendViewQuery {
+    pub trend: TrendQuery,
+    /// Other machines to draw on the same axis.
+    pub also: Vec<String>,
+    /// The axis window (inclusive); all by default, or the commits around `bad`.
+    pub window: Option<(usize, usize)>,
+    /// The point to select; by default `bad`'s, else the last.
+    pub selected: Option<usize>,
+    /// An alert's range: the last good and first bad commits (full or abbreviated shas, or
+    /// kernels).
+    pub good: Option<String>,
+    pub bad: Option<String>,
+}
+
+/// The small multiples of `param=*`, or all params on one chart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendMultiples {
+    pub trends: Vec<Trend>,
+    /// With `overlay`: all of them drawn on one chart.
+    pub overlay: Option<Result<TrendFigure, String>>,
 }

@@ -1,6 +1,6 @@
 //! What an admin may do on the upload and run pages: delete an upload, correct a run. Shown
 //! once the browser knows the reader is an admin (so server and browser render alike first),
-//! and each asks for a confirmation.
+//! and each asks for a confirmation. Both are islands.
 
 use leptos::prelude::*;
 
@@ -40,7 +40,7 @@ fn go_to(href: &str) {
     let _ = href;
 }
 
-#[component]
+#[island]
 pub fn DeleteUpload(id: i64) -> impl IntoView {
     let admin = admin_signal();
     let status = RwSignal::new(String::new());
@@ -67,7 +67,7 @@ pub fn DeleteUpload(id: i64) -> impl IntoView {
     }
 }
 
-#[component]
+#[island]
 pub fn CorrectRun(id: i64) -> impl IntoView {
     let admin = admin_signal();
     let status = RwSignal::new(String::new());

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::{error_view, loading, select_options};
-use crate::alerts::{Alert, AlertFilter, AlertPatch, AlertStatus, AlertSummary};
+use crate::alerts::{Alert, AlertFilter, AlertPage, AlertPatch, AlertStatus, AlertSummary};
 use crate::api::{get_alerts, triage_alert};
 
 fn filter_from_map(map: &leptos_router::params::ParamsMap) -> (AlertFilter, Option<i64>) {
@@ -30,32 +30,64 @@ fn filter_from_map(map: &leptos_router::params::ParamsMap) -> (AlertFilter, Opti
 
 #[component]
 pub fn AlertsPage() -> impl IntoView {
-    let query_map = use_query_map();
-    let query = Memo::new(move |_| filter_from_map(&query_map.read()));
+    let (filter, id) = filter_from_map(&use_query_map().read_untracked());
+    let data = {
+        let filter = filter.clone();
+        Resource::new(|| (), move |()| fetch_alerts(filter.clone(), id))
+    };
+    view! {
+        <h1>"Alerts"</h1>
+        <p class="muted">
+            "Steps found in the trends after each upload. Keys: j/k move, a acknowledge, v investigating, i invalid, f fixed, w won't fix. "
+            <a href="/alerts.atom">"Atom feed"</a>
+        </p>
+        <AlertFilterForm initial=filter.clone() />
+        <Suspense fallback=loading>
+            {move || {
+                let filter = filter.clone();
+                Suspend::new(async move {
+                    match data.await {
+                        Ok(page) => view! { <AlertList filter=filter id=id page=page /> }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
+/// The summaries the page shows: one by id, whatever its status, or those the filter matches.
+async fn fetch_alerts(filter: AlertFilter, id: Option<i64>) -> Result<AlertPage, ServerFnError> {
+    match id {
+        Some(id) => crate::api::get_alert(id).await.map(|s| AlertPage {
+            total: 1,
+            limit: 1,
+            offset: 0,
+            summaries: vec![s],
+        }),
+        None => get_alerts(filter).await,
+    }
+}
+
+/// The list with its keyboard triage: an island, fetching the list again after each change.
+#[island]
+fn AlertList(filter: AlertFilter, id: Option<i64>, page: AlertPage) -> impl IntoView {
     let version = RwSignal::new(0u32);
     let selected = RwSignal::new(0usize);
     let status = RwSignal::new(String::new());
-    let data = Resource::new(
-        move || (query.get(), version.get()),
-        |((filter, id), _)| async move {
-            match id {
-                // One summary, whatever its status.
-                Some(id) => crate::api::get_alert(id)
-                    .await
-                    .map(|s| crate::alerts::AlertPage {
-                        total: 1,
-                        limit: 1,
-                        offset: 0,
-                        summaries: vec![s],
-                    }),
-                None => get_alerts(filter).await,
-            }
-        },
-    );
+    let data = RwSignal::new(Ok::<_, String>(page));
+    Effect::new(move |seen: Option<()>| {
+        version.track();
+        if seen.is_some() {
+            let filter = filter.clone();
+            leptos::task::spawn_local(async move {
+                data.set(fetch_alerts(filter, id).await.map_err(|e| e.to_string()));
+            });
+        }
+    });
     let summary_ids = move || -> Vec<i64> {
         data.with(|d| {
             d.as_ref()
-                .and_then(|d| d.as_ref().ok())
                 .map(|p| p.summaries.iter().map(|s| s.id).collect())
                 .unwrap_or_default()
         })
@@ -99,35 +131,25 @@ pub fn AlertsPage() -> impl IntoView {
     });
     on_cleanup(move || handle.remove());
     view! {
-        <h1>"Alerts"</h1>
-        <p class="muted">
-            "Steps found in the trends after each upload. Keys: j/k move, a acknowledge, v investigating, i invalid, f fixed, w won't fix. "
-            <a href="/alerts.atom">"Atom feed"</a>
-        </p>
-        <AlertFilterForm initial=query.get_untracked().0 />
         <p id="alert-status" class="status" aria-live="polite">{move || status.get()}</p>
-        <Suspense fallback=loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(page) if page.summaries.is_empty() => view! {
-                        <p id="no-alerts" class="empty">"No alerts match."</p>
-                    }.into_any(),
-                    Ok(page) => {
-                        let total = page.total;
-                        let shown = page.summaries.len();
-                        view! {
-                            <p class="muted" id="alert-count">{format!("{shown} of {total} summaries")}</p>
-                            <div id="alert-list">
-                                {page.summaries.into_iter().enumerate().map(|(i, s)| view! {
-                                    <SummaryView s=s index=i selected=selected version=version status=status />
-                                }).collect_view()}
-                            </div>
-                        }.into_any()
-                    }
-                    Err(e) => error_view(e),
-                }
-            })}
-        </Suspense>
+        {move || match data.get() {
+            Ok(page) if page.summaries.is_empty() => view! {
+                <p id="no-alerts" class="empty">"No alerts match."</p>
+            }.into_any(),
+            Ok(page) => {
+                let total = page.total;
+                let shown = page.summaries.len();
+                view! {
+                    <p class="muted" id="alert-count">{format!("{shown} of {total} summaries")}</p>
+                    <div id="alert-list">
+                        {page.summaries.into_iter().enumerate().map(|(i, s)| view! {
+                            <SummaryView s=s index=i selected=selected version=version status=status />
+                        }).collect_view()}
+                    </div>
+                }.into_any()
+            }
+            Err(e) => error_view(e),
+        }}
     }
 }
 

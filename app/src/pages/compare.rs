@@ -9,7 +9,7 @@ use super::{copy_to_clipboard, error_view, loading, select_options};
 use crate::api::{get_compare, get_compare_choices, get_permalink};
 use crate::compare::{mmtests_text, Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
 use crate::label::Direction;
-use crate::types::CompareQuery;
+use crate::types::{CompareChoices, CompareQuery};
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.
 fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
@@ -63,13 +63,31 @@ pub fn ComparePage() -> impl IntoView {
             }
         },
     );
+    let choices = Resource::new(
+        move || query.get(),
+        |q| async move {
+            get_compare_choices(
+                (!q.benchmark.is_empty()).then_some(q.benchmark),
+                (!q.machine.is_empty()).then_some(q.machine),
+            )
+            .await
+        },
+    );
+    let ratio = query_map.read_untracked().get("ratio").as_deref() == Some("1");
     view! {
         <h1>"Compare kernels"</h1>
-        <ChoiceForm initial=query.get_untracked() />
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match choices.await {
+                    Ok(c) => view! { <ChoiceForm initial=query.get_untracked() choices=c /> }.into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match table.await {
-                    Ok(Some(c)) => view! { <ComparisonView c=c /> }.into_any(),
+                    Ok(Some(c)) => view! { <ComparisonView c=c ratio=ratio /> }.into_any(),
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
                     }.into_any(),
@@ -84,6 +102,7 @@ pub fn ComparePage() -> impl IntoView {
 pub fn PermalinkPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let ratio = use_query_map().read_untracked().get("ratio").as_deref() == Some("1");
     let comparison = Resource::new(move || id.get(), get_permalink);
     view! {
         <h1>"Comparison " <span class="mono">{move || id.get()}</span></h1>
@@ -97,7 +116,7 @@ pub fn PermalinkPage() -> impl IntoView {
                                 "A permalink: these are the runs and numbers it was made with, whatever was uploaded since. "
                                 <a href=live>"Compare again with today's runs"</a>
                             </p>
-                            <ComparisonView c=c />
+                            <ComparisonView c=c ratio=ratio />
                         }.into_any()
                     }
                     Err(e) => error_view(e),
@@ -127,18 +146,21 @@ fn live_href(q: &CompareQuery) -> String {
 }
 
 /// Benchmark, machine and the ordered kernel list (baseline first; drag or ↑/↓ to reorder).
-#[component]
-fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
+/// An island: choosing a benchmark or a machine fetches what there is to choose from then.
+#[island]
+fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
     let benchmark = RwSignal::new(initial.benchmark.clone());
     let machine = RwSignal::new(initial.machine.clone());
     let order = RwSignal::new(initial.kernels.clone());
     let dragged = RwSignal::new(None::<usize>);
-    let choices = Resource::new(
-        move || (benchmark.get(), machine.get()),
-        |(b, m)| async move {
-            get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m)).await
-        },
-    );
+    let choices = RwSignal::new(Ok::<_, String>(choices));
+    let refresh = move || {
+        let (b, m) = (benchmark.get_untracked(), machine.get_untracked());
+        leptos::task::spawn_local(async move {
+            let fresh = get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m)).await;
+            choices.set(fresh.map_err(|e| e.to_string()));
+        });
+    };
     let move_item = move |from: usize, to: usize| {
         order.update(|o| {
             if from < o.len() && to < o.len() && from != to {
@@ -149,21 +171,19 @@ fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
     };
     view! {
         <form id="compare-form" method="get" action="/compare" class="form">
-            <Suspense fallback=loading>
-                {move || Suspend::new(async move {
-                    match choices.await {
+                {move || match choices.get() {
                         Ok(c) => {
                             let available = c.kernels.clone();
                             view! {
                                 <label for="benchmark">"Benchmark"</label>
                                 <select id="benchmark" name="benchmark"
-                                    on:change=move |ev| { benchmark.set(event_target_value(&ev)); order.set(Vec::new()); }>
+                                    on:change=move |ev| { benchmark.set(event_target_value(&ev)); order.set(Vec::new()); refresh(); }>
                                     <option value="">"—"</option>
                                     {select_options(c.benchmarks, &benchmark.get_untracked())}
                                 </select>
                                 <label for="machine">"Machine"</label>
                                 <select id="machine" name="machine"
-                                    on:change=move |ev| { machine.set(event_target_value(&ev)); order.set(Vec::new()); }>
+                                    on:change=move |ev| { machine.set(event_target_value(&ev)); order.set(Vec::new()); refresh(); }>
                                     <option value="">"—"</option>
                                     {select_options(c.machines, &machine.get_untracked())}
                                 </select>
@@ -191,9 +211,7 @@ fn ChoiceForm(initial: CompareQuery) -> impl IntoView {
                             }.into_any()
                         }
                         Err(e) => error_view(e),
-                    }
-                })}
-            </Suspense>
+                }}
             <span class="label">"Kernels"</span>
             <div>
                 <ol id="kernel-order" class="kernel-order">
@@ -407,7 +425,11 @@ fn ratio_view(c: &Comparison) -> AnyView {
 
 /// The comparison: actions, chart, mmtests table, and its text.
 #[component]
-fn ComparisonView(c: Comparison) -> impl IntoView {
+fn ComparisonView(
+    c: Comparison,
+    /// The ratio view first (`ratio=1` in the page's URL).
+    ratio: bool,
+) -> impl IntoView {
     if c.rows.is_empty() {
         return view! { <p class="muted" id="compare-empty">"No samples for this choice."</p> }
             .into_any();
@@ -415,31 +437,10 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
     let id = c.permalink.clone().unwrap_or_default();
     let doc = format!("/c/{id}");
     let mut text = mmtests_text(&c);
-    let status = RwSignal::new(String::new());
-    let copy = move |what: &'static str, payload: String| copy_to_clipboard(what, payload, status);
-    let link_path = doc.clone();
-    let copy_link = move |_| {
-        let origin = window().location().origin().unwrap_or_default();
-        copy("link", format!("{origin}{link_path}"));
-    };
-    let text_for_copy = text.clone();
-    let text_path = doc.clone();
-    let copy_text = move |_| {
-        let origin = window().location().origin().unwrap_or_default();
-        copy(
-            "text",
-            format!("{text_for_copy}\nPermalink: {origin}{text_path}\n"),
-        );
-    };
+    let copied_text = text.clone();
     text.push_str(&format!("\nPermalink: {doc}\n"));
     let kernels = c.query.kernels.clone();
     let precision = c.precision;
-    // The ratio view (`ratio=1` in the page's URL, or the button).
-    let ratio_on = {
-        let q = use_query_map();
-        let on = q.read_untracked().get("ratio").as_deref() == Some("1");
-        RwSignal::new(on)
-    };
     let ratio_view = ratio_view(&c);
     // What else differs between the baseline's runs and each kernel's (machine, CPU, config,
     // sysctl, command line, governor...), loudly when more than the kernel changed.
@@ -578,20 +579,9 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 <strong>{c.query.benchmark.clone()}</strong> " on " <strong>{c.query.machine.clone()}</strong>
                 ", baseline " <strong>{kernels.first().cloned().unwrap_or_default()}</strong>
             </p>
-            <div class="actions">
-                <a id="permalink" href=doc.clone()>"Permalink"</a>
-                <button type="button" id="copy-link" on:click=copy_link>"Copy link"</button>
-                <button type="button" id="copy-text" on:click=copy_text>"Copy as text"</button>
-                <a id="download-csv" href=format!("{doc}?format=csv") download="comparison-samples.csv">"Samples (CSV)"</a>
-                <a id="download-svg" href=format!("{doc}?format=svg") download="comparison.svg">"Chart (SVG)"</a>
-                <a id="lkp-text" href=format!("{doc}?format=text&style=lkp")>"LKP report"</a>
-                <button type="button" id="toggle-ratio" on:click=move |_| ratio_on.update(|r| *r = !*r)>
-                    {move || if ratio_on.get() { "Statistics view" } else { "Ratio view" }}
-                </button>
-                <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
-            </div>
+            <CompareActions doc=doc.clone() text=copied_text ratio=ratio />
             {facts_view}
-            <div id="ratio-view" class="ratio-view" class:hidden=move || !ratio_on.get()>
+            <div id="ratio-view" class="ratio-view" class:hidden=!ratio>
                 {ratio_view}
                 <details>
                     <summary>"As text (mmtests --print-ratio)"</summary>
@@ -599,7 +589,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 </details>
             </div>
             {charts}
-            <table id="compare-table" class="compare" class:hidden=move || ratio_on.get()>
+            <table id="compare-table" class="compare" class:hidden=ratio>
                 <thead>
                     <tr>
                         <th>"Statistic"</th>
@@ -624,4 +614,57 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The comparison's actions: links, copy buttons, and the switch between the statistics table
+/// and the ratio view. An island; the table and the ratio view around it are the server's HTML,
+/// so the switch shows and hides them by their ids.
+#[island]
+fn CompareActions(
+    /// The permalink's path (`/c/{id}`).
+    doc: String,
+    /// mmtests' text of the comparison, without the permalink line.
+    text: String,
+    ratio: bool,
+) -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let ratio_on = RwSignal::new(ratio);
+    let copy = move |what: &'static str, payload: String| copy_to_clipboard(what, payload, status);
+    let link_path = doc.clone();
+    let copy_link = move |_| {
+        let origin = window().location().origin().unwrap_or_default();
+        copy("link", format!("{origin}{link_path}"));
+    };
+    let text_path = doc.clone();
+    let copy_text = move |_| {
+        let origin = window().location().origin().unwrap_or_default();
+        copy("text", format!("{text}\nPermalink: {origin}{text_path}\n"));
+    };
+    let toggle = move |_| {
+        ratio_on.update(|r| *r = !*r);
+        let on = ratio_on.get_untracked();
+        for (id, hidden) in [("ratio-view", !on), ("compare-table", on)] {
+            if let Some(el) = document().get_element_by_id(id) {
+                let _ = if hidden {
+                    el.class_list().add_1("hidden")
+                } else {
+                    el.class_list().remove_1("hidden")
+                };
+            }
+        }
+    };
+    view! {
+        <div class="actions">
+            <a id="permalink" href=doc.clone()>"Permalink"</a>
+            <button type="button" id="copy-link" on:click=copy_link>"Copy link"</button>
+            <button type="button" id="copy-text" on:click=copy_text>"Copy as text"</button>
+            <a id="download-csv" href=format!("{doc}?format=csv") download="comparison-samples.csv">"Samples (CSV)"</a>
+            <a id="download-svg" href=format!("{doc}?format=svg") download="comparison.svg">"Chart (SVG)"</a>
+            <a id="lkp-text" href=format!("{doc}?format=text&style=lkp")>"LKP report"</a>
+            <button type="button" id="toggle-ratio" on:click=toggle>
+                {move || if ratio_on.get() { "Statistics view" } else { "Ratio view" }}
+            </button>
+            <span id="copy-status" class="muted" role="status">{move || status.get()}</span>
+        </div>
+    }
 }

@@ -171,6 +171,49 @@ pub fn curl_command(origin: &str, fields: &[(&str, String)]) -> String {
 pub fn UploadPage() -> impl IntoView {
     let origin = Resource::new(|| (), |_| get_origin());
     let who = Resource::new(|| (), |_| crate::api::get_whoami());
+    view! {
+        <h1>"Upload results"</h1>
+        <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
+           " (optional " <code>"unit,direction,kernel,machine,commit"</code> ") or the same content as JSON. "
+           "Fields below fill what the file does not say."</p>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match who.await {
+                    Ok(w) if !w.can_upload => view! {
+                        <p class="error" id="upload-signin">"Uploading needs a sign-in with a token that has the upload scope: "
+                            <a href="/signin?next=/upload">"Sign in"</a></p>
+                    }.into_any(),
+                    _ => ().into_any(),
+                }
+            })}
+        </Suspense>
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                let origin = origin.await.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
+                view! { <UploadForm origin=origin /> }
+            })}
+        </Suspense>
+        <h2 id="formats">"Formats"</h2>
+        <p>"The format is detected from each file's content; every format, with a full example, is in "
+            <a href="/docs/formats.md">"docs/formats.md"</a> "."</p>
+        // Rows inside an explicit <tbody>: the HTML parser adds one anyway.
+        <table id="format-list">
+            <thead><tr><th>"format"</th><th>"what"</th><th>"starts like"</th></tr></thead>
+            <tbody>
+                {FORMATS.iter().map(|(key, what, example)| view! {
+                    <tr><td><code>{*key}</code></td><td>{*what}</td><td><code class="small">{*example}</code></td></tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The upload form, its progress and the same upload as a `curl` command: an island.
+#[island]
+fn UploadForm(
+    /// This server's origin, for the `curl` command.
+    origin: String,
+) -> impl IntoView {
     let benchmark = RwSignal::new(String::new());
     let machine = RwSignal::new(String::new());
     let kernel = RwSignal::new(String::new());
@@ -226,21 +269,6 @@ pub fn UploadPage() -> impl IntoView {
             }
         };
     view! {
-        <h1>"Upload results"</h1>
-        <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
-           " (optional " <code>"unit,direction,kernel,machine,commit"</code> ") or the same content as JSON. "
-           "Fields below fill what the file does not say."</p>
-        <Suspense fallback=|| ()>
-            {move || Suspend::new(async move {
-                match who.await {
-                    Ok(w) if !w.can_upload => view! {
-                        <p class="error" id="upload-signin">"Uploading needs a sign-in with a token that has the upload scope: "
-                            <a href="/signin?next=/upload">"Sign in"</a></p>
-                    }.into_any(),
-                    _ => ().into_any(),
-                }
-            })}
-        </Suspense>
         <form id="upload-form" method="post" action="/api/v1/upload" enctype="multipart/form-data" class="form"
             on:submit=on_submit on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
             <label for="file">"Files"</label>
@@ -266,26 +294,8 @@ pub fn UploadPage() -> impl IntoView {
                 disabled=move || matches!(phase.get(), Phase::Sending | Phase::Storing)>"Upload"</button>
         </form>
         <UploadProgress files phase />
-        <h2 id="formats">"Formats"</h2>
-        <p>"The format is detected from each file's content; every format, with a full example, is in "
-            <a href="/docs/formats.md">"docs/formats.md"</a> "."</p>
-        // Rows inside an explicit <tbody>: the HTML parser adds one anyway, and hydration
-        // must find the DOM it rendered.
-        <table id="format-list">
-            <thead><tr><th>"format"</th><th>"what"</th><th>"starts like"</th></tr></thead>
-            <tbody>
-                {FORMATS.iter().map(|(key, what, example)| view! {
-                    <tr><td><code>{*key}</code></td><td>{*what}</td><td><code class="small">{*example}</code></td></tr>
-                }).collect_view()}
-            </tbody>
-        </table>
         <h2>"The same with curl"</h2>
-        <Suspense fallback=loading>
-            {move || Suspend::new(async move {
-                let origin = origin.await.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
-                view! { <pre id="curl" class="cmd">{move || curl(origin.clone())}</pre> }
-            })}
-        </Suspense>
+        <pre id="curl" class="cmd">{move || curl(origin.clone())}</pre>
     }
 }
 
