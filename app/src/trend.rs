@@ -554,14 +554,16 @@ pub struct TrendView {
     pub report: Option<ReportQuery>,
 }
 
-/// What the trend page asks the server for.
+/// What the trend page asks the server for (sent as a form: every field may be missing).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TrendViewQuery {
     pub trend: TrendQuery,
     /// Other machines to draw on the same axis.
     pub also: Vec<String>,
-    /// The axis window (inclusive); all by default, or the commits around `bad`.
-    pub window: Option<(usize, usize)>,
+    /// The axis window `from..=to`; all by default, or the commits around `bad`.
+    pub from: Option<usize>,
+    pub to: Option<usize>,
     /// The point to select; by default `bad`'s, else the last.
     pub selected: Option<usize>,
     /// An alert's range: the last good and first bad commits (full or abbreviated shas, or

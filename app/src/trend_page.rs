@@ -109,7 +109,7 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
             window = (i.saturating_sub(60), (i + 30).min(last));
         }
     }
-    if let Some((from, to)) = q.window {
+    if let (Some(from), Some(to)) = (q.from, q.to) {
         window = (from.min(to).min(last), to.max(from).min(last));
     }
     if let Some(s) = q.selected {

@@ -61,7 +61,8 @@ pub fn TrendPage() -> impl IntoView {
     let view_query = TrendViewQuery {
         trend: query.clone(),
         also: also.clone(),
-        window: None,
+        from: None,
+        to: None,
         selected: None,
         good: map.get("good"),
         bad: map.get("bad"),
@@ -388,7 +389,8 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
             let query = TrendViewQuery {
                 trend: q.clone(),
                 also: also.clone(),
-                window: Some((from.get_untracked(), to.get_untracked())),
+                from: Some(from.get_untracked()),
+                to: Some(to.get_untracked()),
                 selected: Some(selected.get_untracked()),
                 good: None,
                 bad: None,
