@@ -23,7 +23,7 @@ await run(async (_unused, errors, browser) => {
   if (!/regression/.test(changes)) throw new Error(`change points listed: ${changes}`);
   step(`chart with ${points} commits; change points: ${changes.trim()}`);
 
-  // The picture is plotters' SVG drawn in the WASM; each point has a tooltip over it.
+  // The picture is plotters' SVG drawn by the server; each point has a tooltip over it.
   const picture = async () => decodeURIComponent((await page.getAttribute('.chart-box img.trend-chart', 'src')).split(',').slice(1).join(','));
   const svg = await picture();
   if (!svg.startsWith('<svg') || !svg.includes('Throughput_Mbps')) throw new Error(`chart image: ${svg.slice(0, 200)}`);
@@ -35,7 +35,7 @@ await run(async (_unused, errors, browser) => {
   if (img.some((v, i) => Math.abs(v - layer[i]) > 0.5)) throw new Error(`picture at ${img}, tooltips at ${layer}`);
   const tip = await page.textContent('#trend-svg circle.point[data-x="2"] title');
   if (!/kernel build-/.test(tip) || !/n=15/.test(tip)) throw new Error(`tooltip: ${tip}`);
-  step(`plotters drew the chart in the browser; a point's tooltip: ${tip.split('\n')[0]}`);
+  step(`the server drew the chart; a point's tooltip: ${tip.split('\n')[0]}`);
 
   // j moves the selection; five times from the first commit is the sixth.
   for (let i = 0; i < 5; i++) await page.keyboard.press('j');
@@ -69,6 +69,18 @@ await run(async (_unused, errors, browser) => {
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   if (copied !== report) throw new Error(`copied:\n${copied}`);
   step('the report is shown and copied');
+
+  // Zooming asks the server for the window (commits 5 to 9 of 10); selecting a commit the
+  // chart does not draw fetches that commit.
+  await page.click('#show-svg');
+  await page.$eval('#range-from', (el) => { el.value = '5'; el.dispatchEvent(new Event('change', { bubbles: true })); });
+  await page.waitForFunction(() => document.querySelectorAll('#trend-svg circle.point').length === 5);
+  const firstDrawn = await page.getAttribute('#trend-svg circle.point', 'data-x');
+  if (firstDrawn !== '5') throw new Error(`the zoomed chart starts at commit ${firstDrawn}`);
+  await page.keyboard.press('k');
+  await page.waitForSelector('#trend-selected[data-x="4"]');
+  if (await page.$('#trend-svg circle.point[data-x="4"]')) throw new Error('commit 4 is drawn outside the window');
+  step('zoomed to commits 5-9 (drawn by the server); commit 4 selected and fetched');
 
   // Another machine on the same commit axis.
   await page.goto(`${base}${path}&also=lkp-skl-d01`);

@@ -130,7 +130,11 @@ pub async fn get_trend_view(
     query: crate::trend::TrendViewQuery,
 ) -> Result<Option<crate::trend::TrendView>, ServerFnError> {
     let q = &query.trend;
-    if q.benchmark.is_empty() || q.machine.is_empty() || q.metric.is_empty() || q.param == crate::trend::ALL_PARAMS {
+    if q.benchmark.is_empty()
+        || q.machine.is_empty()
+        || q.metric.is_empty()
+        || q.param == crate::trend::ALL_PARAMS
+    {
         return Ok(None);
     }
     let backend = backend()?;

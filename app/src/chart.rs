@@ -12,9 +12,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::kernel::compare_kernels;
-use crate::trend::{Trend, TrendPoint};
 #[cfg(feature = "ssr")]
 use crate::trend::{lttb, Mark};
+use crate::trend::{Trend, TrendPoint};
 
 #[cfg(feature = "ssr")]
 /// Series colours (Okabe–Ito, readable by the colour-blind); marks use their own.

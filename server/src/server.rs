@@ -191,8 +191,12 @@ async fn json_errors(req: Request, next: Next) -> Response {
         let path = req.uri().path();
         path.starts_with("/api/") || path == "/healthz"
     };
+    let sfn = req.uri().path().starts_with("/sfn/");
     let response = next.run(req).await;
     let status = response.status();
+    if sfn && status == StatusCode::INTERNAL_SERVER_ERROR {
+        return server_fn_status(response).await;
+    }
     let is_json = response
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
@@ -235,6 +239,21 @@ async fn json_errors(req: Request, next: Next) -> Response {
     }
     *wrapped.status_mut() = status;
     wrapped
+}
+
+/// A page's server function answers arguments it cannot read (a missing field, a number that
+/// is none) with a 500; that is the client's fault, so it is a 400. The body stays in the
+/// server functions' own error encoding (`Args|...`), which the pages decode.
+async fn server_fn_status(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return ApiError::Internal(anyhow::anyhow!("a server function's error did not read"))
+            .into_response();
+    };
+    if bytes.starts_with(b"Args|") || bytes.starts_with(b"Deserialization|") {
+        parts.status = StatusCode::BAD_REQUEST;
+    }
+    Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
 /// A request that takes longer than the configured timeout is answered 408 (JSON) and its

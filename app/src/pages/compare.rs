@@ -157,7 +157,9 @@ fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
     let refresh = move || {
         let (b, m) = (benchmark.get_untracked(), machine.get_untracked());
         leptos::task::spawn_local(async move {
-            let fresh = get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m)).await;
+            let fresh =
+                get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m))
+                    .await;
             choices.set(fresh.map_err(|e| e.to_string()));
         });
     };

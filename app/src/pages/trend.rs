@@ -99,7 +99,10 @@ pub fn TrendPage() -> impl IntoView {
             let (query, also) = (query.clone(), also.clone());
             Suspend::new(async move {
                 match choices.await {
-                    Ok((c, series)) => view! { <TrendForm initial=query also=also choices=c series=series /> }.into_any(),
+                    Ok((c, series)) => {
+                        view! { <TrendForm initial=query also=also choices=c series=series /> }
+                            .into_any()
+                    }
                     Err(e) => error_view(e),
                 }
             })
@@ -109,7 +112,9 @@ pub fn TrendPage() -> impl IntoView {
         let q = query.clone();
         Suspend::new(async move {
             match multiples.await {
-                Ok(Some(m)) if !m.trends.is_empty() => multiples_view(&q, overlay, &m.trends, m.overlay),
+                Ok(Some(m)) if !m.trends.is_empty() => {
+                    multiples_view(&q, overlay, &m.trends, m.overlay)
+                }
                 Ok(_) => ().into_any(),
                 Err(e) => error_view(e),
             }
@@ -139,11 +144,13 @@ async fn form_choices(
     b: String,
     m: String,
 ) -> Result<(CompareChoices, Vec<(String, String)>), ServerFnError> {
-    let c = get_compare_choices(
+    let mut c = get_compare_choices(
         (!b.is_empty()).then_some(b.clone()),
         (!m.is_empty()).then_some(m.clone()),
     )
     .await?;
+    // The form offers no kernels (a long history has thousands): not in the island's props.
+    c.kernels.clear();
     let series = if b.is_empty() || m.is_empty() {
         Vec::new()
     } else {
@@ -165,7 +172,9 @@ fn multiples_view(
         view! { <a id="as-one-chart" href=format!("{}&overlay=1", trend_href(q))>"All params on one chart"</a> }
     };
     let body = match overlay {
-        Some(Ok(figure)) => view! { <div id="trend-overlay">{figure_view(&figure, None)}</div> }.into_any(),
+        Some(Ok(figure)) => {
+            view! { <div id="trend-overlay">{figure_view(&figure, None)}</div> }.into_any()
+        }
         Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
         None => view! {
             <div id="trend-multiples" class="multiples">
@@ -487,7 +496,8 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
         }
     });
     on_cleanup(move || handle.remove());
-    let range_view = alert_range.map(|text| view! { <p id="alert-range" class="alert-range">{text}</p> });
+    let range_view =
+        alert_range.map(|text| view! { <p id="alert-range" class="alert-range">{text}</p> });
     let mut href = trend_href(&q);
     for o in &also {
         href.push_str(&format!("&also={}", encode(o)));

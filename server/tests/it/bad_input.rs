@@ -336,3 +336,45 @@ async fn compressed_rejections_decode_to_the_envelope() {
     }
     app.stop().await;
 }
+
+/// A page's server function called with arguments it cannot read is the caller's fault: a 400
+/// (server_fn itself says 500), its body in the encoding the pages decode.
+#[tokio::test(flavor = "multi_thread")]
+async fn unreadable_server_function_arguments_are_400() {
+    let app = spawn_app().await;
+    for (function, body) in [
+        ("trend_view", "query[trend][benchmark]=a"),
+        ("trend_view", "garbage=1"),
+        (
+            "trend_point",
+            "query[benchmark]=a&query[machine]=m&query[metric]=x&query[param]=&index=-1",
+        ),
+        ("run", "id=abc"),
+    ] {
+        let r = app
+            .client
+            .post(app.url(&format!("/sfn/{function}")))
+            .header("origin", &app.base)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        assert_eq!(status, 400, "{function} {body}: {text}");
+        assert!(text.starts_with("Args|"), "{function} {body}: {text}");
+    }
+    // Readable arguments still answer.
+    let r = app
+        .client
+        .post(app.url("/sfn/trend_view"))
+        .header("origin", &app.base)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("query[trend][benchmark]=&query[trend][machine]=&query[trend][metric]=&query[trend][param]=")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.text().await.unwrap(), "null");
+}

@@ -530,3 +530,89 @@ async fn several_machines_or_params_share_one_chart() {
         assert_error(r, 400, needle).await;
     }
 }
+
+/// The trend page of a long history carries what its first view shows, not every commit: the
+/// points the chart draws (LTTB to 1,500), the change points and the selected commit. The
+/// page fetches any other commit when it is selected.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_history_page_ships_only_what_its_first_view_shows() {
+    let app = spawn_app().await;
+    let n = 4000;
+    let log: String = (0..n)
+        .rev()
+        .map(|i| format!("{} {} commit number {i}\n", sha(i), 1_700_000_000 + i * 60))
+        .collect();
+    let r = app
+        .client
+        .post(app.url("/api/v1/commits?repo=linux&branch=master"))
+        .body(log)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for i in 0..n {
+        let level = if i < 3000 { 1000.0 } else { 900.0 };
+        for it in 1..=3 {
+            let noise = ((i * 7 + it * 13) % 17) as f64 - 8.0;
+            csv.push_str(&format!("k-{i},{},tput,{it},{}\n", sha(i), level + noise));
+        }
+    }
+    let r = app.upload_raw("benchmark=b&machine=m1", csv).await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let (_, trend) = app
+        .get_json("/api/v1/trend?benchmark=b&machine=m1&metric=tput")
+        .await;
+    let points = trend["points"].as_array().unwrap();
+    assert_eq!(points.len(), n);
+
+    let (status, html) = app
+        .get_text("/trend?benchmark=b&machine=m1&metric=tput&param=")
+        .await;
+    assert_eq!(status, 200);
+    let drawn: std::collections::HashSet<usize> = html
+        .split("<circle ")
+        .skip(1)
+        .filter(|c| c[..c.find('>').unwrap()].contains("class=\"point "))
+        .map(|c| {
+            let x = &c[c.find("data-x=\"").unwrap() + 8..];
+            x[..x.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(drawn.len(), 1500, "LTTB draws 1,500 of the {n} commits");
+    // Besides those: the change points and the commits before them (the report's base).
+    let mut shown = drawn.clone();
+    for c in trend["change_points"].as_array().unwrap() {
+        let x = c["x"].as_u64().unwrap() as usize;
+        shown.extend([x, x - 1]);
+    }
+    assert!(shown.len() < 1510, "{} commits shown", shown.len());
+    for (i, p) in points.iter().enumerate() {
+        let sha = p["sha"].as_str().unwrap();
+        assert_eq!(
+            html.contains(sha),
+            shown.contains(&i),
+            "commit {i} ({sha}) in the page: {}",
+            html.contains(sha)
+        );
+    }
+
+    // Selecting a commit the chart does not draw fetches it, with its runs.
+    let hidden = (0..n).find(|i| !shown.contains(i)).unwrap();
+    let r = app
+        .client
+        .post(app.url("/sfn/trend_point"))
+        .header("origin", &app.base)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "query[benchmark]=b&query[machine]=m1&query[metric]=tput&query[param]=&index={hidden}"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let point: Value = r.json().await.unwrap();
+    assert_eq!(point["sha"], points[hidden]["sha"]);
+    assert_eq!(point["runs"], points[hidden]["runs"]);
+    assert_eq!(point["runs"].as_array().unwrap().len(), 1);
+}
