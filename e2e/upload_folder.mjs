@@ -1,6 +1,7 @@
 // Browser test: the upload page with folders and a dropped file. An mmtests work/log folder is
 // packed as a tar in the page; an LKP result directory sends its picked files with the machine,
-// kernel and commit its job.yaml states; a file dropped on the form becomes the chosen file.
+// kernel and commit its job.yaml states; a folder dropped on the form is read and packed the
+// same way; a file dropped on the form becomes the chosen file.
 // Usage: node e2e/upload_folder.mjs <base-url> <mmtests-log-dir> <lkp-result-dir>
 import { run, step } from './lib.mjs';
 
@@ -34,6 +35,25 @@ await run(async (page) => {
   result = await page.textContent('#upload-result');
   if (files.join() !== 'netperf (lkp),job.yaml (facts)') throw new Error(`LKP folder sent ${files}`);
   step(`an LKP result directory: ${result.trim()}; sent ${files}`);
+
+  // A whole folder dropped on the form, as the desktop drops it (Chromium's own drag and drop,
+  // driven through the DevTools protocol): read in the page, then packed like a chosen one.
+  await page.goto(`${base}/upload`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.fill('#machine', 'dropped-folder-box');
+  const box = await page.$eval('#upload-form', (f) => { const r = f.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + 20 }; });
+  const cdp = await page.context().newCDPSession(page);
+  const drag = { items: [], files: [mmtests], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, ...box, data: drag });
+  await page.waitForFunction(() => /: \d+ files/.test(document.querySelector('#dropped-folder')?.textContent ?? ''));
+  const note = await page.textContent('#dropped-folder');
+  await page.click('#upload-submit');
+  await page.waitForSelector('#upload-result, #upload-error');
+  if (await page.$('#upload-error')) throw new Error(`dropped folder: ${await page.textContent('#upload-error')}`);
+  files = await filesShown(page);
+  result = await page.textContent('#upload-result');
+  if (files.join() !== 'work-log.tar (mmtests)' || !/Stored 8 runs/.test(result)) throw new Error(`dropped mmtests folder: ${files} / ${result}`);
+  step(`a dropped folder (${note.trim()}): ${result.trim()}; sent as ${files}`);
 
   // A file dropped on the form.
   await page.goto(`${base}/upload`);

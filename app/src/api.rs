@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::compare::Comparison;
-use crate::trend::{Mark, ReportQuery, Trend, TrendQuery};
+use crate::trend::{Mark, ReportQuery, TrendQuery};
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -22,7 +22,7 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<CompareChoices, String>;
     async fn compare(&self, query: CompareQuery) -> Result<Comparison, String>;
     async fn permalink(&self, id: String) -> Result<Comparison, String>;
-    async fn trend(&self, query: TrendQuery) -> Result<Trend, String>;
+    async fn trend(&self, query: TrendQuery) -> Result<crate::trend::Trend, String>;
     /// The (metric, param) pairs of a benchmark on a machine.
     async fn trend_choices(
         &self,
@@ -116,11 +116,6 @@ pub async fn get_compare(query: CompareQuery) -> Result<Comparison, ServerFnErro
 #[server(prefix = "/sfn", endpoint = "permalink")]
 pub async fn get_permalink(id: String) -> Result<Comparison, ServerFnError> {
     backend()?.permalink(id).await.map_err(ServerFnError::new)
-}
-
-#[server(prefix = "/sfn", endpoint = "trend")]
-pub async fn get_trend(query: TrendQuery) -> Result<Trend, ServerFnError> {
-    backend()?.trend(query).await.map_err(ServerFnError::new)
 }
 
 /// The trend page's view of a trend (`None` until benchmark, machine and metric are chosen):

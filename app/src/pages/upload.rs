@@ -224,13 +224,16 @@ fn UploadForm(
     let phase = RwSignal::new(Phase::Idle);
     let file_input = NodeRef::<leptos::html::Input>::new();
     let folder_input = NodeRef::<leptos::html::Input>::new();
+    // A folder dropped on the form (read in the browser), and what the page says of it.
+    let dropped = StoredValue::new_local(Folder::new());
+    let dropped_note = RwSignal::new(String::new());
     // With the WASM running the form is sent by XHR, for per-file progress and the results on
     // this page; without it the browser posts the form and the server redirects.
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         #[cfg(feature = "hydrate")]
-        send_form(ev, (file_input, folder_input), files, phase);
+        send_form(ev, (file_input, folder_input), dropped, files, phase);
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, folder_input, files, phase);
+        let _ = (ev, folder_input, dropped, files, phase);
     };
     // A folder chooser (`webkitdirectory`, which Leptos' typed attributes do not know), set
     // once the page runs: only the WASM reads folders.
@@ -241,7 +244,7 @@ fn UploadForm(
     });
     let on_drop = move |ev: leptos::ev::DragEvent| {
         #[cfg(feature = "hydrate")]
-        drop_files(&ev, file_input);
+        drop_files(&ev, file_input, dropped, dropped_note);
         #[cfg(not(feature = "hydrate"))]
         let _ = ev;
     };
@@ -276,8 +279,11 @@ fn UploadForm(
                 title="Choose files, or drop them on the form" />
             <label for="folder">"Or a folder"</label>
             // No name: the browser's own post (without the WASM) sends the files only.
-            <input id="folder" type="file" multiple node_ref=folder_input
-                title="An mmtests work/log folder (sent as a tar), or an LKP result directory" />
+            <div>
+                <input id="folder" type="file" multiple node_ref=folder_input
+                    title="An mmtests work/log folder (sent as a tar), or an LKP result directory; or drop it on the form" />
+                " " <span id="dropped-folder" class="muted" role="status">{move || dropped_note.get()}</span>
+            </div>
             {field("benchmark", "Benchmark", "netperf-tcp", benchmark)}
             {field("machine", "Machine", "lkp-bdw-de1", machine)}
             {field("kernel", "Kernel", "4.16.0-rc1", kernel)}
@@ -369,6 +375,7 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
 fn send_form(
     ev: leptos::ev::SubmitEvent,
     inputs: (NodeRef<leptos::html::Input>, NodeRef<leptos::html::Input>),
+    dropped: StoredValue<Folder, LocalStorage>,
     files: RwSignal<Vec<Sending>>,
     phase: RwSignal<Phase>,
 ) {
@@ -399,7 +406,21 @@ fn send_form(
             sent: 0.0,
         })
         .collect();
-    let folder = chosen(folder_input);
+    // A dropped folder, else the chosen one (each file with its `webkitRelativePath`).
+    let mut folder = dropped.get_value();
+    if folder.is_empty() {
+        folder = chosen(folder_input)
+            .into_iter()
+            .map(|f| {
+                let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                    .ok()
+                    .and_then(|v| v.as_string())
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or_else(|| f.name());
+                (path, f)
+            })
+            .collect();
+    }
     phase.set(Phase::Sending);
     files.set(list.clone());
     leptos::task::spawn_local(async move {
@@ -428,21 +449,11 @@ fn send_form(
 /// states filling empty fields; anything else as a tar of the tree (an mmtests `work/log`).
 /// Answers the parts added, for the progress bars.
 #[cfg(feature = "hydrate")]
-async fn pack_folder(
-    folder: &[web_sys::File],
-    data: &web_sys::FormData,
-) -> Result<Vec<Sending>, String> {
-    /// `webkitRelativePath`: `<folder>/<path inside it>` (not in web-sys' stable API).
-    fn relative(f: &web_sys::File) -> String {
-        js_sys::Reflect::get(f, &"webkitRelativePath".into())
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_else(|| f.name())
-    }
-    async fn bytes(f: &web_sys::File) -> Result<Vec<u8>, String> {
+async fn pack_folder(folder: &Folder, data: &web_sys::FormData) -> Result<Vec<Sending>, String> {
+    async fn bytes((path, f): &(String, web_sys::File)) -> Result<Vec<u8>, String> {
         let buffer = wasm_bindgen_futures::JsFuture::from(f.array_buffer())
             .await
-            .map_err(|_| format!("cannot read {}", relative(f)))?;
+            .map_err(|_| format!("cannot read {path}"))?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
     let add = |name: &str, bytes: &[u8]| -> Result<Sending, String> {
@@ -457,8 +468,7 @@ async fn pack_folder(
             sent: 0.0,
         })
     };
-    let inside = |f: &web_sys::File| -> String {
-        let path = relative(f);
+    let inside = |(path, _): &(String, web_sys::File)| -> String {
         path.split_once('/')
             .map_or(path.clone(), |(_, rest)| rest.to_owned())
     };
@@ -495,7 +505,7 @@ async fn pack_folder(
     }
     let mut entries = Vec::with_capacity(folder.len());
     for f in folder {
-        entries.push((relative(f), bytes(f).await?));
+        entries.push((f.0.clone(), bytes(f).await?));
     }
     let tar = crate::resultdir::ustar(&entries)?;
     Ok(vec![add("work-log.tar", &tar)?])
@@ -561,10 +571,60 @@ fn send(data: &web_sys::FormData, files: RwSignal<Vec<Sending>>, phase: RwSignal
     }
 }
 
-/// Files dropped on the form become the chosen files.
+/// A folder's files, each with its path `<folder>/<path inside it>` (as `webkitRelativePath`
+/// names a chosen folder's files).
 #[cfg(feature = "hydrate")]
-fn drop_files(ev: &leptos::ev::DragEvent, file_input: NodeRef<leptos::html::Input>) {
+type Folder = Vec<(String, web_sys::File)>;
+#[cfg(not(feature = "hydrate"))]
+type Folder = Vec<(String, ())>;
+
+/// The most files a dropped folder may hold (an mmtests `work/log` has hundreds).
+#[cfg(feature = "hydrate")]
+const MAX_FOLDER_FILES: usize = 20_000;
+
+/// Files dropped on the form become the chosen files; a dropped folder is read (every file in
+/// it, recursively) and sent as a chosen folder would be.
+#[cfg(feature = "hydrate")]
+fn drop_files(
+    ev: &leptos::ev::DragEvent,
+    file_input: NodeRef<leptos::html::Input>,
+    folder: StoredValue<Folder, LocalStorage>,
+    note: RwSignal<String>,
+) {
     ev.prevent_default();
+    // The entries can only be taken while the drop event runs.
+    let entries: Vec<web_sys::FileSystemEntry> = ev
+        .data_transfer()
+        .map(|d| d.items())
+        .map(|items| {
+            (0..items.length())
+                .filter_map(|i| items.get(i))
+                .filter_map(|item| item.webkit_get_as_entry().ok().flatten())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(dir) = entries
+        .into_iter()
+        .find(web_sys::FileSystemEntry::is_directory)
+    {
+        let name = dir.name();
+        note.set(format!("Reading the folder {name}…"));
+        leptos::task::spawn_local(async move {
+            match read_folder(dir).await {
+                Ok(files) => {
+                    note.set(format!("The folder {name}: {} files", files.len()));
+                    folder.set_value(files);
+                }
+                Err(e) => {
+                    note.set(format!("Could not read the folder {name}: {e}"));
+                    folder.set_value(Folder::new());
+                }
+            }
+        });
+        return;
+    }
+    folder.set_value(Folder::new());
+    note.set(String::new());
     let dropped = ev.data_transfer().and_then(|d| d.files());
     if let (Some(list), Some(input)) = (dropped, file_input.get_untracked()) {
         if list.length() > 0 {
@@ -669,4 +729,59 @@ mod tests {
         );
         assert_eq!(shell_quote("it's"), r#"'it'\''s'"#);
     }
+}
+
+/// Every file under a dropped folder, by path, in path order.
+#[cfg(feature = "hydrate")]
+async fn read_folder(root: web_sys::FileSystemEntry) -> Result<Folder, String> {
+    use leptos::wasm_bindgen::JsCast;
+    /// The browser's callback API as a future: `call(success, error)`.
+    async fn called(
+        call: impl FnOnce(&js_sys::Function, &js_sys::Function),
+    ) -> Result<leptos::wasm_bindgen::JsValue, String> {
+        let mut call = Some(call);
+        let promise = js_sys::Promise::new(&mut |ok, err| {
+            if let Some(call) = call.take() {
+                call(&ok, &err);
+            }
+        });
+        wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map_err(|e| format!("{e:?}"))
+    }
+    let mut out = Folder::new();
+    let mut pending = vec![root];
+    while let Some(entry) = pending.pop() {
+        if entry.is_directory() {
+            let reader = entry
+                .unchecked_ref::<web_sys::FileSystemDirectoryEntry>()
+                .create_reader();
+            // readEntries answers a batch at a time, then an empty one.
+            loop {
+                let batch = called(|ok, err| {
+                    let _ = reader.read_entries_with_callback_and_callback(ok, err);
+                })
+                .await?;
+                let batch: js_sys::Array = batch.unchecked_into();
+                if batch.length() == 0 {
+                    break;
+                }
+                pending.extend(batch.iter().map(JsCast::unchecked_into));
+            }
+        } else if entry.is_file() {
+            let file = called(|ok, err| {
+                entry
+                    .unchecked_ref::<web_sys::FileSystemFileEntry>()
+                    .file_with_callback_and_callback(ok, err);
+            })
+            .await?;
+            let path = entry.full_path().trim_start_matches('/').to_owned();
+            out.push((path, file.unchecked_into()));
+            if out.len() > MAX_FOLDER_FILES {
+                return Err(format!("more than {MAX_FOLDER_FILES} files"));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }

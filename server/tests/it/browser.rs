@@ -412,6 +412,10 @@ async fn upload_page_takes_folders_and_dropped_files_in_chromium() {
         runs["runs"][0]["commit"],
         "a337531b942bd8a03e7052444d7e36972aac2d92"
     );
+    let (_, runs) = app
+        .get_json("/api/v1/runs?machine=dropped-folder-box")
+        .await;
+    assert_eq!(runs["total"], 8, "{runs}");
     let (_, runs) = app.get_json("/api/v1/runs?machine=drop-box").await;
     assert_eq!(runs["total"], 1, "{runs}");
     app.stop().await;
