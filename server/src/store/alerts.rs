@@ -264,7 +264,6 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        self.wrote();
         Ok(())
     }
 
@@ -409,9 +408,6 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
-        if !found.is_empty() {
-            self.wrote();
-        }
         Ok(())
     }
 
@@ -537,7 +533,6 @@ impl Store {
         .await?;
         let summary = read_summary(&mut tx, id).await?;
         tx.commit().await?;
-        self.wrote();
         Ok(Ok(summary))
     }
 

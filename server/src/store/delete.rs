@@ -177,7 +177,6 @@ impl Store {
         super::tokens::audit_in(&mut tx, actor, "run.correct", &format!("run {id}"), &what).await?;
         tx.commit().await?;
         self.caches.clear();
-        self.wrote();
         self.alert_jobs_queued.notify_one();
         Ok(Some(what))
     }
@@ -243,7 +242,6 @@ impl Store {
         tx.commit().await?;
         // Full trend chunks were rewritten: the copies in memory are no longer true.
         self.caches.clear();
-        self.wrote();
         self.alert_jobs_queued.notify_one();
         Ok(Some(Deleted {
             runs,

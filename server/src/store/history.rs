@@ -69,7 +69,6 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        self.wrote();
         Ok(commits.len())
     }
 
@@ -154,7 +153,6 @@ impl Store {
         let what = mark.map_or("none", Mark::as_str);
         super::tokens::audit_in(&mut tx, actor, "run.mark", &format!("run {id}"), what).await?;
         tx.commit().await?;
-        self.wrote();
         Ok(true)
     }
 
@@ -192,7 +190,6 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        self.wrote();
         Ok(())
     }
 

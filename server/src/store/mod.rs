@@ -90,11 +90,10 @@ pub use write::{Inserted, NewFile, NewUpload};
 pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
-    /// Bumped after every committed write, so that caches of derived data know they are stale.
-    generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// Runs ever deleted (see [`Store::rewrites`]).
     rewrites: std::sync::Arc<std::sync::atomic::AtomicI64>,
-    /// The connection that watches `PRAGMA data_version`, and the version last seen.
+    /// The connection that reads the data version (see [`Store::generation`]), and the version
+    /// last seen.
     watcher: std::sync::Arc<tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>>,
     /// Copies of data that does not change (full trend chunks, histories by version).
     caches: std::sync::Arc<cache::Caches>,
@@ -136,7 +135,7 @@ impl Store {
             )
             .await
             .with_context(|| format!("cannot open the database {}", path.display()))?;
-        sqlx::migrate!("../migrations")
+        sqlx::migrate!("../migrations/sqlite")
             .run(&writer)
             .await
             .with_context(|| format!("cannot migrate the database {}", path.display()))?;
@@ -153,7 +152,6 @@ impl Store {
         let store = Store {
             writer,
             reader,
-            generation: Default::default(),
             rewrites: Default::default(),
             watcher: std::sync::Arc::new(tokio::sync::Mutex::new((watcher, None))),
             caches: Default::default(),
@@ -166,24 +164,23 @@ impl Store {
         Ok(store)
     }
 
-    /// The write generation: it changes whenever anything is written, by this process or any
-    /// other (a maintenance script, a second server on the same file). Caches of derived data
-    /// are keyed by it, so nothing cached is served after a write.
+    /// The data version: it changes with every write of data that pages and the API derive
+    /// anything from (uploads, marks, histories, bisect logs, deletions, corrections, alerts),
+    /// by this process or any other on the same file, and with nothing else (a new permalink,
+    /// a token, a session, the audit log). Caches of derived data are keyed by it.
     ///
-    /// Writes of this process bump it at commit; those of others are seen through SQLite's
-    /// `PRAGMA data_version` on one dedicated connection, which changes whenever another
-    /// connection commits (our own writer included, which only bumps it once more).
+    /// It is a counter in the database (`data_version`) that triggers on the data's tables bump
+    /// in the writing transaction itself, whoever writes (this store, another server on the
+    /// same file, a maintenance script's SQL); read here on a dedicated connection, so what
+    /// another process committed is seen at once.
     pub async fn generation(&self) -> StoreResult<u64> {
         use std::sync::atomic::Ordering;
         let mut guard = self.watcher.lock().await;
         let (conn, seen) = &mut *guard;
-        let (version,): (i64,) = sqlx::query_as("PRAGMA data_version")
+        let (version,): (i64,) = sqlx::query_as("SELECT version FROM data_version WHERE id = 1")
             .fetch_one(&mut *conn)
             .await?;
         if *seen != Some(version) {
-            if seen.is_some() {
-                self.generation.fetch_add(1, Ordering::AcqRel);
-            }
             *seen = Some(version);
             // Did anyone take stored runs away? Then what was cached as immutable is not.
             let rewrites = Store::rewrites_in(conn).await?;
@@ -191,7 +188,7 @@ impl Store {
                 self.caches.clear();
             }
         }
-        Ok(self.generation.load(Ordering::Acquire))
+        Ok(u64::try_from(version).unwrap_or_default())
     }
 
     /// How many stored runs were ever deleted, as of the last [`Store::generation`] call: a
@@ -203,11 +200,6 @@ impl Store {
     /// Notified when an upload has queued series for the alert detector.
     pub fn alert_jobs_queued(&self) -> std::sync::Arc<tokio::sync::Notify> {
         self.alert_jobs_queued.clone()
-    }
-
-    fn wrote(&self) {
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// Checks that the database answers.
@@ -397,6 +389,39 @@ mod tests {
             .unwrap();
         let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
         assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+    }
+
+    /// The data version moves with every write of data, made through this store or another on
+    /// the same file, and stays put for writes that change no data.
+    #[tokio::test]
+    async fn the_data_version_moves_with_data_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let a = Store::open(&path).await.unwrap();
+        let b = Store::open(&path).await.unwrap();
+        let start = a.generation().await.unwrap();
+        upload_csv(&a, &runs_csv(0, 3)).await;
+        let uploaded = a.generation().await.unwrap();
+        assert!(uploaded > start);
+        assert_eq!(
+            b.generation().await.unwrap(),
+            uploaded,
+            "the other store sees it at once"
+        );
+        a.ensure_permalink("digest", "{}", "abc").await.unwrap();
+        a.create_token("robot", "hash", "upload", None, "test")
+            .await
+            .unwrap();
+        a.audit("test", "test", "nothing", "").await.unwrap();
+        assert_eq!(a.generation().await.unwrap(), uploaded);
+        assert_eq!(b.generation().await.unwrap(), uploaded);
+        assert!(b
+            .set_run_mark(1, Some(app::trend::Mark::Good), "test")
+            .await
+            .unwrap());
+        let marked = a.generation().await.unwrap();
+        assert!(marked > uploaded, "a mark through the other store is seen");
+        assert_eq!(b.generation().await.unwrap(), marked);
     }
 
     /// Deleting an upload rebuilds the trend chunks of its series from the runs that remain,

@@ -70,7 +70,6 @@ impl Store {
             audit_in(&mut tx, actor, "token.create", name, scopes).await?;
         }
         tx.commit().await?;
-        self.wrote();
         Ok(id.map(|(id,)| id))
     }
 
@@ -97,7 +96,6 @@ impl Store {
             audit_in(&mut tx, actor, "token.revoke", name, "").await?;
         }
         tx.commit().await?;
-        self.wrote();
         Ok(revoked.is_some())
     }
 

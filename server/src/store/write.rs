@@ -85,7 +85,6 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        self.wrote();
         self.alert_jobs_queued.notify_one();
         Ok(Inserted::Created(upload_id))
     }
