@@ -158,6 +158,13 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenCommand,
     },
+    /// Copies the database given by --db to a new file, consistently, while servers go on
+    /// serving it (SQLite's `VACUUM INTO`): a complete, compacted database, checked before it
+    /// takes its name. Refuses a file that exists.
+    Backup {
+        /// The new file.
+        to: PathBuf,
+    },
     /// The client commands, run against a server (`--server`, `PERFLINE_SERVER`).
     #[command(flatten)]
     Client(crate::cli::ClientCommand),

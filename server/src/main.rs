@@ -125,7 +125,7 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
-/// `perfline token ...`: token management on the database, without a server.
+/// `perfline token ...` and `perfline backup`: on the database, without a server.
 async fn run_command(
     config: &Config,
     command: perfline_server::config::Command,
@@ -140,8 +140,28 @@ async fn run_command(
             return ExitCode::FAILURE;
         }
     };
-    let Command::Token { action } = command else {
-        unreachable!("main runs the client commands")
+    let action = match command {
+        Command::Token { action } => action,
+        Command::Backup { to } => {
+            return match store.backup_to(&to).await {
+                Ok(counts) => {
+                    let counts: Vec<String> =
+                        counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
+                    eprintln!(
+                        "perfline: backed up {} to {}: {}",
+                        config.db.display(),
+                        to.display(),
+                        counts.join(", ")
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("perfline: backup: {e:#}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Client(_) => unreachable!("main runs the client commands"),
     };
     let result: Result<(), String> = async {
         match action {

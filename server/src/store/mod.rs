@@ -210,6 +210,11 @@ impl Store {
 
     /// Row counts of every table, for tests and the health check.
     pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        let mut conn = self.reader.acquire().await?;
+        Store::counts_in(&mut conn).await
+    }
+
+    async fn counts_in(conn: &mut sqlx::SqliteConnection) -> StoreResult<Vec<(String, i64)>> {
         let mut out = Vec::new();
         for table in [
             "machine",
@@ -223,11 +228,58 @@ impl Store {
         ] {
             let sql = format!("SELECT COUNT(*) FROM {table}");
             let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .fetch_one(&self.reader)
+                .fetch_one(&mut *conn)
                 .await?;
             out.push((table.to_owned(), n));
         }
         Ok(out)
+    }
+
+    /// Copies the whole database to the new file `to` with `VACUUM INTO` on a read-only
+    /// connection: one consistent snapshot, while writers go on. It is written as `to.partial`,
+    /// checked (`PRAGMA integrity_check`), then renamed, so `to` is never a half copy. Answers
+    /// the copy's row counts.
+    pub async fn backup_to(&self, to: &Path) -> anyhow::Result<Vec<(String, i64)>> {
+        use anyhow::bail;
+        if to.exists() {
+            bail!("{} exists; name a new file", to.display());
+        }
+        let mut partial = to.as_os_str().to_owned();
+        partial.push(".partial");
+        let partial = std::path::PathBuf::from(partial);
+        if partial.exists() {
+            std::fs::remove_file(&partial)
+                .with_context(|| format!("cannot remove the stale {}", partial.display()))?;
+        }
+        let target = partial
+            .to_str()
+            .with_context(|| format!("{} is not UTF-8", partial.display()))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(target)
+            .execute(&self.reader)
+            .await
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        use sqlx::Connection as _;
+        // One connection, closed before the rename: no WAL or shared-memory file stays.
+        let mut copy = SqliteConnectOptions::new()
+            .filename(&partial)
+            .connect()
+            .await
+            .with_context(|| format!("cannot open the copy {}", partial.display()))?;
+        let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&mut copy)
+            .await?;
+        let counts = Store::counts_in(&mut copy).await?;
+        copy.close().await?;
+        if check != "ok" {
+            bail!(
+                "the copy {} failed its integrity check: {check}",
+                partial.display()
+            );
+        }
+        std::fs::rename(&partial, to)
+            .with_context(|| format!("cannot rename {} to {}", partial.display(), to.display()))?;
+        Ok(counts)
     }
 
     pub async fn close(&self) {

@@ -428,3 +428,132 @@ async fn metrics_on_their_own_listener_and_the_stages_of_a_request_in_the_log() 
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `perfline backup` copies the database while the server serves it and uploads go on: the copy
+/// is whole (integrity checked, every upload in it all there or not at all), a second server
+/// on it answers a permalink with the same numbers, and an existing file is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn backup_while_serving_is_a_consistent_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let server = Perfline::start(&db, &[]);
+    let base = format!("http://{}", server.addr);
+    let client = reqwest::Client::new();
+    let csv = |i: usize| -> String {
+        let mut s = String::from("kernel,metric,param,iteration,value\n");
+        for k in 0..2 {
+            for it in 1..=200 {
+                s.push_str(&format!(
+                    "6.{k}.0,tput,64,{it},{}\n",
+                    1000 + i * 10 + k * 50 + it % 7
+                ));
+            }
+        }
+        s
+    };
+    let r = client
+        .post(format!("{base}/api/v1/upload?benchmark=b&machine=m1"))
+        .body(csv(0))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let compare = format!("{base}/api/v1/compare?benchmark=b&machine=m1&kernels=6.0.0,6.1.0");
+    let live: serde_json::Value = client
+        .get(&compare)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let permalink = live["permalink"].as_str().unwrap().to_owned();
+
+    // Uploads keep coming while the backup runs.
+    let writer = {
+        let (client, base) = (client.clone(), base.clone());
+        tokio::spawn(async move {
+            for i in 1..40 {
+                let r = client
+                    .post(format!("{base}/api/v1/upload?benchmark=b&machine=m2"))
+                    .body(csv(i))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 201);
+            }
+        })
+    };
+    let copy = dir.path().join("copy.db");
+    let backup = {
+        let db = db.clone();
+        move |to: &Path| {
+            Command::new(env!("CARGO_BIN_EXE_perfline"))
+                .arg("--db")
+                .arg(&db)
+                .arg("backup")
+                .arg(to)
+                .output()
+                .expect("perfline runs")
+        }
+    };
+    let out = tokio::task::spawn_blocking({
+        let backup = backup.clone();
+        let copy = copy.clone();
+        move || backup(&copy)
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("backed up") && stderr.contains(" run"),
+        "{stderr}"
+    );
+    writer.await.unwrap();
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("copy.db"))
+        .collect();
+    assert_eq!(
+        leftovers,
+        ["copy.db"],
+        "only the copy, no partial file or WAL"
+    );
+
+    // Every upload in the copy is whole: two runs of 200 samples each.
+    let mut conn = crate::helpers::sqlx_connect(&copy).await;
+    let per_upload: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT u.id, COUNT(r.id), COALESCE(SUM(r.sample_count), 0) FROM upload u \
+         LEFT JOIN run r ON r.upload_id = u.id GROUP BY u.id",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert!(!per_upload.is_empty());
+    for (id, runs, samples) in &per_upload {
+        assert_eq!((*runs, *samples), (2, 400), "upload {id} in the copy");
+    }
+
+    // A second server on the copy answers the permalink with the same numbers.
+    let restored = Perfline::start(&copy, &[]);
+    let read = |addr: String| {
+        let r = client
+            .get(format!("http://{addr}/c/{permalink}"))
+            .header("accept", "application/json")
+            .send();
+        async move { r.await.unwrap().json::<serde_json::Value>().await.unwrap() }
+    };
+    let original = read(server.addr.clone()).await;
+    let again = read(restored.addr.clone()).await;
+    assert_eq!(original["rows"], again["rows"]);
+    assert!(original["rows"].as_array().is_some_and(|r| !r.is_empty()));
+
+    // An existing file is never overwritten.
+    let out = tokio::task::spawn_blocking(move || backup(&copy))
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists"));
+}
