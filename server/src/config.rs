@@ -12,9 +12,10 @@ pub struct Config {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// SQLite database file; created and migrated on first start.
-    #[arg(long, env = "PERFLINE_DB", default_value = "./perfline.db")]
-    pub db: PathBuf,
+    /// The database: a SQLite file (a path, or a `sqlite:` URL), created and migrated on
+    /// first start. (`postgres://` URLs are recognised and refused: that engine is not ready.)
+    #[arg(long, env = "PERFLINE_DB", default_value = "./perfline.db", value_parser = Database::parse)]
+    pub db: Database,
 
     /// Address to listen on.
     #[arg(long, env = "PERFLINE_LISTEN", default_value = "127.0.0.1:3000")]
@@ -146,6 +147,66 @@ pub enum LogFormat {
     Json,
 }
 
+/// Where the data lives, as `--db` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    /// A SQLite file: a path, `sqlite:path` or `sqlite://path`.
+    Sqlite(PathBuf),
+    /// A `postgres://` or `postgresql://` URL.
+    Postgres(String),
+}
+
+impl Database {
+    /// Reads `--db`: a `postgres://` URL, a `sqlite:` URL, or else a path.
+    pub fn parse(raw: &str) -> Result<Database, String> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return Err("is empty: give a file, a sqlite: URL or a postgres:// URL".into());
+        }
+        if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
+            return Ok(Database::Postgres(raw.to_owned()));
+        }
+        let path = raw
+            .strip_prefix("sqlite://")
+            .or_else(|| raw.strip_prefix("sqlite:"))
+            .unwrap_or(raw);
+        if path.is_empty() {
+            return Err("names no file".into());
+        }
+        if path.contains("://") {
+            return Err(format!(
+                "'{raw}' is not a database Perfline knows: give a file, a sqlite: URL or a postgres:// URL"
+            ));
+        }
+        Ok(Database::Sqlite(PathBuf::from(path)))
+    }
+
+    /// The SQLite file, or why there is none: the PostgreSQL engine's schema exists
+    /// (`migrations/postgres`) but the store does not speak PostgreSQL yet.
+    pub fn sqlite_path(&self) -> anyhow::Result<&std::path::Path> {
+        match self {
+            Database::Sqlite(path) => Ok(path),
+            Database::Postgres(_) => anyhow::bail!(
+                "--db postgres://...: this version of Perfline stores its data in SQLite only \
+                 (the PostgreSQL engine is not finished); give a SQLite file"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(path) => write!(f, "{}", path.display()),
+            // Never the password.
+            Database::Postgres(url) => match url.split_once('@') {
+                Some((_, host)) => write!(f, "postgres://...@{host}"),
+                None => write!(f, "{url}"),
+            },
+        }
+    }
+}
+
 /// What else the binary does than serve.
 #[derive(Debug, Clone, clap::Subcommand)]
 #[expect(
@@ -222,7 +283,7 @@ impl Config {
     pub fn for_db(db: PathBuf) -> Config {
         let mut config =
             Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
-        config.db = db;
+        config.db = Database::Sqlite(db);
         config
     }
 
@@ -231,5 +292,49 @@ impl Config {
         self.max_heavy.unwrap_or_else(|| {
             2 * std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(raw: &str, expect: Result<Database, &str>) {
+        let got = Database::parse(raw);
+        match (&got, &expect) {
+            (Ok(g), Ok(e)) => assert_eq!(g, e, "{raw}"),
+            (Err(g), Err(e)) => assert!(g.contains(e), "{raw}: {g}"),
+            _ => panic!("{raw}: {got:?}, expected {expect:?}"),
+        }
+    }
+
+    #[test]
+    fn database_urls() {
+        let file = |p: &str| Ok(Database::Sqlite(PathBuf::from(p)));
+        check("./perfline.db", file("./perfline.db"));
+        check("/var/lib/perfline/p.db", file("/var/lib/perfline/p.db"));
+        check("sqlite:p.db", file("p.db"));
+        check("sqlite:///var/lib/p.db", file("/var/lib/p.db"));
+        check(
+            "postgres://perfline:secret@db:5432/perfline",
+            Ok(Database::Postgres(
+                "postgres://perfline:secret@db:5432/perfline".into(),
+            )),
+        );
+        check(
+            "postgresql://db/perfline",
+            Ok(Database::Postgres("postgresql://db/perfline".into())),
+        );
+        check("", Err("is empty"));
+        check("sqlite:", Err("names no file"));
+        check("mysql://db/perfline", Err("not a database Perfline knows"));
+    }
+
+    #[test]
+    fn postgres_is_refused_clearly_and_never_shows_the_password() {
+        let db = Database::parse("postgres://perfline:secret@db:5432/perfline").unwrap();
+        let e = db.sqlite_path().unwrap_err().to_string();
+        assert!(e.contains("SQLite only"), "{e}");
+        assert_eq!(db.to_string(), "postgres://...@db:5432/perfline");
     }
 }

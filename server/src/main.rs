@@ -88,7 +88,7 @@ async fn main() -> std::process::ExitCode {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_default(),
-        db.display()
+        db
     );
     if let Some(addr) = metrics_listen {
         let metrics = match tokio::net::TcpListener::bind(addr).await {
@@ -133,7 +133,11 @@ async fn run_command(
     use perfline_server::auth::{issue_token, Scopes};
     use perfline_server::config::{Command, TokenCommand};
     use std::process::ExitCode;
-    let store = match perfline_server::store::Store::open(&config.db).await {
+    let opened = match config.db.sqlite_path() {
+        Ok(path) => perfline_server::store::Store::open(path).await,
+        Err(e) => Err(e),
+    };
+    let store = match opened {
         Ok(s) => s,
         Err(e) => {
             eprintln!("perfline: cannot open the database: {e:#}");
@@ -149,7 +153,7 @@ async fn run_command(
                         counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
                     eprintln!(
                         "perfline: backed up {} to {}: {}",
-                        config.db.display(),
+                        config.db,
                         to.display(),
                         counts.join(", ")
                     );

@@ -181,10 +181,11 @@ pub async fn scrape(
     axum::extract::State(state): axum::extract::State<crate::AppState>,
 ) -> impl axum::response::IntoResponse {
     let m = &state.metrics;
-    let db = &state.config.db;
-    let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    let wal = std::path::PathBuf::from(format!("{}-wal", db.display()));
-    m.database_bytes.set((size(db) + size(&wal)) as i64);
+    if let Ok(db) = state.config.db.sqlite_path() {
+        let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+        let wal = std::path::PathBuf::from(format!("{}-wal", db.display()));
+        m.database_bytes.set((size(db) + size(&wal)) as i64);
+    }
     if let Ok((jobs, events, outbox)) = state.store.queue_lengths().await {
         m.alert_jobs.set(jobs);
         m.unnotified_events.set(events);

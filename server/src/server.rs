@@ -64,8 +64,11 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Opens the store (creating and migrating it) and prepares the site options.
     pub async fn new(config: Config) -> anyhow::Result<AppState> {
-        let store =
-            Store::open_with(&config.db, Duration::from_millis(config.busy_timeout)).await?;
+        let store = Store::open_with(
+            config.db.sqlite_path()?,
+            Duration::from_millis(config.busy_timeout),
+        )
+        .await?;
         let site = match &config.site_root {
             Some(root) => crate::assets::Site::from_dir(root)?,
             None => crate::assets::Site::embedded(),

@@ -9,6 +9,7 @@ mod cache;
 mod delete;
 mod history;
 mod packed;
+pub mod postgres;
 mod read;
 mod tokens;
 mod trend_pack;

@@ -543,7 +543,7 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("alerts.db");
     let configure = |c: &mut perfline_server::Config| {
-        c.db = db.clone();
+        c.db = perfline_server::config::Database::Sqlite(db.clone());
         c.webhooks = vec![hook.clone()];
         c.webhook_secret = Some("s3cret".into());
         c.smtp = Some(format!("smtp://127.0.0.1:{smtp_port}"));
@@ -682,7 +682,7 @@ async fn queued_series_are_examined_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("queued.db");
     let app = spawn_app_with(|c| {
-        c.db = db.clone();
+        c.db = perfline_server::config::Database::Sqlite(db.clone());
         c.no_alerts = true;
     })
     .await;
@@ -696,7 +696,8 @@ async fn queued_series_are_examined_after_a_restart() {
     assert!(summaries(&app, "status=all").await.is_empty());
     app.stop().await;
 
-    let app = spawn_app_with(|c| c.db = db.clone()).await;
+    let app =
+        spawn_app_with(|c| c.db = perfline_server::config::Database::Sqlite(db.clone())).await;
     settle(&app).await;
     let all = summaries(&app, "status=all").await;
     assert_eq!(all.len(), 1, "{all:?}");

@@ -13,6 +13,7 @@ mod hostile;
 mod mmtests_oracle;
 mod openapi;
 mod pages;
+mod postgres;
 mod process;
 mod read_api;
 mod reliability;

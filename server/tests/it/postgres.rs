@@ -1,0 +1,167 @@
+//! The PostgreSQL engine against a real server: the throwaway cluster `scripts/test` starts
+//! (`scripts/pg-cluster`, Debian's postgresql), named by `PERFLINE_TEST_PG`. Without it these
+//! tests fail, never skip.
+
+use std::collections::BTreeSet;
+
+use perfline_server::store::postgres;
+use sqlx::postgres::PgPool;
+use sqlx::{Connection, Executor};
+
+/// A fresh database of its own on the test cluster, and its URL.
+async fn fresh_database() -> String {
+    let base = std::env::var("PERFLINE_TEST_PG").expect(
+        "PERFLINE_TEST_PG names no PostgreSQL: run scripts/test, which starts a throwaway cluster",
+    );
+    let name = format!("t_{:016x}", rand_id());
+    let mut admin = sqlx::PgConnection::connect(&base).await.unwrap();
+    admin
+        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .unwrap();
+    let (prefix, _) = base.rsplit_once('/').unwrap();
+    format!("{prefix}/{name}")
+}
+
+fn rand_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos(),
+    );
+    h.finish()
+}
+
+/// Every column of every table: (table, column, type, not null), the types in PostgreSQL's
+/// words (SQLite's INTEGER is a BIGINT there, REAL a DOUBLE PRECISION, BLOB a BYTEA).
+type Columns = BTreeSet<(String, String, String, bool)>;
+
+async fn sqlite_columns() -> Columns {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    perfline_server::store::Store::open(&path).await.unwrap();
+    let mut conn = crate::helpers::sqlx_connect(&path).await;
+    let rows: Vec<(String, String, String, i64, i64)> = sqlx::query_as(
+        "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master m \
+         JOIN pragma_table_info(m.name) p WHERE m.type = 'table' \
+         AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '\\_sqlx%' ESCAPE '\\'",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(table, column, ty, notnull, pk)| {
+            let ty = match ty.as_str() {
+                "INTEGER" => "bigint",
+                "TEXT" => "text",
+                "REAL" => "double precision",
+                "BLOB" => "bytea",
+                other => panic!("{table}.{column}: SQLite type {other} has no PostgreSQL twin"),
+            };
+            // A primary key column is NOT NULL in PostgreSQL (SQLite only says so for rowid keys).
+            (table, column, ty.to_owned(), notnull == 1 || pk > 0)
+        })
+        .collect()
+}
+
+async fn postgres_columns(pool: &PgPool) -> Columns {
+    let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+        "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text \
+         FROM information_schema.columns WHERE table_schema = 'public' \
+         AND table_name NOT LIKE '\\_sqlx%'",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(t, c, ty, nullable)| (t, c, ty, nullable == "NO"))
+        .collect()
+}
+
+/// Several servers starting at once migrate one database once, and its schema has every table
+/// and column of SQLite's, with the same types and the same NOT NULLs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_postgres_schema_is_sqlites() {
+    let url = fresh_database().await;
+    let starts = futures_util::future::join_all((0..4).map(|_| postgres::connect(&url, 2))).await;
+    let pools: Vec<PgPool> = starts.into_iter().map(Result::unwrap).collect();
+    let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations")
+        .fetch_one(&pools[0])
+        .await
+        .unwrap();
+    let files = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../migrations/postgres"
+    ))
+    .unwrap()
+    .count();
+    assert_eq!(applied as usize, files, "each migration applied once");
+
+    let sqlite = sqlite_columns().await;
+    let pg = postgres_columns(&pools[0]).await;
+    let only_sqlite: Vec<_> = sqlite.difference(&pg).collect();
+    let only_pg: Vec<_> = pg.difference(&sqlite).collect();
+    assert!(
+        only_sqlite.is_empty() && only_pg.is_empty(),
+        "only in SQLite: {only_sqlite:#?}\nonly in PostgreSQL: {only_pg:#?}"
+    );
+    assert!(sqlite.len() > 150, "{} columns compared", sqlite.len());
+}
+
+/// A statement that changes data bumps the data version in its own transaction, and every
+/// listener hears the new version when (and only when) it commits; writes that change no
+/// data leave it.
+#[tokio::test(flavor = "multi_thread")]
+async fn data_changes_bump_the_version_and_notify_at_commit() {
+    let url = fresh_database().await;
+    let pool = postgres::connect(&url, 4).await.unwrap();
+    let mut listener = postgres::listen(&url).await.unwrap();
+    let start = postgres::data_version(&pool).await.unwrap();
+
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("INSERT INTO upload (digest, metadata) VALUES ('d1', '{}')")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let quiet = tokio::time::timeout(std::time::Duration::from_millis(300), listener.recv()).await;
+    assert!(quiet.is_err(), "a notice before the commit: {quiet:?}");
+    assert_eq!(
+        postgres::data_version(&pool).await.unwrap(),
+        start,
+        "not visible before commit"
+    );
+    tx.commit().await.unwrap();
+    let notice = tokio::time::timeout(std::time::Duration::from_secs(5), listener.recv())
+        .await
+        .expect("a notice at commit")
+        .unwrap();
+    assert_eq!(notice.channel(), postgres::DATA_VERSION_CHANNEL);
+    assert_eq!(notice.payload(), (start + 1).to_string());
+    assert_eq!(postgres::data_version(&pool).await.unwrap(), start + 1);
+
+    // No data changed: no bump.
+    for sql in [
+        "INSERT INTO permalink (id, spec, digest) VALUES ('p1', '{}', 'x')",
+        "INSERT INTO audit (actor, action, target) VALUES ('t', 'a', 'b')",
+        "INSERT INTO api_token (name, hash, scopes) VALUES ('robot', 'h', 'upload')",
+    ] {
+        sqlx::query(sql).execute(&pool).await.unwrap();
+    }
+    assert_eq!(postgres::data_version(&pool).await.unwrap(), start + 1);
+    // A rolled-back change is neither counted nor announced.
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("DELETE FROM upload")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    tx.rollback().await.unwrap();
+    assert_eq!(postgres::data_version(&pool).await.unwrap(), start + 1);
+    let quiet = tokio::time::timeout(std::time::Duration::from_millis(300), listener.recv()).await;
+    assert!(
+        quiet.is_err(),
+        "a notice of a rolled-back change: {quiet:?}"
+    );
+}
