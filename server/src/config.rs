@@ -226,6 +226,18 @@ pub enum Command {
         /// The new file.
         to: PathBuf,
     },
+    /// Copies a SQLite store into a new PostgreSQL database: every table with its ids (uploads
+    /// with their raw bytes, runs, series, histories, marks, permalinks, tokens, alerts, the
+    /// audit trail), in one transaction, then checks every table's rows and checksum on both
+    /// sides. Refuses a database that holds data.
+    MigrateDb {
+        /// The SQLite file.
+        #[arg(long)]
+        from: PathBuf,
+        /// The PostgreSQL database: `postgres://user:password@host:port/name`.
+        #[arg(long)]
+        to: String,
+    },
     /// The client commands, run against a server (`--server`, `PERFLINE_SERVER`).
     #[command(flatten)]
     Client(crate::cli::ClientCommand),

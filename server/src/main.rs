@@ -125,7 +125,8 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
-/// `perfline token ...` and `perfline backup`: on the database, without a server.
+/// `perfline token ...`, `perfline backup` and `perfline migrate-db`: on the database, without
+/// a server.
 async fn run_command(
     config: &Config,
     command: perfline_server::config::Command,
@@ -133,6 +134,37 @@ async fn run_command(
     use perfline_server::auth::{issue_token, Scopes};
     use perfline_server::config::{Command, TokenCommand};
     use std::process::ExitCode;
+    if let Command::MigrateDb { from, to } = &command {
+        if !to.starts_with("postgres://") && !to.starts_with("postgresql://") {
+            eprintln!("perfline: migrate-db: --to must be a postgres:// URL");
+            return ExitCode::FAILURE;
+        }
+        let shown = perfline_server::config::Database::Postgres(to.clone());
+        return match perfline_server::store::sqlite_to_postgres(from, to, |c| {
+            eprintln!(
+                "perfline: {:<16} {:>10} rows  sha256-sum {}",
+                c.table,
+                c.rows,
+                &c.checksum[..16]
+            );
+        })
+        .await
+        {
+            Ok(copied) => {
+                let rows: i64 = copied.iter().map(|c| c.rows).sum();
+                eprintln!(
+                    "perfline: copied {} to {shown}: {rows} rows in {} tables, every count and checksum equal",
+                    from.display(),
+                    copied.len()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("perfline: migrate-db: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opened = match config.db.sqlite_path() {
         Ok(path) => perfline_server::store::Store::open(path).await,
         Err(e) => Err(e),
@@ -165,7 +197,9 @@ async fn run_command(
                 }
             };
         }
-        Command::Client(_) => unreachable!("main runs the client commands"),
+        Command::Client(_) | Command::MigrateDb { .. } => {
+            unreachable!("run above, or by main")
+        }
     };
     let result: Result<(), String> = async {
         match action {

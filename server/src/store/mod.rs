@@ -8,6 +8,7 @@ mod alerts;
 mod cache;
 mod delete;
 mod history;
+mod migrate;
 mod packed;
 pub mod postgres;
 mod read;
@@ -82,6 +83,7 @@ pub use alerts::{
 };
 pub use delete::{Correction, Deleted, Gone};
 pub use history::CommitMarks;
+pub use migrate::{sqlite_to_postgres, Copied};
 pub use read::{CompareSeries, RunFilter, StoredFile};
 pub use tokens::{AuditEntry, TokenInfo};
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};

@@ -165,3 +165,164 @@ async fn data_changes_bump_the_version_and_notify_at_commit() {
         "a notice of a rolled-back change: {quiet:?}"
     );
 }
+
+/// `perfline migrate-db` copies a SQLite store with everything in it into an empty PostgreSQL
+/// database (ids, raw bytes, marks, permalinks, tokens, alerts, audit), checked table by table;
+/// new rows there continue after the copied ids; a database with data is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn migrate_db_copies_everything_and_refuses_a_full_target() {
+    use crate::helpers::*;
+    let app = crate::trend::seeded().await;
+    app.upload_work_log().await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/runs/2/mark"))
+        .json(&serde_json::json!({ "mark": "bad" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    let (status, compare) = app
+        .get_json(
+            "/api/v1/compare?benchmark=netperf-tcp&machine=m1&kernels=5.4.0-vanilla,5.5.0-vanilla",
+        )
+        .await;
+    assert_eq!(status, 200, "{compare}");
+    let permalink = compare["permalink"].as_str().unwrap().to_owned();
+    token(&app, "robot", "upload").await;
+    let db = app.db_path();
+    let mut sqlite = sqlx_connect(&db).await;
+    // Let the alert detector finish its queue, so that nothing writes while the counts are taken.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (jobs,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM alert_job")
+            .fetch_one(&mut sqlite)
+            .await
+            .unwrap();
+        if jobs == 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{jobs} alert jobs left"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let count = |table: &'static str| format!("SELECT COUNT(*) FROM {table}");
+    let tables = [
+        "machine",
+        "kernel",
+        "upload",
+        "upload_file",
+        "run",
+        "series",
+        "permalink",
+        "history",
+        "history_commit",
+        "trend_chunk",
+        "api_token",
+        "audit",
+        "alert_job",
+        "alert_summary",
+    ];
+    let mut before = Vec::new();
+    for t in tables {
+        let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(count(t)))
+            .fetch_one(&mut sqlite)
+            .await
+            .unwrap();
+        before.push((t, n));
+    }
+    let raw: Vec<(i64, i64, Vec<u8>)> =
+        sqlx::query_as("SELECT upload_id, idx, raw FROM upload_file ORDER BY upload_id, idx")
+            .fetch_all(&mut sqlite)
+            .await
+            .unwrap();
+    drop(sqlite);
+    // The server stays up (its temporary directory holds the file); nothing writes meanwhile.
+    for (t, n) in &before {
+        if [
+            "machine",
+            "upload",
+            "run",
+            "series",
+            "permalink",
+            "history",
+            "api_token",
+            "audit",
+        ]
+        .contains(t)
+        {
+            assert!(*n > 0, "the source has no {t}");
+        }
+    }
+
+    let url = fresh_database().await;
+    let migrate = |url: String| {
+        let db = db.clone();
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_perfline"))
+                .args(["migrate-db", "--from"])
+                .arg(&db)
+                .args(["--to", &url])
+                .output()
+                .expect("perfline runs")
+        })
+    };
+    let out = migrate(url.clone()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("every count and checksum equal"),
+        "{stderr}"
+    );
+
+    let pg = PgPool::connect(&url).await.unwrap();
+    for (t, n) in &before {
+        let (m,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(count(t)))
+            .fetch_one(&pg)
+            .await
+            .unwrap();
+        assert_eq!(m, *n, "rows of {t}");
+    }
+    let copied: Vec<(i64, i64, Vec<u8>)> =
+        sqlx::query_as("SELECT upload_id, idx, raw FROM upload_file ORDER BY upload_id, idx")
+            .fetch_all(&pg)
+            .await
+            .unwrap();
+    assert_eq!(copied, raw, "the raw bytes of every file");
+    let (mark,): (Option<String>,) = sqlx::query_as("SELECT mark FROM run WHERE id = 2")
+        .fetch_one(&pg)
+        .await
+        .unwrap();
+    assert_eq!(mark.as_deref(), Some("bad"));
+    let (spec,): (String,) = sqlx::query_as("SELECT spec FROM permalink WHERE id = $1")
+        .bind(&permalink)
+        .fetch_one(&pg)
+        .await
+        .unwrap();
+    assert!(spec.contains("5.5.0-vanilla"), "{spec}");
+    // New rows continue after the copied ids.
+    let (max,): (i64,) = sqlx::query_as("SELECT MAX(id) FROM machine")
+        .fetch_one(&pg)
+        .await
+        .unwrap();
+    let (id,): (i64,) =
+        sqlx::query_as("INSERT INTO machine (name) VALUES ('new-box') RETURNING id")
+            .fetch_one(&pg)
+            .await
+            .unwrap();
+    assert_eq!(id, max + 1);
+
+    // Now it holds data: a second copy is refused, and changes nothing.
+    let out = migrate(url).await.unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not empty"), "{stderr}");
+    let (runs,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM run")
+        .fetch_one(&pg)
+        .await
+        .unwrap();
+    assert_eq!(runs, before.iter().find(|(t, _)| *t == "run").unwrap().1);
+    app.stop().await;
+}
