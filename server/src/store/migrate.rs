@@ -165,24 +165,16 @@ fn select(table: &str, cols: &[(String, Kind)]) -> String {
     format!("SELECT {} FROM {table}", list.join(", "))
 }
 
-fn sqlite_value(row: &sqlx::sqlite::SqliteRow, i: usize, kind: Kind) -> anyhow::Result<Value> {
-    Ok(match kind {
-        Kind::Int => row
-            .try_get::<Option<i64>, _>(i)?
-            .map_or(Value::Null, Value::Int),
-        Kind::Float => row
-            .try_get::<Option<f64>, _>(i)?
-            .map_or(Value::Null, Value::Float),
-        Kind::Text => row
-            .try_get::<Option<String>, _>(i)?
-            .map_or(Value::Null, Value::Text),
-        Kind::Bytes => row
-            .try_get::<Option<Vec<u8>>, _>(i)?
-            .map_or(Value::Null, Value::Bytes),
-    })
-}
-
-fn pg_value(row: &sqlx::postgres::PgRow, i: usize, kind: Kind) -> anyhow::Result<Value> {
+/// Column `i` of a row of either engine, read as `kind`.
+fn read_value<'r, R>(row: &'r R, i: usize, kind: Kind) -> anyhow::Result<Value>
+where
+    R: Row,
+    usize: sqlx::ColumnIndex<R>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<f64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<Vec<u8>>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
     Ok(match kind {
         Kind::Int => row
             .try_get::<Option<i64>, _>(i)?
@@ -294,7 +286,7 @@ pub async fn sqlite_to_postgres(
             let mut values = cols
                 .iter()
                 .enumerate()
-                .map(|(i, (_, kind))| sqlite_value(&row, i, *kind))
+                .map(|(i, (_, kind))| read_value(&row, i, *kind))
                 .collect::<anyhow::Result<Vec<Value>>>()
                 .with_context(|| format!("a row of {table} does not read"))?;
             sum.add(&values);
@@ -355,7 +347,7 @@ pub async fn sqlite_to_postgres(
             let values = cols
                 .iter()
                 .enumerate()
-                .map(|(i, (_, kind))| pg_value(&row, i, *kind))
+                .map(|(i, (_, kind))| read_value(&row, i, *kind))
                 .collect::<anyhow::Result<Vec<Value>>>()?;
             sum.add(&values);
         }
