@@ -557,3 +557,128 @@ async fn backup_while_serving_is_a_consistent_copy() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("exists"));
 }
+
+/// Two `perfline` processes on one SQLite file answer as one: what is written through either
+/// is read through the other at once, cached trends and comparisons included (the data
+/// version), and the same bytes uploaded through both at once are stored once. (`--no-alerts`
+/// on the second: one detector per database.)
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_on_one_file_answer_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let a = Perfline::start(&db, &["--write-rate", "0"]);
+    let b = Perfline::start(&db, &["--write-rate", "0", "--no-alerts"]);
+    let client = reqwest::Client::new();
+    let url = |p: &Perfline, path: &str| format!("http://{}{path}", p.addr);
+    let r = client
+        .post(url(&a, "/api/v1/commits?repo=linux&branch=master"))
+        .body(crate::trend::git_log())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let r = client
+        .post(url(
+            &a,
+            "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1",
+        ))
+        .body(crate::trend::runs_csv())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let trend = |p: &Perfline| {
+        let r = client.get(url(p, crate::trend::TREND)).send();
+        async move { r.await.unwrap().json::<serde_json::Value>().await.unwrap() }
+    };
+    let marks = |t: &serde_json::Value| -> Vec<String> {
+        t["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["mark"].as_str().unwrap_or("-").to_owned())
+            .collect()
+    };
+    // Uploaded through A, read through B; both now hold the trend in their caches.
+    let (ta, tb) = (trend(&a).await, trend(&b).await);
+    assert_eq!(ta["points"].as_array().unwrap().len(), 10);
+    assert_eq!(ta, tb);
+    // Marked through B, read through A.
+    let run = ta["points"][4]["runs"][0]["id"].as_i64().unwrap();
+    let r = client
+        .post(url(&b, &format!("/api/v1/runs/{run}/mark")))
+        .json(&serde_json::json!({ "mark": "bad" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    let after = trend(&a).await;
+    assert_eq!(
+        marks(&after)[4],
+        "bad",
+        "A served its cached trend: {:?}",
+        marks(&after)
+    );
+    assert_eq!(after, trend(&b).await);
+
+    // The same bytes through A and B at once: one upload.
+    let same = "benchmark,metric,value\nb,tput,1\nb,tput,2\n";
+    let send = |p: &Perfline| {
+        client
+            .post(url(p, "/api/v1/upload?machine=m1&kernel=6.1"))
+            .body(same)
+            .send()
+    };
+    let (ra, rb) = tokio::join!(send(&a), send(&b));
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    let mut statuses = [ra.status().as_u16(), rb.status().as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 201]);
+    let (ja, jb): (serde_json::Value, serde_json::Value) =
+        (ra.json().await.unwrap(), rb.json().await.unwrap());
+    assert_eq!(ja["upload_id"], jb["upload_id"], "{ja} {jb}");
+    let runs = |p: &Perfline| {
+        let r = client.get(url(p, "/api/v1/runs?machine=m1")).send();
+        async move { r.await.unwrap().json::<serde_json::Value>().await.unwrap()["total"].clone() }
+    };
+    assert_eq!(runs(&a).await, 1);
+    assert_eq!(runs(&b).await, 1);
+
+    // A comparison computed by A, then new data through B: A answers the new numbers.
+    let compare = "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1&format=text";
+    let before = client
+        .get(url(&a, compare))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let r = client
+        .post(url(&b, "/api/v1/upload?machine=m1&kernel=6.1"))
+        .body("benchmark,metric,value\nb,tput,100\nb,tput,200\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let now = client
+        .get(url(&a, compare))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_ne!(before, now, "A served its cached comparison");
+    // The same table and the same permalink; each server names itself in the link.
+    let through_b = client
+        .get(url(&b, compare))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let strip = |t: &str| t.replace(&a.addr, "HOST").replace(&b.addr, "HOST");
+    assert_eq!(strip(&now), strip(&through_b));
+}
