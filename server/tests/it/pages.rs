@@ -57,6 +57,16 @@ async fn hostile_labels_are_rendered_as_text() {
             "{page} shows the name as text"
         );
     }
+    // The forms are islands: the names are in their serialised props too, escaped there.
+    for page in ["/compare", "/trend"] {
+        let (status, html) = app.get_text(page).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(html.contains("<leptos-island"), "{page} has no island");
+        assert!(html.contains("data-props=\""), "{page} has no island props");
+        assert!(!html.contains("<script>alert(1)"), "{page}: {html}");
+        assert!(!html.contains("<img src=x>"), "{page}");
+        assert!(html.contains("alert(1)"), "{page} offers the machine");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
