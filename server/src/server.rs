@@ -53,6 +53,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The built site's files (`GET /pkg/{file}`).
     pub site: Arc<crate::assets::Site>,
+    /// This process among the servers sharing the database: the holder of its leases.
+    pub worker_id: Arc<str>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -98,6 +100,13 @@ impl AppState {
             dashboard_cache: Default::default(),
             touched: Default::default(),
             rate_limits,
+            worker_id: format!(
+                "{}-{}-{:016x}",
+                std::env::var("HOSTNAME").unwrap_or_else(|_| "perfline".into()),
+                std::process::id(),
+                rand::random::<u64>()
+            )
+            .into(),
         })
     }
 }
@@ -401,6 +410,7 @@ pub async fn serve(
 
     let store = state.store.clone();
     let config = state.config.clone();
+    let worker_id = state.worker_id.clone();
     if let Ok(a) = listener.local_addr() {
         let _ = state.bound.set(a);
     }
@@ -495,6 +505,10 @@ pub async fn serve(
         {
             tracing::warn!("an alert task did not stop in time");
         }
+    }
+    // Another server on the database takes the tasks over at once.
+    if let Err(e) = store.release_leases(&worker_id).await {
+        tracing::warn!(error = %e, "cannot release the background tasks' leases");
     }
     store.close().await;
     Ok(())

@@ -26,9 +26,17 @@ const MAX_QUIET: Duration = Duration::from_millis(600);
 pub async fn run_detector(state: AppState, stop: tokio::sync::watch::Receiver<bool>) {
     let queued = state.store.alert_jobs_queued();
     let mut stop = stop;
+    let mut lease = crate::alerts::Lease::new("detector");
     loop {
         if *stop.borrow() {
             return;
+        }
+        // One server at a time runs this task (the others wait for the lease).
+        if !lease.held(&state).await {
+            tokio::select! {
+                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
+                _ = stop.changed() => return,
+            }
         }
         // Registered before looking, so that an upload committed in between still wakes us.
         let notified = queued.notified();

@@ -29,6 +29,57 @@ pub struct Wakers {
     pub detected: tokio::sync::Notify,
 }
 
+/// How long a background task's lease lasts unrenewed: a server that dies is replaced by
+/// another on the same database after at most this long. (Servers' clocks must agree to well
+/// within it.)
+pub const LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// How often a server without the lease asks for it again.
+pub const LEASE_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// This process's claim on one background task that must run once across the servers sharing
+/// a database (`detector`, `notifier`, `deliverer`), renewed when half of it has passed.
+pub struct Lease {
+    name: &'static str,
+    until: Option<std::time::Instant>,
+}
+
+impl Lease {
+    pub fn new(name: &'static str) -> Lease {
+        Lease { name, until: None }
+    }
+
+    /// Whether this process holds the lease now (taking or renewing it as needed).
+    pub async fn held(&mut self, state: &crate::AppState) -> bool {
+        let now = std::time::Instant::now();
+        if self.until.is_some_and(|u| u > now + LEASE_TTL / 2) {
+            return true;
+        }
+        match state
+            .store
+            .take_lease(self.name, &state.worker_id, LEASE_TTL)
+            .await
+        {
+            Ok(true) => {
+                if self.until.is_none() {
+                    tracing::info!(task = self.name, "this server runs the task");
+                }
+                self.until = Some(now + LEASE_TTL);
+                true
+            }
+            Ok(false) => {
+                self.until = None;
+                false
+            }
+            Err(e) => {
+                tracing::warn!(task = self.name, error = %e, "cannot take the task's lease");
+                self.until = None;
+                false
+            }
+        }
+    }
+}
+
 /// Parses the filter of `GET /api/v1/alerts` and the alerts page.
 pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
     let bad = |m: String| ApiError::BadRequest(m);

@@ -131,9 +131,17 @@ fn now_ms() -> i64 {
 
 /// Renders every event not yet notified into the outbox, until `stop`.
 pub async fn run_notifier(state: AppState, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let mut lease = crate::alerts::Lease::new("notifier");
     loop {
         if *stop.borrow() {
             return;
+        }
+        // One server at a time runs this task (the others wait for the lease).
+        if !lease.held(&state).await {
+            tokio::select! {
+                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
+                _ = stop.changed() => return,
+            }
         }
         let notified = state.wakers.events.notified();
         tokio::pin!(notified);
@@ -262,9 +270,17 @@ async fn render(
 
 /// Delivers the outbox, oldest first per target, until `stop`.
 pub async fn run_deliverer(state: AppState, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let mut lease = crate::alerts::Lease::new("deliverer");
     loop {
         if *stop.borrow() {
             return;
+        }
+        // One server at a time runs this task (the others wait for the lease).
+        if !lease.held(&state).await {
+            tokio::select! {
+                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
+                _ = stop.changed() => return,
+            }
         }
         let notified = state.wakers.outbox.notified();
         tokio::pin!(notified);

@@ -574,10 +574,16 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("UPDATE alert_event SET notified = 1 WHERE id = ?")
-            .bind(event_id)
-            .execute(&mut *tx)
-            .await?;
+        // Once only, whatever another process did meanwhile: then this copy is not kept.
+        let marked =
+            sqlx::query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
+                .bind(event_id)
+                .execute(&mut *tx)
+                .await?;
+        if marked.rows_affected() == 0 {
+            tx.rollback().await?;
+            return Ok(());
+        }
         tx.commit().await?;
         Ok(())
     }

@@ -35,6 +35,7 @@ const TABLES: &[&str] = &[
     "alert",
     "alert_event",
     "outbox",
+    "worker_lease",
     "data_version",
 ];
 

@@ -8,6 +8,7 @@ mod alerts;
 mod cache;
 mod delete;
 mod history;
+mod lease;
 mod migrate;
 mod packed;
 pub mod postgres;

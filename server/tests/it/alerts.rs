@@ -13,7 +13,7 @@ use crate::helpers::*;
 use crate::trend::sha;
 
 /// `git log --format='%H %ct %s'` of `n` commits, newest first.
-fn git_log(n: usize) -> String {
+pub(crate) fn git_log(n: usize) -> String {
     (0..n)
         .rev()
         .map(|i| format!("{} {} commit number {i}\n", sha(i), 1_700_000_000 + i * 60))
@@ -21,7 +21,7 @@ fn git_log(n: usize) -> String {
 }
 
 /// The robot's upload of commit `i`: three runs of five samples at `level` with ±0.2% noise.
-fn commit_csv(i: usize, level: f64) -> String {
+pub(crate) fn commit_csv(i: usize, level: f64) -> String {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");
     for run in 0..3 {
         for it in 1..=5 {
@@ -418,18 +418,18 @@ async fn an_improvement_that_undoes_a_regression_fixes_it() {
 }
 
 /// One request a webhook receiver got: its headers and body.
-type Hook = (axum::http::HeaderMap, Vec<u8>);
+pub(crate) type Hook = (axum::http::HeaderMap, Vec<u8>);
 
 /// What a webhook receiver got.
 #[derive(Clone, Default)]
-struct Received {
-    hooks: Arc<Mutex<Vec<Hook>>>,
+pub(crate) struct Received {
+    pub(crate) hooks: Arc<Mutex<Vec<Hook>>>,
     /// While true, the receiver answers 503 (and records nothing).
     down: Arc<std::sync::atomic::AtomicBool>,
     refused: Arc<std::sync::atomic::AtomicUsize>,
 }
 
-async fn start_receiver(received: Received) -> String {
+pub(crate) async fn start_receiver(received: Received) -> String {
     use axum::routing::post;
     use std::sync::atomic::Ordering;
     let app = axum::Router::new().route(

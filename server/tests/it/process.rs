@@ -682,3 +682,88 @@ async fn two_servers_on_one_file_answer_as_one() {
     let strip = |t: &str| t.replace(&a.addr, "HOST").replace(&b.addr, "HOST");
     assert_eq!(strip(&now), strip(&through_b));
 }
+
+/// Two servers on one database, both running the alert pipeline: each background task runs in
+/// one of them at a time (its lease), so every event reaches the webhook once, not once per
+/// server; when the holder stops, the other takes the tasks over.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_notify_each_event_once() {
+    use crate::alerts::{commit_csv, git_log, start_receiver, Received};
+    let received = Received::default();
+    let hook = start_receiver(received.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let flags = ["--write-rate", "0", "--webhook", hook.as_str()];
+    let a = Perfline::start(&db, &flags);
+    let b = Perfline::start(&db, &flags);
+    let client = reqwest::Client::new();
+    let post = |p: &Perfline, path: &str, body: String| {
+        let r = client
+            .post(format!("http://{}{path}", p.addr))
+            .body(body)
+            .send();
+        async move {
+            let r = r.await.unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    };
+    post(&a, "/api/v1/commits?repo=linux&branch=master", git_log(40)).await;
+    // The robot's uploads, alternately through A and B: a 6.2% drop at commit 24.
+    for i in (0..=30).step_by(2) {
+        let level = if i < 24 { 2500.0 } else { 2345.0 };
+        let server = if i % 4 == 0 { &a } else { &b };
+        post(
+            server,
+            "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1",
+            commit_csv(i, level),
+        )
+        .await;
+    }
+    let hooks = || -> Vec<serde_json::Value> {
+        received
+            .hooks
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, body)| serde_json::from_slice(body).unwrap())
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while hooks().is_empty() {
+        assert!(Instant::now() < deadline, "no notification arrived");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Time for a second copy, were one coming.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let first = hooks();
+    let key = |h: &serde_json::Value| (h["summary"]["id"].clone(), h["event"].clone());
+    let mut keys: Vec<String> = first.iter().map(|h| format!("{:?}", key(h))).collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "an event was delivered twice: {first:#?}");
+
+    // The holder of the tasks stops; the other server takes them over and delivers the next
+    // event (a triage) once.
+    let (mut stopped, survivor) = (a, b);
+    stopped.signal("TERM");
+    assert_eq!(stopped.wait(Duration::from_secs(20)), Ok(0));
+    let id = first[0]["summary"]["id"].as_i64().unwrap();
+    let r = client
+        .patch(format!("http://{}/api/v1/alerts/{id}", survivor.addr))
+        .json(&serde_json::json!({ "status": "acknowledged" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while hooks().len() == n {
+        assert!(
+            Instant::now() < deadline,
+            "the other server did not take over"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(hooks().len(), n + 1, "{:#?}", hooks());
+}
