@@ -154,13 +154,17 @@ fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
     let order = RwSignal::new(initial.kernels.clone());
     let dragged = RwSignal::new(None::<usize>);
     let choices = RwSignal::new(Ok::<_, String>(choices));
+    let latest = super::Latest::new();
     let refresh = move || {
         let (b, m) = (benchmark.get_untracked(), machine.get_untracked());
+        let ticket = latest.ask();
         leptos::task::spawn_local(async move {
             let fresh =
                 get_compare_choices((!b.is_empty()).then_some(b), (!m.is_empty()).then_some(m))
                     .await;
-            choices.set(fresh.map_err(|e| e.to_string()));
+            if latest.is_latest(ticket) {
+                choices.set(fresh.map_err(|e| e.to_string()));
+            }
         });
     };
     let move_item = move |from: usize, to: usize| {

@@ -34,6 +34,30 @@ pub(crate) fn error_view(e: impl std::fmt::Display) -> AnyView {
     view! { <p class="error">{format!("Error: {e}")}</p> }.into_any()
 }
 
+/// Keeps the answer to the newest question only: when a page asks the server again before the
+/// last answer came (a benchmark picked, then a machine), whichever answer arrives last, the
+/// page shows the newest question's.
+#[derive(Clone, Copy)]
+pub(crate) struct Latest(StoredValue<u64>);
+
+impl Latest {
+    pub(crate) fn new() -> Latest {
+        Latest(StoredValue::new(0))
+    }
+
+    /// A ticket for a new question.
+    pub(crate) fn ask(self) -> u64 {
+        let ticket = self.0.get_value() + 1;
+        self.0.set_value(ticket);
+        ticket
+    }
+
+    /// Whether `ticket`'s question is still the newest.
+    pub(crate) fn is_latest(self, ticket: u64) -> bool {
+        self.0.get_value() == ticket
+    }
+}
+
 /// The `<option>`s of a select, `chosen` selected.
 pub(crate) fn select_options(items: Vec<String>, chosen: &str) -> impl IntoView {
     items

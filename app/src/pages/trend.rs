@@ -198,10 +198,15 @@ fn TrendForm(
     let benchmark = RwSignal::new(initial.benchmark.clone());
     let machine = RwSignal::new(initial.machine.clone());
     let choices = RwSignal::new(Ok::<_, String>((choices, series)));
+    let latest = super::Latest::new();
     let refresh = move || {
         let (b, m) = (benchmark.get_untracked(), machine.get_untracked());
+        let ticket = latest.ask();
         leptos::task::spawn_local(async move {
-            choices.set(form_choices(b, m).await.map_err(|e| e.to_string()));
+            let fresh = form_choices(b, m).await.map_err(|e| e.to_string());
+            if latest.is_latest(ticket) {
+                choices.set(fresh);
+            }
         });
     };
     let chosen = format!("{}\u{1f}{}", initial.metric, initial.param);
@@ -392,9 +397,11 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let data = RwSignal::new(v);
     // Asks the server for the view of the current window and selection.
+    let latest = super::Latest::new();
     let reload = {
         let (q, also) = (q.clone(), also.clone());
         move || {
+            let ticket = latest.ask();
             let query = TrendViewQuery {
                 trend: q.clone(),
                 also: also.clone(),
@@ -405,7 +412,11 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
                 bad: None,
             };
             leptos::task::spawn_local(async move {
-                match get_trend_view(query).await {
+                let answer = get_trend_view(query).await;
+                if !latest.is_latest(ticket) {
+                    return;
+                }
+                match answer {
                     Ok(Some(v)) => {
                         detail.set(v.point.clone());
                         data.set(v);
