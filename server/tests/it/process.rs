@@ -767,3 +767,85 @@ async fn two_servers_notify_each_event_once() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(hooks().len(), n + 1, "{:#?}", hooks());
 }
+
+/// Two servers on one database; one is killed (`kill -9`) at several moments of a large
+/// upload: the other goes on serving reads and storing uploads meanwhile and after, and the
+/// killed one's upload is all there or not at all.
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_of_one_server_mid_upload_while_the_other_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    const SAMPLES: usize = 200_000;
+    let mut csv = String::from("benchmark,metric,param,value\n");
+    for i in 0..SAMPLES {
+        csv.push_str(&format!("b,tput,{},{}.5\n", i % 100, i));
+    }
+    let other = Perfline::start(&db, &["--write-rate", "0"]);
+    let client = reqwest::Client::new();
+    let small =
+        |round: usize| format!("benchmark,metric,value\nsmall,tput,{round}\nsmall,tput,1\n");
+    for (round, delay_ms) in [60u64, 300, 900, 1600].into_iter().enumerate() {
+        let mut victim = Perfline::start(&db, &[]);
+        let url = format!(
+            "http://{}/api/v1/upload?machine=m1&kernel=round-{round}",
+            victim.addr
+        );
+        let upload = tokio::spawn({
+            let (client, body) = (client.clone(), csv.clone());
+            async move { client.post(url).body(body).send().await }
+        });
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        // While the victim works, the other server serves and stores.
+        let r = client
+            .post(format!(
+                "http://{}/api/v1/upload?machine=m2&kernel=6.{round}",
+                other.addr
+            ))
+            .body(small(round))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        victim.signal("KILL");
+        assert_eq!(victim.wait(Duration::from_secs(10)), Err(libc::SIGKILL));
+        let _ = upload.await;
+        drop(victim);
+        // The survivor answers at once, with every small upload so far.
+        let runs: serde_json::Value = client
+            .get(format!("http://{}/api/v1/runs?machine=m2", other.addr))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(runs["total"], round + 1, "round {round}: {runs}");
+        let health = client
+            .get(format!("http://{}/healthz", other.addr))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(health.status().as_u16(), 200);
+        // Every large upload in the file is whole.
+        let mut conn = crate::helpers::sqlx_connect(&db).await;
+        let per_upload: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT u.id, COALESCE(SUM(r.sample_count), 0) FROM upload u \
+             JOIN run r ON r.upload_id = u.id WHERE r.benchmark = 'b' GROUP BY u.id",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        for (id, samples) in per_upload {
+            assert_eq!(
+                samples as usize, SAMPLES,
+                "round {round}: upload {id} is partial"
+            );
+        }
+    }
+    let mut conn = crate::helpers::sqlx_connect(&db).await;
+    let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(check, "ok");
+}
