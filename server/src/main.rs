@@ -134,6 +134,31 @@ async fn run_command(
     use perfline_server::auth::{issue_token, Scopes};
     use perfline_server::config::{Command, TokenCommand};
     use std::process::ExitCode;
+    if let Command::Backup { to } = &command {
+        let from = match config.db.sqlite_path() {
+            Ok(path) => path,
+            Err(e) => {
+                eprintln!("perfline: backup: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        };
+        return match perfline_server::store::Store::backup(from, to).await {
+            Ok(counts) => {
+                let counts: Vec<String> = counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
+                eprintln!(
+                    "perfline: backed up {} to {}: {}",
+                    config.db,
+                    to.display(),
+                    counts.join(", ")
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("perfline: backup: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Command::MigrateDb { from, to } = &command {
         if !to.starts_with("postgres://") && !to.starts_with("postgresql://") {
             eprintln!("perfline: migrate-db: --to must be a postgres:// URL");
@@ -178,26 +203,7 @@ async fn run_command(
     };
     let action = match command {
         Command::Token { action } => action,
-        Command::Backup { to } => {
-            return match store.backup_to(&to).await {
-                Ok(counts) => {
-                    let counts: Vec<String> =
-                        counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
-                    eprintln!(
-                        "perfline: backed up {} to {}: {}",
-                        config.db,
-                        to.display(),
-                        counts.join(", ")
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("perfline: backup: {e:#}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Command::Client(_) | Command::MigrateDb { .. } => {
+        Command::Client(_) | Command::MigrateDb { .. } | Command::Backup { .. } => {
             unreachable!("run above, or by main")
         }
     };

@@ -239,12 +239,16 @@ impl Store {
         Ok(out)
     }
 
-    /// Copies the whole database to the new file `to` with `VACUUM INTO` on a read-only
-    /// connection: one consistent snapshot, while writers go on. It is written as `to.partial`,
+    /// Copies the whole database file `from` to the new file `to` with `VACUUM INTO` on a
+    /// read-only connection: one consistent snapshot, while writers go on. It is written as `to.partial`,
     /// checked (`PRAGMA integrity_check`), then renamed, so `to` is never a half copy. Answers
     /// the copy's row counts.
-    pub async fn backup_to(&self, to: &Path) -> anyhow::Result<Vec<(String, i64)>> {
+    pub async fn backup(from: &Path, to: &Path) -> anyhow::Result<Vec<(String, i64)>> {
         use anyhow::bail;
+        use sqlx::Connection as _;
+        if !from.is_file() {
+            bail!("{} is no database file", from.display());
+        }
         if to.exists() {
             bail!("{} exists; name a new file", to.display());
         }
@@ -258,12 +262,21 @@ impl Store {
         let target = partial
             .to_str()
             .with_context(|| format!("{} is not UTF-8", partial.display()))?;
+        // A read-only connection of its own: the file is neither migrated nor written, so a
+        // server of another version may go on serving it.
+        let mut source = SqliteConnectOptions::new()
+            .filename(from)
+            .read_only(true)
+            .busy_timeout(Duration::from_secs(10))
+            .connect()
+            .await
+            .with_context(|| format!("cannot open {}", from.display()))?;
         sqlx::query("VACUUM INTO ?")
             .bind(target)
-            .execute(&self.reader)
+            .execute(&mut source)
             .await
             .with_context(|| format!("cannot write {}", partial.display()))?;
-        use sqlx::Connection as _;
+        source.close().await?;
         // One connection, closed before the rename: no WAL or shared-memory file stays.
         let mut copy = SqliteConnectOptions::new()
             .filename(&partial)
