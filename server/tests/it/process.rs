@@ -8,6 +8,11 @@ use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 
+/// The body of `GET url` as text.
+async fn get_text(client: &reqwest::Client, url: &str) -> String {
+    client.get(url).send().await.unwrap().text().await.unwrap()
+}
+
 /// A running `perfline` on a fresh port, and the address it printed.
 struct Perfline {
     child: Child,
@@ -646,14 +651,7 @@ async fn two_servers_on_one_file_answer_as_one() {
 
     // A comparison computed by A, then new data through B: A answers the new numbers.
     let compare = "/api/v1/compare?benchmark=b&machine=m1&kernels=6.1&format=text";
-    let before = client
-        .get(url(&a, compare))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let before = get_text(&client, &url(&a, compare)).await;
     let r = client
         .post(url(&b, "/api/v1/upload?machine=m1&kernel=6.1"))
         .body("benchmark,metric,value\nb,tput,100\nb,tput,200\n")
@@ -661,24 +659,10 @@ async fn two_servers_on_one_file_answer_as_one() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 201);
-    let now = client
-        .get(url(&a, compare))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let now = get_text(&client, &url(&a, compare)).await;
     assert_ne!(before, now, "A served its cached comparison");
     // The same table and the same permalink; each server names itself in the link.
-    let through_b = client
-        .get(url(&b, compare))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let through_b = get_text(&client, &url(&b, compare)).await;
     let strip = |t: &str| t.replace(&a.addr, "HOST").replace(&b.addr, "HOST");
     assert_eq!(strip(&now), strip(&through_b));
 }
