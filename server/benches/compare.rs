@@ -1,5 +1,6 @@
 //! The server time of a comparison through `GET /api/v1/compare`, measured from a client on the
-//! same machine (so it includes HTTP, SQLite reads, polars and rendering):
+//! same machine (so it includes HTTP, the store's reads, polars and rendering), on SQLite and,
+//! with `PERFLINE_BENCH_PG` (`scripts/bench-postgres`), on PostgreSQL in the same run:
 //! - 5 kernels × 9 message sizes × 50 samples (goal ≤ 10 ms; mmtests takes ~19 s for this),
 //! - 5 kernels × 10 params × 20,000 samples = 1M samples (goal ≤ 300 ms).
 //!
@@ -46,7 +47,13 @@ async fn measure(client: &reqwest::Client, url: &str, repeats: usize) -> (Vec<Du
 
 fn main() {
     let rt = common::runtime();
-    common::with_server(&rt, |base| async move {
+    for (engine, db) in common::databases(&rt) {
+        compare_on(&rt, engine, &db);
+    }
+}
+
+fn compare_on(rt: &tokio::runtime::Runtime, engine: &str, db: &perfline_server::config::Database) {
+    common::with_server_on(rt, db, |base| async move {
         let client = reqwest::Client::new();
         let kernels = KERNELS.join(",");
         for (name, params, samples, repeats) in [
@@ -80,7 +87,7 @@ fn main() {
                 );
                 let (times, size) = measure(&client, &url, repeats).await;
                 println!(
-                    "compare {name} ({n} samples) as {format} ({size} bytes): {}",
+                    "{engine}: compare {name} ({n} samples) as {format} ({size} bytes): {}",
                     common::summary(times)
                 );
             }

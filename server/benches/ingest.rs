@@ -87,25 +87,29 @@ fn main() {
         store.close().await;
         times
     });
-    let upload: Vec<Duration> = common::with_server(&rt, |base| async move {
-        let client = reqwest::Client::new();
-        let mut times = Vec::new();
-        for i in 0..REPEATS {
-            let t = Instant::now();
-            // A new kernel each time, so no upload is a duplicate of an earlier one.
-            let r = client
-                .post(format!("{base}/api/v1/upload?machine=bench&kernel=6.{i}.0"))
-                .body(body.clone())
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
-            times.push(t.elapsed());
-        }
-        times
-    });
-
-    let (p, u) = (median(parse), median(upload.clone()));
+    let mut uploads = Vec::new();
+    for (engine, db) in common::databases(&rt) {
+        let body = body.clone();
+        let upload: Vec<Duration> = common::with_server_on(&rt, &db, |base| async move {
+            let client = reqwest::Client::new();
+            let mut times = Vec::new();
+            for i in 0..REPEATS {
+                let t = Instant::now();
+                // A new kernel each time, so no upload is a duplicate of an earlier one.
+                let r = client
+                    .post(format!("{base}/api/v1/upload?machine=bench&kernel=6.{i}.0"))
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+                times.push(t.elapsed());
+            }
+            times
+        });
+        uploads.push((engine, upload));
+    }
+    let (p, u) = (median(parse), median(uploads[0].1.clone()));
     let st = median(store);
     println!(
         "ingest: store only   median {:>8.1} ms  {:>10.0} samples/s",
@@ -117,12 +121,15 @@ fn main() {
         p.as_secs_f64() * 1e3,
         ROWS as f64 / p.as_secs_f64()
     );
-    println!(
-        "ingest: HTTP upload  median {:>8.1} ms  {:>10.0} samples/s  (all: {:?})",
-        u.as_secs_f64() * 1e3,
-        ROWS as f64 / u.as_secs_f64(),
-        upload
-    );
+    for (engine, upload) in &uploads {
+        let u = median(upload.clone());
+        println!(
+            "ingest: HTTP upload on {engine:<8} median {:>8.1} ms  {:>10.0} samples/s  (all: {:?})",
+            u.as_secs_f64() * 1e3,
+            ROWS as f64 / u.as_secs_f64(),
+            upload
+        );
+    }
     println!(
         "ingest: upload/parse ratio {:.2}",
         u.as_secs_f64() / p.as_secs_f64()

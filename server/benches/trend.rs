@@ -127,7 +127,14 @@ fn main() {
     );
 
     let rt = common::runtime();
-    common::with_server(&rt, |base| async move {
+    for (engine, db) in common::databases(&rt) {
+        trend_on(&rt, engine, &db);
+    }
+}
+
+/// Cold and warm trend requests through the real server on `db`.
+fn trend_on(rt: &tokio::runtime::Runtime, engine: &str, db: &perfline_server::config::Database) {
+    common::with_server_on(rt, db, |base| async move {
         let client = reqwest::Client::new();
         let log: String = (0..COMMITS)
             .rev()
@@ -159,7 +166,7 @@ fn main() {
             .unwrap();
         assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
         println!(
-            "setup: {} runs uploaded in {:.1} s",
+            "{engine}: setup: {} runs uploaded in {:.1} s",
             COMMITS * RUNS,
             t.elapsed().as_secs_f64()
         );
@@ -197,7 +204,7 @@ fn main() {
                 warm.push(t.elapsed());
             }
             println!(
-                "trend {COMMITS} commits x {RUNS} runs as {format} ({size} bytes): server time cold {}; warm {}",
+                "{engine}: trend {COMMITS} commits x {RUNS} runs as {format} ({size} bytes): server time cold {}; warm {}",
                 common::summary(cold_server),
                 common::summary(warm_server)
             );

@@ -13,7 +13,8 @@ pub struct Config {
     pub command: Option<Command>,
 
     /// The database: a SQLite file (a path, or a `sqlite:` URL), created and migrated on
-    /// first start. (`postgres://` URLs are recognised and refused: that engine is not ready.)
+    /// first start; or a PostgreSQL database (`postgres://user:password@host:port/name`, 15 or
+    /// newer), migrated on start, that any number of servers may share.
     #[arg(long, env = "PERFLINE_DB", default_value = "./perfline.db", value_parser = Database::parse)]
     pub db: Database,
 
@@ -57,6 +58,12 @@ pub struct Config {
     /// maintenance script, a second server) before the request is answered 503.
     #[arg(long, env = "PERFLINE_BUSY_TIMEOUT", default_value_t = 5000)]
     pub busy_timeout: u64,
+
+    /// Connections this server keeps to PostgreSQL (its pool; one more listens for changes).
+    /// Every server sharing the database has its own: keep their sum under the server's
+    /// `max_connections`. Unused with SQLite.
+    #[arg(long, env = "PERFLINE_DB_POOL", default_value_t = 16)]
+    pub db_pool: u32,
 
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
@@ -181,14 +188,13 @@ impl Database {
         Ok(Database::Sqlite(PathBuf::from(path)))
     }
 
-    /// The SQLite file, or why there is none: the PostgreSQL engine's schema exists
-    /// (`migrations/postgres`) but the store does not speak PostgreSQL yet.
+    /// The SQLite file, for what only SQLite has (its file's size, `perfline backup`).
     pub fn sqlite_path(&self) -> anyhow::Result<&std::path::Path> {
         match self {
             Database::Sqlite(path) => Ok(path),
             Database::Postgres(_) => anyhow::bail!(
-                "--db postgres://...: this version of Perfline stores its data in SQLite only \
-                 (the PostgreSQL engine is not finished); give a SQLite file"
+                "--db names a PostgreSQL database: this works on a SQLite file only \
+                 (back PostgreSQL up with pg_dump)"
             ),
         }
     }
@@ -343,10 +349,10 @@ mod tests {
     }
 
     #[test]
-    fn postgres_is_refused_clearly_and_never_shows_the_password() {
+    fn postgres_urls_never_show_the_password() {
         let db = Database::parse("postgres://perfline:secret@db:5432/perfline").unwrap();
         let e = db.sqlite_path().unwrap_err().to_string();
-        assert!(e.contains("SQLite only"), "{e}");
+        assert!(e.contains("pg_dump"), "{e}");
         assert_eq!(db.to_string(), "postgres://...@db:5432/perfline");
     }
 }

@@ -190,10 +190,12 @@ async fn run_command(
             }
         };
     }
-    let opened = match config.db.sqlite_path() {
-        Ok(path) => perfline_server::store::Store::open(path).await,
-        Err(e) => Err(e),
-    };
+    let opened = perfline_server::store::Store::connect(
+        &config.db,
+        std::time::Duration::from_millis(config.busy_timeout),
+        2,
+    )
+    .await;
     let store = match opened {
         Ok(s) => s,
         Err(e) => {

@@ -185,6 +185,8 @@ pub async fn scrape(
         let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
         let wal = std::path::PathBuf::from(format!("{}-wal", db.display()));
         m.database_bytes.set((size(db) + size(&wal)) as i64);
+    } else if let Ok(Some(bytes)) = state.store.database_bytes().await {
+        m.database_bytes.set(bytes);
     }
     if let Ok((jobs, events, outbox)) = state.store.queue_lengths().await {
         m.alert_jobs.set(jobs);

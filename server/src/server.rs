@@ -66,9 +66,10 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Opens the store (creating and migrating it) and prepares the site options.
     pub async fn new(config: Config) -> anyhow::Result<AppState> {
-        let store = Store::open_with(
-            config.db.sqlite_path()?,
+        let store = Store::connect(
+            &config.db,
             Duration::from_millis(config.busy_timeout),
+            config.db_pool,
         )
         .await?;
         let site = match &config.site_root {

@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use perfline_server::config::Database;
 use perfline_server::{serve, AppState, Config};
 
 /// The kernels of the generated comparisons and archives (mmtests' naming).
@@ -37,6 +38,52 @@ pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
         last = Some(r);
     }
     (times, last.expect("n > 0"))
+}
+
+/// The databases a benchmark runs on: a fresh SQLite file, then, when `PERFLINE_BENCH_PG`
+/// names a PostgreSQL server (`scripts/bench-postgres` starts one), a fresh database on it; each
+/// with its name for the printed lines.
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub fn databases(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Database)> {
+    let mut out = vec![("sqlite", Database::Sqlite(std::path::PathBuf::new()))];
+    if let Ok(base) = std::env::var("PERFLINE_BENCH_PG") {
+        out.push(("postgres", Database::Postgres(rt.block_on(fresh_postgres(&base)))));
+    }
+    out
+}
+
+/// A new empty database on the PostgreSQL server of `base` (a URL of one of its databases).
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub async fn fresh_postgres(base: &str) -> String {
+    use sqlx::{Connection, Executor};
+    let name = format!("bench_{:016x}", rand::random::<u64>());
+    let mut admin = sqlx::PgConnection::connect(base).await.unwrap();
+    admin
+        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .unwrap();
+    let (prefix, _) = base.rsplit_once('/').unwrap();
+    format!("{prefix}/{name}")
+}
+
+/// Runs `body` with the base URL of a fresh server on `db` (a SQLite `Database` with an empty
+/// path: a file in a new temporary directory), then stops the server.
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub fn with_server_on<F, Fut, T>(rt: &tokio::runtime::Runtime, db: &Database, body: F) -> T
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let db = db.clone();
+    with_server_using(
+        rt,
+        move |c| {
+            if let Database::Postgres(_) = db {
+                c.db = db;
+            }
+        },
+        |base, _| body(base),
+    )
 }
 
 /// Runs `body` with the base URL of a fresh server, then stops the server.

@@ -2,8 +2,8 @@
 //! the notification outbox.
 
 use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
-use sqlx::{Row, SqliteConnection};
 
+use super::sql::{query, query_as, Builder, Row, Tx};
 use super::{Store, StoreResult};
 use crate::alerts::detect::Rule;
 
@@ -97,7 +97,7 @@ fn commit(kernel: String, sha: String) -> CommitRef {
     }
 }
 
-fn summary_row(r: &sqlx::sqlite::SqliteRow) -> AlertSummary {
+fn summary_row(r: &Row) -> AlertSummary {
     AlertSummary {
         id: r.get(0),
         benchmark: r.get(1),
@@ -120,7 +120,7 @@ fn summary_row(r: &sqlx::sqlite::SqliteRow) -> AlertSummary {
     }
 }
 
-fn alert_row(r: &sqlx::sqlite::SqliteRow) -> (i64, Alert) {
+fn alert_row(r: &Row) -> (i64, Alert) {
     let spark: String = r.get(14);
     (
         r.get(1),
@@ -146,7 +146,7 @@ fn alert_row(r: &sqlx::sqlite::SqliteRow) -> (i64, Alert) {
 const ALERT_COLUMNS: &str = "SELECT id, summary_id, metric, param, unit, direction, regression, level_before, level_after, \
      change_pct, p_value, points_before, points_after, spark_step, spark FROM alert";
 
-fn event_row(r: &sqlx::sqlite::SqliteRow) -> AlertEvent {
+fn event_row(r: &Row) -> AlertEvent {
     AlertEvent {
         id: r.get(0),
         kind: r.get(1),
@@ -159,12 +159,12 @@ fn event_row(r: &sqlx::sqlite::SqliteRow) -> AlertEvent {
 }
 
 async fn insert_event(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     summary_id: i64,
     kind: &str,
     actor: &str,
 ) -> StoreResult<()> {
-    sqlx::query(
+    query(
         "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee) \
          SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?",
     )
@@ -180,7 +180,7 @@ impl Store {
     /// Series queued for the detector, events not yet in the outbox, notifications not yet
     /// delivered (for `/metrics`).
     pub async fn queue_lengths(&self) -> StoreResult<(i64, i64, i64)> {
-        Ok(sqlx::query_as(
+        Ok(query_as(
             "SELECT (SELECT count(*) FROM alert_job), \
              (SELECT count(*) FROM alert_event WHERE notified = 0), \
              (SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL)",
@@ -191,7 +191,7 @@ impl Store {
 
     /// Up to `limit` series waiting for the detector, oldest first.
     pub async fn alert_jobs(&self, limit: i64) -> StoreResult<Vec<AlertJob>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT j.benchmark, j.machine_id, m.name, j.metric, j.param, j.upload_id \
              FROM alert_job j JOIN machine m ON m.id = j.machine_id ORDER BY j.queued_at LIMIT ?",
         )
@@ -213,7 +213,7 @@ impl Store {
 
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored \
              FROM alert_rule ORDER BY position",
         )
@@ -235,12 +235,12 @@ impl Store {
 
     /// Replaces all rules (checked by the caller), recorded in the audit trail.
     pub async fn replace_alert_rules(&self, rules: &[Rule], actor: &str) -> StoreResult<()> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        sqlx::query("DELETE FROM alert_rule")
-            .execute(&mut *tx)
+        let mut tx = self.writer.begin_write().await?;
+        query("DELETE FROM alert_rule")
+            .execute(&mut tx)
             .await?;
         for (i, r) in rules.iter().enumerate() {
-            sqlx::query(
+            query(
                 "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
@@ -252,7 +252,7 @@ impl Store {
             .bind(r.min_before.map(|v| v as i64))
             .bind(r.min_after.map(|v| v as i64))
             .bind(i64::from(r.ignore))
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         }
         super::tokens::audit_in(
@@ -275,7 +275,7 @@ impl Store {
         metric: &str,
         param: &str,
     ) -> StoreResult<Vec<KnownAlert>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
              FROM alert a JOIN alert_summary s ON s.id = a.summary_id \
              WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id",
@@ -303,7 +303,7 @@ impl Store {
     /// summaries (a new summary gets its `new` event), regressions undone by an improvement
     /// marked fixed, and the jobs removed unless an upload queued them again meanwhile.
     pub async fn record_alerts(&self, done: &[AlertJob], found: &[NewAlert]) -> StoreResult<()> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         for a in found {
             let key = (
                 &a.good.kernel,
@@ -311,7 +311,7 @@ impl Store {
                 &a.bad.kernel,
                 a.bad.sha.as_deref().unwrap_or(""),
             );
-            let created: Option<(i64,)> = sqlx::query_as(
+            let created: Option<(i64,)> = query_as(
                 "INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, commits_between) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             )
@@ -323,7 +323,7 @@ impl Store {
             .bind(key.3)
             .bind(&a.history)
             .bind(a.between.map(i64::from))
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut tx)
             .await?;
             let summary_id = match created {
                 Some((id,)) => {
@@ -331,7 +331,7 @@ impl Store {
                     id
                 }
                 None => {
-                    sqlx::query_as::<_, (i64,)>(
+                    query_as::<(i64,)>(
                         "SELECT id FROM alert_summary WHERE benchmark = ? AND machine = ? AND good_kernel = ? \
                          AND good_sha = ? AND bad_kernel = ? AND bad_sha = ?",
                     )
@@ -341,13 +341,13 @@ impl Store {
                     .bind(key.1)
                     .bind(key.2)
                     .bind(key.3)
-                    .fetch_one(&mut *tx)
+                    .fetch_one(&mut tx)
                     .await?
                     .0
                 }
             };
             let x = &a.alert;
-            sqlx::query(
+            query(
                 "INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
                  p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
@@ -365,29 +365,29 @@ impl Store {
             .bind(i64::from(x.points_after))
             .bind(serde_json::to_string(&x.spark)?)
             .bind(i64::from(x.spark_step))
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
-            sqlx::query(
+            query(
                 "UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
-                 worst_pct = max(worst_pct, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+                 worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?",
             )
             .bind(i64::from(x.regression))
             .bind(i64::from(!x.regression))
             .bind(x.change_pct.abs())
             .bind(summary_id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
             for undone in &a.undoes {
-                let changed = sqlx::query(
+                let changed = query(
                     "UPDATE alert_summary SET status = 'fixed', fixed_by = ?, \
                      note = CASE WHEN note = '' THEN ? ELSE note END, \
-                     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
+                     updated_at = {now_ms} \
                      WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')",
                 )
                 .bind(summary_id)
                 .bind(format!("undone by the improvement of summary {summary_id}"))
                 .bind(undone)
-                .execute(&mut *tx)
+                .execute(&mut tx)
                 .await?
                 .rows_affected();
                 if changed > 0 {
@@ -396,7 +396,7 @@ impl Store {
             }
         }
         for j in done {
-            sqlx::query(
+            query(
                 "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? AND upload_id = ?",
             )
             .bind(&j.benchmark)
@@ -404,7 +404,7 @@ impl Store {
             .bind(&j.metric)
             .bind(&j.param)
             .bind(j.upload_id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         }
         tx.commit().await?;
@@ -413,54 +413,49 @@ impl Store {
 
     /// A page of summaries matching `filter`, newest first, with their alerts.
     pub async fn alert_summaries(&self, filter: &SummaryFilter) -> StoreResult<AlertPage> {
-        let mut clauses: Vec<&str> = Vec::new();
         let statuses = filter.statuses.as_ref().map(|s| {
             serde_json::to_string(&s.iter().map(|x| x.as_str()).collect::<Vec<_>>())
                 .unwrap_or_default()
         });
-        if statuses.is_some() {
-            clauses.push("status IN (SELECT value FROM json_each(?1))");
-        }
-        if filter.benchmark.is_some() {
-            clauses.push("benchmark = ?2");
-        }
-        if filter.machine.is_some() {
-            clauses.push("machine = ?3");
-        }
-        match filter.regression {
-            Some(true) => clauses.push("regressions > 0"),
-            Some(false) => clauses.push("improvements > 0"),
-            None => {}
-        }
-        if filter.since.is_some() {
-            clauses.push("created_at >= ?4");
-        }
-        let filter_sql = if clauses.is_empty() {
-            String::new()
-        } else {
-            format!(" WHERE {}", clauses.join(" AND "))
+        // The same filter for the count and the page.
+        let filtered = |select: &str| {
+            let mut q = Builder::new(select);
+            q.push(" WHERE 1 = 1");
+            if let Some(s) = &statuses {
+                q.push(" AND status IN {texts}");
+                q.push_arg(s.as_str());
+            }
+            if let Some(b) = &filter.benchmark {
+                q.push(" AND benchmark = ").push_bind(b.as_str());
+            }
+            if let Some(m) = &filter.machine {
+                q.push(" AND machine = ").push_bind(m.as_str());
+            }
+            match filter.regression {
+                Some(true) => {
+                    q.push(" AND regressions > 0");
+                }
+                Some(false) => {
+                    q.push(" AND improvements > 0");
+                }
+                None => {}
+            }
+            if let Some(since) = &filter.since {
+                q.push(" AND created_at >= ").push_bind(since.as_str());
+            }
+            q
         };
-        let mut tx = self.reader.begin().await?;
-        let (total,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT count(*) FROM alert_summary{filter_sql}"
-        )))
-        .bind(&statuses)
-        .bind(&filter.benchmark)
-        .bind(&filter.machine)
-        .bind(&filter.since)
-        .fetch_one(&mut *tx)
-        .await?;
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{SUMMARY_COLUMNS}{filter_sql} ORDER BY id DESC LIMIT ?5 OFFSET ?6"
-        )))
-        .bind(&statuses)
-        .bind(&filter.benchmark)
-        .bind(&filter.machine)
-        .bind(&filter.since)
-        .bind(filter.limit)
-        .bind(filter.offset)
-        .fetch_all(&mut *tx)
-        .await?;
+        let mut tx = self.reader.begin_read().await?;
+        let (total,): (i64,) = filtered("SELECT count(*) FROM alert_summary")
+            .build_query_as()
+            .fetch_one(&mut tx)
+            .await?;
+        let mut page = filtered(SUMMARY_COLUMNS);
+        page.push(" ORDER BY id DESC LIMIT ")
+            .push_bind(filter.limit)
+            .push(" OFFSET ")
+            .push_bind(filter.offset);
+        let rows = page.build().fetch_all(&mut tx).await?;
         let mut summaries: Vec<AlertSummary> = rows.iter().map(summary_row).collect();
         fill_summaries(&mut tx, &mut summaries).await?;
         tx.commit().await?;
@@ -474,7 +469,7 @@ impl Store {
 
     /// One summary with its alerts and its events.
     pub async fn alert_summary(&self, id: i64) -> StoreResult<Option<AlertSummary>> {
-        let mut tx = self.reader.begin().await?;
+        let mut tx = self.reader.begin_read().await?;
         let summary = read_summary(&mut tx, id).await?;
         tx.commit().await?;
         Ok(summary)
@@ -489,13 +484,13 @@ impl Store {
         patch: &AlertPatch,
         actor: &str,
     ) -> StoreResult<Result<Option<AlertSummary>, String>> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         if let Some(f) = patch.fixed_by {
             let exists: Option<(i64,)> =
-                sqlx::query_as("SELECT id FROM alert_summary WHERE id = ? AND id != ?")
+                query_as("SELECT id FROM alert_summary WHERE id = ? AND id != ?")
                     .bind(f)
                     .bind(id)
-                    .fetch_optional(&mut *tx)
+                    .fetch_optional(&mut tx)
                     .await?;
             if exists.is_none() {
                 return Ok(Err(format!(
@@ -503,17 +498,17 @@ impl Store {
                 )));
             }
         }
-        let changed = sqlx::query(
+        let changed = query(
             "UPDATE alert_summary SET status = coalesce(?, status), note = coalesce(?, note), \
              assignee = coalesce(?, assignee), fixed_by = coalesce(?, fixed_by), \
-             updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+             updated_at = {now_ms} WHERE id = ?",
         )
         .bind(patch.status.map(AlertStatus::as_str))
         .bind(&patch.note)
         .bind(&patch.assignee)
         .bind(patch.fixed_by)
         .bind(id)
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?
         .rows_affected();
         if changed == 0 {
@@ -538,7 +533,7 @@ impl Store {
 
     /// Up to `limit` events whose notifications are not yet in the outbox, oldest first.
     pub async fn unnotified_events(&self, limit: i64) -> StoreResult<Vec<PendingEvent>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT id, kind, at, actor, status, note, assignee, summary_id FROM alert_event \
              WHERE notified = 0 ORDER BY id LIMIT ?",
         )
@@ -556,14 +551,14 @@ impl Store {
 
     /// Puts an event's notifications in the outbox and marks it notified, in one transaction.
     pub async fn enqueue_notices(&self, event_id: i64, notices: &[NewNotice]) -> StoreResult<()> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         let (summary_id, kind): (i64, String) =
-            sqlx::query_as("SELECT summary_id, kind FROM alert_event WHERE id = ?")
+            query_as("SELECT summary_id, kind FROM alert_event WHERE id = ?")
                 .bind(event_id)
-                .fetch_one(&mut *tx)
+                .fetch_one(&mut tx)
                 .await?;
         for n in notices {
-            sqlx::query(
+            query(
                 "INSERT INTO outbox (channel, target, summary_id, event, payload) VALUES (?, ?, ?, ?, ?)",
             )
             .bind(n.channel)
@@ -571,14 +566,14 @@ impl Store {
             .bind(summary_id)
             .bind(&kind)
             .bind(&n.payload)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         }
         // Once only, whatever another process did meanwhile: then this copy is not kept.
         let marked =
-            sqlx::query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
+            query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
                 .bind(event_id)
-                .execute(&mut *tx)
+                .execute(&mut tx)
                 .await?;
         if marked.rows_affected() == 0 {
             tx.rollback().await?;
@@ -591,9 +586,9 @@ impl Store {
     /// The oldest undelivered notification of every target: delivered in order, one target
     /// never waits for another.
     pub async fn outbox_heads(&self) -> StoreResult<Vec<Delivery>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT id, channel, target, event, payload, attempts, next_at, \
-             CAST((julianday('now') - julianday(created_at)) * 86400000 AS INTEGER) FROM outbox WHERE id IN \
+             {age_ms} FROM outbox WHERE id IN \
              (SELECT min(id) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY channel, target) \
              ORDER BY id",
         )
@@ -622,14 +617,14 @@ impl Store {
         result: Result<(), (&str, i64, bool)>,
     ) -> StoreResult<()> {
         let q = match result {
-            Ok(()) => sqlx::query(
+            Ok(()) => query(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = NULL, \
-                 delivered_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+                 delivered_at = {now_ms} WHERE id = ?",
             )
             .bind(id),
-            Err((error, next_at, give_up)) => sqlx::query(
+            Err((error, next_at, give_up)) => query(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ?, \
-                 failed_at = CASE WHEN ? THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END WHERE id = ?",
+                 failed_at = CASE WHEN ? = 1 THEN {now_ms} END WHERE id = ?",
             )
             .bind(error.to_owned())
             .bind(next_at)
@@ -641,10 +636,8 @@ impl Store {
     }
 }
 
-async fn read_summary(conn: &mut SqliteConnection, id: i64) -> StoreResult<Option<AlertSummary>> {
-    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{SUMMARY_COLUMNS} WHERE id = ?"
-    )))
+async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary>> {
+    let Some(row) = query(format!("{SUMMARY_COLUMNS} WHERE id = ?"))
     .bind(id)
     .fetch_optional(&mut *conn)
     .await?
@@ -653,7 +646,7 @@ async fn read_summary(conn: &mut SqliteConnection, id: i64) -> StoreResult<Optio
     };
     let mut summaries = vec![summary_row(&row)];
     fill_summaries(conn, &mut summaries).await?;
-    let events = sqlx::query(
+    let events = query(
         "SELECT id, kind, at, actor, status, note, assignee FROM alert_event WHERE summary_id = ? ORDER BY id",
     )
     .bind(id)
@@ -665,17 +658,17 @@ async fn read_summary(conn: &mut SqliteConnection, id: i64) -> StoreResult<Optio
 
 /// Adds the alerts (regressions first, larger changes first) and the `fixes` of summaries.
 async fn fill_summaries(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     summaries: &mut [AlertSummary],
 ) -> StoreResult<()> {
     if summaries.is_empty() {
         return Ok(());
     }
     let ids = serde_json::to_string(&summaries.iter().map(|s| s.id).collect::<Vec<_>>())?;
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{ALERT_COLUMNS} WHERE summary_id IN (SELECT value FROM json_each(?)) \
+    let rows = query(format!(
+        "{ALERT_COLUMNS} WHERE summary_id IN {{ids}} \
          ORDER BY summary_id, regression DESC, abs(change_pct) DESC, id"
-    )))
+    ))
     .bind(&ids)
     .fetch_all(&mut *conn)
     .await?;
@@ -690,8 +683,8 @@ async fn fill_summaries(
     for (i, a) in alerts {
         summaries[i].alerts.push(a);
     }
-    let fixes: Vec<(i64, i64)> = sqlx::query_as(
-        "SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN (SELECT value FROM json_each(?)) ORDER BY id",
+    let fixes: Vec<(i64, i64)> = query_as(
+        "SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN {ids} ORDER BY id",
     )
     .bind(&ids)
     .fetch_all(&mut *conn)

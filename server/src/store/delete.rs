@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use super::history::TrendKey;
 use super::trend_pack::TrendRun;
 use super::write::{append_to_trends, id_of, trend_records, SeriesRow, SERIES_ROWS};
+use super::sql::{query, query_as, Tx};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -85,7 +86,7 @@ impl Store {
         c: &Correction,
         actor: &str,
     ) -> StoreResult<Option<String>> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         type Old = (
             String,
             i64,
@@ -96,12 +97,12 @@ impl Store {
             String,
             i64,
         );
-        let old: Option<Old> = sqlx::query_as(
+        let old: Option<Old> = query_as(
             "SELECT r.benchmark, r.machine_id, r.kernel_id, m.name, k.version, r.commit_sha, r.tags, r.upload_id \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id WHERE r.id = ?",
         )
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut tx)
         .await?;
         let Some((benchmark, machine_id, kernel_id, machine, kernel, commit, tags, upload_id)) =
             old
@@ -141,11 +142,11 @@ impl Store {
         }
         let what = changes.join(", ");
         let keys: Vec<(String, String)> =
-            sqlx::query_as("SELECT DISTINCT metric, param FROM series WHERE run_id = ?")
+            query_as("SELECT DISTINCT metric, param FROM series WHERE run_id = ?")
                 .bind(id)
-                .fetch_all(&mut *tx)
+                .fetch_all(&mut tx)
                 .await?;
-        sqlx::query(
+        query(
             "UPDATE run SET machine_id = ?, kernel_id = ?, commit_sha = ?, tags = ? WHERE id = ?",
         )
         .bind(new_machine_id)
@@ -153,16 +154,16 @@ impl Store {
         .bind(&new_commit)
         .bind(&new_tags)
         .bind(id)
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?;
-        sqlx::query(
+        query(
             "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)",
         )
         .bind(id)
         .bind(upload_id)
         .bind(format!("corrected (run {id}: {what})"))
         .bind(actor)
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?;
         let mut machines = vec![machine_id];
         if new_machine_id != machine_id {
@@ -183,46 +184,46 @@ impl Store {
 
     /// Deletes upload `id` and everything stored from it; `None` if there is no such upload.
     pub async fn delete_upload(&self, id: i64, actor: &str) -> StoreResult<Option<Deleted>> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let exists: Option<(i64,)> = sqlx::query_as("SELECT id FROM upload WHERE id = ?")
+        let mut tx = self.writer.begin_write().await?;
+        let exists: Option<(i64,)> = query_as("SELECT id FROM upload WHERE id = ?")
             .bind(id)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut tx)
             .await?;
         if exists.is_none() {
             return Ok(None);
         }
         // The series keys whose trends lose runs.
-        let keys: Vec<(String, i64, String, String)> = sqlx::query_as(
+        let keys: Vec<(String, i64, String, String)> = query_as(
             "SELECT DISTINCT r.benchmark, r.machine_id, s.metric, s.param FROM run r \
              JOIN series s ON s.run_id = r.id WHERE r.upload_id = ?",
         )
         .bind(id)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?;
-        let (series,): (i64,) = sqlx::query_as(
+        let (series,): (i64,) = query_as(
             "SELECT COUNT(*) FROM series s JOIN run r ON r.id = s.run_id WHERE r.upload_id = ?",
         )
         .bind(id)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut tx)
         .await?;
-        let runs = sqlx::query(
+        let runs = query(
             "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
              SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?",
         )
         .bind(actor)
         .bind(id)
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?
         .rows_affected() as usize;
         let names: Vec<(i64, i64)> =
-            sqlx::query_as("SELECT DISTINCT kernel_id, machine_id FROM run WHERE upload_id = ?")
+            query_as("SELECT DISTINCT kernel_id, machine_id FROM run WHERE upload_id = ?")
                 .bind(id)
-                .fetch_all(&mut *tx)
+                .fetch_all(&mut tx)
                 .await?;
         // Files, runs, series and legacy sample rows go by ON DELETE CASCADE.
-        sqlx::query("DELETE FROM upload WHERE id = ?")
+        query("DELETE FROM upload WHERE id = ?")
             .bind(id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         // A kernel or machine only this upload named (the robot's typo) goes with it.
         for (kernel_id, machine_id) in names {
@@ -251,9 +252,9 @@ impl Store {
 
     /// Why the first of `runs` that was deleted is gone, if any was.
     pub async fn deleted(&self, runs: &[i64]) -> StoreResult<Option<Gone>> {
-        let row: Option<(i64, String, String, String)> = sqlx::query_as(
+        let row: Option<(i64, String, String, String)> = query_as(
             "SELECT upload_id, reason, deleted_at, deleted_by FROM retired_run \
-             WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1",
+             WHERE run_id IN {ids} ORDER BY id LIMIT 1",
         )
         .bind(serde_json::to_string(runs)?)
         .fetch_optional(&self.reader)
@@ -268,9 +269,11 @@ impl Store {
 
     /// How many runs were ever deleted: it changes whenever stored runs were taken away
     /// (by this process or another), which is what caches of "immutable" data key on.
-    pub(super) async fn rewrites_in(conn: &mut sqlx::SqliteConnection) -> StoreResult<i64> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(id), 0) FROM retired_run")
-            .fetch_one(&mut *conn)
+    pub(super) async fn rewrites_in<'e>(
+        target: impl Into<super::sql::Target<'e>>,
+    ) -> StoreResult<i64> {
+        let (n,): (i64,) = query_as("SELECT COALESCE(MAX(id), 0) FROM retired_run")
+            .fetch_one(target)
             .await?;
         Ok(n)
     }
@@ -278,13 +281,13 @@ impl Store {
 
 /// Rebuilds the trend chunks of one series key from the runs it has now.
 async fn rebuild_trend(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut Tx,
     benchmark: &str,
     machine_id: i64,
     metric: &str,
     param: &str,
 ) -> StoreResult<()> {
-    sqlx::query(
+    query(
         "DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
     )
     .bind(benchmark)
@@ -293,10 +296,10 @@ async fn rebuild_trend(
     .bind(param)
     .execute(&mut *conn)
     .await?;
-    let rows: Vec<SeriesRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let rows: Vec<SeriesRow> = query_as(format!(
         "{SERIES_ROWS} WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
          ORDER BY r.id, s.id"
-    )))
+    ))
     .bind(benchmark)
     .bind(machine_id)
     .bind(metric)
@@ -309,7 +312,7 @@ async fn rebuild_trend(
     // The alert detector looks at the series again (its newest step may have moved or gone);
     // a series left without runs has nothing to look at.
     if trends.is_empty() {
-        sqlx::query(
+        query(
             "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
         )
         .bind(benchmark)
@@ -326,25 +329,25 @@ async fn rebuild_trend(
 
 /// Drops a kernel and a machine no run names any more.
 async fn drop_orphans(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut Tx,
     kernel_id: i64,
     machine_id: i64,
 ) -> StoreResult<()> {
-    sqlx::query(
+    query(
         "DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)",
     )
     .bind(kernel_id)
     .bind(kernel_id)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
+    query(
         "DELETE FROM alert_job WHERE machine_id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?)",
     )
     .bind(machine_id)
     .bind(machine_id)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
+    query(
         "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
          AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)",
     )

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use app::trend::Mark;
-use sqlx::{QueryBuilder, Row, Sqlite};
+use super::sql::{query, query_as, Builder};
 
 use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
 use super::Store;
@@ -31,34 +31,44 @@ impl Store {
         commits: &[HistoryCommit],
         actor: &str,
     ) -> StoreResult<usize> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let (id,): (i64,) = sqlx::query_as(
+        let mut tx = self.writer.begin_write().await?;
+        let (id,): (i64,) = query_as(
             "INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
-             DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), packed = excluded.packed, \
-             version = version + 1 \
+             DO UPDATE SET updated_at = {now_s}, packed = excluded.packed, \
+             version = history.version + 1 \
              RETURNING id",
         )
         .bind(repo)
         .bind(branch)
         .bind(super::trend_pack::pack_commits(commits))
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut tx)
         .await?;
-        sqlx::query("DELETE FROM history_commit WHERE history_id = ?")
+        query("DELETE FROM history_commit WHERE history_id = ?")
             .bind(id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         for (chunk_no, chunk) in commits.chunks(COMMIT_BATCH).enumerate() {
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = Builder::new(
                 "INSERT INTO history_commit (history_id, position, sha, time, subject) ",
             );
-            q.push_values(chunk.iter().enumerate(), |mut b, (i, c)| {
-                b.push_bind(id)
+            q.push("VALUES ");
+            for (i, c) in chunk.iter().enumerate() {
+                if i > 0 {
+                    q.push(", ");
+                }
+                q.push("(")
+                    .push_bind(id)
+                    .push(", ")
                     .push_bind((chunk_no * COMMIT_BATCH + i) as i64)
-                    .push_bind(c.sha.clone())
+                    .push(", ")
+                    .push_bind(c.sha.as_str())
+                    .push(", ")
                     .push_bind(c.time)
-                    .push_bind(c.subject.clone());
-            });
-            q.build().execute(&mut *tx).await?;
+                    .push(", ")
+                    .push_bind(c.subject.as_deref())
+                    .push(")");
+            }
+            q.build().execute(&mut tx).await?;
         }
         super::tokens::audit_in(
             &mut tx,
@@ -80,11 +90,11 @@ impl Store {
         wanted: Option<(&str, &str)>,
         shas: &[&str],
     ) -> StoreResult<Option<Arc<History>>> {
-        let (histories,): (i64,) = sqlx::query_as("SELECT count(*) FROM history")
+        let (histories,): (i64,) = query_as("SELECT count(*) FROM history")
             .fetch_one(&self.reader)
             .await?;
         let id: Option<(i64, i64)> = if let Some((repo, branch)) = wanted {
-            sqlx::query_as("SELECT id, version FROM history WHERE repo = ? AND branch = ?")
+            query_as("SELECT id, version FROM history WHERE repo = ? AND branch = ?")
                 .bind(repo)
                 .bind(branch)
                 .fetch_optional(&self.reader)
@@ -93,20 +103,17 @@ impl Store {
             let mut best = None;
             // With one history there is nothing to choose.
             if !shas.is_empty() && histories > 1 {
-                let mut q = QueryBuilder::<Sqlite>::new(
-                    "SELECT h.id, h.version FROM history_commit c JOIN history h ON h.id = c.history_id WHERE c.sha IN (",
+                let mut q = Builder::new(
+                    "SELECT h.id, h.version FROM history_commit c JOIN history h ON h.id = c.history_id WHERE c.sha IN ",
                 );
-                let mut sep = q.separated(", ");
-                for s in shas.iter().take(HISTORY_SAMPLE) {
-                    sep.push_bind(s.to_string());
-                }
-                q.push(") GROUP BY h.id ORDER BY count(*) DESC, h.updated_at DESC LIMIT 1");
+                q.push_list(shas.iter().take(HISTORY_SAMPLE).copied());
+                q.push(" GROUP BY h.id ORDER BY count(*) DESC, h.updated_at DESC LIMIT 1");
                 best = q.build_query_as().fetch_optional(&self.reader).await?;
             }
             match best {
                 Some(b) => Some(b),
                 None => {
-                    sqlx::query_as(
+                    query_as(
                         "SELECT id, version FROM history ORDER BY updated_at DESC, id DESC LIMIT 1",
                     )
                     .fetch_optional(&self.reader)
@@ -121,7 +128,7 @@ impl Store {
             return Ok(Some(h));
         }
         let (repo, branch, packed): (String, String, Vec<u8>) =
-            sqlx::query_as("SELECT repo, branch, packed FROM history WHERE id = ?")
+            query_as("SELECT repo, branch, packed FROM history WHERE id = ?")
                 .bind(id)
                 .fetch_one(&self.reader)
                 .await?;
@@ -141,11 +148,11 @@ impl Store {
         mark: Option<Mark>,
         actor: &str,
     ) -> StoreResult<bool> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let done = sqlx::query("UPDATE run SET mark = ? WHERE id = ?")
+        let mut tx = self.writer.begin_write().await?;
+        let done = query("UPDATE run SET mark = ? WHERE id = ?")
             .bind(mark.map(Mark::as_str))
             .bind(id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         if done.rows_affected() != 1 {
             return Ok(false);
@@ -164,21 +171,21 @@ impl Store {
         first_bad: Option<&str>,
         actor: &str,
     ) -> StoreResult<()> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         if first_bad.is_some() {
-            sqlx::query("UPDATE commit_mark SET first_bad = 0")
-                .execute(&mut *tx)
+            query("UPDATE commit_mark SET first_bad = 0")
+                .execute(&mut tx)
                 .await?;
         }
         for (sha, mark) in marks {
-            sqlx::query(
+            query(
                 "INSERT INTO commit_mark (sha, mark, first_bad) VALUES (?, ?, ?) \
                  ON CONFLICT (sha) DO UPDATE SET mark = excluded.mark, first_bad = excluded.first_bad",
             )
             .bind(sha)
             .bind(mark.as_str())
             .bind(first_bad == Some(sha.as_str()))
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         }
         super::tokens::audit_in(
@@ -195,14 +202,14 @@ impl Store {
 
     /// Every commit mark: sha → (mark, first bad).
     pub async fn commit_marks(&self) -> StoreResult<CommitMarks> {
-        let rows = sqlx::query("SELECT sha, mark, first_bad FROM commit_mark")
+        let rows = query("SELECT sha, mark, first_bad FROM commit_mark")
             .fetch_all(&self.reader)
             .await?;
         Ok(CommitMarks::new(
             rows.iter()
                 .filter_map(|r| {
                     let mark: String = r.get(1);
-                    Some((r.get(0), (Mark::parse(&mark)?, r.get::<bool, _>(2))))
+                    Some((r.get(0), (Mark::parse(&mark)?, r.get::<i64, _>(2) != 0)))
                 })
                 .collect(),
         ))
@@ -220,8 +227,8 @@ impl Store {
     ) -> StoreResult<TrendRuns> {
         let key = [benchmark, machine, metric, param].map(str::to_owned);
         let mut chunks = self.caches.full_chunks(&key);
-        let mut tx = self.reader.begin().await?;
-        let rows: Vec<(i64, i64, Vec<u8>)> = sqlx::query_as(
+        let mut tx = self.reader.begin_read().await?;
+        let rows: Vec<(i64, i64, Vec<u8>)> = query_as(
             "SELECT c.chunk, c.runs, c.packed FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
              WHERE c.benchmark = ? AND m.name = ? AND c.metric = ? AND c.param = ? AND c.chunk >= ? \
              ORDER BY c.chunk",
@@ -231,7 +238,7 @@ impl Store {
         .bind(metric)
         .bind(param)
         .bind(chunks.len() as i64)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?;
         let known = chunks.len();
         let mut full = Vec::new();
@@ -246,13 +253,13 @@ impl Store {
             chunks.push(decoded);
         }
         self.caches.put_full_chunks(key, known, full);
-        let marks = sqlx::query_as::<_, (i64, String)>(
+        let marks = query_as::<(i64, String)>(
             "SELECT r.id, r.mark FROM run r JOIN machine m ON m.id = r.machine_id \
              WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL",
         )
         .bind(benchmark)
         .bind(machine)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?
         .into_iter()
         .filter_map(|(id, mark)| Some((id, Mark::parse(&mark)?)))
@@ -266,14 +273,17 @@ impl Store {
         benchmark: &str,
         machine: &str,
     ) -> StoreResult<Vec<(String, String)>> {
-        Ok(sqlx::query_as(
+        let mut choices: Vec<(String, String)> = query_as(
             "SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
-             WHERE c.benchmark = ? AND m.name = ? ORDER BY c.metric",
+             WHERE c.benchmark = ? AND m.name = ?",
         )
         .bind(benchmark)
         .bind(machine)
         .fetch_all(&self.reader)
-        .await?)
+        .await?;
+        // In byte order on both engines, whatever PostgreSQL's collation.
+        choices.sort_unstable();
+        Ok(choices)
     }
 }
 
@@ -285,7 +295,7 @@ impl Store {
         benchmark: &str,
         machine: &str,
     ) -> StoreResult<Vec<super::CompareSeries>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT s.id, r.id, r.commit_sha, s.metric, s.param, s.unit, s.direction, s.packed \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN series s ON s.run_id = r.id \
              WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY s.id",
@@ -299,7 +309,7 @@ impl Store {
             let packed: Option<Vec<u8>> = r.get(7);
             let (iterations, values) = match packed {
                 Some(bytes) => super::packed::unpack(&bytes)?,
-                None => sqlx::query_as::<_, (i64, f64)>(
+                None => query_as::<(i64, f64)>(
                     "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
                 )
                 .bind(r.get::<i64, _>(0))

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::sql::{query, query_as};
 use super::{Store, StoreResult};
 
 fn now_ms() -> i64 {
@@ -17,8 +18,8 @@ impl Store {
     pub async fn take_lease(&self, name: &str, holder: &str, ttl: Duration) -> StoreResult<bool> {
         let now = now_ms();
         let until = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        sqlx::query(
+        let mut tx = self.writer.begin_write().await?;
+        query(
             "INSERT INTO worker_lease (name, holder, expires_at) VALUES (?, ?, ?) \
              ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
              WHERE worker_lease.holder = excluded.holder OR worker_lease.expires_at < ?",
@@ -27,12 +28,12 @@ impl Store {
         .bind(holder)
         .bind(until)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?;
         let (held_by,): (String,) =
-            sqlx::query_as("SELECT holder FROM worker_lease WHERE name = ?")
+            query_as("SELECT holder FROM worker_lease WHERE name = ?")
                 .bind(name)
-                .fetch_one(&mut *tx)
+                .fetch_one(&mut tx)
                 .await?;
         tx.commit().await?;
         Ok(held_by == holder)
@@ -40,7 +41,7 @@ impl Store {
 
     /// Gives up every lease `holder` holds (at shutdown: another server takes over at once).
     pub async fn release_leases(&self, holder: &str) -> StoreResult<()> {
-        sqlx::query("DELETE FROM worker_lease WHERE holder = ?")
+        query("DELETE FROM worker_lease WHERE holder = ?")
             .bind(holder)
             .execute(&self.writer)
             .await?;
@@ -52,16 +53,12 @@ impl Store {
 mod tests {
     use super::*;
 
+    crate::store::on_both_engines!(one_holder_at_a_time);
+
     /// One holder at a time; the holder renews; a lapsed lease is taken over; a released one
     /// is free at once.
-    #[tokio::test]
-    async fn one_holder_at_a_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let (a, b) = (
-            Store::open(&path).await.unwrap(),
-            Store::open(&path).await.unwrap(),
-        );
+    async fn one_holder_at_a_time(db: &crate::store::testdb::TestDb) {
+        let (a, b) = (db.open().await, db.open().await);
         let ttl = Duration::from_millis(300);
         assert!(a.take_lease("detector", "a", ttl).await.unwrap());
         assert!(!b.take_lease("detector", "b", ttl).await.unwrap());

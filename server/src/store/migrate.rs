@@ -240,7 +240,7 @@ pub async fn sqlite_to_postgres(
         .await
         .with_context(|| format!("cannot open {}", from.display()))?;
     store.close().await;
-    let pool = super::postgres::connect(to, 2).await?;
+    let pool = super::postgres::connect(to, 2, std::time::Duration::from_secs(30)).await?;
     let mut pg = pool.acquire().await?;
     for table in TABLES.iter().filter(|t| **t != "data_version") {
         let (n,): (i64,) =

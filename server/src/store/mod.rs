@@ -1,8 +1,13 @@
 //! The storage layer. Architecture invariant: this module is the only one that speaks SQL.
 //!
-//! SQLite in WAL mode with two pools: one writer connection (SQLite allows one writer at a time;
-//! queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several read-only readers that
-//! never wait for it. One upload is one transaction on the writer.
+//! Two engines behind one `Store`, its queries written once (`sql.rs`: the engine boundary):
+//! - SQLite (the default) in WAL mode with two pools: one writer connection (SQLite allows one
+//!   writer at a time; queueing in the pool is cheaper than `SQLITE_BUSY` retries) and several
+//!   read-only readers that never wait for it.
+//! - PostgreSQL (`postgres.rs`): one pool shared by any number of servers; write transactions
+//!   take one advisory lock, so they are serialised across servers as SQLite's are on a file.
+//!
+//! One upload is one write transaction.
 
 mod alerts;
 mod cache;
@@ -13,6 +18,11 @@ mod migrate;
 mod packed;
 pub mod postgres;
 mod read;
+mod sql;
+#[cfg(test)]
+pub(crate) mod testdb;
+#[cfg(test)]
+pub(crate) use testdb::on_both_engines;
 mod tokens;
 mod trend_pack;
 mod write;
@@ -23,9 +33,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
 };
 use sqlx::ConnectOptions;
+
+pub use sql::{Engine, WRITE_LOCK};
+use sql::{query, query_as, Pool, Target};
 
 /// What a store method fails with: the database is busy (locked by another writer or
 /// connection, its pool exhausted: worth retrying, answered 503), or anything else.
@@ -43,11 +56,20 @@ impl StoreError {
     /// Whether a sqlx error means "busy, try again".
     fn is_busy(e: &sqlx::Error) -> bool {
         match e {
-            sqlx::Error::PoolTimedOut => true,
+            // The pool is exhausted, or the database server is out of reach.
+            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => true,
             sqlx::Error::Database(d) => {
-                // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
-                let code = d.code().and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
-                matches!(code & 0xff, 5 | 6)
+                let code = d.code().unwrap_or_default();
+                match code.parse::<i32>() {
+                    // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
+                    Ok(code) => matches!(code & 0xff, 5 | 6),
+                    // PostgreSQL: serialization failure, deadlock, lock not available, too many
+                    // connections, shutting down or starting up.
+                    Err(_) => matches!(
+                        code.as_ref(),
+                        "40001" | "40P01" | "55P03" | "53300" | "57P01" | "57P03"
+                    ),
+                }
             }
             _ => false,
         }
@@ -92,13 +114,14 @@ pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]
 pub struct Store {
-    writer: SqlitePool,
-    reader: SqlitePool,
+    /// Where writes go: SQLite's one writer connection, or the PostgreSQL pool.
+    writer: Pool,
+    /// Where reads go: SQLite's read-only connections, or the same PostgreSQL pool.
+    reader: Pool,
     /// Runs ever deleted (see [`Store::rewrites`]).
     rewrites: std::sync::Arc<std::sync::atomic::AtomicI64>,
-    /// The connection that reads the data version (see [`Store::generation`]), and the version
-    /// last seen.
-    watcher: std::sync::Arc<tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>>,
+    /// How the data version is read (see [`Store::generation`]), and the version last seen.
+    watcher: std::sync::Arc<Watcher>,
     /// Copies of data that does not change (full trend chunks, histories by version).
     caches: std::sync::Arc<cache::Caches>,
     /// Told when an upload queues series for the alert detector.
@@ -106,6 +129,26 @@ pub struct Store {
 }
 
 impl Store {
+    /// Opens the store `--db` names: a SQLite file (waiting up to `busy_timeout` for another
+    /// process's write lock) or a PostgreSQL database (with a pool of `pool_size` connections).
+    pub async fn connect(
+        db: &crate::config::Database,
+        busy_timeout: Duration,
+        pool_size: u32,
+    ) -> anyhow::Result<Store> {
+        match db {
+            crate::config::Database::Sqlite(path) => Store::open_with(path, busy_timeout).await,
+            crate::config::Database::Postgres(url) => {
+                Store::open_postgres(url, pool_size, busy_timeout).await
+            }
+        }
+    }
+
+    /// Which engine the store speaks.
+    pub fn engine(&self) -> Engine {
+        self.writer.engine()
+    }
+
     /// Opens (creating if needed) the database file and runs the migrations.
     pub async fn open(path: &Path) -> anyhow::Result<Store> {
         Store::open_with(path, Duration::from_secs(5)).await
@@ -154,10 +197,12 @@ impl Store {
                 format!("cannot open the database {} to watch it", path.display())
             })?;
         let store = Store {
-            writer,
-            reader,
+            writer: Pool::Sqlite(writer),
+            reader: Pool::Sqlite(reader),
             rewrites: Default::default(),
-            watcher: std::sync::Arc::new(tokio::sync::Mutex::new((watcher, None))),
+            watcher: std::sync::Arc::new(Watcher::Sqlite(tokio::sync::Mutex::new((
+                watcher, None,
+            )))),
             caches: Default::default(),
             alert_jobs_queued: Default::default(),
         };
@@ -165,6 +210,35 @@ impl Store {
             .fill_packed()
             .await
             .with_context(|| format!("cannot fill the packed trends of {}", path.display()))?;
+        Ok(store)
+    }
+
+    /// Connects to the PostgreSQL database at `url` with a pool of `pool_size` connections,
+    /// brings its schema up to date (safe when several servers start at once), and listens for
+    /// the data version's notices (see [`Store::generation`]).
+    pub async fn open_postgres(
+        url: &str,
+        pool_size: u32,
+        lock_timeout: Duration,
+    ) -> anyhow::Result<Store> {
+        let pool = postgres::connect(url, pool_size, lock_timeout).await?;
+        let alert_jobs_queued: std::sync::Arc<tokio::sync::Notify> = Default::default();
+        let listener = postgres::spawn_listener(url, alert_jobs_queued.clone()).await?;
+        let store = Store {
+            writer: Pool::Postgres(pool.clone()),
+            reader: Pool::Postgres(pool),
+            rewrites: Default::default(),
+            watcher: std::sync::Arc::new(Watcher::Postgres {
+                seen: tokio::sync::Mutex::new(None),
+                listener,
+            }),
+            caches: Default::default(),
+            alert_jobs_queued,
+        };
+        store
+            .fill_packed()
+            .await
+            .context("cannot fill the packed trends")?;
         Ok(store)
     }
 
@@ -177,17 +251,43 @@ impl Store {
     /// in the writing transaction itself, whoever writes (this store, another server on the
     /// same file, a maintenance script's SQL); read here on a dedicated connection, so what
     /// another process committed is seen at once.
+    ///
+    /// On PostgreSQL the counter is read from the database at every call too, not only taken
+    /// from the `NOTIFY` that its trigger sends at commit: a notice arrives a moment after the
+    /// writer's answer, and a client that uploads through one server and reads through another
+    /// at once must see its upload. The notices wake this server's background work instead.
     pub async fn generation(&self) -> StoreResult<u64> {
         use std::sync::atomic::Ordering;
-        let mut guard = self.watcher.lock().await;
-        let (conn, seen) = &mut *guard;
-        let (version,): (i64,) = sqlx::query_as("SELECT version FROM data_version WHERE id = 1")
-            .fetch_one(&mut *conn)
-            .await?;
-        if *seen != Some(version) {
+        const VERSION: &str = "SELECT version FROM data_version WHERE id = 1";
+        let changed = |seen: &mut Option<i64>, version: i64| {
+            let changed = *seen != Some(version);
             *seen = Some(version);
-            // Did anyone take stored runs away? Then what was cached as immutable is not.
-            let rewrites = Store::rewrites_in(conn).await?;
+            changed
+        };
+        let (version, rewrites) = match &*self.watcher {
+            Watcher::Sqlite(watcher) => {
+                let mut guard = watcher.lock().await;
+                let (conn, seen) = &mut *guard;
+                let (version,): (i64,) = query_as(VERSION).fetch_one(&mut *conn).await?;
+                let rewrites = if changed(seen, version) {
+                    Some(Store::rewrites_in(&mut *conn).await?)
+                } else {
+                    None
+                };
+                (version, rewrites)
+            }
+            Watcher::Postgres { seen, .. } => {
+                let (version,): (i64,) = query_as(VERSION).fetch_one(&self.reader).await?;
+                let rewrites = if changed(&mut *seen.lock().await, version) {
+                    Some(Store::rewrites_in(&self.reader).await?)
+                } else {
+                    None
+                };
+                (version, rewrites)
+            }
+        };
+        // Did anyone take stored runs away? Then what was cached as immutable is not.
+        if let Some(rewrites) = rewrites {
             if self.rewrites.swap(rewrites, Ordering::AcqRel) != rewrites {
                 self.caches.clear();
             }
@@ -208,17 +308,27 @@ impl Store {
 
     /// Checks that the database answers.
     pub async fn ping(&self) -> StoreResult<()> {
-        sqlx::query("SELECT 1").execute(&self.reader).await?;
+        query("SELECT 1").execute(&self.reader).await?;
         Ok(())
+    }
+
+    /// The size of a PostgreSQL database on disk (`None` for SQLite: its file tells).
+    pub async fn database_bytes(&self) -> StoreResult<Option<i64>> {
+        if self.engine() == Engine::Sqlite {
+            return Ok(None);
+        }
+        let (bytes,): (i64,) = query_as("SELECT pg_database_size(current_database())")
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(Some(bytes))
     }
 
     /// Row counts of every table, for tests and the health check.
     pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
-        let mut conn = self.reader.acquire().await?;
-        Store::counts_in(&mut conn).await
+        Store::counts_in(Target::from(&self.reader)).await
     }
 
-    async fn counts_in(conn: &mut sqlx::SqliteConnection) -> StoreResult<Vec<(String, i64)>> {
+    async fn counts_in(mut target: Target<'_>) -> StoreResult<Vec<(String, i64)>> {
         let mut out = Vec::new();
         for table in [
             "machine",
@@ -231,9 +341,7 @@ impl Store {
             "permalink",
         ] {
             let sql = format!("SELECT COUNT(*) FROM {table}");
-            let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .fetch_one(&mut *conn)
-                .await?;
+            let (n,): (i64,) = query_as(sql).fetch_one(target.reborrow()).await?;
             out.push((table.to_owned(), n));
         }
         Ok(out)
@@ -271,7 +379,7 @@ impl Store {
             .connect()
             .await
             .with_context(|| format!("cannot open {}", from.display()))?;
-        sqlx::query("VACUUM INTO ?")
+        query("VACUUM INTO ?")
             .bind(target)
             .execute(&mut source)
             .await
@@ -283,10 +391,10 @@ impl Store {
             .connect()
             .await
             .with_context(|| format!("cannot open the copy {}", partial.display()))?;
-        let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+        let (check,): (String,) = query_as("PRAGMA integrity_check")
             .fetch_one(&mut copy)
             .await?;
-        let counts = Store::counts_in(&mut copy).await?;
+        let counts = Store::counts_in(Target::from(&mut copy)).await?;
         copy.close().await?;
         if check != "ok" {
             bail!(
@@ -300,10 +408,24 @@ impl Store {
     }
 
     pub async fn close(&self) {
+        if let Watcher::Postgres { listener, .. } = &*self.watcher {
+            listener.abort();
+        }
         self.writer.close().await;
-
         self.reader.close().await;
     }
+}
+
+/// How a store reads the data version.
+enum Watcher {
+    /// A read-only connection of its own (so what another process committed is seen at
+    /// once), and the version last seen.
+    Sqlite(tokio::sync::Mutex<(sqlx::SqliteConnection, Option<i64>)>),
+    /// The version last seen, and the task listening for the version's notices.
+    Postgres {
+        seen: tokio::sync::Mutex<Option<i64>>,
+        listener: tokio::task::JoinHandle<()>,
+    },
 }
 
 #[cfg(test)]
@@ -314,18 +436,20 @@ mod tests {
     use sha2::Digest;
     use std::collections::HashMap;
 
+    use super::testdb::TestDb;
+
+    crate::store::on_both_engines!(series_without_packed_samples_read_the_same, trends_read_every_run_across_chunks_and_uploads, the_data_version_moves_with_data_only, deleting_an_upload_rebuilds_its_trends, older_databases_get_their_packed_trends_at_start);
+
     /// Series stored before `series.packed` existed are read from the `sample` table, with the
     /// same result, by comparisons and by the run page.
-    #[tokio::test]
-    async fn series_without_packed_samples_read_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+    async fn series_without_packed_samples_read_the_same(db: &TestDb) {
+        let store = db.open().await;
         upload_csv(
             &store,
             "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n",
         )
         .await;
-        let query = CompareQuery {
+        let compare = CompareQuery {
             benchmark: "b".into(),
             machine: "m1".into(),
             kernels: vec!["6.1.0".into()],
@@ -337,7 +461,7 @@ mod tests {
                 .map(|s| (s.param, s.iterations, s.values))
                 .collect::<Vec<_>>()
         };
-        let packed = read(store.compare_series(&query, None).await.unwrap());
+        let packed = read(store.compare_series(&compare, None).await.unwrap());
         assert_eq!(
             packed,
             [
@@ -347,14 +471,14 @@ mod tests {
         );
         // Make it a database from before `series.packed`: samples as rows, no packed blobs.
         let run_before = store.run_series(1).await.unwrap();
-        let packed_rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT id, packed FROM series")
+        let packed_rows: Vec<(i64, Vec<u8>)> = query_as("SELECT id, packed FROM series")
             .fetch_all(&store.writer)
             .await
             .unwrap();
         for (id, bytes) in packed_rows {
             let (iterations, values) = packed::unpack(&bytes).unwrap();
             for (i, v) in iterations.into_iter().zip(values) {
-                sqlx::query("INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)")
+                query("INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)")
                     .bind(id)
                     .bind(i)
                     .bind(v)
@@ -363,12 +487,12 @@ mod tests {
                     .unwrap();
             }
         }
-        sqlx::query("UPDATE series SET packed = NULL")
+        query("UPDATE series SET packed = NULL")
             .execute(&store.writer)
             .await
             .unwrap();
         assert_eq!(store.run_series(1).await.unwrap(), run_before);
-        let from_rows = read(store.compare_series(&query, None).await.unwrap());
+        let from_rows = read(store.compare_series(&compare, None).await.unwrap());
         assert_eq!(from_rows, packed);
     }
 
@@ -420,10 +544,8 @@ mod tests {
 
     /// A trend reads the same runs whatever the chunks they were appended to, and full chunks
     /// kept in memory never hide runs appended later.
-    #[tokio::test]
-    async fn trends_read_every_run_across_chunks_and_uploads() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+    async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
+        let store = db.open().await;
         let chunk = trend_pack::CHUNK_RUNS as usize;
         // A partial chunk; then one that fills it and starts the next; then a few more.
         for (from, to) in [
@@ -442,7 +564,7 @@ mod tests {
             }
         }
         let stored: Vec<(i64, i64)> =
-            sqlx::query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+            query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
                 .fetch_all(&store.reader)
                 .await
                 .unwrap();
@@ -462,12 +584,9 @@ mod tests {
 
     /// The data version moves with every write of data, made through this store or another on
     /// the same file, and stays put for writes that change no data.
-    #[tokio::test]
-    async fn the_data_version_moves_with_data_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let a = Store::open(&path).await.unwrap();
-        let b = Store::open(&path).await.unwrap();
+    async fn the_data_version_moves_with_data_only(db: &TestDb) {
+        let a = db.open().await;
+        let b = db.open().await;
         let start = a.generation().await.unwrap();
         upload_csv(&a, &runs_csv(0, 3)).await;
         let uploaded = a.generation().await.unwrap();
@@ -495,10 +614,8 @@ mod tests {
 
     /// Deleting an upload rebuilds the trend chunks of its series from the runs that remain,
     /// across full chunks, and drops the copies of full chunks kept in memory.
-    #[tokio::test]
-    async fn deleting_an_upload_rebuilds_its_trends() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).await.unwrap();
+    async fn deleting_an_upload_rebuilds_its_trends(db: &TestDb) {
+        let store = db.open().await;
         let chunk = trend_pack::CHUNK_RUNS as usize;
         upload_csv(&store, &runs_csv(0, chunk + 100)).await;
         upload_csv(&store, &runs_csv(chunk + 100, 2 * chunk + 50)).await;
@@ -511,7 +628,7 @@ mod tests {
         let left = store.trend_runs("b", "m1", "tput", "").await.unwrap();
         assert_eq!(summaries(&left), expected(2 * chunk + 50)[chunk + 100..]);
         let stored: Vec<(i64, i64)> =
-            sqlx::query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+            query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
                 .fetch_all(&store.reader)
                 .await
                 .unwrap();
@@ -528,11 +645,8 @@ mod tests {
 
     /// A database written before the packed trend chunks and histories existed gets them when
     /// the server starts, with the same content as if they had been written with the runs.
-    #[tokio::test]
-    async fn older_databases_get_their_packed_trends_at_start() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let store = Store::open(&path).await.unwrap();
+    async fn older_databases_get_their_packed_trends_at_start(db: &TestDb) {
+        let store = db.open().await;
         upload_csv(&store, &runs_csv(0, 40)).await;
         let commits: Vec<HistoryCommit> = (0..40)
             .map(|i| HistoryCommit {
@@ -554,13 +668,13 @@ mod tests {
             "INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)",
             "UPDATE series SET packed = NULL WHERE id = 7",
         ] {
-            sqlx::query(sqlx::AssertSqlSafe(sql))
+            query(sql)
                 .execute(&store.writer)
                 .await
                 .unwrap();
         }
         store.close().await;
-        let store = Store::open(&path).await.unwrap();
+        let store = db.open().await;
         let again = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
         assert_eq!(again, runs);
         let history = store

@@ -1,24 +1,36 @@
-//! The PostgreSQL engine, as far as it goes today: its schema (`migrations/postgres/`, the
-//! same tables and columns as SQLite's, checked by the conformance test `it::postgres`) and the
-//! data version's change notices. The store's reads and writes speak SQLite only so far;
-//! `--db postgres://...` is refused at start until they speak PostgreSQL too (issue 15).
+//! The PostgreSQL engine's own parts: connecting (the pool, its lock timeout), its schema
+//! (`migrations/postgres/`, the same tables and columns as SQLite's, checked by the conformance
+//! test `it::postgres`), and listening for the data version's change notices. The store's
+//! queries are shared with SQLite (`sql.rs`).
 
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
+use std::str::FromStr;
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 
 /// The channel the data version's trigger notifies, with the new version as payload, when a
 /// transaction that changed data commits.
 pub const DATA_VERSION_CHANNEL: &str = "perfline_data_version";
 
 /// Connects to the database at `url` and brings its schema up to date. Safe when several
-/// servers start at once: sqlx holds a PostgreSQL advisory lock while it migrates.
-pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
+/// servers start at once: sqlx holds a PostgreSQL advisory lock while it migrates. A statement
+/// waits at most `lock_timeout` for a lock (another server's write transaction) before it
+/// fails as busy.
+pub async fn connect(
+    url: &str,
+    max_connections: u32,
+    lock_timeout: Duration,
+) -> anyhow::Result<PgPool> {
+    let options = PgConnectOptions::from_str(url)
+        .context("cannot read the PostgreSQL URL")?
+        .application_name("perfline")
+        .options([("lock_timeout", format!("{}ms", lock_timeout.as_millis()))]);
     let pool = PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
-        .connect(url)
+        .connect_with(options)
         .await
         .context("cannot connect to PostgreSQL")?;
     sqlx::migrate!("../migrations/postgres")
@@ -43,4 +55,31 @@ pub async fn listen(url: &str) -> anyhow::Result<PgListener> {
         .context("cannot connect to PostgreSQL to listen")?;
     listener.listen(DATA_VERSION_CHANNEL).await?;
     Ok(listener)
+}
+
+/// Listens for the data version's notices in a task of its own: each one (a write committed
+/// through any server) wakes this server's alert detector, which looks for queued work if it
+/// holds the detector's lease. A lost connection is made again, and the detector woken once
+/// more, since notices sent meanwhile are lost.
+pub async fn spawn_listener(
+    url: &str,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let mut listener = listen(url).await?;
+    Ok(tokio::spawn(async move {
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(_)) => wake.notify_one(),
+                // The connection was lost; the next call connects and listens again.
+                Ok(None) => {
+                    tracing::warn!("lost the PostgreSQL connection that listens for changes");
+                    wake.notify_one();
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot listen for PostgreSQL notices; retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }))
 }

@@ -9,8 +9,7 @@ use app::types::{
     compare_params, BenchmarkSummary, CompareQuery, NamedCount, RunSummary, Series, UploadFile,
     UploadSummary,
 };
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite};
+use super::sql::{query, query_as, Builder, Engine, Row};
 
 use super::Store;
 
@@ -46,7 +45,7 @@ const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.versio
      (SELECT u.uploaded_by FROM upload u WHERE u.id = r.upload_id) AS uploaded_by \
      FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id";
 
-fn run_summary(row: &SqliteRow) -> RunSummary {
+fn run_summary(row: &Row) -> RunSummary {
     let id: i64 = row.get("id");
     let tags: String = row.get("tags");
     let facts: String = row.get("facts");
@@ -67,7 +66,7 @@ fn run_summary(row: &SqliteRow) -> RunSummary {
     }
 }
 
-fn push_filter(q: &mut QueryBuilder<Sqlite>, f: &RunFilter) {
+fn push_filter(q: &mut Builder<'_>, f: &RunFilter) {
     q.push(" WHERE 1=1");
     if let Some(b) = &f.benchmark {
         q.push(" AND r.benchmark = ").push_bind(b.clone());
@@ -91,10 +90,10 @@ impl Store {
         limit: i64,
         offset: i64,
     ) -> StoreResult<(Vec<RunSummary>, i64)> {
-        let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
+        let mut count = Builder::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
         push_filter(&mut count, filter);
         let (total,): (i64,) = count.build_query_as().fetch_one(&self.reader).await?;
-        let mut q = QueryBuilder::<Sqlite>::new(RUN_COLUMNS);
+        let mut q = Builder::new(RUN_COLUMNS);
         push_filter(&mut q, filter);
         q.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(limit)
@@ -106,7 +105,7 @@ impl Store {
 
     pub async fn run(&self, id: i64) -> StoreResult<Option<RunSummary>> {
         let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let row = query(sql)
             .bind(id)
             .fetch_optional(&self.reader)
             .await?;
@@ -115,7 +114,7 @@ impl Store {
 
     /// The series of a run with their samples, metrics by name and parameters in natural order.
     pub async fn run_series(&self, run_id: i64) -> StoreResult<Vec<Series>> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id",
         )
         .bind(run_id)
@@ -131,7 +130,7 @@ impl Store {
                     iterations.into_iter().zip(values).collect()
                 }
                 // Stored before `series.packed` existed.
-                None => sqlx::query_as::<_, (i64, f64)>(
+                None => query_as::<(i64, f64)>(
                     "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
                 )
                 .bind(row.get::<i64, _>("id"))
@@ -155,7 +154,7 @@ impl Store {
     }
 
     async fn upload_files(&self, upload_id: i64) -> StoreResult<Vec<UploadFile>> {
-        let rows = sqlx::query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
+        let rows = query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
             .bind(upload_id)
             .fetch_all(&self.reader)
             .await?;
@@ -176,8 +175,8 @@ impl Store {
     }
 
     pub async fn upload(&self, id: i64) -> StoreResult<Option<UploadSummary>> {
-        let row = sqlx::query(
-            "SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, COALESCE(SUM(r.sample_count), 0) AS samples \
+        let row = query(
+            "SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) AS samples \
              FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
         )
         .bind(id)
@@ -197,7 +196,7 @@ impl Store {
     }
 
     pub async fn recent_uploads(&self, limit: i64) -> StoreResult<Vec<UploadSummary>> {
-        let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?")
+        let ids: Vec<(i64,)> = query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?")
             .bind(limit)
             .fetch_all(&self.reader)
             .await?;
@@ -211,7 +210,7 @@ impl Store {
     }
 
     pub async fn upload_file(&self, upload_id: i64, idx: i64) -> StoreResult<Option<StoredFile>> {
-        let row = sqlx::query(
+        let row = query(
             "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?",
         )
         .bind(upload_id)
@@ -227,7 +226,7 @@ impl Store {
 
     /// Every benchmark with its run count, machines and kernels (kernels in version order).
     pub async fn benchmarks(&self) -> StoreResult<Vec<BenchmarkSummary>> {
-        let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
+        let rows: Vec<(String, String, String, i64)> = query_as(
             "SELECT r.benchmark, m.name, k.version, COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id \
              JOIN kernel k ON k.id = r.kernel_id GROUP BY r.benchmark, m.name, k.version",
         )
@@ -259,7 +258,7 @@ impl Store {
 
     pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
-            sqlx::query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name")
+            query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name{bytes}")
                 .fetch_all(&self.reader)
                 .await?;
         Ok(rows
@@ -270,7 +269,7 @@ impl Store {
 
     pub async fn kernels(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
-            sqlx::query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
+            query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
                 .fetch_all(&self.reader)
                 .await?;
         let mut out: Vec<NamedCount> = rows
@@ -283,7 +282,7 @@ impl Store {
 
     /// Kernels that have runs of `benchmark` on `machine`, in version order.
     pub async fn kernels_for(&self, benchmark: &str, machine: &str) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = sqlx::query_as(
+        let rows: Vec<(String,)> = query_as(
             "SELECT DISTINCT k.version FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
              WHERE r.benchmark = ? AND m.name = ?",
         )
@@ -317,7 +316,8 @@ impl Store {
         };
         // The same filter serves both queries: series first (few rows, many columns), then
         // their samples (many rows, two columns).
-        let filter = |q: &mut QueryBuilder<Sqlite>, samples: bool| {
+        let engine = self.reader.engine();
+        let filter = |q: &mut Builder<'_>, samples: bool| {
             q.push(
                 " FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
                  JOIN series s ON s.run_id = r.id",
@@ -333,18 +333,14 @@ impl Store {
                     if i > 0 {
                         q.push(" OR ");
                     }
-                    column_condition(q, c, &query.machine);
+                    column_condition(q, engine, c, &query.machine);
                 }
                 q.push(")");
             } else {
                 q.push(" AND m.name = ")
                     .push_bind(query.machine.clone())
-                    .push(" AND k.version IN (");
-                let mut sep = q.separated(", ");
-                for k in &query.kernels {
-                    sep.push_bind(k.clone());
-                }
-                q.push(")");
+                    .push(" AND k.version IN ")
+                    .push_list(query.kernels.iter().cloned());
             }
             if let Some(metric) = &query.metric {
                 q.push(" AND s.metric = ").push_bind(metric.clone());
@@ -352,18 +348,17 @@ impl Store {
             if let Some(runs) = runs {
                 // One bound JSON array, not one variable per run: a permalink may pin tens of
                 // thousands of runs, beyond SQLite's bound-variable limit.
-                q.push(" AND r.id IN (SELECT value FROM json_each(")
-                    .push_bind(serde_json::to_string(runs).unwrap_or_else(|_| "[]".into()))
-                    .push("))");
+                q.push(" AND r.id IN {ids}")
+                    .push_arg(serde_json::to_string(runs).unwrap_or_else(|_| "[]".into()));
             }
         };
-        let mut q = QueryBuilder::<Sqlite>::new("SELECT s.id, r.id, ");
+        let mut q = Builder::new("SELECT s.id, r.id, ");
         if query.columns {
             // The first column whose spec a run matches names it (its label is the spec).
             q.push("CASE");
             for (i, c) in columns.iter().enumerate() {
                 q.push(" WHEN ");
-                column_condition(&mut q, c, &query.machine);
+                column_condition(&mut q, engine, c, &query.machine);
                 q.push(" THEN ").push_bind(query.kernels[i].clone());
             }
             q.push(" END");
@@ -404,10 +399,16 @@ impl Store {
         }
         // Series stored before `packed` existed: one row per series with its samples joined as
         // text (a REAL prints with 15 significant digits, as many as any parsed input has).
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "SELECT sa.series_id, group_concat(sa.iteration, ',' ORDER BY sa.iteration), \
-             group_concat(sa.value, ',' ORDER BY sa.iteration)",
-        );
+        let mut q = Builder::new(match engine {
+            Engine::Sqlite => {
+                "SELECT sa.series_id, group_concat(sa.iteration, ',' ORDER BY sa.iteration), \
+                 group_concat(sa.value, ',' ORDER BY sa.iteration)"
+            }
+            Engine::Postgres => {
+                "SELECT sa.series_id, string_agg(CAST(sa.iteration AS TEXT), ',' ORDER BY sa.iteration), \
+                 string_agg(CAST(sa.value AS TEXT), ',' ORDER BY sa.iteration)"
+            }
+        });
         filter(&mut q, true);
         q.push(" AND s.packed IS NULL GROUP BY sa.series_id");
         let rows: Vec<(i64, String, String)> = q.build_query_as().fetch_all(&self.reader).await?;
@@ -434,7 +435,7 @@ impl Store {
     /// twice never touches the writer).
     pub async fn permalink_by_digest(&self, digest: &str) -> StoreResult<Option<String>> {
         Ok(
-            sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
+            query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
                 .bind(digest)
                 .fetch_optional(&self.reader)
                 .await?
@@ -445,7 +446,7 @@ impl Store {
     /// The stored spec of permalink `id`.
     pub async fn permalink(&self, id: &str) -> StoreResult<Option<String>> {
         Ok(
-            sqlx::query_as::<_, (String,)>("SELECT spec FROM permalink WHERE id = ?")
+            query_as::<(String,)>("SELECT spec FROM permalink WHERE id = ?")
                 .bind(id)
                 .fetch_optional(&self.reader)
                 .await?
@@ -460,9 +461,9 @@ impl Store {
         ids: &[i64],
     ) -> StoreResult<std::collections::HashMap<i64, Vec<(String, String)>>> {
         let ids = serde_json::to_string(ids)?;
-        let rows: Vec<(i64, String, String, String)> = sqlx::query_as(
+        let rows: Vec<(i64, String, String, String)> = query_as(
             "SELECT r.id, r.facts, r.tags, m.name FROM run r JOIN machine m ON m.id = r.machine_id \
-             WHERE r.id IN (SELECT value FROM json_each(?))",
+             WHERE r.id IN {ids}",
         )
         .bind(ids)
         .fetch_all(&self.reader)
@@ -486,8 +487,13 @@ impl Store {
 
 /// The SQL condition of one comparison column: its kernel, its machine (or the query's), and
 /// its tag, each when given.
-fn column_condition(q: &mut QueryBuilder<Sqlite>, c: &app::types::ColumnSpec, machine: &str) {
-    q.push("(1");
+fn column_condition(
+    q: &mut Builder<'_>,
+    engine: Engine,
+    c: &app::types::ColumnSpec,
+    machine: &str,
+) {
+    q.push("(1 = 1");
     if let Some(k) = &c.kernel {
         q.push(" AND k.version = ").push_bind(k.clone());
     }
@@ -496,11 +502,20 @@ fn column_condition(q: &mut QueryBuilder<Sqlite>, c: &app::types::ColumnSpec, ma
         q.push(" AND m.name = ").push_bind(m);
     }
     if let Some((key, value)) = &c.tag {
-        q.push(
-            " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE json_extract(t.value, '$[0]') = ",
-        )
+        // Tags are stored as a JSON array of `[key, value]` pairs.
+        q.push(match engine {
+            Engine::Sqlite => {
+                " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE json_extract(t.value, '$[0]') = "
+            }
+            Engine::Postgres => {
+                " AND EXISTS (SELECT 1 FROM json_array_elements(CAST(r.tags AS JSON)) t WHERE t.value ->> 0 = "
+            }
+        })
         .push_bind(key.clone())
-        .push(" AND json_extract(t.value, '$[1]') = ")
+        .push(match engine {
+            Engine::Sqlite => " AND json_extract(t.value, '$[1]') = ",
+            Engine::Postgres => " AND t.value ->> 1 = ",
+        })
         .push_bind(value.clone())
         .push(")");
     }

@@ -1,7 +1,6 @@
 //! API tokens (only their SHA-256) and the audit trail.
 
-use sqlx::Row;
-
+use super::sql::{query, query_as, Row, Tx};
 use super::{Store, StoreResult};
 
 /// A stored token, without the token itself.
@@ -30,7 +29,7 @@ pub struct AuditEntry {
 const TOKEN_COLUMNS: &str =
     "SELECT id, name, scopes, created_at, expires_at, last_used_at, revoked_at FROM api_token";
 
-fn token_info(r: &sqlx::sqlite::SqliteRow) -> TokenInfo {
+fn token_info(r: &Row) -> TokenInfo {
     TokenInfo {
         id: r.get(0),
         name: r.get(1),
@@ -53,10 +52,10 @@ impl Store {
         expires_days: Option<u32>,
         actor: &str,
     ) -> StoreResult<Option<i64>> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let id: Option<(i64,)> = sqlx::query_as(
+        let mut tx = self.writer.begin_write().await?;
+        let id: Option<(i64,)> = query_as(
             "INSERT INTO api_token (name, hash, scopes, expires_at) VALUES (?, ?, ?, \
-             CASE WHEN ? IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+' || ? || ' days') END) \
+             CASE WHEN ? IS NULL THEN NULL ELSE {now_s_plus_days} END) \
              ON CONFLICT (name) DO NOTHING RETURNING id",
         )
         .bind(name)
@@ -64,7 +63,7 @@ impl Store {
         .bind(scopes)
         .bind(expires_days)
         .bind(expires_days)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut tx)
         .await?;
         if id.is_some() {
             audit_in(&mut tx, actor, "token.create", name, scopes).await?;
@@ -74,7 +73,7 @@ impl Store {
     }
 
     pub async fn list_tokens(&self) -> StoreResult<Vec<TokenInfo>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{TOKEN_COLUMNS} ORDER BY id")))
+        let rows = query(format!("{TOKEN_COLUMNS} ORDER BY id"))
             .fetch_all(&self.reader)
             .await?;
         Ok(rows.iter().map(token_info).collect())
@@ -82,15 +81,15 @@ impl Store {
 
     /// Revokes the token named `name_or_id` (a name, or an id); false if there is none.
     pub async fn revoke_token(&self, name_or_id: &str, actor: &str) -> StoreResult<bool> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         let id = name_or_id.parse::<i64>().ok();
-        let revoked: Option<(String,)> = sqlx::query_as(
-            "UPDATE api_token SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') \
+        let revoked: Option<(String,)> = query_as(
+            "UPDATE api_token SET revoked_at = {now_s} \
              WHERE (name = ? OR id = ?) AND revoked_at IS NULL RETURNING name",
         )
         .bind(name_or_id)
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut tx)
         .await?;
         if let Some((name,)) = &revoked {
             audit_in(&mut tx, actor, "token.revoke", name, "").await?;
@@ -101,10 +100,10 @@ impl Store {
 
     /// The live token with this hash: not revoked, not expired.
     pub async fn token_by_hash(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let row = query(format!(
             "{TOKEN_COLUMNS} WHERE hash = ? AND revoked_at IS NULL \
-             AND (expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
-        )))
+             AND (expires_at IS NULL OR expires_at > {{now_s}})"
+        ))
         .bind(hash)
         .fetch_optional(&self.reader)
         .await?;
@@ -113,8 +112,8 @@ impl Store {
 
     /// Records that token `id` was used now.
     pub async fn touch_token(&self, id: i64) -> StoreResult<()> {
-        sqlx::query(
-            "UPDATE api_token SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+        query(
+            "UPDATE api_token SET last_used_at = {now_s} WHERE id = ?",
         )
         .bind(id)
         .execute(&self.writer)
@@ -131,21 +130,22 @@ impl Store {
         target: &str,
         detail: &str,
     ) -> StoreResult<()> {
-        let mut conn = self.writer.acquire().await?;
-        audit_in(&mut conn, actor, action, target, detail).await?;
+        let mut tx = self.writer.begin_write().await?;
+        audit_in(&mut tx, actor, action, target, detail).await?;
+        tx.commit().await?;
         Ok(())
     }
 
     /// The audit trail, newest first.
     pub async fn audit_log(&self, limit: i64, offset: i64) -> StoreResult<(Vec<AuditEntry>, i64)> {
-        let rows = sqlx::query(
+        let rows = query(
             "SELECT id, at, actor, action, target, detail FROM audit ORDER BY id DESC LIMIT ? OFFSET ?",
         )
         .bind(limit)
         .bind(offset)
         .fetch_all(&self.reader)
         .await?;
-        let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM audit")
+        let (total,): (i64,) = query_as("SELECT COUNT(*) FROM audit")
             .fetch_one(&self.reader)
             .await?;
         let entries = rows
@@ -167,9 +167,9 @@ impl Store {
     /// Starts a browser session for token `token_id`, valid `days`; `hash` is the SHA-256 of
     /// the cookie's value.
     pub async fn create_session(&self, hash: &str, token_id: i64, days: u32) -> StoreResult<()> {
-        sqlx::query(
+        query(
             "INSERT INTO session (hash, token_id, expires_at) \
-             VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+' || ? || ' days'))",
+             VALUES (?, ?, {now_s_plus_days})",
         )
         .bind(hash)
         .bind(token_id)
@@ -181,11 +181,11 @@ impl Store {
 
     /// The live token behind a live session.
     pub async fn session_token(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let row = query(format!(
             "{TOKEN_COLUMNS} WHERE id = (SELECT token_id FROM session WHERE hash = ? \
-             AND expires_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AND revoked_at IS NULL \
-             AND (expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
-        )))
+             AND expires_at > {{now_s}}) AND revoked_at IS NULL \
+             AND (expires_at IS NULL OR expires_at > {{now_s}})"
+        ))
         .bind(hash)
         .fetch_optional(&self.reader)
         .await?;
@@ -194,7 +194,7 @@ impl Store {
 
     /// Ends a session (signing out).
     pub async fn end_session(&self, hash: &str) -> StoreResult<()> {
-        sqlx::query("DELETE FROM session WHERE hash = ?")
+        query("DELETE FROM session WHERE hash = ?")
             .bind(hash)
             .execute(&self.writer)
             .await?;
@@ -204,13 +204,13 @@ impl Store {
 
 /// Writes one audit line on `conn` (inside the caller's transaction, when it has one).
 pub(super) async fn audit_in(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut Tx,
     actor: &str,
     action: &str,
     target: &str,
     detail: &str,
 ) -> StoreResult<()> {
-    sqlx::query("INSERT INTO audit (actor, action, target, detail) VALUES (?, ?, ?, ?)")
+    query("INSERT INTO audit (actor, action, target, detail) VALUES (?, ?, ?, ?)")
         .bind(actor)
         .bind(action)
         .bind(target)

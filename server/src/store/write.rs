@@ -3,7 +3,7 @@
 use super::StoreResult;
 use std::collections::BTreeMap;
 
-use sqlx::{Sqlite, SqliteConnection, Transaction};
+use super::sql::{query, query_as, Tx};
 
 use super::history::TrendKey;
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
@@ -41,24 +41,24 @@ pub enum Inserted {
 
 impl Store {
     pub async fn insert_upload(&self, upload: &NewUpload) -> StoreResult<Inserted> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        if let Some((id,)) = sqlx::query_as::<_, (i64,)>("SELECT id FROM upload WHERE digest = ?")
+        let mut tx = self.writer.begin_write().await?;
+        if let Some((id,)) = query_as::<(i64,)>("SELECT id FROM upload WHERE digest = ?")
             .bind(&upload.digest)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut tx)
             .await?
         {
             return Ok(Inserted::Existing(id));
         }
-        let (upload_id,): (i64,) = sqlx::query_as(
+        let (upload_id,): (i64,) = query_as(
             "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
         )
         .bind(&upload.digest)
         .bind(&upload.metadata)
         .bind(&upload.uploaded_by)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut tx)
         .await?;
         for (idx, f) in upload.files.iter().enumerate() {
-            sqlx::query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 .bind(upload_id)
                 .bind(idx as i64)
                 .bind(&f.name)
@@ -66,7 +66,7 @@ impl Store {
                 .bind(&f.sha256)
                 .bind(f.bytes.len() as i64)
                 .bind(f.bytes.as_ref())
-                .execute(&mut *tx)
+                .execute(&mut tx)
                 .await?;
         }
         let mut trends = BTreeMap::new();
@@ -92,14 +92,14 @@ impl Store {
 
 /// The id of the machine or kernel named `value`, created if new.
 pub(super) async fn id_of(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     table: &'static str,
     column: &'static str,
     value: &str,
 ) -> StoreResult<i64> {
     // `table` and `column` are literals of this module, never user input.
     let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
-    let (id,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let (id,): (i64,) = query_as(sql)
         .bind(value)
         .fetch_one(&mut *conn)
         .await?;
@@ -107,14 +107,14 @@ pub(super) async fn id_of(
 }
 
 async fn insert_run(
-    tx: &mut Transaction<'_, Sqlite>,
+    conn: &mut Tx,
     upload_id: i64,
     run: &ParsedRun,
     upload: &NewUpload,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<i64> {
-    let machine_id = id_of(&mut *tx, "machine", "name", run.key.machine.as_str()).await?;
-    let kernel_id = id_of(&mut *tx, "kernel", "version", run.key.kernel.as_str()).await?;
+    let machine_id = id_of(&mut *conn, "machine", "name", run.key.machine.as_str()).await?;
+    let kernel_id = id_of(&mut *conn, "kernel", "version", run.key.kernel.as_str()).await?;
     let tags = serde_json::to_string(
         &run.tags
             .iter()
@@ -122,7 +122,7 @@ async fn insert_run(
             .collect::<Vec<_>>(),
     )?;
     let facts = serde_json::to_string(&run.facts)?;
-    let (run_id,): (i64,) = sqlx::query_as(
+    let (run_id,): (i64,) = query_as(
         "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(upload_id)
@@ -135,20 +135,26 @@ async fn insert_run(
     .bind(run.sample_count() as i64)
     .bind(upload.mark.map(app::trend::Mark::as_str))
     .bind(upload.commit_time)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *conn)
     .await?;
 
     // One row per series, its samples packed (see `packed.rs`).
+    if let Some(pg) = conn.postgres() {
+        insert_series_postgres(pg, run_id, &run.series).await?;
+    } else {
+        for s in &run.series {
+            query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
+                .bind(run_id)
+                .bind(s.metric.as_str())
+                .bind(&s.param)
+                .bind(s.unit.as_deref())
+                .bind(s.direction.as_str())
+                .bind(super::packed::pack(&s.samples))
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
     for s in &run.series {
-        sqlx::query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(run_id)
-            .bind(s.metric.as_str())
-            .bind(&s.param)
-            .bind(s.unit.as_deref())
-            .bind(s.direction.as_str())
-            .bind(super::packed::pack(&s.samples))
-            .execute(&mut **tx)
-            .await?;
         if s.samples.is_empty() {
             continue;
         }
@@ -176,6 +182,39 @@ async fn insert_run(
     Ok(run_id)
 }
 
+/// Inserts a run's series on PostgreSQL in one statement: the columns bound as arrays and
+/// `UNNEST`ed, so a run of thousands of series is one round trip, not thousands.
+async fn insert_series_postgres(
+    pg: &mut sqlx::PgConnection,
+    run_id: i64,
+    series: &[crate::ingest::ParsedSeries],
+) -> StoreResult<()> {
+    if series.is_empty() {
+        return Ok(());
+    }
+    let metrics: Vec<&str> = series.iter().map(|s| s.metric.as_str()).collect();
+    let params: Vec<&str> = series.iter().map(|s| s.param.as_str()).collect();
+    let units: Vec<Option<&str>> = series.iter().map(|s| s.unit.as_deref()).collect();
+    let directions: Vec<&str> = series.iter().map(|s| s.direction.as_str()).collect();
+    let packed: Vec<Vec<u8>> = series
+        .iter()
+        .map(|s| super::packed::pack(&s.samples))
+        .collect();
+    sqlx::query(
+        "INSERT INTO series (run_id, metric, param, unit, direction, packed) \
+         SELECT $1, * FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[])",
+    )
+    .bind(run_id)
+    .bind(metrics)
+    .bind(params)
+    .bind(units)
+    .bind(directions)
+    .bind(packed)
+    .execute(pg)
+    .await?;
+    Ok(())
+}
+
 /// `run` with the summary of `values`.
 fn trend_record(run: TrendRun, values: &[f64]) -> TrendRun {
     let (n, sum, min, max) = TrendRun::summary(values);
@@ -192,39 +231,39 @@ impl Store {
     /// Fills what migration 0005 added for data stored before it: the packed trend chunks and
     /// the packed histories. Does nothing on a database written since (every write keeps them).
     pub(super) async fn fill_packed(&self) -> StoreResult<()> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        let (chunks, series): (bool, bool) = sqlx::query_as(
+        let mut tx = self.writer.begin_write().await?;
+        let (chunks, series): (bool, bool) = query_as(
             "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)",
         )
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut tx)
         .await?;
         if series && !chunks {
-            let rows: Vec<SeriesRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            let rows: Vec<SeriesRow> = query_as(format!(
                 "{SERIES_ROWS} ORDER BY r.id, s.id"
-            )))
-            .fetch_all(&mut *tx)
+            ))
+            .fetch_all(&mut tx)
             .await?;
             let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
             trend_records(&mut tx, rows, &mut trends).await?;
             append_to_trends(&mut tx, &trends).await?;
         }
-        let histories: Vec<(i64,)> = sqlx::query_as("SELECT id FROM history WHERE packed IS NULL")
-            .fetch_all(&mut *tx)
+        let histories: Vec<(i64,)> = query_as("SELECT id FROM history WHERE packed IS NULL")
+            .fetch_all(&mut tx)
             .await?;
         for (id,) in histories {
-            let commits: Vec<HistoryCommit> = sqlx::query_as::<_, (String, Option<i64>, Option<String>)>(
+            let commits: Vec<HistoryCommit> = query_as::<(String, Option<i64>, Option<String>)>(
                 "SELECT sha, time, subject FROM history_commit WHERE history_id = ? ORDER BY position",
             )
             .bind(id)
-            .fetch_all(&mut *tx)
+            .fetch_all(&mut tx)
             .await?
             .into_iter()
             .map(|(sha, time, subject)| HistoryCommit { sha, time, subject })
             .collect();
-            sqlx::query("UPDATE history SET packed = ? WHERE id = ?")
+            query("UPDATE history SET packed = ? WHERE id = ?")
                 .bind(super::trend_pack::pack_commits(&commits))
                 .bind(id)
-                .execute(&mut *tx)
+                .execute(&mut tx)
                 .await?;
         }
         tx.commit().await?;
@@ -257,7 +296,7 @@ pub(super) const SERIES_ROWS: &str =
 /// The trend records of `rows` (in run order), by series key: what the packed trend chunks
 /// hold of each run. Series stored before `packed` existed read their `sample` rows.
 pub(super) async fn trend_records(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     rows: Vec<SeriesRow>,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
@@ -268,7 +307,7 @@ pub(super) async fn trend_records(
             (row.6, row.7, row.8, row.9, row.10, row.11);
         let values = match packed {
             Some(bytes) => super::packed::unpack(&bytes)?.1,
-            None => sqlx::query_as::<_, (f64,)>(
+            None => query_as::<(f64,)>(
                 "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
             )
             .bind(series_id)
@@ -304,12 +343,12 @@ pub(super) async fn trend_records(
 /// Queues every series key the upload touched for the alert detector (`alerts::detector`),
 /// in the upload's transaction: a 201 means the detector will look, even after a crash.
 pub(super) async fn queue_alert_jobs(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
     upload_id: i64,
 ) -> StoreResult<()> {
     for (benchmark, machine_id, metric, param) in trends.keys() {
-        sqlx::query(
+        query(
             "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) VALUES (?, ?, ?, ?, ?) \
              ON CONFLICT (benchmark, machine_id, metric, param) DO UPDATE SET upload_id = excluded.upload_id",
         )
@@ -327,11 +366,11 @@ pub(super) async fn queue_alert_jobs(
 /// Appends runs (in run order) to the packed trend chunks of their series keys: fills the last
 /// chunk of a key up to `CHUNK_RUNS` runs, then starts new ones.
 pub(super) async fn append_to_trends(
-    conn: &mut SqliteConnection,
+    conn: &mut Tx,
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
     for ((benchmark, machine_id, metric, param), new) in trends {
-        let last: Option<(i64, i64, Vec<u8>)> = sqlx::query_as(
+        let last: Option<(i64, i64, Vec<u8>)> = query_as(
             "SELECT chunk, runs, packed FROM trend_chunk \
              WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? \
              ORDER BY chunk DESC LIMIT 1",
@@ -354,7 +393,7 @@ pub(super) async fn append_to_trends(
         };
         runs.extend(new.iter().cloned());
         for (i, chunk) in runs.chunks(CHUNK_RUNS as usize).enumerate() {
-            sqlx::query(
+            query(
                 "INSERT INTO trend_chunk (benchmark, machine_id, metric, param, chunk, runs, packed) \
                  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (benchmark, machine_id, metric, param, chunk) \
                  DO UPDATE SET runs = excluded.runs, packed = excluded.packed",
@@ -381,20 +420,20 @@ impl Store {
         spec: &str,
         new_id: &str,
     ) -> StoreResult<String> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_write().await?;
         if let Some((id,)) =
-            sqlx::query_as::<_, (String,)>("SELECT id FROM permalink WHERE digest = ?")
+            query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
                 .bind(digest)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&mut tx)
                 .await?
         {
             return Ok(id);
         }
-        sqlx::query("INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)")
+        query("INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)")
             .bind(new_id)
             .bind(spec)
             .bind(digest)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         tx.commit().await?;
         Ok(new_id.to_owned())

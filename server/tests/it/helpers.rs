@@ -1,4 +1,6 @@
-//! `spawn_app()`: the real server on 127.0.0.1:0 with a fresh SQLite file in a temp dir.
+//! `spawn_app()`: the real server on 127.0.0.1:0 with a fresh database: a SQLite file in a temp
+//! dir, or, when `PERFLINE_TEST_ENGINE=postgres` (the second pass of `scripts/test`), a new
+//! database of its own on the throwaway PostgreSQL cluster `PERFLINE_TEST_PG` names.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,8 +13,10 @@ use tokio::sync::oneshot;
 
 pub struct TestApp {
     pub addr: SocketAddr,
-    /// The database file.
+    /// The database file (on SQLite).
     pub db: PathBuf,
+    /// The database the server stores in.
+    pub database: perfline_server::config::Database,
     pub base: String,
     pub store: Store,
     pub client: reqwest::Client,
@@ -25,11 +29,39 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
+/// Whether this pass runs the tests against PostgreSQL (`PERFLINE_TEST_ENGINE=postgres`).
+pub fn on_postgres() -> bool {
+    std::env::var("PERFLINE_TEST_ENGINE").is_ok_and(|e| e == "postgres")
+}
+
+/// A new empty database of its own on the test cluster (`PERFLINE_TEST_PG`, started by
+/// `scripts/test`), and its URL. Without the cluster the test fails; it never skips.
+pub async fn fresh_postgres() -> String {
+    use sqlx::{Connection, Executor};
+    let base = std::env::var("PERFLINE_TEST_PG").expect(
+        "PERFLINE_TEST_PG names no PostgreSQL: run scripts/test, which starts a throwaway cluster",
+    );
+    let name = format!("t_{:016x}", rand::random::<u64>());
+    let mut admin = sqlx::PgConnection::connect(&base).await.unwrap();
+    admin
+        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .unwrap();
+    let (prefix, _) = base.rsplit_once('/').unwrap();
+    format!("{prefix}/{name}")
+}
+
+/// A server configured by `configure`, on a fresh database of the pass's engine unless
+/// `configure` names one.
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("perfline.db");
     let mut config = Config::for_db(db.clone());
+    if on_postgres() {
+        config.db = perfline_server::config::Database::Postgres(fresh_postgres().await);
+    }
     configure(&mut config);
+    let database = config.db.clone();
     let state = AppState::new(config).await.expect("server state");
     let store = state.store.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -47,6 +79,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     TestApp {
         addr,
         db,
+        database,
         base: format!("http://{addr}"),
         store,
         client: reqwest::Client::builder()
@@ -99,7 +132,40 @@ pub async fn sqlx_connect(path: &std::path::Path) -> sqlx::SqliteConnection {
         .expect("a second connection")
 }
 
+/// A connection of its own to a test server's database, as a maintenance script or another
+/// process would open it, on either engine.
+pub enum OtherConnection {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl OtherConnection {
+    /// Runs one statement of SQL both engines speak.
+    pub async fn execute(&mut self, sql: &str) {
+        let statement = || sqlx::AssertSqlSafe(sql.to_owned());
+        match self {
+            OtherConnection::Sqlite(c) => sqlx::query(statement()).execute(c).await.map(drop),
+            OtherConnection::Postgres(c) => sqlx::query(statement()).execute(c).await.map(drop),
+        }
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
 impl TestApp {
+    pub async fn other_connection(&self) -> OtherConnection {
+        use sqlx::Connection;
+        match &self.database {
+            perfline_server::config::Database::Sqlite(path) => {
+                OtherConnection::Sqlite(sqlx_connect(path).await)
+            }
+            perfline_server::config::Database::Postgres(url) => OtherConnection::Postgres(
+                sqlx::PgConnection::connect(url)
+                    .await
+                    .expect("a second connection"),
+            ),
+        }
+    }
+
     pub fn db_path(&self) -> PathBuf {
         self.db.clone()
     }

@@ -6,34 +6,8 @@ use std::collections::BTreeSet;
 
 use perfline_server::store::postgres;
 use sqlx::postgres::PgPool;
-use sqlx::{Connection, Executor};
+use crate::helpers::fresh_postgres;
 
-/// A fresh database of its own on the test cluster, and its URL.
-async fn fresh_database() -> String {
-    let base = std::env::var("PERFLINE_TEST_PG").expect(
-        "PERFLINE_TEST_PG names no PostgreSQL: run scripts/test, which starts a throwaway cluster",
-    );
-    let name = format!("t_{:016x}", rand_id());
-    let mut admin = sqlx::PgConnection::connect(&base).await.unwrap();
-    admin
-        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .await
-        .unwrap();
-    let (prefix, _) = base.rsplit_once('/').unwrap();
-    format!("{prefix}/{name}")
-}
-
-fn rand_id() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos(),
-    );
-    h.finish()
-}
 
 /// Every column of every table: (table, column, type, not null), the types in PostgreSQL's
 /// words (SQLite's INTEGER is a BIGINT there, REAL a DOUBLE PRECISION, BLOB a BYTEA).
@@ -85,8 +59,8 @@ async fn postgres_columns(pool: &PgPool) -> Columns {
 /// and column of SQLite's, with the same types and the same NOT NULLs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_postgres_schema_is_sqlites() {
-    let url = fresh_database().await;
-    let starts = futures_util::future::join_all((0..4).map(|_| postgres::connect(&url, 2))).await;
+    let url = fresh_postgres().await;
+    let starts = futures_util::future::join_all((0..4).map(|_| postgres::connect(&url, 2, std::time::Duration::from_secs(5)))).await;
     let pools: Vec<PgPool> = starts.into_iter().map(Result::unwrap).collect();
     let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations")
         .fetch_one(&pools[0])
@@ -116,8 +90,8 @@ async fn the_postgres_schema_is_sqlites() {
 /// data leave it.
 #[tokio::test(flavor = "multi_thread")]
 async fn data_changes_bump_the_version_and_notify_at_commit() {
-    let url = fresh_database().await;
-    let pool = postgres::connect(&url, 4).await.unwrap();
+    let url = fresh_postgres().await;
+    let pool = postgres::connect(&url, 4, std::time::Duration::from_secs(5)).await.unwrap();
     let mut listener = postgres::listen(&url).await.unwrap();
     let start = postgres::data_version(&pool).await.unwrap();
 
@@ -257,7 +231,7 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
         }
     }
 
-    let url = fresh_database().await;
+    let url = fresh_postgres().await;
     let migrate = |url: String| {
         let db = db.clone();
         tokio::task::spawn_blocking(move || {
@@ -313,6 +287,32 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
             .await
             .unwrap();
     assert_eq!(id, max + 1);
+
+    // A Perfline serving the copy answers every permalink with the same numbers, in every
+    // shape, as the one serving the file.
+    let ids: Vec<(String,)> = sqlx::query_as("SELECT id FROM permalink ORDER BY id")
+        .fetch_all(&pg)
+        .await
+        .unwrap();
+    assert!(ids.iter().any(|(id,)| permalink.ends_with(id.as_str())));
+    let served = spawn_app_with(|c| {
+        c.db = perfline_server::config::Database::Postgres(url.clone());
+    })
+    .await;
+    for (id,) in &ids {
+        for shape in ["format=text", "format=text&style=lkp", "format=json", "format=csv"] {
+            let path = format!("/c/{id}?{shape}");
+            let (was, old) = app.get_text(&path).await;
+            let (is, new) = served.get_text(&path).await;
+            assert_eq!((was, is), (200, 200), "{path}: {old} {new}");
+            assert_eq!(
+                old.replace(&app.base, "HOST"),
+                new.replace(&served.base, "HOST"),
+                "{path}"
+            );
+        }
+    }
+    served.stop().await;
 
     // Now it holds data: a second copy is refused, and changes nothing.
     let out = migrate(url).await.unwrap();

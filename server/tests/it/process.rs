@@ -20,7 +20,8 @@ struct Perfline {
 }
 
 impl Perfline {
-    fn start(db: &Path, extra: &[&str]) -> Perfline {
+    /// Starts `perfline` on `db`: a SQLite file or a `postgres://` URL.
+    fn start(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Perfline {
         let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
             .args(["--listen", "127.0.0.1:0", "--log", "info", "--db"])
             .arg(db)
@@ -563,14 +564,33 @@ async fn backup_while_serving_is_a_consistent_copy() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("exists"));
 }
 
-/// Two `perfline` processes on one SQLite file answer as one: what is written through either
+/// The database two servers share, as `--db` names it: a SQLite file in `dir`, or a fresh
+/// PostgreSQL database.
+async fn shared_database(postgres: bool, dir: &Path) -> String {
+    if postgres {
+        crate::helpers::fresh_postgres().await
+    } else {
+        dir.join("p.db").to_str().unwrap().to_owned()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_on_one_file_answer_as_one() {
+    two_servers_answer_as_one(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_on_one_postgres_answer_as_one() {
+    two_servers_answer_as_one(true).await;
+}
+
+/// Two `perfline` processes on one database answer as one: what is written through either
 /// is read through the other at once, cached trends and comparisons included (the data
 /// version), and the same bytes uploaded through both at once are stored once. (`--no-alerts`
 /// on the second: one detector per database.)
-#[tokio::test(flavor = "multi_thread")]
-async fn two_servers_on_one_file_answer_as_one() {
+async fn two_servers_answer_as_one(postgres: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = shared_database(postgres, dir.path()).await;
     let a = Perfline::start(&db, &["--write-rate", "0"]);
     let b = Perfline::start(&db, &["--write-rate", "0", "--no-alerts"]);
     let client = reqwest::Client::new();
@@ -667,16 +687,25 @@ async fn two_servers_on_one_file_answer_as_one() {
     assert_eq!(strip(&now), strip(&through_b));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_notify_each_event_once() {
+    two_servers_notify_once(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_on_postgres_notify_each_event_once() {
+    two_servers_notify_once(true).await;
+}
+
 /// Two servers on one database, both running the alert pipeline: each background task runs in
 /// one of them at a time (its lease), so every event reaches the webhook once, not once per
 /// server; when the holder stops, the other takes the tasks over.
-#[tokio::test(flavor = "multi_thread")]
-async fn two_servers_notify_each_event_once() {
+async fn two_servers_notify_once(postgres: bool) {
     use crate::alerts::{commit_csv, git_log, start_receiver, Received};
     let received = Received::default();
     let hook = start_receiver(received.clone()).await;
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = shared_database(postgres, dir.path()).await;
     let flags = ["--write-rate", "0", "--webhook", hook.as_str()];
     let a = Perfline::start(&db, &flags);
     let b = Perfline::start(&db, &flags);
@@ -752,13 +781,36 @@ async fn two_servers_notify_each_event_once() {
     assert_eq!(hooks().len(), n + 1, "{:#?}", hooks());
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_of_one_server_mid_upload_while_the_other_serves() {
+    kill_9_of_one_server_while_the_other_serves(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_of_one_server_on_postgres_while_the_other_serves() {
+    kill_9_of_one_server_while_the_other_serves(true).await;
+}
+
+/// The samples of each upload of benchmark `b` in the database `db` (a file or a URL).
+async fn samples_per_upload(db: &str) -> Vec<(i64, i64)> {
+    use sqlx::Connection;
+    const SQL: &str = "SELECT u.id, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) FROM upload u \
+         JOIN run r ON r.upload_id = u.id WHERE r.benchmark = 'b' GROUP BY u.id";
+    if db.starts_with("postgres") {
+        let mut conn = sqlx::PgConnection::connect(db).await.unwrap();
+        sqlx::query_as(SQL).fetch_all(&mut conn).await.unwrap()
+    } else {
+        let mut conn = crate::helpers::sqlx_connect(Path::new(db)).await;
+        sqlx::query_as(SQL).fetch_all(&mut conn).await.unwrap()
+    }
+}
+
 /// Two servers on one database; one is killed (`kill -9`) at several moments of a large
 /// upload: the other goes on serving reads and storing uploads meanwhile and after, and the
 /// killed one's upload is all there or not at all.
-#[tokio::test(flavor = "multi_thread")]
-async fn kill_9_of_one_server_mid_upload_while_the_other_serves() {
+async fn kill_9_of_one_server_while_the_other_serves(postgres: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = shared_database(postgres, dir.path()).await;
     const SAMPLES: usize = 200_000;
     let mut csv = String::from("benchmark,metric,param,value\n");
     for i in 0..SAMPLES {
@@ -810,26 +862,20 @@ async fn kill_9_of_one_server_mid_upload_while_the_other_serves() {
             .await
             .unwrap();
         assert_eq!(health.status().as_u16(), 200);
-        // Every large upload in the file is whole.
-        let mut conn = crate::helpers::sqlx_connect(&db).await;
-        let per_upload: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT u.id, COALESCE(SUM(r.sample_count), 0) FROM upload u \
-             JOIN run r ON r.upload_id = u.id WHERE r.benchmark = 'b' GROUP BY u.id",
-        )
-        .fetch_all(&mut conn)
-        .await
-        .unwrap();
-        for (id, samples) in per_upload {
+        // Every large upload in the database is whole.
+        for (id, samples) in samples_per_upload(&db).await {
             assert_eq!(
                 samples as usize, SAMPLES,
                 "round {round}: upload {id} is partial"
             );
         }
     }
-    let mut conn = crate::helpers::sqlx_connect(&db).await;
-    let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
-    assert_eq!(check, "ok");
+    if !postgres {
+        let mut conn = crate::helpers::sqlx_connect(Path::new(&db)).await;
+        let (check,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(check, "ok");
+    }
 }

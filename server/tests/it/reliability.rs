@@ -266,13 +266,21 @@ async fn static_files_are_content_named_immutable_and_precompressed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_database_locked_by_another_writer_is_a_503_not_a_500() {
     let app = spawn_app_with(|c| c.busy_timeout = 200).await;
-    // Another process (here another connection) holds the write lock.
-    let path = app.db_path();
-    let mut other = sqlx_connect(&path).await;
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut other)
-        .await
-        .unwrap();
+    // Another process (here another connection) holds the write lock: SQLite's, or the
+    // advisory lock every PostgreSQL write transaction takes.
+    let mut other = app.other_connection().await;
+    match &mut other {
+        OtherConnection::Sqlite(_) => other.execute("BEGIN IMMEDIATE").await,
+        OtherConnection::Postgres(_) => {
+            other.execute("BEGIN").await;
+            other
+                .execute(&format!(
+                    "SELECT pg_advisory_xact_lock({})",
+                    perfline_server::store::WRITE_LOCK
+                ))
+                .await;
+        }
+    }
     let r = app
         .upload_raw(
             "machine=m1&kernel=6.1",
@@ -281,7 +289,7 @@ async fn a_database_locked_by_another_writer_is_a_503_not_a_500() {
         .await;
     assert_eq!(r.headers()["retry-after"], "1");
     assert_error(r, 503, "the database is busy").await;
-    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    other.execute("ROLLBACK").await;
     let r = app
         .upload_raw(
             "machine=m1&kernel=6.1",
@@ -302,11 +310,8 @@ async fn a_write_by_another_process_is_seen_at_once() {
         .iter()
         .all(|p| p["mark"].is_null()));
     // A maintenance script marks every run bad behind the server's back.
-    let mut other = sqlx_connect(&app.db_path()).await;
-    sqlx::query("UPDATE run SET mark = 'bad'")
-        .execute(&mut other)
-        .await
-        .unwrap();
+    let mut other = app.other_connection().await;
+    other.execute("UPDATE run SET mark = 'bad'").await;
     let (_, after) = app.get_json(crate::trend::TREND).await;
     assert!(
         after["points"]
