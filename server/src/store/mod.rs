@@ -438,7 +438,74 @@ mod tests {
 
     use super::testdb::TestDb;
 
-    crate::store::on_both_engines!(series_without_packed_samples_read_the_same, trends_read_every_run_across_chunks_and_uploads, the_data_version_moves_with_data_only, deleting_an_upload_rebuilds_its_trends, older_databases_get_their_packed_trends_at_start);
+    crate::store::on_both_engines!(
+        series_without_packed_samples_read_the_same,
+        trends_read_every_run_across_chunks_and_uploads,
+        the_data_version_moves_with_data_only,
+        deleting_an_upload_rebuilds_its_trends,
+        older_databases_get_their_packed_trends_at_start,
+        uploads_through_two_stores_at_once_are_serialised,
+    );
+
+    /// Two stores (two servers) upload runs of one series at the same time: every run is in
+    /// the trend once, in chunks of the right sizes; the same bytes through both at once are
+    /// stored once. Without the write lock (PostgreSQL's advisory lock, SQLite's one writer)
+    /// both would find no upload with that digest and the second would fail on the unique
+    /// digest.
+    async fn uploads_through_two_stores_at_once_are_serialised(db: &TestDb) {
+        let (a, b) = (db.open().await, db.open().await);
+        let robot = |store: Store, from: usize| async move {
+            for i in from..from + 30 {
+                upload_csv(&store, &runs_csv(i, i + 1)).await;
+            }
+        };
+        let (ra, rb) = tokio::join!(
+            tokio::spawn(robot(a.clone(), 0)),
+            tokio::spawn(robot(b.clone(), 30))
+        );
+        ra.unwrap();
+        rb.unwrap();
+        for store in [&a, &b] {
+            let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+            let mut ids: Vec<i64> = runs.iter().map(|r| r.run_id).collect();
+            ids.sort_unstable();
+            assert_eq!(ids, (1..=60).collect::<Vec<i64>>());
+        }
+        let stored: Vec<(i64, i64)> = query_as("SELECT chunk, runs FROM trend_chunk")
+            .fetch_all(&a.reader)
+            .await
+            .unwrap();
+        assert_eq!(stored, [(0, 60)]);
+        // The same bytes through both at once: stored once, the other told it exists.
+        for round in 0..10 {
+            let (_, runs) = parse_file(
+                runs_csv(100 + round, 101 + round).as_bytes(),
+                Some(Format::Csv),
+                &test_meta(),
+            )
+            .unwrap();
+            let upload = std::sync::Arc::new(NewUpload {
+                digest: format!("same-{round}"),
+                metadata: "{}".into(),
+                files: Vec::new(),
+                runs,
+                mark: None,
+                commit_time: None,
+                uploaded_by: "test".into(),
+            });
+            let put = |store: Store| {
+                let upload = upload.clone();
+                tokio::spawn(async move { store.insert_upload(&upload).await.unwrap() })
+            };
+            let (x, y) = tokio::join!(put(a.clone()), put(b.clone()));
+            let mut both = [x.unwrap(), y.unwrap()];
+            both.sort_by_key(|i| matches!(i, Inserted::Existing(_)));
+            match both {
+                [Inserted::Created(c), Inserted::Existing(e)] => assert_eq!(c, e),
+                other => panic!("round {round}: {other:?}"),
+            }
+        }
+    }
 
     /// Series stored before `series.packed` existed are read from the `sample` table, with the
     /// same result, by comparisons and by the run page.
@@ -494,6 +561,50 @@ mod tests {
         assert_eq!(store.run_series(1).await.unwrap(), run_before);
         let from_rows = read(store.compare_series(&compare, None).await.unwrap());
         assert_eq!(from_rows, packed);
+    }
+
+    /// On PostgreSQL, a write through one store wakes the others' detectors (the data
+    /// version's NOTIFY), and still does after the listening connection was cut: it is made
+    /// again and listens again.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn notices_wake_other_servers_even_after_a_lost_connection() {
+        use std::time::Duration;
+        let db = TestDb::postgres().await;
+        let (a, b) = (db.open().await, db.open().await);
+        let woken = b.alert_jobs_queued();
+        // Wakes left from before (the reconnection wakes too) are taken first.
+        let drain = || async {
+            while tokio::time::timeout(Duration::from_millis(300), woken.notified())
+                .await
+                .is_ok()
+            {}
+        };
+        let woken_by_upload = |csv: String| {
+            let (a, woken) = (a.clone(), woken.clone());
+            async move {
+                let notified = woken.notified();
+                upload_csv(&a, &csv).await;
+                tokio::time::timeout(Duration::from_secs(5), notified)
+                    .await
+                    .is_ok()
+            }
+        };
+        drain().await;
+        assert!(woken_by_upload(runs_csv(0, 1)).await, "B was not told");
+        let (killed,): (i64,) = query_as(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+        )
+        .fetch_one(&a.reader)
+        .await
+        .unwrap();
+        assert_eq!(killed, 2, "each store listens on a connection of its own");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        drain().await;
+        assert!(
+            woken_by_upload(runs_csv(1, 2)).await,
+            "B was not told after its listening connection was cut"
+        );
     }
 
     /// Stores `csv` (a generic CSV with the test machine and kernel) as one upload.
