@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 fn main() {
+    // `sqlx::migrate!` embeds the migrations: a new one must rebuild the crate.
+    println!("cargo:rerun-if-changed=../migrations");
     println!("cargo:rerun-if-env-changed=PERFLINE_SITE_DIR");
     let dir = match std::env::var_os("PERFLINE_SITE_DIR") {
         Some(d) => PathBuf::from(d),

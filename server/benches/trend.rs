@@ -147,24 +147,27 @@ fn trend_on(rt: &tokio::runtime::Runtime, engine: &str, db: &perfline_server::co
             .await
             .unwrap();
         assert_eq!(r.status(), 201);
-        let mut csv = String::from("kernel,commit,metric,iteration,value\n");
-        for i in 0..COMMITS {
-            for run in 0..RUNS {
-                csv.push_str(&format!(
-                    "build-{run},{},tput,1,{:.3}\n",
-                    sha(i),
-                    value(i, run)
-                ));
-            }
-        }
+        // In uploads of 1,000 commits (5,000 runs, the most one upload may hold).
         let t = Instant::now();
-        let r = client
-            .post(format!("{base}/api/v1/upload?benchmark=b&machine=m"))
-            .body(csv)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+        for batch in (0..COMMITS).collect::<Vec<_>>().chunks(1000) {
+            let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+            for &i in batch {
+                for run in 0..RUNS {
+                    csv.push_str(&format!(
+                        "build-{run},{},tput,1,{:.3}\n",
+                        sha(i),
+                        value(i, run)
+                    ));
+                }
+            }
+            let r = client
+                .post(format!("{base}/api/v1/upload?benchmark=b&machine=m"))
+                .body(csv)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+        }
         println!(
             "{engine}: setup: {} runs uploaded in {:.1} s",
             COMMITS * RUNS,

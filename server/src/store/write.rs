@@ -70,8 +70,12 @@ impl Store {
                 .await?;
         }
         let mut trends = BTreeMap::new();
-        for run in &upload.runs {
-            insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
+        if let Some(pg) = tx.postgres() {
+            insert_runs_postgres(pg, upload_id, upload, &mut trends).await?;
+        } else {
+            for run in &upload.runs {
+                insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
+            }
         }
         append_to_trends(&mut tx, &trends).await?;
         queue_alert_jobs(&mut tx, &trends, upload_id).await?;
@@ -115,13 +119,6 @@ async fn insert_run(
 ) -> StoreResult<i64> {
     let machine_id = id_of(&mut *conn, "machine", "name", run.key.machine.as_str()).await?;
     let kernel_id = id_of(&mut *conn, "kernel", "version", run.key.kernel.as_str()).await?;
-    let tags = serde_json::to_string(
-        &run.tags
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect::<Vec<_>>(),
-    )?;
-    let facts = serde_json::to_string(&run.facts)?;
     let (run_id,): (i64,) = query_as(
         "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
@@ -130,30 +127,47 @@ async fn insert_run(
     .bind(machine_id)
     .bind(kernel_id)
     .bind(run.key.commit.as_ref().map(app::label::Label::as_str))
-    .bind(tags)
-    .bind(facts)
+    .bind(tags_json(run)?)
+    .bind(serde_json::to_string(&run.facts)?)
     .bind(run.sample_count() as i64)
     .bind(upload.mark.map(app::trend::Mark::as_str))
     .bind(upload.commit_time)
     .fetch_one(&mut *conn)
     .await?;
-
     // One row per series, its samples packed (see `packed.rs`).
-    if let Some(pg) = conn.postgres() {
-        insert_series_postgres(pg, run_id, &run.series).await?;
-    } else {
-        for s in &run.series {
-            query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
-                .bind(run_id)
-                .bind(s.metric.as_str())
-                .bind(&s.param)
-                .bind(s.unit.as_deref())
-                .bind(s.direction.as_str())
-                .bind(super::packed::pack(&s.samples))
-                .execute(&mut *conn)
-                .await?;
-        }
+    for s in &run.series {
+        query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(run_id)
+            .bind(s.metric.as_str())
+            .bind(&s.param)
+            .bind(s.unit.as_deref())
+            .bind(s.direction.as_str())
+            .bind(super::packed::pack(&s.samples))
+            .execute(&mut *conn)
+            .await?;
     }
+    add_trend_records(trends, run, run_id, machine_id, upload.commit_time);
+    Ok(run_id)
+}
+
+/// A run's tags as stored: a JSON array of `[key, value]` pairs.
+fn tags_json(run: &ParsedRun) -> StoreResult<String> {
+    Ok(serde_json::to_string(
+        &run.tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect::<Vec<_>>(),
+    )?)
+}
+
+/// Adds the trend record of each of a stored run's series with samples.
+fn add_trend_records(
+    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
+    run: &ParsedRun,
+    run_id: i64,
+    machine_id: i64,
+    commit_time: Option<i64>,
+) {
     for s in &run.series {
         if s.samples.is_empty() {
             continue;
@@ -164,7 +178,7 @@ async fn insert_run(
                 run_id,
                 kernel: run.key.kernel.as_str().into(),
                 commit: run.key.commit.as_ref().map(|c| c.as_str().into()),
-                commit_time: upload.commit_time,
+                commit_time,
                 unit: s.unit.as_deref().map(Into::into),
                 direction: s.direction,
                 ..TrendRun::default()
@@ -179,39 +193,120 @@ async fn insert_run(
         );
         trends.entry(key).or_default().push(record);
     }
-    Ok(run_id)
 }
 
-/// Inserts a run's series on PostgreSQL in one statement: the columns bound as arrays and
-/// `UNNEST`ed, so a run of thousands of series is one round trip, not thousands.
-async fn insert_series_postgres(
+/// The ids of `names` in `machine` or `kernel` (by the upsert `sql`), created if new.
+async fn ids_of_names(
     pg: &mut sqlx::PgConnection,
-    run_id: i64,
-    series: &[crate::ingest::ParsedSeries],
+    sql: &'static str,
+    mut names: Vec<&str>,
+) -> StoreResult<std::collections::HashMap<String, i64>> {
+    names.sort_unstable();
+    names.dedup();
+    let rows: Vec<(i64, String)> = sqlx::query_as(sql).bind(names).fetch_all(pg).await?;
+    Ok(rows.into_iter().map(|(id, name)| (name, id)).collect())
+}
+
+/// Inserts all of an upload's runs and series on PostgreSQL in five statements, whatever
+/// their number: machines and kernels (`UNNEST`ed names, upserted), the run ids (taken from
+/// the identity's sequence), the runs and the series, each column bound as one array and
+/// `UNNEST`ed. (SQLite inserts them row by row: in process, a row costs microseconds; here each
+/// statement is a round trip.)
+async fn insert_runs_postgres(
+    pg: &mut sqlx::PgConnection,
+    upload_id: i64,
+    upload: &NewUpload,
+    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
-    if series.is_empty() {
+    let runs = &upload.runs;
+    if runs.is_empty() {
         return Ok(());
     }
-    let metrics: Vec<&str> = series.iter().map(|s| s.metric.as_str()).collect();
-    let params: Vec<&str> = series.iter().map(|s| s.param.as_str()).collect();
-    let units: Vec<Option<&str>> = series.iter().map(|s| s.unit.as_deref()).collect();
-    let directions: Vec<&str> = series.iter().map(|s| s.direction.as_str()).collect();
-    let packed: Vec<Vec<u8>> = series
-        .iter()
-        .map(|s| super::packed::pack(&s.samples))
-        .collect();
+    let machines = ids_of_names(
+        &mut *pg,
+        "INSERT INTO machine (name) SELECT * FROM UNNEST($1::TEXT[]) \
+         ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id, name",
+        runs.iter().map(|r| r.key.machine.as_str()).collect(),
+    )
+    .await?;
+    let kernels = ids_of_names(
+        &mut *pg,
+        "INSERT INTO kernel (version) SELECT * FROM UNNEST($1::TEXT[]) \
+         ON CONFLICT (version) DO UPDATE SET version = excluded.version RETURNING id, version",
+        runs.iter().map(|r| r.key.kernel.as_str()).collect(),
+    )
+    .await?;
+    let run_ids: Vec<(i64,)> = sqlx::query_as(
+        "SELECT nextval(pg_get_serial_sequence('run', 'id')) FROM generate_series(1, $1)",
+    )
+    .bind(runs.len() as i64)
+    .fetch_all(&mut *pg)
+    .await?;
+    let run_ids: Vec<i64> = run_ids.into_iter().map(|(id,)| id).collect();
+    let machine_of = |r: &ParsedRun| {
+        machines
+            .get(r.key.machine.as_str())
+            .copied()
+            .unwrap_or_default()
+    };
+    let mut tags = Vec::with_capacity(runs.len());
+    let mut facts = Vec::with_capacity(runs.len());
+    for r in runs {
+        tags.push(tags_json(r)?);
+        facts.push(serde_json::to_string(&r.facts)?);
+    }
+    sqlx::query(
+        "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) \
+         SELECT u.id, $1, u.benchmark, u.machine_id, u.kernel_id, u.commit_sha, u.tags, u.facts, u.samples, $2, $3 \
+         FROM UNNEST($4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[]) \
+         AS u(id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, samples)",
+    )
+    .bind(upload_id)
+    .bind(upload.mark.map(app::trend::Mark::as_str))
+    .bind(upload.commit_time)
+    .bind(&run_ids)
+    .bind(runs.iter().map(|r| r.key.benchmark.as_str()).collect::<Vec<_>>())
+    .bind(runs.iter().map(machine_of).collect::<Vec<_>>())
+    .bind(
+        runs.iter()
+            .map(|r| kernels.get(r.key.kernel.as_str()).copied().unwrap_or_default())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        runs.iter()
+            .map(|r| r.key.commit.as_ref().map(app::label::Label::as_str))
+            .collect::<Vec<_>>(),
+    )
+    .bind(tags)
+    .bind(facts)
+    .bind(runs.iter().map(|r| r.sample_count() as i64).collect::<Vec<_>>())
+    .execute(&mut *pg)
+    .await?;
+    // Every series of every run, one row each, its samples packed (see `packed.rs`).
+    let series = || {
+        runs.iter()
+            .zip(&run_ids)
+            .flat_map(|(r, id)| r.series.iter().map(move |s| (*id, s)))
+    };
     sqlx::query(
         "INSERT INTO series (run_id, metric, param, unit, direction, packed) \
-         SELECT $1, * FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[])",
+         SELECT * FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[])",
     )
-    .bind(run_id)
-    .bind(metrics)
-    .bind(params)
-    .bind(units)
-    .bind(directions)
-    .bind(packed)
-    .execute(pg)
+    .bind(series().map(|(id, _)| id).collect::<Vec<_>>())
+    .bind(series().map(|(_, s)| s.metric.as_str()).collect::<Vec<_>>())
+    .bind(series().map(|(_, s)| s.param.as_str()).collect::<Vec<_>>())
+    .bind(series().map(|(_, s)| s.unit.as_deref()).collect::<Vec<_>>())
+    .bind(series().map(|(_, s)| s.direction.as_str()).collect::<Vec<_>>())
+    .bind(
+        series()
+            .map(|(_, s)| super::packed::pack(&s.samples))
+            .collect::<Vec<_>>(),
+    )
+    .execute(&mut *pg)
     .await?;
+    for (r, id) in runs.iter().zip(&run_ids) {
+        add_trend_records(trends, r, *id, machine_of(r), upload.commit_time);
+    }
     Ok(())
 }
 
