@@ -29,20 +29,37 @@ fn csv(params: &[u32], samples: u32) -> String {
     out
 }
 
-async fn measure(client: &reqwest::Client, url: &str, repeats: usize) -> (Vec<Duration>, usize) {
+/// Times `repeats` requests of `url` warm (answered from the comparison cache) and cold (right
+/// after a write, a run's mark cleared, so the comparison is computed again): the timings of
+/// each and the body's size.
+async fn measure(
+    client: &reqwest::Client,
+    base: &str,
+    url: &str,
+    repeats: usize,
+) -> (Vec<Duration>, Vec<Duration>, usize) {
     // The first request also makes the permalink (one write); it is not measured.
     let first = client.get(url).send().await.unwrap();
     assert_eq!(first.status(), 200, "{}", first.text().await.unwrap());
-    let mut times = Vec::with_capacity(repeats);
+    let (mut warm, mut cold) = (Vec::with_capacity(repeats), Vec::with_capacity(repeats));
     let mut size = 0;
     for _ in 0..repeats {
-        let t = Instant::now();
-        let r = client.get(url).send().await.unwrap();
+        let r = client
+            .post(format!("{base}/api/v1/runs/1/mark"))
+            .json(&serde_json::json!({"mark": null}))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 200);
-        size = r.bytes().await.unwrap().len();
-        times.push(t.elapsed());
+        for times in [&mut cold, &mut warm] {
+            let t = Instant::now();
+            let r = client.get(url).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            size = r.bytes().await.unwrap().len();
+            times.push(t.elapsed());
+        }
     }
-    (times, size)
+    (warm, cold, size)
 }
 
 fn main() {
@@ -85,10 +102,11 @@ fn compare_on(rt: &tokio::runtime::Runtime, engine: &str, db: &perfline_server::
                 let url = format!(
                     "{base}/api/v1/compare?benchmark={name}&machine=bench&kernels={kernels}&format={format}"
                 );
-                let (times, size) = measure(&client, &url, repeats).await;
+                let (warm, cold, size) = measure(&client, &base, &url, repeats).await;
                 println!(
-                    "{engine}: compare {name} ({n} samples) as {format} ({size} bytes): {}",
-                    common::summary(times)
+                    "{engine}: compare {name} ({n} samples) as {format} ({size} bytes): cold {}; warm {}",
+                    common::summary(cold),
+                    common::summary(warm)
                 );
             }
         }
