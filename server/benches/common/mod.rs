@@ -47,7 +47,10 @@ pub fn repeat<R>(n: usize, mut f: impl FnMut() -> R) -> (Vec<Duration>, R) {
 pub fn databases(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Database)> {
     let mut out = vec![("sqlite", Database::Sqlite(std::path::PathBuf::new()))];
     if let Ok(base) = std::env::var("PERFLINE_BENCH_PG") {
-        out.push(("postgres", Database::Postgres(rt.block_on(fresh_postgres(&base)))));
+        out.push((
+            "postgres",
+            Database::Postgres(rt.block_on(fresh_postgres(&base))),
+        ));
     }
     out
 }

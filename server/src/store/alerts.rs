@@ -158,12 +158,7 @@ fn event_row(r: &Row) -> AlertEvent {
     }
 }
 
-async fn insert_event(
-    conn: &mut Tx,
-    summary_id: i64,
-    kind: &str,
-    actor: &str,
-) -> StoreResult<()> {
+async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -> StoreResult<()> {
     query(
         "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee) \
          SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?",
@@ -180,13 +175,13 @@ impl Store {
     /// Series queued for the detector, events not yet in the outbox, notifications not yet
     /// delivered (for `/metrics`).
     pub async fn queue_lengths(&self) -> StoreResult<(i64, i64, i64)> {
-        Ok(query_as(
+        query_as(
             "SELECT (SELECT count(*) FROM alert_job), \
              (SELECT count(*) FROM alert_event WHERE notified = 0), \
              (SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL)",
         )
         .fetch_one(&self.reader)
-        .await?)
+        .await
     }
 
     /// Up to `limit` series waiting for the detector, oldest first.
@@ -236,9 +231,7 @@ impl Store {
     /// Replaces all rules (checked by the caller), recorded in the audit trail.
     pub async fn replace_alert_rules(&self, rules: &[Rule], actor: &str) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        query("DELETE FROM alert_rule")
-            .execute(&mut tx)
-            .await?;
+        query("DELETE FROM alert_rule").execute(&mut tx).await?;
         for (i, r) in rules.iter().enumerate() {
             query(
                 "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
@@ -570,11 +563,10 @@ impl Store {
             .await?;
         }
         // Once only, whatever another process did meanwhile: then this copy is not kept.
-        let marked =
-            query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
-                .bind(event_id)
-                .execute(&mut tx)
-                .await?;
+        let marked = query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
+            .bind(event_id)
+            .execute(&mut tx)
+            .await?;
         if marked.rows_affected() == 0 {
             tx.rollback().await?;
             return Ok(());
@@ -638,9 +630,9 @@ impl Store {
 
 async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary>> {
     let Some(row) = query(format!("{SUMMARY_COLUMNS} WHERE id = ?"))
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
     else {
         return Ok(None);
     };
@@ -657,10 +649,7 @@ async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary
 }
 
 /// Adds the alerts (regressions first, larger changes first) and the `fixes` of summaries.
-async fn fill_summaries(
-    conn: &mut Tx,
-    summaries: &mut [AlertSummary],
-) -> StoreResult<()> {
+async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreResult<()> {
     if summaries.is_empty() {
         return Ok(());
     }
@@ -683,12 +672,11 @@ async fn fill_summaries(
     for (i, a) in alerts {
         summaries[i].alerts.push(a);
     }
-    let fixes: Vec<(i64, i64)> = query_as(
-        "SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN {ids} ORDER BY id",
-    )
-    .bind(&ids)
-    .fetch_all(&mut *conn)
-    .await?;
+    let fixes: Vec<(i64, i64)> =
+        query_as("SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN {ids} ORDER BY id")
+            .bind(&ids)
+            .fetch_all(&mut *conn)
+            .await?;
     for (id, by) in fixes {
         if let Some(i) = summaries.iter().position(|s| s.id == by) {
             summaries[i].fixes.push(id);

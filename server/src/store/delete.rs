@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::history::TrendKey;
+use super::sql::{query, query_as, Tx};
 use super::trend_pack::TrendRun;
 use super::write::{append_to_trends, id_of, trend_records, SeriesRow, SERIES_ROWS};
-use super::sql::{query, query_as, Tx};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -328,18 +328,12 @@ async fn rebuild_trend(
 }
 
 /// Drops a kernel and a machine no run names any more.
-async fn drop_orphans(
-    conn: &mut Tx,
-    kernel_id: i64,
-    machine_id: i64,
-) -> StoreResult<()> {
-    query(
-        "DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)",
-    )
-    .bind(kernel_id)
-    .bind(kernel_id)
-    .execute(&mut *conn)
-    .await?;
+async fn drop_orphans(conn: &mut Tx, kernel_id: i64, machine_id: i64) -> StoreResult<()> {
+    query("DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)")
+        .bind(kernel_id)
+        .bind(kernel_id)
+        .execute(&mut *conn)
+        .await?;
     query(
         "DELETE FROM alert_job WHERE machine_id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?)",
     )

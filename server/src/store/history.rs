@@ -5,8 +5,8 @@ use super::StoreResult;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use app::trend::Mark;
 use super::sql::{query, query_as, Builder};
+use app::trend::Mark;
 
 use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
 use super::Store;

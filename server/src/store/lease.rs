@@ -30,11 +30,10 @@ impl Store {
         .bind(now)
         .execute(&mut tx)
         .await?;
-        let (held_by,): (String,) =
-            query_as("SELECT holder FROM worker_lease WHERE name = ?")
-                .bind(name)
-                .fetch_one(&mut tx)
-                .await?;
+        let (held_by,): (String,) = query_as("SELECT holder FROM worker_lease WHERE name = ?")
+            .bind(name)
+            .fetch_one(&mut tx)
+            .await?;
         tx.commit().await?;
         Ok(held_by == holder)
     }

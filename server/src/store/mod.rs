@@ -32,13 +32,11 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::ConnectOptions;
 
-pub use sql::{Engine, WRITE_LOCK};
 use sql::{query, query_as, Pool, Target};
+pub use sql::{Engine, WRITE_LOCK};
 
 /// What a store method fails with: the database is busy (locked by another writer or
 /// connection, its pool exhausted: worth retrying, answered 503), or anything else.
@@ -200,9 +198,7 @@ impl Store {
             writer: Pool::Sqlite(writer),
             reader: Pool::Sqlite(reader),
             rewrites: Default::default(),
-            watcher: std::sync::Arc::new(Watcher::Sqlite(tokio::sync::Mutex::new((
-                watcher, None,
-            )))),
+            watcher: std::sync::Arc::new(Watcher::Sqlite(tokio::sync::Mutex::new((watcher, None)))),
             caches: Default::default(),
             alert_jobs_queued: Default::default(),
         };
@@ -779,10 +775,7 @@ mod tests {
             "INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)",
             "UPDATE series SET packed = NULL WHERE id = 7",
         ] {
-            query(sql)
-                .execute(&store.writer)
-                .await
-                .unwrap();
+            query(sql).execute(&store.writer).await.unwrap();
         }
         store.close().await;
         let store = db.open().await;

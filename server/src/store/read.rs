@@ -3,13 +3,13 @@
 use super::StoreResult;
 use std::collections::BTreeMap;
 
+use super::sql::{query, query_as, Builder, Engine, Row};
 use app::kernel::compare_kernels;
 use app::label::Direction;
 use app::types::{
     compare_params, BenchmarkSummary, CompareQuery, NamedCount, RunSummary, Series, UploadFile,
     UploadSummary,
 };
-use super::sql::{query, query_as, Builder, Engine, Row};
 
 use super::Store;
 
@@ -105,10 +105,7 @@ impl Store {
 
     pub async fn run(&self, id: i64) -> StoreResult<Option<RunSummary>> {
         let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
-        let row = query(sql)
-            .bind(id)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row = query(sql).bind(id).fetch_optional(&self.reader).await?;
         Ok(row.as_ref().map(run_summary))
     }
 
@@ -210,13 +207,12 @@ impl Store {
     }
 
     pub async fn upload_file(&self, upload_id: i64, idx: i64) -> StoreResult<Option<StoredFile>> {
-        let row = query(
-            "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?",
-        )
-        .bind(upload_id)
-        .bind(idx)
-        .fetch_optional(&self.reader)
-        .await?;
+        let row =
+            query("SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?")
+                .bind(upload_id)
+                .bind(idx)
+                .fetch_optional(&self.reader)
+                .await?;
         Ok(row.map(|r| StoredFile {
             name: r.get("name"),
             format: r.get("format"),

@@ -150,8 +150,8 @@ impl<'a> From<&'a Pool> for Target<'a> {
 impl<'a> From<&'a mut Tx> for Target<'a> {
     fn from(t: &'a mut Tx) -> Self {
         match t {
-            Tx::Sqlite(t) => Target::Sqlite(&mut **t),
-            Tx::Postgres(t) => Target::Postgres(&mut **t),
+            Tx::Sqlite(t) => Target::Sqlite(t),
+            Tx::Postgres(t) => Target::Postgres(t),
         }
     }
 }
@@ -423,10 +423,7 @@ impl<'q, T: FromRows> QueryAs<'q, T> {
         })
     }
 
-    pub async fn fetch_optional<'e>(
-        self,
-        target: impl Into<Target<'e>>,
-    ) -> StoreResult<Option<T>> {
+    pub async fn fetch_optional<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<Option<T>> {
         let target = target.into();
         let sql = sqlx::AssertSqlSafe(translate(target.engine(), &self.inner.sql).into_owned());
         let args = self.inner.args;

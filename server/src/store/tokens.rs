@@ -112,12 +112,10 @@ impl Store {
 
     /// Records that token `id` was used now.
     pub async fn touch_token(&self, id: i64) -> StoreResult<()> {
-        query(
-            "UPDATE api_token SET last_used_at = {now_s} WHERE id = ?",
-        )
-        .bind(id)
-        .execute(&self.writer)
-        .await?;
+        query("UPDATE api_token SET last_used_at = {now_s} WHERE id = ?")
+            .bind(id)
+            .execute(&self.writer)
+            .await?;
         Ok(())
     }
 

@@ -103,10 +103,7 @@ pub(super) async fn id_of(
 ) -> StoreResult<i64> {
     // `table` and `column` are literals of this module, never user input.
     let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
-    let (id,): (i64,) = query_as(sql)
-        .bind(value)
-        .fetch_one(&mut *conn)
-        .await?;
+    let (id,): (i64,) = query_as(sql).bind(value).fetch_one(&mut *conn).await?;
     Ok(id)
 }
 
@@ -327,17 +324,14 @@ impl Store {
     /// the packed histories. Does nothing on a database written since (every write keeps them).
     pub(super) async fn fill_packed(&self) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        let (chunks, series): (bool, bool) = query_as(
-            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)",
-        )
-        .fetch_one(&mut tx)
-        .await?;
+        let (chunks, series): (bool, bool) =
+            query_as("SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)")
+                .fetch_one(&mut tx)
+                .await?;
         if series && !chunks {
-            let rows: Vec<SeriesRow> = query_as(format!(
-                "{SERIES_ROWS} ORDER BY r.id, s.id"
-            ))
-            .fetch_all(&mut tx)
-            .await?;
+            let rows: Vec<SeriesRow> = query_as(format!("{SERIES_ROWS} ORDER BY r.id, s.id"))
+                .fetch_all(&mut tx)
+                .await?;
             let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
             trend_records(&mut tx, rows, &mut trends).await?;
             append_to_trends(&mut tx, &trends).await?;
@@ -516,11 +510,10 @@ impl Store {
         new_id: &str,
     ) -> StoreResult<String> {
         let mut tx = self.writer.begin_write().await?;
-        if let Some((id,)) =
-            query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
-                .bind(digest)
-                .fetch_optional(&mut tx)
-                .await?
+        if let Some((id,)) = query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
+            .bind(digest)
+            .fetch_optional(&mut tx)
+            .await?
         {
             return Ok(id);
         }

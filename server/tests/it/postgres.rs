@@ -4,10 +4,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::helpers::fresh_postgres;
 use perfline_server::store::postgres;
 use sqlx::postgres::PgPool;
-use crate::helpers::fresh_postgres;
-
 
 /// Every column of every table: (table, column, type, not null), the types in PostgreSQL's
 /// words (SQLite's INTEGER is a BIGINT there, REAL a DOUBLE PRECISION, BLOB a BYTEA).
@@ -60,7 +59,10 @@ async fn postgres_columns(pool: &PgPool) -> Columns {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_postgres_schema_is_sqlites() {
     let url = fresh_postgres().await;
-    let starts = futures_util::future::join_all((0..4).map(|_| postgres::connect(&url, 2, std::time::Duration::from_secs(5)))).await;
+    let starts = futures_util::future::join_all(
+        (0..4).map(|_| postgres::connect(&url, 2, std::time::Duration::from_secs(5))),
+    )
+    .await;
     let pools: Vec<PgPool> = starts.into_iter().map(Result::unwrap).collect();
     let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations")
         .fetch_one(&pools[0])
@@ -91,7 +93,9 @@ async fn the_postgres_schema_is_sqlites() {
 #[tokio::test(flavor = "multi_thread")]
 async fn data_changes_bump_the_version_and_notify_at_commit() {
     let url = fresh_postgres().await;
-    let pool = postgres::connect(&url, 4, std::time::Duration::from_secs(5)).await.unwrap();
+    let pool = postgres::connect(&url, 4, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     let mut listener = postgres::listen(&url).await.unwrap();
     let start = postgres::data_version(&pool).await.unwrap();
 
@@ -300,7 +304,12 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
     })
     .await;
     for (id,) in &ids {
-        for shape in ["format=text", "format=text&style=lkp", "format=json", "format=csv"] {
+        for shape in [
+            "format=text",
+            "format=text&style=lkp",
+            "format=json",
+            "format=csv",
+        ] {
             let path = format!("/c/{id}?{shape}");
             let (was, old) = app.get_text(&path).await;
             let (is, new) = served.get_text(&path).await;

@@ -794,7 +794,8 @@ async fn kill_9_of_one_server_on_postgres_while_the_other_serves() {
 /// The samples of each upload of benchmark `b` in the database `db` (a file or a URL).
 async fn samples_per_upload(db: &str) -> Vec<(i64, i64)> {
     use sqlx::Connection;
-    const SQL: &str = "SELECT u.id, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) FROM upload u \
+    const SQL: &str =
+        "SELECT u.id, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) FROM upload u \
          JOIN run r ON r.upload_id = u.id WHERE r.benchmark = 'b' GROUP BY u.id";
     if db.starts_with("postgres") {
         let mut conn = sqlx::PgConnection::connect(db).await.unwrap();
