@@ -49,24 +49,15 @@ pub fn databases(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Database)> 
     if let Ok(base) = std::env::var("PERFLINE_BENCH_PG") {
         out.push((
             "postgres",
-            Database::Postgres(rt.block_on(fresh_postgres(&base))),
+            Database::Postgres(
+                rt.block_on(perfline_server::store::postgres::create_database(
+                    &base, "bench",
+                ))
+                .unwrap(),
+            ),
         ));
     }
     out
-}
-
-/// A new empty database on the PostgreSQL server of `base` (a URL of one of its databases).
-#[allow(dead_code, reason = "not every benchmark uses it")]
-pub async fn fresh_postgres(base: &str) -> String {
-    use sqlx::{Connection, Executor};
-    let name = format!("bench_{:016x}", rand::random::<u64>());
-    let mut admin = sqlx::PgConnection::connect(base).await.unwrap();
-    admin
-        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .await
-        .unwrap();
-    let (prefix, _) = base.rsplit_once('/').unwrap();
-    format!("{prefix}/{name}")
 }
 
 /// Runs `body` with the base URL of a fresh server on `db` (a SQLite `Database` with an empty

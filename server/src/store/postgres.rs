@@ -83,3 +83,20 @@ pub async fn spawn_listener(
         }
     }))
 }
+
+/// Creates a new empty database, named `prefix` and a random number, on the PostgreSQL server
+/// that `base` (a URL of one of its databases) names, and answers its URL: what the tests and
+/// benchmarks run each server on.
+pub async fn create_database(base: &str, prefix: &str) -> anyhow::Result<String> {
+    use sqlx::{Connection, Executor};
+    let name = format!("{prefix}_{:016x}", rand::random::<u64>());
+    let mut admin = sqlx::PgConnection::connect(base)
+        .await
+        .context("cannot connect to PostgreSQL")?;
+    admin
+        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .with_context(|| format!("cannot create the database {name}"))?;
+    let (server, _) = base.rsplit_once('/').context("the URL names no database")?;
+    Ok(format!("{server}/{name}"))
+}

@@ -301,6 +301,29 @@ macro_rules! bind_all {
     }};
 }
 
+/// Runs the sqlx method `$method` (`execute`, `fetch_all`, `fetch_optional`) of the query that
+/// `sqlx::$make` (`query` or `query_as` with the row type `$t`) builds of `$sql` and `$args` for
+/// `$target`'s engine, and hands its result to `$sqlite` or `$postgres`.
+macro_rules! run {
+    ($target:ident, $sql:expr, $args:expr, $make:ident $(<$t:ty>)?, $method:ident, $sqlite:expr, $postgres:expr) => {{
+        let sql = sqlx::AssertSqlSafe(translate($target.engine(), &$sql).into_owned());
+        match $target {
+            Target::SqlitePool(p) => $sqlite(
+                bind_all!(sqlx::$make::<Sqlite $(, $t)?>(sql), $args).$method(p).await?,
+            ),
+            Target::Sqlite(c) => $sqlite(
+                bind_all!(sqlx::$make::<Sqlite $(, $t)?>(sql), $args).$method(c).await?,
+            ),
+            Target::PostgresPool(p) => $postgres(
+                bind_all!(sqlx::$make::<Postgres $(, $t)?>(sql), $args).$method(p).await?,
+            ),
+            Target::Postgres(c) => $postgres(
+                bind_all!(sqlx::$make::<Postgres $(, $t)?>(sql), $args).$method(c).await?,
+            ),
+        }
+    }};
+}
+
 impl<'q> Query<'q> {
     pub fn bind(mut self, value: impl Bind<'q>) -> Self {
         self.args.push(value.arg());
@@ -309,57 +332,28 @@ impl<'q> Query<'q> {
 
     pub async fn execute<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<Done> {
         let target = target.into();
-        let sql = translate(target.engine(), &self.sql).into_owned();
-        let sql = sqlx::AssertSqlSafe(sql);
-        Ok(Done(match target {
-            Target::SqlitePool(p) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .execute(p)
-                .await?
-                .rows_affected(),
-            Target::Sqlite(c) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .execute(c)
-                .await?
-                .rows_affected(),
-            Target::PostgresPool(p) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .execute(p)
-                .await?
-                .rows_affected(),
-            Target::Postgres(c) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .execute(c)
-                .await?
-                .rows_affected(),
-        }))
+        Ok(Done(run!(
+            target,
+            self.sql,
+            self.args,
+            query,
+            execute,
+            |r: sqlx::sqlite::SqliteQueryResult| r.rows_affected(),
+            |r: sqlx::postgres::PgQueryResult| r.rows_affected()
+        )))
     }
 
     pub async fn fetch_all<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<Vec<Row>> {
         let target = target.into();
-        let sql = sqlx::AssertSqlSafe(translate(target.engine(), &self.sql).into_owned());
-        Ok(match target {
-            Target::SqlitePool(p) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .fetch_all(p)
-                .await?
-                .into_iter()
-                .map(Row::Sqlite)
-                .collect(),
-            Target::Sqlite(c) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .fetch_all(c)
-                .await?
-                .into_iter()
-                .map(Row::Sqlite)
-                .collect(),
-            Target::PostgresPool(p) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .fetch_all(p)
-                .await?
-                .into_iter()
-                .map(Row::Postgres)
-                .collect(),
-            Target::Postgres(c) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .fetch_all(c)
-                .await?
-                .into_iter()
-                .map(Row::Postgres)
-                .collect(),
-        })
+        Ok(run!(
+            target,
+            self.sql,
+            self.args,
+            query,
+            fetch_all,
+            |rows: Vec<SqliteRow>| rows.into_iter().map(Row::Sqlite).collect(),
+            |rows: Vec<PgRow>| rows.into_iter().map(Row::Postgres).collect()
+        ))
     }
 
     pub async fn fetch_optional<'e>(
@@ -367,25 +361,15 @@ impl<'q> Query<'q> {
         target: impl Into<Target<'e>>,
     ) -> StoreResult<Option<Row>> {
         let target = target.into();
-        let sql = sqlx::AssertSqlSafe(translate(target.engine(), &self.sql).into_owned());
-        Ok(match target {
-            Target::SqlitePool(p) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .fetch_optional(p)
-                .await?
-                .map(Row::Sqlite),
-            Target::Sqlite(c) => bind_all!(sqlx::query::<Sqlite>(sql), self.args)
-                .fetch_optional(c)
-                .await?
-                .map(Row::Sqlite),
-            Target::PostgresPool(p) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .fetch_optional(p)
-                .await?
-                .map(Row::Postgres),
-            Target::Postgres(c) => bind_all!(sqlx::query::<Postgres>(sql), self.args)
-                .fetch_optional(c)
-                .await?
-                .map(Row::Postgres),
-        })
+        Ok(run!(
+            target,
+            self.sql,
+            self.args,
+            query,
+            fetch_optional,
+            |row: Option<SqliteRow>| row.map(Row::Sqlite),
+            |row: Option<PgRow>| row.map(Row::Postgres)
+        ))
     }
 }
 
@@ -397,58 +381,28 @@ impl<'q, T: FromRows> QueryAs<'q, T> {
 
     pub async fn fetch_all<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<Vec<T>> {
         let target = target.into();
-        let sql = sqlx::AssertSqlSafe(translate(target.engine(), &self.inner.sql).into_owned());
-        let args = self.inner.args;
-        Ok(match target {
-            Target::SqlitePool(p) => {
-                bind_all!(sqlx::query_as::<Sqlite, T>(sql), args)
-                    .fetch_all(p)
-                    .await?
-            }
-            Target::Sqlite(c) => {
-                bind_all!(sqlx::query_as::<Sqlite, T>(sql), args)
-                    .fetch_all(c)
-                    .await?
-            }
-            Target::PostgresPool(p) => {
-                bind_all!(sqlx::query_as::<Postgres, T>(sql), args)
-                    .fetch_all(p)
-                    .await?
-            }
-            Target::Postgres(c) => {
-                bind_all!(sqlx::query_as::<Postgres, T>(sql), args)
-                    .fetch_all(c)
-                    .await?
-            }
-        })
+        Ok(run!(
+            target,
+            self.inner.sql,
+            self.inner.args,
+            query_as<T>,
+            fetch_all,
+            std::convert::identity,
+            std::convert::identity
+        ))
     }
 
     pub async fn fetch_optional<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<Option<T>> {
         let target = target.into();
-        let sql = sqlx::AssertSqlSafe(translate(target.engine(), &self.inner.sql).into_owned());
-        let args = self.inner.args;
-        Ok(match target {
-            Target::SqlitePool(p) => {
-                bind_all!(sqlx::query_as::<Sqlite, T>(sql), args)
-                    .fetch_optional(p)
-                    .await?
-            }
-            Target::Sqlite(c) => {
-                bind_all!(sqlx::query_as::<Sqlite, T>(sql), args)
-                    .fetch_optional(c)
-                    .await?
-            }
-            Target::PostgresPool(p) => {
-                bind_all!(sqlx::query_as::<Postgres, T>(sql), args)
-                    .fetch_optional(p)
-                    .await?
-            }
-            Target::Postgres(c) => {
-                bind_all!(sqlx::query_as::<Postgres, T>(sql), args)
-                    .fetch_optional(c)
-                    .await?
-            }
-        })
+        Ok(run!(
+            target,
+            self.inner.sql,
+            self.inner.args,
+            query_as<T>,
+            fetch_optional,
+            std::convert::identity,
+            std::convert::identity
+        ))
     }
 
     pub async fn fetch_one<'e>(self, target: impl Into<Target<'e>>) -> StoreResult<T> {

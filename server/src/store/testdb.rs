@@ -37,20 +37,14 @@ impl TestDb {
 
     /// A new empty database on the test cluster.
     pub async fn postgres() -> TestDb {
-        use sqlx::{Connection, Executor};
         let base = std::env::var("PERFLINE_TEST_PG").expect(
             "PERFLINE_TEST_PG names no PostgreSQL: run scripts/test, which starts a throwaway cluster",
         );
-        let name = format!("s_{:016x}", rand::random::<u64>());
-        let mut admin = sqlx::PgConnection::connect(&base)
-            .await
-            .expect("the test cluster answers");
-        admin
-            .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .await
-            .expect("a new database");
-        let (prefix, _) = base.rsplit_once('/').expect("a database URL");
-        TestDb::Postgres(format!("{prefix}/{name}"))
+        TestDb::Postgres(
+            super::postgres::create_database(&base, "s")
+                .await
+                .expect("a fresh database on the test cluster"),
+        )
     }
 
     pub async fn open(&self) -> Store {

@@ -37,18 +37,12 @@ pub fn on_postgres() -> bool {
 /// A new empty database of its own on the test cluster (`PERFLINE_TEST_PG`, started by
 /// `scripts/test`), and its URL. Without the cluster the test fails; it never skips.
 pub async fn fresh_postgres() -> String {
-    use sqlx::{Connection, Executor};
     let base = std::env::var("PERFLINE_TEST_PG").expect(
         "PERFLINE_TEST_PG names no PostgreSQL: run scripts/test, which starts a throwaway cluster",
     );
-    let name = format!("t_{:016x}", rand::random::<u64>());
-    let mut admin = sqlx::PgConnection::connect(&base).await.unwrap();
-    admin
-        .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+    perfline_server::store::postgres::create_database(&base, "t")
         .await
-        .unwrap();
-    let (prefix, _) = base.rsplit_once('/').unwrap();
-    format!("{prefix}/{name}")
+        .expect("a fresh database on the test cluster")
 }
 
 /// A server configured by `configure`, on a fresh database of the pass's engine unless
