@@ -1,5 +1,5 @@
 //! All integration tests, in one binary: each starts the real server on port 0 against a fresh
-//! SQLite file (see `helpers::spawn_app`).
+//! SQLite file, or on the PostgreSQL pass a fresh PostgreSQL database (see `helpers::spawn_app`).
 
 mod access;
 mod alerts;
