@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::compare::Comparison;
+use crate::needs;
 use crate::trend::{Mark, ReportQuery, TrendQuery};
 use crate::types::*;
 
@@ -68,6 +69,7 @@ pub async fn delete_upload(id: i64) -> Result<(), ServerFnError> {
         .await
         .map_err(ServerFnError::new)
 }
+needs!(DeleteUpload, Admin);
 
 #[server(prefix = "/sfn", endpoint = "correct_run")]
 pub async fn correct_run(id: i64, fix: RunFix) -> Result<String, ServerFnError> {
@@ -76,26 +78,31 @@ pub async fn correct_run(id: i64, fix: RunFix) -> Result<String, ServerFnError> 
         .await
         .map_err(ServerFnError::new)
 }
+needs!(CorrectRun, Admin);
 
 #[server(prefix = "/sfn", endpoint = "whoami")]
 pub async fn get_whoami() -> Result<Who, ServerFnError> {
     backend()?.whoami().await.map_err(ServerFnError::new)
 }
+needs!(GetWhoami, Read);
 
 #[server(prefix = "/sfn", endpoint = "dashboard")]
 pub async fn get_dashboard() -> Result<Dashboard, ServerFnError> {
     backend()?.dashboard().await.map_err(ServerFnError::new)
 }
+needs!(GetDashboard, Read);
 
 #[server(prefix = "/sfn", endpoint = "run")]
 pub async fn get_run(id: i64) -> Result<Option<RunDetail>, ServerFnError> {
     backend()?.run(id).await.map_err(ServerFnError::new)
 }
+needs!(GetRun, Read);
 
 #[server(prefix = "/sfn", endpoint = "upload")]
 pub async fn get_upload(id: i64) -> Result<Option<UploadDetail>, ServerFnError> {
     backend()?.upload(id).await.map_err(ServerFnError::new)
 }
+needs!(GetUpload, Read);
 
 #[server(prefix = "/sfn", endpoint = "compare_choices")]
 pub async fn get_compare_choices(
@@ -107,16 +114,19 @@ pub async fn get_compare_choices(
         .await
         .map_err(ServerFnError::new)
 }
+needs!(GetCompareChoices, Read);
 
 #[server(prefix = "/sfn", endpoint = "compare")]
 pub async fn get_compare(query: CompareQuery) -> Result<Comparison, ServerFnError> {
     backend()?.compare(query).await.map_err(ServerFnError::new)
 }
+needs!(GetCompare, Read);
 
 #[server(prefix = "/sfn", endpoint = "permalink")]
 pub async fn get_permalink(id: String) -> Result<Comparison, ServerFnError> {
     backend()?.permalink(id).await.map_err(ServerFnError::new)
 }
+needs!(GetPermalink, Read);
 
 /// The trend page's view of a trend (`None` until benchmark, machine and metric are chosen):
 /// the chart drawn here, the marks, the change points and the selected commit.
@@ -144,6 +154,7 @@ pub async fn get_trend_view(
     let t = backend.trend(q.clone()).await.map_err(ServerFnError::new)?;
     Ok(Some(crate::trend_page::view(&t, &others, &query)))
 }
+needs!(GetTrendView, Read);
 
 /// One point of a trend with its runs: the trend page's selected commit.
 #[server(prefix = "/sfn", endpoint = "trend_point")]
@@ -154,6 +165,7 @@ pub async fn get_trend_point(
     let t = backend()?.trend(query).await.map_err(ServerFnError::new)?;
     Ok(t.points.into_iter().nth(index))
 }
+needs!(GetTrendPoint, Read);
 
 /// Every param of a metric (`param=*`), and with `overlay` all of them drawn on one chart.
 #[server(prefix = "/sfn", endpoint = "trend_multiples")]
@@ -166,11 +178,18 @@ pub async fn get_trend_multiples(
         .trend_choices(query.benchmark.clone(), query.machine.clone())
         .await
         .map_err(ServerFnError::new)?;
+    // As the API's `params=*`: in param order, and no more than one chart shows.
+    let mut params: Vec<String> = pairs
+        .into_iter()
+        .filter(|(m, _)| *m == query.metric)
+        .map(|(_, p)| p)
+        .collect();
+    params.sort_by(|a, b| compare_params(a, b));
+    let total = params.len();
     let mut trends = Vec::new();
-    for (metric, param) in pairs.into_iter().filter(|(m, _)| *m == query.metric) {
+    for param in params.into_iter().take(crate::trend::MAX_SERIES) {
         let one = TrendQuery {
             param,
-            metric,
             ..query.clone()
         };
         trends.push(backend.trend(one).await.map_err(ServerFnError::new)?);
@@ -187,8 +206,13 @@ pub async fn get_trend_multiples(
         };
         crate::trend_page::figure(&chart)
     });
-    Ok(crate::trend::TrendMultiples { trends, overlay })
+    Ok(crate::trend::TrendMultiples {
+        trends,
+        total,
+        overlay,
+    })
 }
+needs!(GetTrendMultiples, Read);
 
 #[server(prefix = "/sfn", endpoint = "trend_choices")]
 pub async fn get_trend_choices(
@@ -200,6 +224,7 @@ pub async fn get_trend_choices(
         .await
         .map_err(ServerFnError::new)
 }
+needs!(GetTrendChoices, Read);
 
 #[server(prefix = "/sfn", endpoint = "alerts")]
 pub async fn get_alerts(
@@ -207,11 +232,13 @@ pub async fn get_alerts(
 ) -> Result<crate::alerts::AlertPage, ServerFnError> {
     backend()?.alerts(filter).await.map_err(ServerFnError::new)
 }
+needs!(GetAlerts, Read);
 
 #[server(prefix = "/sfn", endpoint = "alert")]
 pub async fn get_alert(id: i64) -> Result<crate::alerts::AlertSummary, ServerFnError> {
     backend()?.alert(id).await.map_err(ServerFnError::new)
 }
+needs!(GetAlert, Read);
 
 /// Triage from the alerts page: its a/i/f keys and the note form.
 #[server(prefix = "/sfn", endpoint = "triage_alert")]
@@ -224,6 +251,7 @@ pub async fn triage_alert(
         .await
         .map_err(ServerFnError::new)
 }
+needs!(TriageAlert, Mark);
 
 /// Marks (or with `None` unmarks) runs; the trend page's g/b/s keys.
 #[server(prefix = "/sfn", endpoint = "mark_runs")]
@@ -233,12 +261,14 @@ pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> Result<(), ServerF
         .await
         .map_err(ServerFnError::new)
 }
+needs!(MarkRuns, Mark);
 
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.
 #[server(prefix = "/sfn", endpoint = "origin")]
 pub async fn get_origin() -> Result<String, ServerFnError> {
     Ok(origin())
 }
+needs!(GetOrigin, Read);
 
 /// The server's `--public-url`, given to the pages as context when it is set.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,3 +301,4 @@ pub async fn get_report(query: ReportQuery) -> Result<String, ServerFnError> {
         .await
         .map_err(ServerFnError::new)
 }
+needs!(GetReport, Read);

@@ -19,6 +19,43 @@ pub enum LabelError {
     TooLongFor(usize),
     #[error("contains the control character U+{0:04X}")]
     Control(u32),
+    #[error(
+        "contains the invisible or direction-changing character U+{0:04X}, which can make two names look alike"
+    )]
+    Invisible(u32),
+}
+
+/// Characters that change the direction of the text after them or show nothing at all
+/// (Trojan Source, CVE-2021-42574; names that look alike): refused in names.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+    )
+}
+
+/// The first character a name may not hold: a control character, or an invisible or
+/// direction-changing one.
+fn refused_char(text: &str) -> Option<LabelError> {
+    text.chars().find_map(|c| {
+        if c.is_control() {
+            Some(LabelError::Control(c as u32))
+        } else if is_invisible(c) {
+            Some(LabelError::Invisible(c as u32))
+        } else {
+            None
+        }
+    })
 }
 
 /// A trimmed, non-empty name of at most [`LABEL_MAX_CHARS`] characters without control
@@ -33,8 +70,8 @@ impl Label {
         if trimmed.is_empty() {
             return Err(LabelError::Empty);
         }
-        if let Some(c) = trimmed.chars().find(|c| c.is_control()) {
-            return Err(LabelError::Control(c as u32));
+        if let Some(e) = refused_char(trimmed) {
+            return Err(e);
         }
         if trimmed.chars().count() > LABEL_MAX_CHARS {
             return Err(LabelError::TooLong);
@@ -101,8 +138,8 @@ pub fn check_value(v: f64) -> Result<f64, String> {
 
 fn check_text(raw: &str, max: usize) -> Result<&str, LabelError> {
     let trimmed = raw.trim();
-    if let Some(c) = trimmed.chars().find(|c| c.is_control()) {
-        return Err(LabelError::Control(c as u32));
+    if let Some(e) = refused_char(trimmed) {
+        return Err(e);
     }
     if trimmed.chars().count() > max {
         return Err(LabelError::TooLong);
@@ -340,6 +377,19 @@ mod tests {
     fn rejects_what_it_should() {
         assert_eq!(Label::parse("   "), Err(LabelError::Empty));
         assert_eq!(Label::parse("a\u{1}b"), Err(LabelError::Control(1)));
+        // Trojan Source and look-alike names.
+        for c in [
+            '\u{202E}', '\u{2066}', '\u{200B}', '\u{200D}', '\u{FEFF}', '\u{061C}',
+        ] {
+            let name = format!("netperf{c}-tcp");
+            assert_eq!(
+                Label::parse(&name),
+                Err(LabelError::Invisible(c as u32)),
+                "{name:?}"
+            );
+            assert!(TagValue::parse(&name).is_err(), "{name:?}");
+        }
+        assert!(Label::parse("Ωmega-ünïcode-名前").is_ok());
         assert_eq!(Label::parse(&"x".repeat(201)), Err(LabelError::TooLong));
         assert_eq!(Label::parse(" 4.16.0-rc1 ").unwrap().as_str(), "4.16.0-rc1");
         assert_eq!(Label::parse("<script>").unwrap().as_str(), "<script>");
@@ -414,10 +464,14 @@ mod openapi {
 
     use super::*;
 
-    /// Text with at least one non-blank character and no control characters (U+0000–U+001F,
-    /// U+007F–U+009F), as `check_text` and `Label::parse` decide.
-    const LABEL_PATTERN: &str =
-        r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$";
+    /// Text with at least one non-blank character, no control characters (U+0000–U+001F,
+    /// U+007F–U+009F) and none of the invisible or direction-changing ones ([`is_invisible`]),
+    /// as `check_text` and `Label::parse` decide.
+    const LABEL_PATTERN: &str = concat!(
+        r"^[^\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]*",
+        r"[^\s\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]",
+        r"[^\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]*$"
+    );
 
     fn text(description: &str, max: usize, pattern: Option<&str>) -> RefOr<Schema> {
         ObjectBuilder::new()

@@ -19,6 +19,7 @@ pub mod label;
 pub mod mmtests;
 mod pages;
 pub mod resultdir;
+pub mod scope;
 pub mod trend;
 #[cfg(feature = "ssr")]
 pub mod trend_page;

@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 /// The `param` that asks for every param of a metric (`/trend?param=*`).
 pub const ALL_PARAMS: &str = "*";
 
+/// The most trends one chart (or one page of small multiples) shows: the API refuses more,
+/// the trend page shows the first ones and says how many there are.
+pub const MAX_SERIES: usize = 12;
+
 /// A bisect mark on a run or a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -575,7 +579,10 @@ pub struct TrendViewQuery {
 /// The small multiples of `param=*`, or all params on one chart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrendMultiples {
+    /// The first [`MAX_SERIES`] params, in param order.
     pub trends: Vec<Trend>,
+    /// How many params the metric has (more than `trends.len()` when some were left out).
+    pub total: usize,
     /// With `overlay`: all of them drawn on one chart.
     pub overlay: Option<Result<TrendFigure, String>>,
 }

@@ -22,35 +22,7 @@ use crate::AppState;
 /// The prefix that makes a Perfline token recognisable (secret scanners, logs).
 pub const TOKEN_PREFIX: &str = "perfline_";
 
-/// What a token may do. `admin` may do everything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scope {
-    /// Reads, on a `--private` instance (any token may read).
-    Read,
-    /// Uploads and commit histories.
-    Upload,
-    /// Run marks and bisect logs.
-    Mark,
-    /// Everything, deletions and token management included.
-    Admin,
-}
-
-impl Scope {
-    pub const ALL: [Scope; 4] = [Scope::Read, Scope::Upload, Scope::Mark, Scope::Admin];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Read => "read",
-            Scope::Upload => "upload",
-            Scope::Mark => "mark",
-            Scope::Admin => "admin",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Scope> {
-        Scope::ALL.into_iter().find(|x| x.as_str() == s.trim())
-    }
-}
+pub use app::scope::Scope;
 
 /// A set of scopes, as stored (`upload,mark`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -159,6 +131,15 @@ impl Principal {
         }
     }
 
+    /// Whether this principal may do what `scope` allows (reads aside from `--private`).
+    pub fn may(&self, scope: Scope) -> bool {
+        match self {
+            Principal::Open => true,
+            Principal::Anonymous => scope == Scope::Read,
+            Principal::Token { scopes, .. } => scopes.allow(scope),
+        }
+    }
+
     /// The name the audit trail records.
     pub fn actor(&self) -> &str {
         match self {
@@ -178,34 +159,102 @@ pub enum AuthMode {
     Token,
 }
 
-/// The scope a request needs: reads need `read` (enforced only on a private instance), every
-/// other method a write scope, by endpoint; what is not listed needs `admin`.
-pub fn needed_scope(method: &Method, path: &str) -> Scope {
-    let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
-    if safe {
-        return if path == "/api/v1/audit" || path.starts_with("/api/v1/tokens") {
-            Scope::Admin
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// The scope every route needs, read once from where each is declared: an API operation's
+/// `security` in its `#[utoipa::path]` (the bearer requirement's scope; `security(())` for
+/// what anyone may do), a server function's [`app::needs!`] beside its definition.
+///
+/// Deny by default: an API operation that declares no scope needs `admin`; a `/sfn/` name
+/// without a declared scope is refused (404), and one called with another method than its
+/// own is refused (405); any other non-GET request no route declares needs `admin`. Page and
+/// file GETs are reads.
+pub struct ScopeTable {
+    /// `(method, route pattern as axum matches it)`: its scope.
+    routes: HashMap<(Method, String), Scope>,
+    /// `/sfn/name`: its method and scope.
+    server_fns: HashMap<&'static str, (Method, Scope)>,
+}
+
+/// Every operation of the description with the scope it declares (`None`: it declares
+/// nothing, and so needs `admin`): `(method, path, scope)`.
+pub fn declared_scopes(doc: &utoipa::openapi::OpenApi) -> Vec<(Method, String, Option<Scope>)> {
+    let json = serde_json::to_value(doc).unwrap_or_default();
+    let mut out = Vec::new();
+    let Some(paths) = json["paths"].as_object() else {
+        return out;
+    };
+    for (path, item) in paths {
+        let Some(item) = item.as_object() else {
+            continue;
+        };
+        for (method, op) in item {
+            let Ok(method) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) else {
+                continue;
+            };
+            let scope = op["security"].as_array().map(|requirements| {
+                requirements
+                    .iter()
+                    .find_map(|r| r["bearer"][0].as_str().and_then(Scope::parse))
+                    .unwrap_or(Scope::Read)
+            });
+            out.push((method, path.clone(), scope));
+        }
+    }
+    out
+}
+
+/// Every registered server function with its method and declared scope (`None`: none).
+pub fn server_fn_table() -> Vec<(&'static str, Method, Option<Scope>)> {
+    leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, method)| (path, method, app::scope::server_fn_scope(path)))
+        .collect()
+}
+
+impl ScopeTable {
+    pub fn new(doc: &utoipa::openapi::OpenApi) -> ScopeTable {
+        let routes = declared_scopes(doc)
+            .into_iter()
+            .map(|(method, path, scope)| ((method, path), scope.unwrap_or(Scope::Admin)))
+            .collect();
+        let server_fns = server_fn_table()
+            .into_iter()
+            .filter_map(|(path, method, scope)| Some((path, (method, scope?))))
+            .collect();
+        ScopeTable { routes, server_fns }
+    }
+
+    /// The scope `method path` needs; `matched` is the route pattern axum matched, if any.
+    pub fn needed(
+        &self,
+        method: &Method,
+        matched: Option<&str>,
+        path: &str,
+    ) -> Result<Scope, ApiError> {
+        if path.starts_with("/sfn/") {
+            let Some((own, scope)) = self.server_fns.get(path) else {
+                return Err(ApiError::NotFound("no such server function".into()));
+            };
+            if own != method {
+                return Err(ApiError::MethodNotAllowed(format!(
+                    "this server function is called with {own}"
+                )));
+            }
+            return Ok(*scope);
+        }
+        let get = if *method == Method::HEAD {
+            &Method::GET
         } else {
-            Scope::Read
+            method
         };
-    }
-    // The pages' server functions are POSTs; only one of them writes.
-    if let Some(function) = path.strip_prefix("/sfn/") {
-        return match function {
-            "mark_runs" | "triage_alert" => Scope::Mark,
-            "delete_upload" | "correct_run" => Scope::Admin,
-            _ => Scope::Read,
-        };
-    }
-    match path {
-        // Anyone may try to sign in, and sign out.
-        "/api/v1/session" | "/api/v1/session/end" => Scope::Read,
-        "/api/v1/upload" | "/api/v1/commits" => Scope::Upload,
-        "/api/v1/bisect" => Scope::Mark,
-        // Triage: PATCH /api/v1/alerts/{id}.
-        p if p.starts_with("/api/v1/alerts/") => Scope::Mark,
-        p if p.starts_with("/api/v1/runs/") && p.ends_with("/mark") => Scope::Mark,
-        _ => Scope::Admin,
+        let key = (get.clone(), matched.unwrap_or(path).to_owned());
+        match self.routes.get(&key) {
+            Some(scope) => Ok(*scope),
+            None if is_safe(method) => Ok(Scope::Read),
+            None => Ok(Scope::Admin),
+        }
     }
 }
 
@@ -281,14 +330,18 @@ fn unauthorized(message: impl Into<String>) -> ApiError {
 pub const SESSION_COOKIE: &str = "perfline_session";
 
 /// Paths anyone may reach even on a private instance: signing in, the site's files, health.
-fn always_public(path: &str) -> bool {
+pub fn always_public(path: &str) -> bool {
     matches!(
         path,
-        "/healthz" | "/signin" | "/api/v1/session" | "/sfn/whoami"
+        "/healthz" | "/signin" | "/api/v1/session" | "/api/v1/session/end" | "/sfn/whoami"
     ) || path.starts_with("/pkg/")
 }
 
-/// The session cookie's value, if the request carries one.
+/// The session cookie's name over HTTPS: a `__Host-` cookie is only ever set by this host,
+/// `Secure`, for every path (no sibling domain can plant or shadow it).
+pub const HOST_SESSION_COOKIE: &str = "__Host-perfline_session";
+
+/// The session cookie's value, if the request carries one (under either name).
 pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
@@ -297,7 +350,7 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
         .flat_map(|v| v.split(';'))
         .find_map(|kv| {
             let (k, v) = kv.trim().split_once('=')?;
-            (k == SESSION_COOKIE && !v.is_empty()).then_some(v)
+            ((k == SESSION_COOKIE || k == HOST_SESSION_COOKIE) && !v.is_empty()).then_some(v)
         })
 }
 
@@ -308,105 +361,291 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// The `host[:port]` of an origin or URL (`https://perf.example.org` → `perf.example.org`).
-fn authority(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    rest.split('/').next().unwrap_or(rest)
+/// A host and port as `Host` or an origin names them: the host in lower case (an IPv6
+/// address in brackets), the port if one is given.
+fn split_authority(authority: &str) -> Option<(String, Option<u16>)> {
+    let authority = authority.trim();
+    if authority.is_empty() || authority.contains(['/', '@', ' ']) {
+        return None;
+    }
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (v6, after) = rest.split_once(']')?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':')?),
+        };
+        (format!("[{v6}]"), port)
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_owned(), Some(p)),
+            None => (authority.to_owned(), None),
+        }
+    };
+    let port = match port {
+        Some(p) => Some(p.parse::<u16>().ok()?),
+        None => None,
+    };
+    Some((host.trim_end_matches('.').to_ascii_lowercase(), port))
 }
 
-/// Refuses a state-changing request a browser sent from another site: `Sec-Fetch-Site` must
-/// say same-origin (or none: typed by the user), else `Origin` must be this server's. A
-/// request with neither header is not from a browser; one with a bearer token and no cookie
-/// cannot have been forged by a page.
-fn check_csrf(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
-    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+/// `scheme://host[:port]` with the port made explicit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    fn parse(raw: &str) -> Option<Origin> {
+        let (scheme, rest) = raw.trim().split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let default = match scheme.as_str() {
+            "http" => 80,
+            "https" => 443,
+            _ => return None,
+        };
+        let (host, port) = split_authority(rest.trim_end_matches('/'))?;
+        Some(Origin {
+            scheme,
+            host,
+            port: port.unwrap_or(default),
+        })
+    }
+}
+
+/// A name only this machine can mean: `localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`.
+fn is_loopback_name(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || ip_literal(host).is_some_and(|ip| ip.is_loopback())
+}
+
+/// The address a host names literally (`10.0.0.5`, `[::1]`), if it is one.
+fn ip_literal(host: &str) -> Option<std::net::IpAddr> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    bare.parse().ok()
+}
+
+/// Which `Host` names and which `Origin`s this server answers, from its configuration
+/// (`--public-url`, `--allow-host`, the listening address). A DNS-rebinding page reaches
+/// the port under a name of its own, which is in neither list.
+pub struct Origins {
+    public: Option<Origin>,
+    hosts: Vec<String>,
+    /// Any IP address as `Host` (not rebindable): on a non-loopback address without
+    /// `--public-url`, where the names users type are not known.
+    ip_literals: bool,
+}
+
+impl Origins {
+    pub fn new(config: &crate::Config) -> Origins {
+        let public = config.public_url.as_deref().and_then(Origin::parse);
+        let mut hosts = config.allow_hosts.clone();
+        if let Some(p) = &public {
+            hosts.push(p.host.clone());
+        }
+        let ip_literals = public.is_none() && !config.listen.ip().is_loopback();
+        Origins {
+            public,
+            hosts,
+            ip_literals,
+        }
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        is_loopback_name(host)
+            || self.hosts.iter().any(|h| h == host)
+            || (self.ip_literals && ip_literal(host).is_some())
+    }
+
+    /// Whether a browser page at `origin` is this server's own, for a request that named
+    /// `host`: exactly the `--public-url`'s scheme, host and port, or an allowed name that is
+    /// not the public one with the host and port of the request itself.
+    fn origin_allowed(&self, origin: &Origin, host: Option<&str>) -> bool {
+        if let Some(public) = &self.public {
+            if origin == public {
+                return true;
+            }
+            if origin.host == public.host {
+                return false;
+            }
+        }
+        let Some((host, port)) = host.and_then(split_authority) else {
+            return false;
+        };
+        let port = port.unwrap_or(if origin.scheme == "https" { 443 } else { 80 });
+        self.host_allowed(&origin.host) && origin.host == host && origin.port == port
+    }
+}
+
+/// A header's value as text for a message: printable ASCII only, at most 100 characters.
+fn shown(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .take(100)
+        .collect()
+}
+
+/// Refuses a state-changing request a browser sent from a page that is not this server's:
+/// `Sec-Fetch-Site` must say same-origin, and `Origin` (which a page cannot set) must be
+/// one of this server's own, by scheme, host and port. A browser's write without `Origin`
+/// (a cookie or `Sec-Fetch-Site` tell it is a browser) is refused too; a request with
+/// neither is not from a browser, and one with a bearer token and no cookie cannot have
+/// been forged by a page.
+fn check_csrf(origins: &Origins, method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
+    if is_safe(method) {
         return Ok(());
     }
-    if bearer(headers).is_some() && !headers.contains_key(header::COOKIE) {
+    let cookie = headers.contains_key(header::COOKIE);
+    if bearer(headers).is_some() && !cookie {
         return Ok(());
     }
     let forbidden = |why: String| Err(ApiError::Forbidden(why));
-    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
-        if site != "same-origin" && site != "none" {
+    let site = headers
+        .get("sec-fetch-site")
+        .map(|v| v.to_str().unwrap_or("?"));
+    if let Some(site) = site {
+        if site != "same-origin" {
             return forbidden(format!(
-                "a cross-site request (Sec-Fetch-Site: {site}) may not change anything"
-            ));
-        }
-        return Ok(());
-    }
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let ours = match &state.config.public_url {
-            Some(url) => authority(url).to_owned(),
-            None => headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or_default()
-                .to_owned(),
-        };
-        if origin == "null" || !authority(origin).eq_ignore_ascii_case(&ours) {
-            return forbidden(format!(
-                "a request from {origin} may not change anything here; only this server's pages may"
+                "a cross-site request (Sec-Fetch-Site: {}) may not change anything",
+                shown(site)
             ));
         }
     }
-    Ok(())
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    match headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("?"))
+    {
+        Some(origin) => {
+            if Origin::parse(origin).is_some_and(|o| origins.origin_allowed(&o, host)) {
+                Ok(())
+            } else {
+                forbidden(format!(
+                    "a request from {} may not change anything here; only this server's pages may",
+                    shown(origin)
+                ))
+            }
+        }
+        None if cookie || site.is_some() => forbidden(
+            "a browser's request that changes something must say where it comes from (Origin)"
+                .into(),
+        ),
+        None => Ok(()),
+    }
 }
 
-/// With `--public-url`, a request naming another `Host` is refused (DNS rebinding); the load
-/// balancer's `/healthz` is exempt.
-fn check_host(state: &AppState, path: &str, headers: &HeaderMap) -> Result<(), ApiError> {
-    let Some(url) = &state.config.public_url else {
-        return Ok(());
-    };
+/// Refuses a request whose `Host` is not one this server answers (DNS rebinding: a page at
+/// `rebind.example` whose name now points here); the load balancer's `/healthz` is exempt.
+fn check_host(origins: &Origins, path: &str, headers: &HeaderMap) -> Result<(), ApiError> {
     if path == "/healthz" {
         return Ok(());
     }
-    let host = headers
+    let raw = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or_default();
-    if host.eq_ignore_ascii_case(authority(url)) {
-        Ok(())
-    } else {
-        Err(ApiError::Misdirected(format!(
-            "this server answers for {}, not for host '{}'",
-            authority(url),
-            host.chars().take(100).collect::<String>()
-        )))
+    let Some((host, _)) = split_authority(raw) else {
+        return Err(ApiError::Misdirected(
+            "the request names no valid Host".into(),
+        ));
+    };
+    if origins.host_allowed(&host) {
+        return Ok(());
     }
+    let answers = match &origins.public {
+        Some(p) => format!("this server answers for {}", p.host),
+        None => "this server answers for loopback names".to_owned(),
+    };
+    Err(ApiError::Misdirected(format!(
+        "{answers}, not for host '{}'; an operator can add it with --allow-host or --public-url",
+        shown(&host)
+    )))
+}
+
+/// The address a request counts against in the rate limits: the peer's, or, when the peer
+/// is a `--trusted-proxy`, the nearest address in `X-Forwarded-For` that is not itself one.
+pub fn client_address(
+    peer: std::net::IpAddr,
+    headers: &HeaderMap,
+    trusted: &[ipnet::IpNet],
+) -> std::net::IpAddr {
+    let is_trusted = |ip: &std::net::IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let hops: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    let mut client = peer;
+    for hop in hops.iter().rev() {
+        let Ok(ip) = hop.trim().parse::<std::net::IpAddr>() else {
+            break;
+        };
+        client = ip;
+        if !is_trusted(&ip) {
+            break;
+        }
+    }
+    client
 }
 
 /// Finds who is asking, checks the request against the mode, its scope, CSRF and `Host`, and
 /// hands the [`Principal`] to the handlers.
-pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn authorize(
+    State((state, scopes)): State<(AppState, std::sync::Arc<ScopeTable>)>,
+    req: Request,
+    next: Next,
+) -> Response {
     // The body is not `Sync`: look at the head only, apart from it.
     let (parts, body) = req.into_parts();
     let address = parts
         .extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| c.0.ip().to_string())
+        .map(|c| client_address(c.0.ip(), &parts.headers, &state.config.trusted_proxies))
+        .map(|ip| ip.to_string())
         .unwrap_or_default();
-    let found = principal_for(&state, &parts.method, parts.uri.path(), &parts.headers)
-        .await
-        .and_then(|principal| {
-            let write = !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS)
-                && needed_scope(&parts.method, parts.uri.path()) != Scope::Read;
-            let key = match &principal {
-                Principal::Token { name, .. } => format!("token {name}"),
-                _ => format!("address {address}"),
-            };
-            match state.rate_limits.check(write, &key) {
-                Ok(()) => Ok(principal),
-                Err(wait) => Err(ApiError::TooManyRequests {
-                    message: format!(
-                        "too many {} from {key}; try again in {} s",
-                        if write { "writes" } else { "reads" },
-                        wait.as_secs() + 1
-                    ),
-                    retry_after: wait.as_secs() + 1,
-                }),
-            }
-        });
+    let matched = parts
+        .extensions
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_owned());
+    let found = async {
+        check_host(&state.origins, parts.uri.path(), &parts.headers)?;
+        let needed = scopes.needed(&parts.method, matched.as_deref(), parts.uri.path())?;
+        let principal = principal_for(
+            &state,
+            &parts.method,
+            parts.uri.path(),
+            &parts.headers,
+            needed,
+        )
+        .await?;
+        let write = !is_safe(&parts.method) && needed != Scope::Read;
+        let key = match &principal {
+            Principal::Token { name, .. } => format!("token {name}"),
+            _ => format!("address {address}"),
+        };
+        match state.rate_limits.check(write, &key) {
+            Ok(()) => Ok(principal),
+            Err(wait) => Err(ApiError::TooManyRequests {
+                message: format!(
+                    "too many {} from {key}; try again in {} s",
+                    if write { "writes" } else { "reads" },
+                    wait.as_secs() + 1
+                ),
+                retry_after: wait.as_secs() + 1,
+            }),
+        }
+    }
+    .await;
     let mut req = Request::from_parts(parts, body);
     match found {
         Ok(principal) => {
@@ -422,10 +661,9 @@ async fn principal_for(
     method: &Method,
     path: &str,
     headers: &HeaderMap,
+    needed: Scope,
 ) -> Result<Principal, ApiError> {
-    check_host(state, path, headers)?;
-    check_csrf(state, method, headers)?;
-    let needed = needed_scope(method, path);
+    check_csrf(&state.origins, method, headers)?;
     let mode = state.config.auth_mode();
     let principal = match bearer(headers) {
         Some(token) => {
@@ -506,29 +744,155 @@ mod tests {
     }
 
     #[test]
-    fn every_endpoint_needs_its_scope() {
-        let post = Method::POST;
-        for (method, path, scope) in [
-            (&Method::GET, "/api/v1/runs", Scope::Read),
-            (&Method::GET, "/api/v1/uploads/1/raw", Scope::Read),
-            (&Method::GET, "/api/v1/audit", Scope::Admin),
-            (&Method::GET, "/api/v1/tokens", Scope::Admin),
-            (&post, "/api/v1/tokens", Scope::Admin),
-            (&Method::DELETE, "/api/v1/tokens/robot", Scope::Admin),
-            (&post, "/api/v1/session", Scope::Read),
-            (&post, "/api/v1/upload", Scope::Upload),
-            (&post, "/api/v1/commits", Scope::Upload),
-            (&post, "/api/v1/bisect", Scope::Mark),
-            (&post, "/api/v1/runs/7/mark", Scope::Mark),
-            (&post, "/sfn/mark_runs", Scope::Mark),
-            (&post, "/sfn/compare", Scope::Read),
-            (&post, "/sfn/delete_upload", Scope::Admin),
-            (&post, "/sfn/correct_run", Scope::Admin),
-            (&Method::DELETE, "/api/v1/uploads/1", Scope::Admin),
-            (&Method::PATCH, "/api/v1/runs/1", Scope::Admin),
-            (&post, "/api/v1/anything-new", Scope::Admin),
+    fn authorities_split() {
+        let check = |raw: &str, expect: Option<(&str, Option<u16>)>| {
+            let got = split_authority(raw);
+            let expect = expect.map(|(h, p)| (h.to_owned(), p));
+            assert_eq!(got, expect, "{raw:?}");
+        };
+        check("127.0.0.1:3000", Some(("127.0.0.1", Some(3000))));
+        check("Perf.Example.ORG", Some(("perf.example.org", None)));
+        check(
+            "perf.example.org.:443",
+            Some(("perf.example.org", Some(443))),
+        );
+        check("[::1]:8080", Some(("[::1]", Some(8080))));
+        check("[::1]", Some(("[::1]", None)));
+        check("[::1]x", None);
+        check("host:port", None);
+        check("a@b", None);
+        check("", None);
+    }
+
+    fn origins(public: Option<&str>, listen: &str, hosts: &[&str]) -> Origins {
+        let mut config = crate::Config::for_db("x.db".into());
+        config.public_url = public.map(str::to_owned);
+        config.listen = listen.parse().unwrap();
+        config.allow_hosts = hosts.iter().map(|h| (*h).to_owned()).collect();
+        Origins::new(&config)
+    }
+
+    #[test]
+    fn hosts_are_an_allow_list() {
+        let loopback = origins(None, "127.0.0.1:3000", &[]);
+        for host in [
+            "localhost",
+            "127.0.0.1",
+            "127.9.9.9",
+            "[::1]",
+            "app.localhost",
         ] {
-            assert_eq!(needed_scope(method, path), scope, "{method} {path}");
+            assert!(loopback.host_allowed(host), "{host}");
         }
+        for host in [
+            "rebind.evil.example",
+            "10.0.0.5",
+            "perf.example.org",
+            "localhost.evil",
+        ] {
+            assert!(!loopback.host_allowed(host), "{host}");
+        }
+        let lab = origins(None, "0.0.0.0:3000", &["perfbox"]);
+        assert!(lab.host_allowed("10.0.0.5") && lab.host_allowed("[fd00::1]"));
+        assert!(lab.host_allowed("perfbox") && !lab.host_allowed("rebind.evil.example"));
+        let public = origins(Some("https://perf.example.org"), "0.0.0.0:3000", &[]);
+        assert!(public.host_allowed("perf.example.org") && public.host_allowed("localhost"));
+        assert!(
+            !public.host_allowed("10.0.0.5"),
+            "a public URL names the host"
+        );
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let check = |o: &Origins, origin: &str, host: Option<&str>, expect: bool| {
+            let parsed = Origin::parse(origin);
+            let got = parsed.is_some_and(|p| o.origin_allowed(&p, host));
+            assert_eq!(got, expect, "{origin} with Host {host:?}");
+        };
+        let loopback = origins(None, "127.0.0.1:3000", &[]);
+        check(
+            &loopback,
+            "http://127.0.0.1:3000",
+            Some("127.0.0.1:3000"),
+            true,
+        );
+        check(
+            &loopback,
+            "http://localhost:3000",
+            Some("localhost:3000"),
+            true,
+        );
+        check(
+            &loopback,
+            "http://127.0.0.1:3001",
+            Some("127.0.0.1:3000"),
+            false,
+        );
+        check(
+            &loopback,
+            "http://localhost:3000",
+            Some("127.0.0.1:3000"),
+            false,
+        );
+        // A rebinding page: its own name in both Origin and Host.
+        check(
+            &loopback,
+            "http://rebind.evil.example:3000",
+            Some("rebind.evil.example:3000"),
+            false,
+        );
+        check(&loopback, "null", Some("127.0.0.1:3000"), false);
+        let public = origins(Some("https://perf.example.test"), "127.0.0.1:3000", &[]);
+        check(
+            &public,
+            "https://perf.example.test",
+            Some("127.0.0.1:3000"),
+            true,
+        );
+        check(&public, "https://perf.example.test:443", None, true);
+        check(
+            &public,
+            "http://perf.example.test",
+            Some("perf.example.test"),
+            false,
+        );
+        check(
+            &public,
+            "https://perf.example.test:8443",
+            Some("perf.example.test:8443"),
+            false,
+        );
+        check(
+            &public,
+            "http://127.0.0.1:3000",
+            Some("127.0.0.1:3000"),
+            true,
+        );
+    }
+
+    #[test]
+    fn a_trusted_proxy_names_the_client() {
+        let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let headers = |xff: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("x-forwarded-for", xff.parse().unwrap());
+            h
+        };
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let check = |peer: &str, xff: &str, expect: &str| {
+            assert_eq!(
+                client_address(ip(peer), &headers(xff), &trusted),
+                ip(expect),
+                "{peer} {xff}"
+            );
+        };
+        check("10.0.0.1", "203.0.113.7", "203.0.113.7");
+        // A client cannot choose its key by sending its own X-Forwarded-For first.
+        check("10.0.0.1", "1.2.3.4, 203.0.113.7", "203.0.113.7");
+        check("10.0.0.1", "203.0.113.7, 10.0.0.2", "203.0.113.7");
+        check("10.0.0.1", "garbage", "10.0.0.1");
+        // An untrusted peer's header is ignored.
+        check("198.51.100.1", "203.0.113.7", "198.51.100.1");
     }
 }

@@ -78,11 +78,40 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_PRIVATE")]
     pub private: bool,
 
+    /// Days a browser's session (signing in with a token) lasts unused: a session not used
+    /// for longer signs no one in. Sessions keep the limit they were made with; signing in
+    /// deletes those past the current limits too.
+    #[arg(long, env = "PERFLINE_SESSION_IDLE_DAYS", default_value_t = 7,
+        value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub session_idle_days: u32,
+
+    /// Days a browser's session lasts at most from signing in, however much it is used.
+    #[arg(long, env = "PERFLINE_SESSION_MAX_DAYS", default_value_t = 30,
+        value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub session_max_days: u32,
+
     /// The URL users reach Perfline at (`https://perf.example.org`): used in permalinks and
     /// text reports instead of the request's `Host`, and requests naming another `Host` are
     /// refused.
     #[arg(long, env = "PERFLINE_PUBLIC_URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
+
+    /// Another host name users reach Perfline by (repeatable; env: comma-separated). A request
+    /// whose `Host` is neither a loopback name, the `--public-url` host nor one of these is
+    /// refused with 421 (DNS rebinding); on a non-loopback address without `--public-url`,
+    /// IP addresses are allowed too.
+    #[arg(long = "allow-host", env = "PERFLINE_ALLOW_HOSTS", value_delimiter = ',', value_parser = parse_host)]
+    pub allow_hosts: Vec<String>,
+
+    /// A reverse proxy's address block (`127.0.0.1/32`, `10.0.0.0/8`; repeatable; env:
+    /// comma-separated): a request from there is counted against the rate limits of the client
+    /// its `X-Forwarded-For` names (the nearest address not itself a trusted proxy).
+    #[arg(
+        long = "trusted-proxy",
+        env = "PERFLINE_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 
     /// Writes a minute per token (anonymous writes in open mode: per client address) before
     /// `429 Too Many Requests`; 0 for no limit.
@@ -106,6 +135,12 @@ pub struct Config {
     /// The key of the webhooks' `X-Perfline-Signature` (HMAC-SHA256 of the body).
     #[arg(long, env = "PERFLINE_WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
+
+    /// Let `--webhook` URLs point inside this machine or its networks (loopback, private,
+    /// link-local, unique-local, CGNAT, ...): without it they are refused at start, and a
+    /// webhook host name that resolves only there is refused at delivery.
+    #[arg(long, env = "PERFLINE_ALLOW_INTERNAL_WEBHOOKS")]
+    pub allow_internal_webhooks: bool,
 
     /// The SMTP relay for alert mails: `smtp://host:port` (STARTTLS when offered: add
     /// `?tls=required` to insist) or `smtps://host:port`; credentials from PERFLINE_SMTP_USER
@@ -270,6 +305,22 @@ pub enum TokenCommand {
         /// The token's name or id.
         token: String,
     },
+}
+
+/// A host name as `Host` carries it, without a port: lower case, letters, digits, `-`, `.`.
+fn parse_host(raw: &str) -> Result<String, String> {
+    let host = raw.trim().trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty()
+        || host.len() > 253
+        || !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+    {
+        return Err(format!(
+            "'{raw}' is not a host name (letters, digits, '-' and '.'; no port)"
+        ));
+    }
+    Ok(host)
 }
 
 /// `https://host[:port]` without a path, or a clear error.

@@ -71,14 +71,21 @@ impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> Self {
         use crate::store::StoreError;
         match e {
-            StoreError::Busy(why) => ApiError::Unavailable {
-                message: format!("the database is busy ({why}); try again"),
-                retry_after: 1,
-            },
+            // The driver's words stay in the log (the request's span carries its id).
+            StoreError::Busy(why) => {
+                tracing::warn!(error = %why, "the database is busy");
+                ApiError::Unavailable {
+                    message: BUSY.into(),
+                    retry_after: 1,
+                }
+            }
             StoreError::Other(e) => ApiError::Internal(e),
         }
     }
 }
+
+/// What a client is told when the database is busy: never the driver's text.
+pub const BUSY: &str = "the database is busy; try again in a second";
 
 /// The 413 message; a limit of 0 is one the layer that refused did not say.
 fn too_large(limit: usize) -> String {

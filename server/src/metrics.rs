@@ -136,6 +136,27 @@ impl Metrics {
     }
 }
 
+/// A method as a label: one of the methods HTTP defines, else `other` (a client may send any
+/// token as a method; each would be a series that never goes away).
+fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    const KNOWN: [(Method, &str); 9] = [
+        (Method::GET, "GET"),
+        (Method::HEAD, "HEAD"),
+        (Method::POST, "POST"),
+        (Method::PUT, "PUT"),
+        (Method::PATCH, "PATCH"),
+        (Method::DELETE, "DELETE"),
+        (Method::OPTIONS, "OPTIONS"),
+        (Method::CONNECT, "CONNECT"),
+        (Method::TRACE, "TRACE"),
+    ];
+    KNOWN
+        .iter()
+        .find(|(m, _)| m == method)
+        .map_or("other", |(_, label)| label)
+}
+
 /// Middleware: counts and times every request by its route pattern.
 pub async fn track(
     axum::extract::State(state): axum::extract::State<crate::AppState>,
@@ -147,7 +168,7 @@ pub async fn track(
         .get::<axum::extract::MatchedPath>()
         .map_or("other", |m| m.as_str())
         .to_owned();
-    let method = req.method().as_str().to_owned();
+    let method = method_label(req.method()).to_owned();
     let started = std::time::Instant::now();
     let response = next.run(req).await;
     let m = &state.metrics;
@@ -174,7 +195,7 @@ pub fn router(state: crate::AppState) -> axum::Router {
 }
 
 /// `GET /metrics`.
-#[utoipa::path(get, path = "/metrics", tag = "meta",
+#[utoipa::path(get, path = "/metrics", tag = "meta", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "Prometheus metrics (OpenMetrics text); a read: needs a token on a `--private` server. With `--metrics-listen` only there.",
         content_type = "application/openmetrics-text", body = String), crate::api::openapi::Errors))]
 pub async fn scrape(

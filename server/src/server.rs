@@ -55,6 +55,8 @@ pub struct AppState {
     pub site: Arc<crate::assets::Site>,
     /// This process among the servers sharing the database: the holder of its leases.
     pub worker_id: Arc<str>,
+    /// The `Host` names and `Origin`s this server answers (DNS rebinding, CSRF).
+    pub origins: Arc<crate::auth::Origins>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -86,7 +88,9 @@ impl AppState {
             config.read_rate,
         ));
         let channels = Arc::new(crate::alerts::notify::Channels::from_config(&config)?);
+        let origins = Arc::new(crate::auth::Origins::new(&config));
         Ok(AppState {
+            origins,
             site: Arc::new(site),
             channels,
             wakers: Default::default(),
@@ -127,7 +131,7 @@ impl AppState {
 }
 
 /// `GET /healthz`: whether the database answers.
-#[utoipa::path(get, path = "/healthz", tag = "meta",
+#[utoipa::path(get, path = "/healthz", tag = "meta", security(()),
     responses((status = 200, description = "The database answers", content_type = "text/plain", body = String, example = "ok\n"),
         (status = 503, description = "The database does not answer", content_type = "text/plain", body = String)))]
 pub(crate) async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
@@ -168,21 +172,50 @@ async fn permalink_documents(State(state): State<AppState>, req: Request, next: 
     next.run(req).await
 }
 
-/// Headers every answer carries. The pages' scripts are limited further by the
-/// `Content-Security-Policy` meta tag the shell writes with this request's nonce (browsers
-/// enforce both policies).
+/// The scripts a page may run: its own files, the WASM, and on a page of the Leptos shell
+/// the inline scripts carrying that response's nonce ([`page_csp`]); never other inline
+/// script (an SVG document, the `/api` reference page, an error page run none).
+const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
+     script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; \
+     base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+/// The policy of a page the shell renders with `nonce`: [`CSP`] with the nonce allowed.
+pub fn page_csp(nonce: &str) -> String {
+    CSP.replace(
+        "script-src 'self' 'wasm-unsafe-eval';",
+        &format!("script-src 'self' 'wasm-unsafe-eval' 'nonce-{nonce}';"),
+    )
+}
+
+/// Headers every answer carries (a page's own `Content-Security-Policy`, with its nonce,
+/// stays: see [`page_context`]).
 const SECURITY_HEADERS: [(&str, &str); 5] = [
     ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
     ("referrer-policy", "same-origin"),
     ("cross-origin-opener-policy", "same-origin"),
-    (
-        "content-security-policy",
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
-         script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'; object-src 'none'; \
-         base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
-    ),
+    ("content-security-policy", CSP),
 ];
+
+/// What every page render gets in its context: the backend, the public URL, and its
+/// `Content-Security-Policy` header carrying the nonce Leptos gave this response's inline
+/// scripts.
+fn page_context(
+    backend: app::api::SharedBackend,
+    public_url: app::api::PublicUrl,
+) -> impl Fn() + Clone + Send + 'static {
+    move || {
+        provide_context(backend.clone());
+        provide_context(public_url.clone());
+        if let (Some(nonce), Some(response)) =
+            (use_nonce(), use_context::<leptos_axum::ResponseOptions>())
+        {
+            if let Ok(value) = axum::http::HeaderValue::from_str(&page_csp(&nonce)) {
+                response.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, value);
+            }
+        }
+    }
+}
 
 /// Adds [`SECURITY_HEADERS`] where the handler set none.
 async fn security_headers(req: Request, next: Next) -> Response {
@@ -210,12 +243,14 @@ async fn json_errors(req: Request, next: Next) -> Response {
     if sfn && status == StatusCode::INTERNAL_SERVER_ERROR {
         return server_fn_status(response).await;
     }
-    let is_json = response
+    // JSON is the envelope already; HTML is a page for a person (the no-JavaScript upload
+    // form's error page) and reaches the browser as it is.
+    let passes = response
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !api || !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
+    if !api || !(status.is_client_error() || status.is_server_error()) || passes {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -283,6 +318,74 @@ async fn request_timeout(State(state): State<AppState>, req: Request, next: Next
     }
 }
 
+/// Whether a client's `x-request-id` may go into log lines as it is: 1 to 64 letters,
+/// digits, `.`, `_`, `:`, `-` (no spaces, `=`, quotes or line breaks to forge fields with).
+fn valid_request_id(id: &[u8]) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+/// Drops a client's `x-request-id` that is not [`valid_request_id`]: the request gets a new
+/// UUID instead, in its answer and its log lines.
+async fn sanitize_request_id(mut req: Request) -> Request {
+    let invalid = req
+        .headers()
+        .get_all("x-request-id")
+        .iter()
+        .any(|v| !valid_request_id(v.as_bytes()));
+    let several = req.headers().get_all("x-request-id").iter().count() > 1;
+    if invalid || several {
+        req.headers_mut().remove("x-request-id");
+    }
+    req
+}
+
+/// A request's URI as the log shows it: a token put in the URL by mistake (`perfline_...`,
+/// or the value of a `token`, `access_token`, `password`, `secret` parameter) is redacted.
+pub fn logged_uri(uri: &axum::http::Uri) -> String {
+    let path = redact_tokens(uri.path());
+    let Some(query) = uri.query() else {
+        return path;
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| {
+            let (key, _) = pair.split_once('=').unwrap_or((pair, ""));
+            let secret = ["token", "access_token", "password", "secret", "api_key"]
+                .iter()
+                .any(|s| key.eq_ignore_ascii_case(s));
+            if secret {
+                format!("{key}=[redacted]")
+            } else {
+                redact_tokens(pair)
+            }
+        })
+        .collect();
+    format!("{path}?{}", query.join("&"))
+}
+
+/// `perfline_` and the characters after it become `perfline_[redacted]`.
+fn redact_tokens(text: &str) -> String {
+    let prefix = crate::auth::TOKEN_PREFIX;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(prefix) {
+        out.push_str(&rest[..at + prefix.len()]);
+        rest = &rest[at + prefix.len()..];
+        let secret = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        if secret > 0 {
+            out.push_str("[redacted]");
+        }
+        rest = &rest[secret..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A panic in a handler is a logged 500 in the JSON envelope, and the server goes on.
 fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     let what = panic
@@ -293,6 +396,14 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::Internal(anyhow::anyhow!("handler panicked: {what}")).into_response()
 }
 
+/// The page routes (`/`, `/runs/{id}`, ...) as the router matches them.
+pub fn page_paths() -> Vec<String> {
+    generate_route_list(app::App)
+        .iter()
+        .map(|r| r.path().to_owned())
+        .collect()
+}
+
 /// The whole application: API, pages, static files, and the middleware around them.
 ///
 /// Outermost first: tracing, panics caught as JSON 500s, security headers, compression, the
@@ -301,9 +412,14 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
 pub fn router(state: AppState) -> Router {
     let backend: app::api::SharedBackend = Arc::new(web::StoreBackend(state.clone()));
     let (api_router, api_doc) = api::router(&state);
+    let scopes = Arc::new(crate::auth::ScopeTable::new(&api_doc));
     let reference = axum::response::Html(api::openapi::reference_html(&api_doc));
     let routes = generate_route_list(app::App);
     let body_timeout = Duration::from_secs(state.config.body_timeout);
+    let context = page_context(
+        backend,
+        app::api::PublicUrl(state.config.public_url.clone()),
+    );
     let mut router = Router::new();
     // With `--metrics-listen`, `/metrics` is served there only (`metrics::router`).
     if state.config.metrics_listen.is_none() {
@@ -328,19 +444,14 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             routes,
-            {
-                let public_url = app::api::PublicUrl(state.config.public_url.clone());
-                move || {
-                    provide_context(backend.clone());
-                    provide_context(public_url.clone());
-                }
-            },
+            context.clone(),
             {
                 let options = state.leptos.clone();
                 move || app::shell(options.clone())
             },
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
+            context,
             app::shell,
         ))
         .layer(middleware::from_fn_with_state(
@@ -352,7 +463,7 @@ pub fn router(state: AppState) -> Router {
             crate::metrics::track,
         ))
         .layer(middleware::from_fn_with_state(
-            state.clone(),
+            (state.clone(), scopes),
             crate::auth::authorize,
         ))
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
@@ -375,7 +486,7 @@ pub fn router(state: AppState) -> Router {
                         .get("x-request-id")
                         .and_then(|v| v.to_str().ok())
                         .unwrap_or("-");
-                    tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
+                    tracing::info_span!("request", method = %req.method(), uri = %logged_uri(req.uri()), request_id = %id)
                 })
                 .on_response(
                     tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO),
@@ -387,6 +498,8 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::request_id::SetRequestIdLayer::x_request_id(
             tower_http::request_id::MakeRequestUuid,
         ))
+        // Outermost: a client's request id that could forge log lines is replaced.
+        .layer(middleware::map_request(sanitize_request_id))
         .with_state(state)
 }
 
@@ -513,4 +626,46 @@ pub async fn serve(
     }
     store.close().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_that_could_forge_log_lines_are_refused() {
+        for (id, ok) in [
+            ("0b6a3c2e-6f1d-4c5e-9a0b-1c2d3e4f5a6b", true),
+            ("robot-42.run:7_a", true),
+            ("", false),
+            ("a b", false),
+            ("x request_id=forged", false),
+            ("\"quoted\"", false),
+            (&"a".repeat(65), false),
+        ] {
+            assert_eq!(valid_request_id(id.as_bytes()), ok, "{id:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_in_urls_are_redacted_in_logs() {
+        let check = |uri: &str, expect: &str| {
+            let uri: axum::http::Uri = uri.parse().unwrap();
+            assert_eq!(logged_uri(&uri), expect);
+        };
+        check("/api/v1/runs?limit=5", "/api/v1/runs?limit=5");
+        check(
+            "/api/v1/runs?token=perfline_abcDEF123&limit=5",
+            "/api/v1/runs?token=[redacted]&limit=5",
+        );
+        check(
+            "/api/v1/runs?t=perfline_abc123",
+            "/api/v1/runs?t=perfline_[redacted]",
+        );
+        check("/x/perfline_abc/y", "/x/perfline_[redacted]/y");
+        check(
+            "/api/v1/runs?Access_Token=x",
+            "/api/v1/runs?Access_Token=[redacted]",
+        );
+    }
 }

@@ -10,8 +10,42 @@ use crate::AppState;
 
 pub struct StoreBackend(pub AppState);
 
-fn msg(e: impl std::fmt::Display) -> String {
-    e.to_string()
+/// What a page is told of an error: the message when it is about the request (an unknown
+/// run, a bad name); when the database is busy or anything else failed, the words of the
+/// driver stay in the log (with the request id) and the page gets a plain sentence and the
+/// API's status (503 with `Retry-After`, or 500).
+fn msg(e: impl Into<anyhow::Error>) -> String {
+    use crate::store::StoreError;
+    let e: anyhow::Error = e.into();
+    let store = e.chain().find_map(|c| c.downcast_ref::<StoreError>());
+    let failed = store.is_some() || e.chain().any(|c| c.is::<sqlx::Error>());
+    if !failed {
+        return e.to_string();
+    }
+    let parts = leptos::prelude::use_context::<axum::http::request::Parts>();
+    let request_id = parts
+        .as_ref()
+        .and_then(|p| p.headers.get("x-request-id"))
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-")
+        .to_owned();
+    let response = leptos::prelude::use_context::<leptos_axum::ResponseOptions>();
+    if let Some(StoreError::Busy(why)) = store {
+        tracing::warn!(request_id, error = %why, "the database is busy");
+        if let Some(r) = response {
+            r.set_status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+            r.insert_header(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+        }
+        return crate::error::BUSY.to_owned();
+    }
+    tracing::error!(request_id, error = ?e, "a page's request failed");
+    if let Some(r) = response {
+        r.set_status(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+    }
+    format!("internal error; the server's log has the details (request id {request_id})")
 }
 
 impl AppState {

@@ -113,7 +113,7 @@ pub fn TrendPage() -> impl IntoView {
         Suspend::new(async move {
             match multiples.await {
                 Ok(Some(m)) if !m.trends.is_empty() => {
-                    multiples_view(&q, overlay, &m.trends, m.overlay)
+                    multiples_view(&q, overlay, &m.trends, m.total, m.overlay)
                 }
                 Ok(_) => ().into_any(),
                 Err(e) => error_view(e),
@@ -164,8 +164,19 @@ fn multiples_view(
     q: &TrendQuery,
     one_chart: bool,
     all: &[Trend],
+    total: usize,
     overlay: Option<Result<TrendFigure, String>>,
 ) -> AnyView {
+    let more = (total > all.len()).then(|| {
+        view! {
+            <p class="meta" id="trend-more">
+                {format!(
+                    "The first {} of {total} params; choose a param to see another.",
+                    all.len()
+                )}
+            </p>
+        }
+    });
     let switch = if one_chart {
         view! { <a id="as-multiples" href=trend_href(q)>"Small multiples"</a> }
     } else {
@@ -183,7 +194,7 @@ fn multiples_view(
         }
         .into_any(),
     };
-    view! { <p class="meta">{switch}</p> {body} }.into_any()
+    view! { <p class="meta">{switch}</p> {more} {body} }.into_any()
 }
 
 /// Benchmark, machine, other machines and the metric: an island, fetching what there is to

@@ -176,21 +176,22 @@ pub fn UploadPage() -> impl IntoView {
         <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
            " (optional " <code>"unit,direction,kernel,machine,commit"</code> ") or the same content as JSON. "
            "Fields below fill what the file does not say."</p>
-        <Suspense fallback=|| ()>
+        // Only what the visitor may do: a visitor who may not upload gets the way to sign in
+        // instead of a form that would be refused.
+        <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match who.await {
                     Ok(w) if !w.can_upload => view! {
                         <p class="error" id="upload-signin">"Uploading needs a sign-in with a token that has the upload scope: "
                             <a href="/signin?next=/upload">"Sign in"</a></p>
+                        <p>"Robots send the same files with " <code>"curl"</code> " or " <code>"perfline upload"</code>
+                            " and " <code>"Authorization: Bearer <token>"</code> "."</p>
                     }.into_any(),
-                    _ => ().into_any(),
+                    _ => {
+                        let origin = origin.await.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
+                        view! { <UploadForm origin=origin /> }.into_any()
+                    }
                 }
-            })}
-        </Suspense>
-        <Suspense fallback=loading>
-            {move || Suspend::new(async move {
-                let origin = origin.await.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
-                view! { <UploadForm origin=origin /> }
             })}
         </Suspense>
         <h2 id="formats">"Formats"</h2>

@@ -2,6 +2,8 @@
 //! notifier), and the outbox is delivered in order per target with retries (the deliverer).
 //! A webhook is a JSON POST signed with HMAC-SHA256; a mail goes to an SMTP relay.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
@@ -23,6 +25,8 @@ pub struct Channels {
     pub retry_max: Duration,
     /// A notification still undelivered this long after it was made is given up on.
     pub give_up: Duration,
+    /// `--allow-internal-webhooks`: webhooks may reach this machine and its networks.
+    pub allow_internal: bool,
     http: reqwest::Client,
 }
 
@@ -41,6 +45,15 @@ impl Channels {
             let url = reqwest::Url::parse(w).with_context(|| format!("--webhook {w:?}"))?;
             if !matches!(url.scheme(), "http" | "https") {
                 bail!("--webhook {w:?}: must be an http:// or https:// URL");
+            }
+            if !c.allow_internal_webhooks {
+                if let Some((host, why)) = internal_host(&url) {
+                    bail!(
+                        "--webhook {w:?}: {host} is {why}, inside this machine or its network; \
+                         pass --allow-internal-webhooks (PERFLINE_ALLOW_INTERNAL_WEBHOOKS=true) \
+                         to send alerts there"
+                    );
+                }
             }
         }
         let mail = match &c.smtp {
@@ -95,8 +108,14 @@ impl Channels {
             retry_first: Duration::from_millis(c.notify_retry_first_ms.max(1)),
             retry_max: Duration::from_secs(c.notify_retry_max.max(1)),
             give_up: Duration::from_secs(c.notify_give_up.max(1) * 3600),
+            allow_internal: c.allow_internal_webhooks,
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(15))
+                // A host name may resolve inside the network later (DNS rebinding): the
+                // resolver drops such addresses at every connection.
+                .dns_resolver(Arc::new(GuardedResolver {
+                    allow_internal: c.allow_internal_webhooks,
+                }))
                 .redirect(reqwest::redirect::Policy::none())
                 .user_agent(concat!("perfline/", env!("CARGO_PKG_VERSION")))
                 .build()?,
@@ -114,6 +133,135 @@ impl Channels {
             .saturating_mul(1 << shift)
             .min(self.retry_max)
     }
+}
+
+/// Why a webhook must not go to `ip` without `--allow-internal-webhooks`: what kind of
+/// address inside this machine or its networks it is; `None` for any other.
+pub fn internal_address(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => internal_v4(v4),
+        IpAddr::V6(v6) => {
+            // An IPv4 address in IPv6 clothes reaches the same place: mapped (::ffff:a.b.c.d),
+            // or through the NAT64 well-known prefix (64:ff9b::a.b.c.d, RFC 6052).
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return internal_v4(v4);
+            }
+            let seg = v6.segments();
+            if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let [a, b] = seg[6].to_be_bytes();
+                let [c, d] = seg[7].to_be_bytes();
+                return internal_v4(Ipv4Addr::new(a, b, c, d));
+            }
+            if v6.is_unspecified() {
+                Some("an unspecified address")
+            } else if v6.is_loopback() {
+                Some("a loopback address")
+            } else if v6.is_unicast_link_local() {
+                Some("a link-local address")
+            } else if v6.is_unique_local() {
+                Some("a unique-local address")
+            } else if seg[0] & 0xffc0 == 0xfec0 {
+                Some("a site-local address")
+            } else if v6.is_multicast() {
+                Some("a multicast address")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn internal_v4(v4: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, ..] = v4.octets();
+    if a == 0 {
+        // 0.0.0.0/8, "this network": 0.0.0.0 itself connects to this machine.
+        Some("an unspecified address")
+    } else if v4.is_loopback() {
+        Some("a loopback address")
+    } else if v4.is_private() {
+        Some("a private address")
+    } else if v4.is_link_local() {
+        Some("a link-local address")
+    } else if a == 100 && b & 0xc0 == 64 {
+        // 100.64.0.0/10 (RFC 6598); std's `is_shared` is not stable.
+        Some("a shared (CGNAT) address")
+    } else if v4.is_multicast() {
+        Some("a multicast address")
+    } else if v4.is_broadcast() {
+        Some("a broadcast address")
+    } else {
+        None
+    }
+}
+
+/// The host of a webhook URL and why it is internal, if it is: an internal IP literal, or a
+/// `localhost` name. Other names are checked when they are resolved (`GuardedResolver`).
+fn internal_host(url: &reqwest::Url) -> Option<(String, &'static str)> {
+    let host = url.host_str()?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<IpAddr>() {
+        return internal_address(ip).map(|why| (host.to_owned(), why));
+    }
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    (name == "localhost" || name.ends_with(".localhost"))
+        .then(|| (host.to_owned(), "a loopback name"))
+}
+
+/// The webhook client's resolver: the system's, less the internal addresses unless
+/// `--allow-internal-webhooks`.
+struct GuardedResolver {
+    allow_internal: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_internal = self.allow_internal;
+        Box::pin(async move {
+            let host = name.as_str();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host, 0)).await?.collect();
+            let kept = keep_allowed(host, found, allow_internal)?;
+            Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// The resolved addresses of `host` that a webhook may connect to; an error naming them when
+/// none is left.
+fn keep_allowed(
+    host: &str,
+    found: Vec<SocketAddr>,
+    allow_internal: bool,
+) -> Result<Vec<SocketAddr>, String> {
+    if allow_internal {
+        return Ok(found);
+    }
+    let (kept, dropped): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .partition(|a| internal_address(a.ip()).is_none());
+    if kept.is_empty() && !dropped.is_empty() {
+        let ips = dropped
+            .iter()
+            .map(|a| a.ip().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(format!(
+            "{host} resolves only to internal addresses ({ips}); \
+             --allow-internal-webhooks allows them"
+        ));
+    }
+    Ok(kept)
+}
+
+/// An error and its causes, `: `-separated (reqwest's own message omits the cause).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
 }
 
 /// `sha256=` and the hex HMAC-SHA256 of `body` under `secret`: the `X-Perfline-Signature`.
@@ -366,6 +514,19 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
     };
     match d.channel.as_str() {
         "webhook" => {
+            // The resolver guards names; an IP literal is never resolved, so it is checked
+            // here (a row written while the flag was on, by this or another server).
+            if !channels.allow_internal {
+                if let Some((host, why)) = reqwest::Url::parse(&d.target)
+                    .ok()
+                    .as_ref()
+                    .and_then(internal_host)
+                {
+                    return Err(transient(format!(
+                        "{host} is {why}; --allow-internal-webhooks allows it"
+                    )));
+                }
+            }
             let mut req = channels
                 .http
                 .post(&d.target)
@@ -376,7 +537,7 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
             if let Some(secret) = &channels.secret {
                 req = req.header("x-perfline-signature", signature(secret, &d.payload));
             }
-            let resp = req.send().await.map_err(|e| transient(e.to_string()))?;
+            let resp = req.send().await.map_err(|e| transient(error_chain(&e)))?;
             let status = resp.status();
             if status.is_success() {
                 Ok(())
@@ -436,5 +597,148 @@ mod tests {
             signature("Jefe", b"what do ya want for nothing?"),
             "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
+    }
+
+    #[test]
+    fn internal_addresses_are_told_apart_from_public_ones() {
+        fn check(input: &str, expect: Option<&str>) {
+            let ip: IpAddr = input.parse().unwrap();
+            assert_eq!(internal_address(ip), expect, "{input}");
+        }
+        check("169.254.169.254", Some("a link-local address"));
+        check("127.0.0.1", Some("a loopback address"));
+        check("127.255.0.9", Some("a loopback address"));
+        check("10.1.2.3", Some("a private address"));
+        check("172.16.0.1", Some("a private address"));
+        check("172.31.255.255", Some("a private address"));
+        check("192.168.1.1", Some("a private address"));
+        check("100.64.0.1", Some("a shared (CGNAT) address"));
+        check("100.127.255.255", Some("a shared (CGNAT) address"));
+        check("0.0.0.0", Some("an unspecified address"));
+        check("0.1.2.3", Some("an unspecified address"));
+        check("224.0.0.1", Some("a multicast address"));
+        check("255.255.255.255", Some("a broadcast address"));
+        check("::1", Some("a loopback address"));
+        check("::", Some("an unspecified address"));
+        check("fe80::1", Some("a link-local address"));
+        check("fc00::1", Some("a unique-local address"));
+        check("fd12:3456::1", Some("a unique-local address"));
+        check("fec0::1", Some("a site-local address"));
+        check("ff02::1", Some("a multicast address"));
+        check("::ffff:169.254.169.254", Some("a link-local address"));
+        check("::ffff:127.0.0.1", Some("a loopback address"));
+        check("::ffff:10.0.0.1", Some("a private address"));
+        check("64:ff9b::a9fe:a9fe", Some("a link-local address"));
+        // Public: just outside the ranges, too.
+        check("8.8.8.8", None);
+        check("100.63.255.255", None);
+        check("100.128.0.0", None);
+        check("172.32.0.1", None);
+        check("169.255.0.1", None);
+        check("1.0.0.1", None);
+        check("2001:4860:4860::8888", None);
+        check("::ffff:8.8.8.8", None);
+        check("64:ff9b::808:808", None);
+        check("fbff::1", None);
+    }
+
+    #[test]
+    fn webhook_hosts_inside_the_network_are_found_in_urls() {
+        fn check(input: &str, expect: Option<(&str, &str)>) {
+            let url = reqwest::Url::parse(input).unwrap();
+            let got = internal_host(&url);
+            assert_eq!(
+                got.as_ref().map(|(h, why)| (h.as_str(), *why)),
+                expect,
+                "{input}"
+            );
+        }
+        check(
+            "http://169.254.169.254/latest/meta-data",
+            Some(("169.254.169.254", "a link-local address")),
+        );
+        check("http://[::1]:1/x", Some(("[::1]", "a loopback address")));
+        check(
+            "https://[::ffff:7f00:1]/x",
+            Some(("[::ffff:7f00:1]", "a loopback address")),
+        );
+        // The URL parser reads the odd IPv4 forms: 0x7f.1 is 127.0.0.1.
+        check("http://0x7f.1/x", Some(("127.0.0.1", "a loopback address")));
+        check(
+            "http://localhost:8080/hook",
+            Some(("localhost", "a loopback name")),
+        );
+        check(
+            "http://LOCALHOST./hook",
+            Some(("localhost.", "a loopback name")),
+        );
+        check(
+            "http://app.localhost/hook",
+            Some(("app.localhost", "a loopback name")),
+        );
+        check("https://hooks.example.org/perfline", None);
+        check("https://8.8.8.8/x", None);
+        check("https://localhost.example.org/x", None);
+    }
+
+    #[test]
+    fn the_resolver_drops_internal_addresses_unless_allowed() {
+        fn check(found: &[&str], allow: bool, expect: Result<&[&str], &str>) {
+            let found: Vec<SocketAddr> = found.iter().map(|a| a.parse().unwrap()).collect();
+            let got = keep_allowed("hooks.example.org", found.clone(), allow);
+            let expect = expect
+                .map(|e| {
+                    e.iter()
+                        .map(|a| a.parse().unwrap())
+                        .collect::<Vec<SocketAddr>>()
+                })
+                .map_err(str::to_owned);
+            assert_eq!(got, expect, "{found:?} allow={allow}");
+        }
+        check(&["93.184.216.34:0"], false, Ok(&["93.184.216.34:0"]));
+        check(
+            &["10.0.0.5:0", "93.184.216.34:0", "[::1]:0"],
+            false,
+            Ok(&["93.184.216.34:0"]),
+        );
+        check(
+            &["169.254.169.254:0", "[fd00::1]:0"],
+            false,
+            Err(
+                "hooks.example.org resolves only to internal addresses (169.254.169.254, \
+                 fd00::1); --allow-internal-webhooks allows them",
+            ),
+        );
+        check(
+            &["127.0.0.1:0", "[::1]:0"],
+            true,
+            Ok(&["127.0.0.1:0", "[::1]:0"]),
+        );
+        check(&[], false, Ok(&[]));
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_to_loopback_is_refused_at_delivery() {
+        use reqwest::dns::Resolve;
+        let guarded = GuardedResolver {
+            allow_internal: false,
+        };
+        let err = match guarded.resolve("localhost".parse().unwrap()).await {
+            Ok(addrs) => panic!("resolved to {:?}", addrs.collect::<Vec<_>>()),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("localhost resolves only to internal addresses"),
+            "{err}"
+        );
+        let open = GuardedResolver {
+            allow_internal: true,
+        };
+        let addrs: Vec<_> = open
+            .resolve("localhost".parse().unwrap())
+            .await
+            .unwrap()
+            .collect();
+        assert!(addrs.iter().all(|a| a.ip().is_loopback()) && !addrs.is_empty());
     }
 }

@@ -17,7 +17,7 @@ use crate::AppState;
 
 /// `GET /api/v1/alerts?status&benchmark&machine&direction&since&limit&offset`: summaries,
 /// newest first.
-#[utoipa::path(get, path = "/alerts", tag = "alerts", params(AlertFilter),
+#[utoipa::path(get, path = "/alerts", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(AlertFilter),
     responses((status = 200, description = "Alert summaries, newest first", body = AlertPage), crate::api::openapi::Errors))]
 pub async fn list(
     State(state): State<AppState>,
@@ -28,7 +28,7 @@ pub async fn list(
 }
 
 /// `GET /api/v1/alerts/{id}`: one summary with its alerts and every event.
-#[utoipa::path(get, path = "/alerts/{id}", tag = "alerts", params(("id" = i64, Path, description = "The summary")),
+#[utoipa::path(get, path = "/alerts/{id}", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = i64, Path, description = "The summary")),
     responses((status = 200, description = "One summary with its alerts and every triage event", body = AlertSummary), crate::api::openapi::Errors))]
 pub async fn show(
     State(state): State<AppState>,
@@ -104,7 +104,7 @@ pub async fn triage(
 }
 
 /// `PATCH /api/v1/alerts/{id}` `{"status", "note", "assignee", "fixed_by"}` (scope `mark`).
-#[utoipa::path(patch, path = "/alerts/{id}", tag = "alerts", params(("id" = i64, Path, description = "The summary")), request_body = AlertPatch,
+#[utoipa::path(patch, path = "/alerts/{id}", tag = "alerts", security(("bearer" = ["mark"]), ("session" = ["mark"])), params(("id" = i64, Path, description = "The summary")), request_body = AlertPatch,
     responses((status = 200, description = "The summary after triage", body = AlertSummary), crate::api::openapi::Errors))]
 pub async fn patch(
     State(state): State<AppState>,
@@ -123,7 +123,7 @@ pub struct Rules {
 }
 
 /// `GET /api/v1/alert-rules`: the rules in order, and the defaults.
-#[utoipa::path(get, path = "/alert-rules", tag = "alerts",
+#[utoipa::path(get, path = "/alert-rules", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "`{rules, defaults}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn rules(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
     use crate::alerts::detect::*;
@@ -139,7 +139,7 @@ pub async fn rules(State(state): State<AppState>) -> ApiResult<Json<serde_json::
 
 /// `PUT /api/v1/alert-rules` `{"rules": [...]}` (admin): replaces every rule; the detector
 /// uses them from its next series on.
-#[utoipa::path(put, path = "/alert-rules", tag = "admin", request_body = Rules,
+#[utoipa::path(put, path = "/alert-rules", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), request_body = Rules,
     responses((status = 200, description = "The rules now in force", body = Rules), crate::api::openapi::Errors))]
 pub async fn put_rules(
     State(state): State<AppState>,
@@ -161,7 +161,7 @@ pub async fn put_rules(
 }
 
 /// `GET /alerts.atom`: the newest 50 summaries as an Atom feed.
-#[utoipa::path(get, path = "/alerts.atom", tag = "alerts",
+#[utoipa::path(get, path = "/alerts.atom", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "The newest 50 summaries as an Atom feed", content_type = "application/atom+xml", body = String), crate::api::openapi::Errors))]
 pub async fn atom(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
     use atom_syndication::{Content, Entry, Feed, Link, Person, Text};

@@ -165,7 +165,7 @@ fn precision(p: Option<Precision>) -> Option<usize> {
     p.map(|p| p.get() as usize)
 }
 
-#[utoipa::path(get, path = "/compare", tag = "compare", params(CompareParams),
+#[utoipa::path(get, path = "/compare", tag = "compare", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(CompareParams),
     responses((status = 200, description = "The comparison (mmtests' statistics and significance), in the shape asked for", content((crate::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
         crate::api::openapi::Errors))]
 pub async fn compare(
@@ -213,7 +213,7 @@ pub async fn compare(
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).
-#[utoipa::path(get, path = "/c/{id}", tag = "compare", params(("id" = String, Path, description = "The permalink"), ViewParams),
+#[utoipa::path(get, path = "/c/{id}", tag = "compare", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = String, Path, description = "The permalink"), ViewParams),
     responses((status = 200, description = "The same comparison over the same runs, forever (a browser gets the page)", content((crate::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
         crate::api::openapi::Errors))]
 pub async fn permalink(

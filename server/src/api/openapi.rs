@@ -77,7 +77,7 @@ pub struct MultipartUpload {
 }
 
 /// `GET /api/v1/openapi.json`: this description.
-#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "meta",
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "meta", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "The OpenAPI 3.1 description of the API", body = serde_json::Value)))]
 #[expect(dead_code, reason = "the route is served from the built description")]
 fn openapi_json() {}

@@ -32,7 +32,7 @@ pub struct RunsQuery {
     offset: Option<Bounded<0, 100_000_000>>,
 }
 
-#[utoipa::path(get, path = "/runs", tag = "runs", params(RunsQuery),
+#[utoipa::path(get, path = "/runs", tag = "runs", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(RunsQuery),
     responses((status = 200, description = "Runs, newest first", body = RunPage), crate::api::openapi::Errors))]
 pub async fn runs(
     State(state): State<AppState>,
@@ -55,7 +55,7 @@ pub async fn runs(
     }))
 }
 
-#[utoipa::path(get, path = "/runs/{id}", tag = "runs", params(("id" = i64, Path, description = "The run")),
+#[utoipa::path(get, path = "/runs/{id}", tag = "runs", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = i64, Path, description = "The run")),
     responses((status = 200, description = "The run with its series", body = RunDetail), crate::api::openapi::Errors))]
 pub async fn run(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<RunDetail>> {
     state
@@ -65,7 +65,7 @@ pub async fn run(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResul
         .ok_or_else(|| ApiError::NotFound(format!("no run {id}")))
 }
 
-#[utoipa::path(get, path = "/uploads/{id}", tag = "uploads", params(("id" = i64, Path, description = "The upload")),
+#[utoipa::path(get, path = "/uploads/{id}", tag = "uploads", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = i64, Path, description = "The upload")),
     responses((status = 200, description = "The upload: its files and runs", body = UploadDetail), crate::api::openapi::Errors))]
 pub async fn upload(
     State(state): State<AppState>,
@@ -88,7 +88,7 @@ pub struct RawQuery {
 }
 
 /// The exact bytes of an uploaded file.
-#[utoipa::path(get, path = "/uploads/{id}/raw", tag = "uploads", params(("id" = i64, Path, description = "The upload"), RawQuery),
+#[utoipa::path(get, path = "/uploads/{id}/raw", tag = "uploads", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = i64, Path, description = "The upload"), RawQuery),
     responses((status = 200, description = "The exact bytes of the file", content_type = "application/octet-stream", body = Vec<u8>), crate::api::openapi::Errors))]
 pub async fn upload_raw(
     State(state): State<AppState>,
@@ -122,7 +122,7 @@ pub async fn upload_raw(
         .into_response())
 }
 
-#[utoipa::path(get, path = "/benchmarks", tag = "runs",
+#[utoipa::path(get, path = "/benchmarks", tag = "runs", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "Benchmarks with run counts, machines and kernels", body = Vec<app::types::BenchmarkSummary>), crate::api::openapi::Errors))]
 pub async fn benchmarks(
     State(state): State<AppState>,
@@ -130,7 +130,7 @@ pub async fn benchmarks(
     Ok(Json(state.store.benchmarks().await?))
 }
 
-#[utoipa::path(get, path = "/machines", tag = "runs",
+#[utoipa::path(get, path = "/machines", tag = "runs", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "Machines with run counts", body = Vec<app::types::NamedCount>), crate::api::openapi::Errors))]
 pub async fn machines(
     State(state): State<AppState>,
@@ -138,7 +138,7 @@ pub async fn machines(
     Ok(Json(state.store.machines().await?))
 }
 
-#[utoipa::path(get, path = "/kernels", tag = "runs",
+#[utoipa::path(get, path = "/kernels", tag = "runs", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "Kernels with run counts", body = Vec<app::types::NamedCount>), crate::api::openapi::Errors))]
 pub async fn kernels(
     State(state): State<AppState>,
@@ -156,7 +156,7 @@ pub struct AuditQuery {
 }
 
 /// `GET /api/v1/audit` (admin): who wrote what and when, newest first.
-#[utoipa::path(get, path = "/audit", tag = "admin", params(AuditQuery),
+#[utoipa::path(get, path = "/audit", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), params(AuditQuery),
     responses((status = 200, description = "Who wrote what and when, newest first: `{entries, total, limit, offset}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn audit(
     State(state): State<AppState>,
@@ -175,7 +175,7 @@ pub async fn audit(
 
 /// `DELETE /api/v1/uploads/{id}` (admin): the upload, its raw files, runs, series and their
 /// trend summaries, in one transaction; permalinks over its runs then answer 410.
-#[utoipa::path(delete, path = "/uploads/{id}", tag = "admin", params(("id" = i64, Path, description = "The upload")),
+#[utoipa::path(delete, path = "/uploads/{id}", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), params(("id" = i64, Path, description = "The upload")),
     responses((status = 200, description = "Deleted: `{deleted, runs, series}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn delete_upload(
     State(state): State<AppState>,
@@ -209,7 +209,7 @@ pub struct RunPatch {
 
 /// `PATCH /api/v1/runs/{id}` (admin): corrects a run's machine, kernel, commit or tags, with
 /// its trends rebuilt; permalinks that pinned it answer 410 from then on.
-#[utoipa::path(patch, path = "/runs/{id}", tag = "admin", params(("id" = i64, Path, description = "The run")), request_body = RunPatch,
+#[utoipa::path(patch, path = "/runs/{id}", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), params(("id" = i64, Path, description = "The run")), request_body = RunPatch,
     responses((status = 200, description = "Corrected: `{changed, run}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn correct_run(
     State(state): State<AppState>,

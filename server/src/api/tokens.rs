@@ -15,7 +15,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 
 /// `GET /api/v1/tokens`: every token, without the tokens themselves.
-#[utoipa::path(get, path = "/tokens", tag = "admin",
+#[utoipa::path(get, path = "/tokens", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])),
     responses((status = 200, description = "`{tokens: [...]}`: every token, never the tokens themselves", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn list(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
     let tokens = state.store.list_tokens().await?;
@@ -34,7 +34,7 @@ pub struct NewToken {
 
 /// `POST /api/v1/tokens` `{"name", "scopes", "expires_days"?}`: 201 with the token, shown
 /// this once.
-#[utoipa::path(post, path = "/tokens", tag = "admin", request_body = NewToken,
+#[utoipa::path(post, path = "/tokens", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), request_body = NewToken,
     responses((status = 201, description = "`{id, name, scopes, token}`: the token, shown this once", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn create(
     State(state): State<AppState>,
@@ -66,7 +66,7 @@ pub async fn create(
 }
 
 /// `DELETE /api/v1/tokens/{name or id}`: revokes it (its sessions end with it).
-#[utoipa::path(delete, path = "/tokens/{name}", tag = "admin", params(("name" = String, Path, description = "The token's name or id")),
+#[utoipa::path(delete, path = "/tokens/{name}", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), params(("name" = String, Path, description = "The token's name or id")),
     responses((status = 200, description = "`{revoked}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn revoke(
     State(state): State<AppState>,

@@ -44,7 +44,7 @@ pub struct TrendParams {
     height: Option<Bounded<8, 200>>,
 }
 
-#[utoipa::path(get, path = "/trend", tag = "trends", params(TrendParams),
+#[utoipa::path(get, path = "/trend", tag = "trends", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(TrendParams),
     responses((status = 200, description = "A metric by commit; several (`machines=` or `params=`) as an array, or one chart",
         content((crate::api::openapi::TrendAnswer = "application/json"), (String = "text/plain"), (String = "image/svg+xml"), (String = "text/html"))),
         crate::api::openapi::Errors))]
@@ -165,8 +165,7 @@ pub async fn trend(
         .into_response())
 }
 
-/// The most trends on one chart.
-const MAX_SERIES: usize = 12;
+use app::trend::MAX_SERIES;
 
 /// `machines=` or `params=`: several trends on one commit axis, as a JSON array of trends or one
 /// SVG chart (an ASCII chart shows one trend).
@@ -298,7 +297,7 @@ pub struct HistoryParams {
 }
 
 /// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
-#[utoipa::path(post, path = "/commits", tag = "trends", params(HistoryParams),
+#[utoipa::path(post, path = "/commits", tag = "trends", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(HistoryParams),
     request_body(content = String, content_type = "text/plain", description = "`git log --format='%H %ct %s'` or `git rev-list` output, newest first",
         example = "3ff6cde8462c4a5f0d3a4d1e9c1a8d0b6c2f8e11 1700000060 net: fix the thing\n"),
     responses((status = 201, description = "Stored: `{repo, branch, commits}`", body = serde_json::Value), crate::api::openapi::Errors))]
@@ -331,7 +330,7 @@ pub async fn commits(
 }
 
 /// `POST /api/v1/bisect` with the output of `git bisect log`.
-#[utoipa::path(post, path = "/bisect", tag = "trends",
+#[utoipa::path(post, path = "/bisect", tag = "trends", security(("bearer" = ["mark"]), ("session" = ["mark"])),
     request_body(content = String, content_type = "text/plain", description = "The output of `git bisect log`"),
     responses((status = 200, description = "The marks set: `{marks: [{sha, mark}], first_bad}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn bisect(
@@ -365,7 +364,7 @@ pub struct MarkBody {
 }
 
 /// `POST /api/v1/runs/{id}/mark` with `{"mark": "good" | "bad" | "skip" | null}`.
-#[utoipa::path(post, path = "/runs/{id}/mark", tag = "trends", params(("id" = i64, Path, description = "The run")), request_body = MarkBody,
+#[utoipa::path(post, path = "/runs/{id}/mark", tag = "trends", security(("bearer" = ["mark"]), ("session" = ["mark"])), params(("id" = i64, Path, description = "The run")), request_body = MarkBody,
     responses((status = 200, description = "`{run, mark}`", body = serde_json::Value), crate::api::openapi::Errors))]
 pub async fn mark_run(
     State(state): State<AppState>,
@@ -445,7 +444,7 @@ fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usiz
 }
 
 /// `GET /api/v1/report?benchmark=B&machine=M&base=SHA&bad=SHA`: the LKP-style mail body.
-#[utoipa::path(get, path = "/report", tag = "trends", params(ReportParams),
+#[utoipa::path(get, path = "/report", tag = "trends", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(ReportParams),
     responses((status = 200, description = "The LKP robot's regression mail for `bad` against `base`",
         content((String = "text/plain"), (String = "text/html"))), crate::api::openapi::Errors))]
 pub async fn report(

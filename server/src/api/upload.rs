@@ -48,7 +48,7 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
     }
 }
 
-#[utoipa::path(post, path = "/upload", tag = "uploads",
+#[utoipa::path(post, path = "/upload", tag = "uploads", security(("bearer" = ["upload"]), ("session" = ["upload"])),
     params(
         ("benchmark" = Option<String>, Query, description = "The benchmark, when the files do not name it"),
         ("machine" = Option<String>, Query, description = "The machine"),
@@ -74,16 +74,28 @@ pub async fn upload(
     request: axum::extract::Request,
 ) -> Response {
     let reply = reply_kind(&headers);
-    match handle(&state, principal.actor(), query.0, &headers, request).await {
+    match handle(&state, &principal, query.0, &headers, request).await {
         Ok((status, body)) => respond(reply, status, body, &super::origin(&state, &headers)),
         Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
         Err(e) => e.into_response(),
     }
 }
 
+/// Marks are the `mark` scope's: an upload that sets one needs it beside `upload`.
+fn check_mark(principal: &crate::auth::Principal, meta: &UploadMeta) -> ApiResult<()> {
+    use crate::auth::Scope;
+    if meta.mark.is_some() && !principal.may(Scope::Mark) {
+        return Err(ApiError::Forbidden(format!(
+            "'{}' may upload but not set bisect marks (mark=): that needs the mark scope",
+            principal.actor()
+        )));
+    }
+    Ok(())
+}
+
 async fn handle(
     state: &AppState,
-    actor: &str,
+    principal: &crate::auth::Principal,
     query: Vec<(String, String)>,
     headers: &HeaderMap,
     request: axum::extract::Request,
@@ -117,6 +129,7 @@ async fn handle(
         for (name, value) in &query {
             meta.set(name, value)?;
         }
+        check_mark(principal, &meta)?;
         let body = axum::body::to_bytes(request.into_body(), limit)
             .await
             .map_err(|e| body_error(e, limit))?;
@@ -125,7 +138,8 @@ async fn handle(
             files: vec![(None, body)],
         }
     };
-    store(state, received, actor).await
+    check_mark(principal, &received.meta)?;
+    store(state, received, principal.actor()).await
 }
 
 /// Raw bodies may be any text or archive; media that cannot be results are refused.

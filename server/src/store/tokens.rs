@@ -1,6 +1,6 @@
 //! API tokens (only their SHA-256) and the audit trail.
 
-use super::sql::{query, query_as, Row, Tx};
+use super::sql::{query, query_as, Engine, Row, Tx};
 use super::{Store, StoreResult};
 
 /// A stored token, without the token itself.
@@ -161,33 +161,141 @@ impl Store {
     }
 }
 
+/// A session's `last_seen_at` is written at most this often (a write per request would put
+/// every signed-in page view on the single writer).
+const SESSION_TOUCH_SECONDS: u32 = 60;
+
+/// The time `days` (SQL of an integer: a column, or `?`) before the time `time` (SQL: a
+/// column, or `'now'`), as the schemas write times (ISO-8601 UTC to the second).
+fn days_before(engine: Engine, time: &str, days: &str) -> String {
+    match engine {
+        Engine::Sqlite => {
+            format!("strftime('%Y-%m-%dT%H:%M:%SZ', {time}, '-' || ({days}) || ' days')")
+        }
+        Engine::Postgres => {
+            let time = if time == "'now'" { "now()" } else { time };
+            format!(
+                "to_char((CAST({time} AS TIMESTAMPTZ) - make_interval(days => CAST({days} AS INTEGER))) \
+                 AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+            )
+        }
+    }
+}
+
+/// The time `SESSION_TOUCH_SECONDS` ago.
+fn touch_due_before(engine: Engine) -> String {
+    match engine {
+        Engine::Sqlite => {
+            format!("strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-{SESSION_TOUCH_SECONDS} seconds')")
+        }
+        Engine::Postgres => format!(
+            "to_char((now() - make_interval(secs => {SESSION_TOUCH_SECONDS})) AT TIME ZONE 'UTC', \
+             'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+        ),
+    }
+}
+
 impl Store {
-    /// Starts a browser session for token `token_id`, valid `days`; `hash` is the SHA-256 of
-    /// the cookie's value.
-    pub async fn create_session(&self, hash: &str, token_id: i64, days: u32) -> StoreResult<()> {
+    /// Starts a browser session for token `token_id`: `hash` is the SHA-256 of the cookie's
+    /// value; it ends when unused for `idle_days`, and `max_days` from now at the latest. In
+    /// the same transaction, every session past its own limits or past these is deleted.
+    pub async fn create_session(
+        &self,
+        hash: &str,
+        token_id: i64,
+        idle_days: u32,
+        max_days: u32,
+    ) -> StoreResult<()> {
+        let mut tx = self.writer.begin_write().await?;
+        self.end_expired_sessions_in(&mut tx, idle_days, max_days)
+            .await?;
         query(
-            "INSERT INTO session (hash, token_id, expires_at) \
-             VALUES (?, ?, {now_s_plus_days})",
+            "INSERT INTO session (hash, token_id, expires_at, last_seen_at, idle_days) \
+             VALUES (?, ?, {now_s_plus_days}, {now_s}, ?)",
         )
         .bind(hash)
         .bind(token_id)
-        .bind(days)
-        .execute(&self.writer)
+        .bind(max_days)
+        .bind(idle_days)
+        .execute(&mut tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
-    /// The live token behind a live session.
+    /// Deletes every session past its absolute or idle limit, or past `idle_days` unused or
+    /// `max_days` from its start (the limits in force now); how many.
+    pub async fn end_expired_sessions(&self, idle_days: u32, max_days: u32) -> StoreResult<u64> {
+        let mut tx = self.writer.begin_write().await?;
+        let n = self
+            .end_expired_sessions_in(&mut tx, idle_days, max_days)
+            .await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    async fn end_expired_sessions_in(
+        &self,
+        tx: &mut Tx,
+        idle_days: u32,
+        max_days: u32,
+    ) -> StoreResult<u64> {
+        let engine = self.engine();
+        let seen = "COALESCE(last_seen_at, created_at)";
+        let sql = format!(
+            "DELETE FROM session WHERE expires_at <= {{now_s}} OR {seen} <= {} \
+             OR {seen} <= {} OR created_at <= {}",
+            days_before(engine, "'now'", "idle_days"),
+            days_before(engine, "'now'", "?"),
+            days_before(engine, "'now'", "?"),
+        );
+        let done = query(sql)
+            .bind(idle_days)
+            .bind(max_days)
+            .execute(&mut *tx)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// The live token behind a live session: the session is neither past its absolute limit
+    /// nor unused for longer than its idle limit, the token neither revoked nor expired. Its
+    /// use is recorded (`last_seen_at`) when the last record is a minute old or more; that
+    /// write changes no data version.
     pub async fn session_token(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
-        let row = query(format!(
-            "{TOKEN_COLUMNS} WHERE id = (SELECT token_id FROM session WHERE hash = ? \
-             AND expires_at > {{now_s}}) AND revoked_at IS NULL \
-             AND (expires_at IS NULL OR expires_at > {{now_s}})"
-        ))
-        .bind(hash)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.as_ref().map(token_info))
+        let engine = self.engine();
+        let sql = format!(
+            "SELECT t.id, t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, \
+             t.revoked_at, CAST(CASE WHEN COALESCE(s.last_seen_at, s.created_at) <= {due} \
+             THEN 1 ELSE 0 END AS BIGINT) \
+             FROM session s JOIN api_token t ON t.id = s.token_id \
+             WHERE s.hash = ? AND s.expires_at > {{now_s}} \
+             AND COALESCE(s.last_seen_at, s.created_at) > {idle} \
+             AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > {{now_s}})",
+            due = touch_due_before(engine),
+            idle = days_before(engine, "'now'", "s.idle_days"),
+        );
+        let Some(row) = query(sql).bind(hash).fetch_optional(&self.reader).await? else {
+            return Ok(None);
+        };
+        let due: i64 = row.get(7);
+        if due != 0 {
+            // Best effort: a busy writer must not fail the request.
+            if let Err(e) = self.touch_session(hash).await {
+                tracing::debug!(error = %e, "could not record a session's last use");
+            }
+        }
+        Ok(Some(token_info(&row)))
+    }
+
+    /// Records that the session with this hash was used now (unless a minute has not passed).
+    async fn touch_session(&self, hash: &str) -> StoreResult<()> {
+        let sql = format!(
+            "UPDATE session SET last_seen_at = {{now_s}} WHERE hash = ? \
+             AND (last_seen_at IS NULL OR last_seen_at <= {})",
+            touch_due_before(self.engine())
+        );
+        query(sql).bind(hash).execute(&self.writer).await?;
+        Ok(())
     }
 
     /// Ends a session (signing out).
@@ -197,6 +305,41 @@ impl Store {
             .execute(&self.writer)
             .await?;
         Ok(())
+    }
+
+    /// For tests: moves the session with this hash into the past, its start (and so its
+    /// absolute limit) by `started_days` and its last use by `seen_days`.
+    #[doc(hidden)]
+    pub async fn backdate_session(
+        &self,
+        hash: &str,
+        started_days: u32,
+        seen_days: u32,
+    ) -> StoreResult<bool> {
+        let engine = self.engine();
+        let sql = format!(
+            "UPDATE session SET created_at = {}, expires_at = {}, last_seen_at = {} WHERE hash = ?",
+            days_before(engine, "created_at", "?"),
+            days_before(engine, "expires_at", "?"),
+            days_before(engine, "COALESCE(last_seen_at, created_at)", "?"),
+        );
+        let done = query(sql)
+            .bind(started_days)
+            .bind(started_days)
+            .bind(seen_days)
+            .bind(hash)
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// For tests: the hashes of the stored sessions.
+    #[doc(hidden)]
+    pub async fn session_hashes(&self) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = query_as("SELECT hash FROM session ORDER BY id")
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(rows.into_iter().map(|(h,)| h).collect())
     }
 }
 
@@ -216,4 +359,68 @@ pub(super) async fn audit_in(
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sql::query_as;
+    use super::super::testdb::TestDb;
+
+    crate::store::on_both_engines!(sessions_end_when_idle_or_old_and_are_swept_at_sign_in);
+
+    /// A session signs in until unused for its idle limit or past its absolute limit; its use
+    /// is recorded without moving the data version; a new session deletes the expired ones.
+    async fn sessions_end_when_idle_or_old_and_are_swept_at_sign_in(db: &TestDb) {
+        let store = db.open().await;
+        let id = store
+            .create_token("robot", "token-hash", "upload", None, "test")
+            .await
+            .unwrap()
+            .unwrap();
+        let generation = store.generation().await.unwrap();
+        let live = |hash: &'static str| {
+            let store = store.clone();
+            async move { store.session_token(hash).await.unwrap().is_some() }
+        };
+        store.create_session("idle", id, 7, 30).await.unwrap();
+        assert!(live("idle").await);
+        // Used a day ago and again now: its last use is now.
+        assert!(store.backdate_session("idle", 2, 1).await.unwrap());
+        assert!(live("idle").await);
+        let (touched,): (i64,) = query_as(
+            "SELECT COUNT(*) FROM session WHERE hash = 'idle' AND last_seen_at > created_at",
+        )
+        .fetch_one(&store.reader)
+        .await
+        .unwrap();
+        assert_eq!(touched, 1, "the use is recorded");
+        assert!(store.backdate_session("idle", 0, 8).await.unwrap());
+        assert!(!live("idle").await, "unused for 8 days");
+        // Past its absolute limit, however fresh its use.
+        store.create_session("old", id, 7, 30).await.unwrap();
+        assert!(store.backdate_session("old", 29, 0).await.unwrap());
+        assert!(live("old").await);
+        assert!(store.backdate_session("old", 2, 0).await.unwrap());
+        assert!(!live("old").await, "31 days old");
+        // Each session keeps the idle limit it was made with.
+        store.create_session("short", id, 1, 30).await.unwrap();
+        store.create_session("long", id, 7, 30).await.unwrap();
+        for hash in ["short", "long"] {
+            assert!(store.backdate_session(hash, 2, 2).await.unwrap());
+        }
+        assert!(!live("short").await);
+        assert!(live("long").await);
+        // A new session sweeps the expired ones away, in the same transaction.
+        store.create_session("new", id, 7, 30).await.unwrap();
+        assert_eq!(store.session_hashes().await.unwrap(), ["long", "new"]);
+        // Limits lowered since: what is past them goes too ("long" is two days old).
+        assert_eq!(store.end_expired_sessions(7, 1).await.unwrap(), 1);
+        assert_eq!(store.session_hashes().await.unwrap(), ["new"]);
+        assert!(store.backdate_session("new", 0, 3).await.unwrap());
+        assert_eq!(store.end_expired_sessions(7, 30).await.unwrap(), 0);
+        assert_eq!(store.end_expired_sessions(2, 30).await.unwrap(), 1);
+        assert!(store.session_hashes().await.unwrap().is_empty());
+        // Sessions, their use and their end are no data: the version stays.
+        assert_eq!(store.generation().await.unwrap(), generation);
+    }
 }

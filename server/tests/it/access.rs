@@ -261,14 +261,24 @@ async fn cross_site_writes_are_refused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_public_url_fixes_the_host_and_the_links() {
     let app = spawn_app_with(|c| c.public_url = Some("https://perf.example.org".into())).await;
+    // Another name, or an address: not the public URL's host, not a loopback name.
+    for host in ["perf.example.org.evil.example", "10.0.0.9:3000"] {
+        let r = app
+            .client
+            .get(app.url("/api/v1/runs"))
+            .header("host", host)
+            .send()
+            .await
+            .unwrap();
+        assert_error(r, 421, "this server answers for perf.example.org").await;
+    }
     let r = app
         .client
-        .get(app.url("/api/v1/runs"))
+        .get(app.url("/healthz"))
+        .header("host", "10.0.0.9:3000")
         .send()
         .await
         .unwrap();
-    assert_error(r, 421, "this server answers for perf.example.org").await;
-    let r = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200, "the load balancer's check");
     let as_public = |path: &str| {
         app.client
@@ -922,4 +932,159 @@ async fn admins_manage_tokens_over_http() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 404);
+}
+
+/// Signs in with `token` (as a script would: JSON), through `host` if given; the session
+/// cookie's `Set-Cookie` and its `name=value`.
+async fn sign_in_session(app: &TestApp, token: &str, host: Option<&str>) -> (String, String) {
+    let mut r = app
+        .client
+        .post(app.url("/api/v1/session"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json");
+    if let Some(host) = host {
+        r = r.header("host", host);
+    }
+    let r = r
+        .body(format!(r#"{{"token":"{token}"}}"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    let pair = set.split(';').next().unwrap().to_owned();
+    (set, pair)
+}
+
+/// The SHA-256 the store keeps of a session cookie's `name=value`.
+fn session_hash(pair: &str) -> String {
+    token_hash(pair.split_once('=').unwrap().1)
+}
+
+/// What a read with the session cookie `pair` answers on a private instance.
+async fn read_with(app: &TestApp, pair: &str, host: Option<&str>) -> u16 {
+    let mut r = app
+        .client
+        .get(app.url("/api/v1/runs"))
+        .header("cookie", pair);
+    if let Some(host) = host {
+        r = r.header("host", host);
+    }
+    r.send().await.unwrap().status().as_u16()
+}
+
+/// A session unused for longer than `--session-idle-days` signs no one in; each use moves
+/// its idle limit on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_idle_past_its_limit_is_refused() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.private = true;
+        c.session_idle_days = 2;
+    })
+    .await;
+    let robot = token(&app, "robot", "upload").await;
+    let (set, pair) = sign_in_session(&app, &robot, None).await;
+    assert!(set.contains("Max-Age=2592000"), "30 days at most: {set}");
+    let hash = session_hash(&pair);
+    assert_eq!(read_with(&app, &pair, None).await, 200);
+    // Unused for a day, then used: it lasts two more days from now.
+    assert!(app.store.backdate_session(&hash, 0, 1).await.unwrap());
+    assert_eq!(read_with(&app, &pair, None).await, 200);
+    assert!(app.store.backdate_session(&hash, 0, 1).await.unwrap());
+    assert_eq!(
+        read_with(&app, &pair, None).await,
+        200,
+        "the last use was recorded"
+    );
+    // Unused for three days.
+    assert!(app.store.backdate_session(&hash, 0, 3).await.unwrap());
+    assert_eq!(read_with(&app, &pair, None).await, 401);
+}
+
+/// No session lives past `--session-max-days` from signing in, however often it is used.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_past_its_absolute_limit_is_refused() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.private = true;
+        c.session_max_days = 5;
+    })
+    .await;
+    let robot = token(&app, "robot", "upload").await;
+    let (set, pair) = sign_in_session(&app, &robot, None).await;
+    assert!(set.contains("Max-Age=432000"), "{set}");
+    let hash = session_hash(&pair);
+    assert!(app.store.backdate_session(&hash, 4, 0).await.unwrap());
+    assert_eq!(read_with(&app, &pair, None).await, 200);
+    assert!(app.store.backdate_session(&hash, 2, 0).await.unwrap());
+    assert_eq!(read_with(&app, &pair, None).await, 401, "six days old");
+}
+
+/// Signing in deletes every session past either limit.
+#[tokio::test(flavor = "multi_thread")]
+async fn expired_sessions_are_deleted_at_sign_in() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let robot = token(&app, "robot", "upload").await;
+    let mut hashes = Vec::new();
+    for _ in 0..3 {
+        hashes.push(session_hash(&sign_in_session(&app, &robot, None).await.1));
+    }
+    assert_eq!(app.store.session_hashes().await.unwrap(), hashes);
+    // Idle for eight days (past 7), 31 days old (past 30), and one still live.
+    assert!(app.store.backdate_session(&hashes[0], 0, 8).await.unwrap());
+    assert!(app.store.backdate_session(&hashes[1], 31, 0).await.unwrap());
+    assert!(app.store.backdate_session(&hashes[2], 6, 6).await.unwrap());
+    let new = session_hash(&sign_in_session(&app, &robot, None).await.1);
+    assert_eq!(
+        app.store.session_hashes().await.unwrap(),
+        [hashes[2].clone(), new]
+    );
+}
+
+/// Behind HTTPS the session cookie is `__Host-perfline_session` (`Secure`, `Path=/`, no
+/// `Domain`), it signs in, and signing out clears it under that name.
+#[tokio::test(flavor = "multi_thread")]
+async fn behind_https_the_session_cookie_is_host_only() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.private = true;
+        c.public_url = Some("https://perf.example.org".into());
+    })
+    .await;
+    let host = Some("perf.example.org");
+    let lead = token(&app, "lead", "admin").await;
+    let (set, pair) = sign_in_session(&app, &lead, host).await;
+    assert!(
+        set.starts_with("__Host-perfline_session=")
+            && set.contains("; Path=/;")
+            && set.ends_with("; Secure")
+            && !set.to_ascii_lowercase().contains("domain"),
+        "{set}"
+    );
+    assert_eq!(read_with(&app, &pair, host).await, 200);
+    let r = app
+        .client
+        .post(app.url("/api/v1/session/end"))
+        .header("host", "perf.example.org")
+        .header("origin", "https://perf.example.org")
+        .header("cookie", &pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    let cleared: Vec<&str> = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert!(
+        cleared[0].starts_with("__Host-perfline_session=;")
+            && cleared[0].contains("Max-Age=0")
+            && cleared[0].ends_with("; Secure"),
+        "{cleared:?}"
+    );
+    assert!(app.store.session_hashes().await.unwrap().is_empty());
+    assert_eq!(read_with(&app, &pair, host).await, 401);
 }

@@ -532,6 +532,62 @@ fn body_of(message: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn internal_webhooks_are_refused_at_start_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (url, host, why)) in [
+        (
+            "http://169.254.169.254/hook",
+            "169.254.169.254",
+            "a link-local address",
+        ),
+        ("http://[::1]:1/x", "[::1]", "a loopback address"),
+        ("http://10.0.0.7/hook", "10.0.0.7", "a private address"),
+        (
+            "http://[fd00::7]/hook",
+            "[fd00::7]",
+            "a unique-local address",
+        ),
+        (
+            "http://[::ffff:a9fe:a9fe]/hook",
+            "[::ffff:a9fe:a9fe]",
+            "a link-local address",
+        ),
+        ("http://localhost:8080/hook", "localhost", "a loopback name"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut config = perfline_server::Config::for_db(dir.path().join(format!("{i}.db")));
+        config.webhooks = vec![url.to_owned()];
+        let err = match perfline_server::AppState::new(config).await {
+            Ok(_) => panic!("{url} was accepted"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(err.contains(url), "{err}");
+        assert!(err.contains(&format!("{host} is {why}")), "{err}");
+        assert!(err.contains("--allow-internal-webhooks"), "{err}");
+    }
+    // A public address needs no flag.
+    let mut config = perfline_server::Config::for_db(dir.path().join("public.db"));
+    config.webhooks = vec!["https://hooks.example.org/perfline".into()];
+    perfline_server::AppState::new(config)
+        .await
+        .expect("a public webhook is accepted");
+    // With the flag, Perfline starts and serves.
+    let app = spawn_app_with(|c| {
+        c.webhooks = vec![
+            "http://169.254.169.254/hook".into(),
+            "http://[::1]:1/x".into(),
+        ];
+        c.allow_internal_webhooks = true;
+    })
+    .await;
+    let (status, _) = app.get_text("/healthz").await;
+    assert_eq!(status, 200);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     let received = Received::default();
     received
@@ -545,6 +601,8 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
     let configure = |c: &mut perfline_server::Config| {
         c.db = perfline_server::config::Database::Sqlite(db.clone());
         c.webhooks = vec![hook.clone()];
+        // The receiver is on loopback, an internal address refused without the flag.
+        c.allow_internal_webhooks = true;
         c.webhook_secret = Some("s3cret".into());
         c.smtp = Some(format!("smtp://127.0.0.1:{smtp_port}"));
         c.mail_from = Some("Perfline <perfline@example.org>".into());

@@ -17,5 +17,6 @@ mod postgres;
 mod process;
 mod read_api;
 mod reliability;
+mod security;
 mod trend;
 mod upload;
