@@ -337,21 +337,27 @@ pub fn always_public(path: &str) -> bool {
     ) || path.starts_with("/pkg/")
 }
 
-/// The session cookie's name over HTTPS: a `__Host-` cookie is only ever set by this host,
-/// `Secure`, for every path (no sibling domain can plant or shadow it).
+/// The session cookie's name behind HTTPS: the `__Host-` prefix makes browsers take it only
+/// `Secure`, with `Path=/` and no `Domain` (no sibling host or plain-HTTP page can plant or
+/// shadow it).
 pub const HOST_SESSION_COOKIE: &str = "__Host-perfline_session";
 
-/// The session cookie's value, if the request carries one (under either name).
-pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+/// The values of every session cookie the request carries, under either name.
+pub fn session_cookies(headers: &HeaderMap) -> impl Iterator<Item = &str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|kv| {
+        .filter_map(|kv| {
             let (k, v) = kv.trim().split_once('=')?;
             ((k == SESSION_COOKIE || k == HOST_SESSION_COOKIE) && !v.is_empty()).then_some(v)
         })
+}
+
+/// The session cookie's value, if the request carries one (under either name).
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    session_cookies(headers).next()
 }
 
 /// The bearer token of a request, if it carries one.

@@ -74,6 +74,16 @@ impl AppState {
             config.db_pool,
         )
         .await?;
+        // Ended sessions go at start too (and at every sign-in); best effort: another
+        // server may hold the write lock.
+        match store
+            .end_expired_sessions(config.session_idle_days, config.session_max_days)
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(sessions = n, "deleted ended sessions"),
+            Err(e) => tracing::warn!(error = %e, "could not delete ended sessions"),
+        }
         let site = match &config.site_root {
             Some(root) => crate::assets::Site::from_dir(root)?,
             None => crate::assets::Site::embedded(),

@@ -18,7 +18,9 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
     use crate::store::StoreError;
     let e: anyhow::Error = e.into();
     let store = e.chain().find_map(|c| c.downcast_ref::<StoreError>());
-    let failed = store.is_some() || e.chain().any(|c| c.is::<sqlx::Error>());
+    let failed = store.is_some()
+        || e.chain()
+            .any(<dyn std::error::Error + 'static>::is::<sqlx::Error>);
     if !failed {
         return e.to_string();
     }

@@ -2,7 +2,7 @@
 //! notifier), and the outbox is delivered in order per target with retries (the deliverer).
 //! A webhook is a JSON POST signed with HMAC-SHA256; a mail goes to an SMTP relay.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 

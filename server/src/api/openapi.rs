@@ -94,15 +94,17 @@ impl Modify for Security {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "A token (`perfline_` + 64 hex digits) with the scope the operation needs: `read` (on a `--private` server), `upload`, `mark`, `admin`",
+                        "A token (`perfline_` + 43 letters and digits) with the scope the operation needs (each operation's `security` names it): `read` (on a `--private` server), `upload`, `mark`, `admin`",
                     ))
                     .build(),
             ),
         );
         components.add_security_scheme(
             "session",
-            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
                 crate::auth::SESSION_COOKIE,
+                "The session cookie signing in sets (`__Host-perfline_session` over HTTPS): \
+                 it stands for the token it was made with, for requests from Perfline's own pages",
             ))),
         );
     }

@@ -9,14 +9,12 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use crate::auth::{find_token, new_token, token_hash, SESSION_COOKIE, TOKEN_PREFIX};
+use crate::auth::{
+    find_token, new_token, session_cookies, token_hash, HOST_SESSION_COOKIE, SESSION_COOKIE,
+    TOKEN_PREFIX,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::AppState;
-
-/// The session cookie's name behind HTTPS: the `__Host-` prefix makes browsers take it only
-/// `Secure`, with `Path=/` and no `Domain` (no sibling host or plain-HTTP page can plant or
-/// shadow it).
-pub const HOST_SESSION_COOKIE: &str = "__Host-perfline_session";
 
 /// The session cookie's name: [`HOST_SESSION_COOKIE`] when it is `Secure`, else
 /// [`SESSION_COOKIE`].
@@ -63,19 +61,6 @@ fn cookie(name: &str, value: &str, max_age: u64, secure: bool) -> HeaderValue {
         "{name}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}"
     ))
     .expect("a cookie of ASCII letters and digits")
-}
-
-/// The values of every session cookie the request carries, under either name.
-fn session_cookies(headers: &HeaderMap) -> impl Iterator<Item = &str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| {
-            let (k, v) = kv.trim().split_once('=')?;
-            ((k == SESSION_COOKIE || k == HOST_SESSION_COOKIE) && !v.is_empty()).then_some(v)
-        })
 }
 
 /// A path on this server to go to, never another site: one `/` then visible ASCII only, no

@@ -160,6 +160,26 @@ impl TestApp {
         }
     }
 
+    /// Another connection holding the store's write lock, as another process would: SQLite's
+    /// (`BEGIN IMMEDIATE`), or the advisory lock every PostgreSQL write transaction takes.
+    /// `execute("ROLLBACK")` lets go.
+    pub async fn hold_write_lock(&self) -> OtherConnection {
+        let mut other = self.other_connection().await;
+        match &mut other {
+            OtherConnection::Sqlite(_) => other.execute("BEGIN IMMEDIATE").await,
+            OtherConnection::Postgres(_) => {
+                other.execute("BEGIN").await;
+                other
+                    .execute(&format!(
+                        "SELECT pg_advisory_xact_lock({})",
+                        perfline_server::store::WRITE_LOCK
+                    ))
+                    .await;
+            }
+        }
+        other
+    }
+
     pub fn db_path(&self) -> PathBuf {
         self.db.clone()
     }

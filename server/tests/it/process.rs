@@ -86,7 +86,7 @@ async fn sigterm_and_sigint_drain_and_exit_0() {
         // A client that never finishes its request.
         let mut stuck = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
         stuck
-            .write_all(b"POST /api/v1/upload?machine=m&kernel=k HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\nbench")
+            .write_all(b"POST /api/v1/upload?machine=m&kernel=k HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\nbench")
             .await
             .unwrap();
         // An upload in flight when the signal comes: its body arrives over 600 ms.
@@ -706,7 +706,14 @@ async fn two_servers_notify_once(postgres: bool) {
     let hook = start_receiver(received.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let db = shared_database(postgres, dir.path()).await;
-    let flags = ["--write-rate", "0", "--webhook", hook.as_str()];
+    // The receiver is on loopback, an internal address refused without the flag.
+    let flags = [
+        "--write-rate",
+        "0",
+        "--webhook",
+        hook.as_str(),
+        "--allow-internal-webhooks",
+    ];
     let a = Perfline::start(&db, &flags);
     let b = Perfline::start(&db, &flags);
     let client = reqwest::Client::new();

@@ -61,7 +61,7 @@ async fn idle_keep_alive_connections_are_closed() {
     let mut idle = Vec::new();
     for _ in 0..10 {
         let mut s = TcpStream::connect(app.addr).await.unwrap();
-        s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        s.write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
             .await
             .unwrap();
         let mut buf = [0u8; 1024];
@@ -108,7 +108,7 @@ async fn a_stalled_body_is_a_408_and_stores_nothing() {
     let app = spawn_app_with(|c| c.body_timeout = 1).await;
     let mut s = TcpStream::connect(app.addr).await.unwrap();
     s.write_all(
-        b"POST /api/v1/upload?machine=m1&kernel=6.1 HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\nbenchmark,metric,value\n",
+        b"POST /api/v1/upload?machine=m1&kernel=6.1 HTTP/1.1\r\nhost: localhost\r\ncontent-length: 1000\r\n\r\nbenchmark,metric,value\n",
     )
     .await
     .unwrap();
@@ -266,21 +266,8 @@ async fn static_files_are_content_named_immutable_and_precompressed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_database_locked_by_another_writer_is_a_503_not_a_500() {
     let app = spawn_app_with(|c| c.busy_timeout = 200).await;
-    // Another process (here another connection) holds the write lock: SQLite's, or the
-    // advisory lock every PostgreSQL write transaction takes.
-    let mut other = app.other_connection().await;
-    match &mut other {
-        OtherConnection::Sqlite(_) => other.execute("BEGIN IMMEDIATE").await,
-        OtherConnection::Postgres(_) => {
-            other.execute("BEGIN").await;
-            other
-                .execute(&format!(
-                    "SELECT pg_advisory_xact_lock({})",
-                    perfline_server::store::WRITE_LOCK
-                ))
-                .await;
-        }
-    }
+    // Another process (here another connection) holds the write lock.
+    let mut other = app.hold_write_lock().await;
     let r = app
         .upload_raw(
             "machine=m1&kernel=6.1",

@@ -430,21 +430,10 @@ async fn a_busy_database_answers_without_driver_text() {
     .await;
     let r = app.upload_raw("machine=m1&kernel=6.1", CSV).await;
     assert_eq!(r.status().as_u16(), 201);
-    let mut other = app.other_connection().await;
-    match &mut other {
-        OtherConnection::Sqlite(_) => other.execute("BEGIN IMMEDIATE").await,
-        OtherConnection::Postgres(_) => {
-            other.execute("BEGIN").await;
-            other
-                .execute(&format!(
-                    "SELECT pg_advisory_xact_lock({})",
-                    perfline_server::store::WRITE_LOCK
-                ))
-                .await;
-        }
-    }
+    let all = routes(&app).await;
+    let mut other = app.hold_write_lock().await;
     let mut busy = Vec::new();
-    for route in routes(&app).await {
+    for route in all {
         let r = send(&app, &route.method, &route.path, None).await;
         let status = r.status().as_u16();
         let body = r.text().await.unwrap();
