@@ -28,19 +28,30 @@ pub enum LabelError {
 /// Characters that change the direction of the text after them or show nothing at all
 /// (Trojan Source, CVE-2021-42574; names that look alike): refused in names.
 pub fn is_invisible(c: char) -> bool {
+    // Unicode's format characters (Cf) that show nothing, the line and paragraph separators
+    // (Zl, Zp), fillers that render as blanks, and variation selectors.
     matches!(
         c,
-        '\u{061C}'
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
             | '\u{115F}'
             | '\u{1160}'
-            | '\u{180E}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
             | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
+            | '\u{2028}'..='\u{202E}'
             | '\u{2060}'..='\u{2064}'
             | '\u{2066}'..='\u{206F}'
             | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
             | '\u{FEFF}'
             | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
     )
 }
 
@@ -468,9 +479,9 @@ mod openapi {
     /// U+007F–U+009F) and none of the invisible or direction-changing ones ([`is_invisible`]),
     /// as `check_text` and `Label::parse` decide.
     const LABEL_PATTERN: &str = concat!(
-        r"^[^\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]*",
-        r"[^\s\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]",
-        r"[^\x00-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]*$"
+        r"^[^\x00-\x1F\x7F-\x9F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]*",
+        r"[^\s\x00-\x1F\x7F-\x9F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]",
+        r"[^\x00-\x1F\x7F-\x9F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]*$"
     );
 
     fn text(description: &str, max: usize, pattern: Option<&str>) -> RefOr<Schema> {

@@ -194,11 +194,24 @@ pub fn declared_scopes(doc: &utoipa::openapi::OpenApi) -> Vec<(Method, String, O
             let Ok(method) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) else {
                 continue;
             };
+            // The bearer (or session) requirement's scope; `security(())` alone (an empty
+            // requirement, anyone) is a read; anything else unreadable needs `admin`.
             let scope = op["security"].as_array().map(|requirements| {
-                requirements
-                    .iter()
-                    .find_map(|r| r["bearer"][0].as_str().and_then(Scope::parse))
-                    .unwrap_or(Scope::Read)
+                let named = requirements.iter().find_map(|r| {
+                    let scopes = r.get("bearer").or_else(|| r.get("session"))?;
+                    scopes[0].as_str().map(Scope::parse)
+                });
+                match named {
+                    Some(Some(scope)) => scope,
+                    Some(None) => Scope::Admin,
+                    None if requirements
+                        .iter()
+                        .any(|r| r.as_object().is_some_and(serde_json::Map::is_empty)) =>
+                    {
+                        Scope::Read
+                    }
+                    None => Scope::Admin,
+                }
             });
             out.push((method, path.clone(), scope));
         }
@@ -252,7 +265,9 @@ impl ScopeTable {
         let key = (get.clone(), matched.unwrap_or(path).to_owned());
         match self.routes.get(&key) {
             Some(scope) => Ok(*scope),
-            None if is_safe(method) => Ok(Scope::Read),
+            // Pages and the site's files are reads; an API path the description does not
+            // declare is not (deny by default).
+            None if is_safe(method) && !path.starts_with("/api/") => Ok(Scope::Read),
             None => Ok(Scope::Admin),
         }
     }
@@ -355,9 +370,43 @@ pub fn session_cookies(headers: &HeaderMap) -> impl Iterator<Item = &str> {
         })
 }
 
-/// The session cookie's value, if the request carries one (under either name).
-pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
-    session_cookies(headers).next()
+/// The session cookie's value, if the request carries one under the name of its scheme:
+/// over HTTPS only `__Host-perfline_session` (a plain-named cookie planted by a plain-HTTP
+/// page or a sibling host cannot shadow it), over HTTP only `perfline_session`.
+pub fn session_cookie(headers: &HeaderMap, https: bool) -> Option<&str> {
+    let name = if https {
+        HOST_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    };
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|kv| {
+            let (k, v) = kv.trim().split_once('=')?;
+            (k == name && !v.is_empty()).then_some(v)
+        })
+}
+
+/// Whether a request reached Perfline over HTTPS, as handlers see it (an extension
+/// `authorize` inserts): the `--public-url` is HTTPS, or a `--trusted-proxy` says so in
+/// `X-Forwarded-Proto`. A client's own `X-Forwarded-Proto` is not believed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Https(pub bool);
+
+/// Whether a `--trusted-proxy` peer says the client used HTTPS.
+fn forwarded_https(
+    peer: Option<std::net::IpAddr>,
+    headers: &HeaderMap,
+    trusted: &[ipnet::IpNet],
+) -> bool {
+    peer.is_some_and(|p| trusted.iter().any(|net| net.contains(&p)))
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"))
 }
 
 /// The bearer token of a request, if it carries one.
@@ -469,9 +518,10 @@ impl Origins {
     }
 
     /// Whether a browser page at `origin` is this server's own, for a request that named
-    /// `host`: exactly the `--public-url`'s scheme, host and port, or an allowed name that is
-    /// not the public one with the host and port of the request itself.
-    fn origin_allowed(&self, origin: &Origin, host: Option<&str>) -> bool {
+    /// `host` and came over `scheme`: exactly the `--public-url`'s scheme, host and port, or
+    /// an allowed name that is not the public one with the scheme, host and port of the
+    /// request itself.
+    fn origin_allowed(&self, origin: &Origin, host: Option<&str>, scheme: &str) -> bool {
         if let Some(public) = &self.public {
             if origin == public {
                 return true;
@@ -483,8 +533,11 @@ impl Origins {
         let Some((host, port)) = host.and_then(split_authority) else {
             return false;
         };
-        let port = port.unwrap_or(if origin.scheme == "https" { 443 } else { 80 });
-        self.host_allowed(&origin.host) && origin.host == host && origin.port == port
+        let port = port.unwrap_or(if scheme == "https" { 443 } else { 80 });
+        self.host_allowed(&origin.host)
+            && origin.scheme == scheme
+            && origin.host == host
+            && origin.port == port
     }
 }
 
@@ -503,7 +556,12 @@ fn shown(value: &str) -> String {
 /// (a cookie or `Sec-Fetch-Site` tell it is a browser) is refused too; a request with
 /// neither is not from a browser, and one with a bearer token and no cookie cannot have
 /// been forged by a page.
-fn check_csrf(origins: &Origins, method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
+fn check_csrf(
+    origins: &Origins,
+    method: &Method,
+    headers: &HeaderMap,
+    scheme: &str,
+) -> Result<(), ApiError> {
     if is_safe(method) {
         return Ok(());
     }
@@ -529,7 +587,7 @@ fn check_csrf(origins: &Origins, method: &Method, headers: &HeaderMap) -> Result
         .map(|v| v.to_str().unwrap_or("?"))
     {
         Some(origin) => {
-            if Origin::parse(origin).is_some_and(|o| origins.origin_allowed(&o, host)) {
+            if Origin::parse(origin).is_some_and(|o| origins.origin_allowed(&o, host, scheme)) {
                 Ok(())
             } else {
                 forbidden(format!(
@@ -574,6 +632,25 @@ fn check_host(origins: &Origins, path: &str, headers: &HeaderMap) -> Result<(), 
     )))
 }
 
+/// The `--metrics-listen` router's `Host` check: a scraper names that address (an IP) or
+/// an allowed name; a rebinding page's name is refused (421).
+pub async fn metrics_host(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .and_then(split_authority);
+    match host {
+        Some((host, _)) if state.origins.host_allowed(&host) || ip_literal(&host).is_some() => {
+            next.run(req).await
+        }
+        _ => {
+            ApiError::Misdirected("this address answers for IP addresses and allowed names".into())
+                .into_response()
+        }
+    }
+}
+
 /// The address a request counts against in the rate limits: the peer's, or, when the peer
 /// is a `--trusted-proxy`, the nearest address in `X-Forwarded-For` that is not itself one.
 pub fn client_address(
@@ -613,12 +690,23 @@ pub async fn authorize(
 ) -> Response {
     // The body is not `Sync`: look at the head only, apart from it.
     let (parts, body) = req.into_parts();
-    let address = parts
+    let peer = parts
         .extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| client_address(c.0.ip(), &parts.headers, &state.config.trusted_proxies))
-        .map(|ip| ip.to_string())
+        .map(|c| c.0.ip());
+    let trusted = &state.config.trusted_proxies;
+    let address = peer
+        .map(|ip| client_address(ip, &parts.headers, trusted).to_string())
         .unwrap_or_default();
+    // The scheme the client used: Perfline speaks plain HTTP, a trusted proxy may say HTTPS.
+    let forwarded = forwarded_https(peer, &parts.headers, trusted);
+    let scheme = if forwarded { "https" } else { "http" };
+    let https = forwarded
+        || state
+            .config
+            .public_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("https://"));
     let matched = parts
         .extensions
         .get::<axum::extract::MatchedPath>()
@@ -626,14 +714,7 @@ pub async fn authorize(
     let found = async {
         check_host(&state.origins, parts.uri.path(), &parts.headers)?;
         let needed = scopes.needed(&parts.method, matched.as_deref(), parts.uri.path())?;
-        let principal = principal_for(
-            &state,
-            &parts.method,
-            parts.uri.path(),
-            &parts.headers,
-            needed,
-        )
-        .await?;
+        let principal = principal_for(&state, &parts, needed, scheme, https).await?;
         let write = !is_safe(&parts.method) && needed != Scope::Read;
         let key = match &principal {
             Principal::Token { name, .. } => format!("token {name}"),
@@ -656,6 +737,7 @@ pub async fn authorize(
     match found {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
+            req.extensions_mut().insert(Https(https));
             next.run(req).await
         }
         Err(e) => e.into_response(),
@@ -664,12 +746,13 @@ pub async fn authorize(
 
 async fn principal_for(
     state: &AppState,
-    method: &Method,
-    path: &str,
-    headers: &HeaderMap,
+    parts: &axum::http::request::Parts,
     needed: Scope,
+    scheme: &str,
+    https: bool,
 ) -> Result<Principal, ApiError> {
-    check_csrf(&state.origins, method, headers)?;
+    let (method, path, headers) = (&parts.method, parts.uri.path(), &parts.headers);
+    check_csrf(&state.origins, method, headers, scheme)?;
     let mode = state.config.auth_mode();
     let principal = match bearer(headers) {
         Some(token) => {
@@ -686,8 +769,17 @@ async fn principal_for(
         }
         None => {
             // A signed-in browser: its session stands for the token it was made with.
-            let from_session = match session_cookie(headers) {
-                Some(value) => state.store.session_token(&token_hash(value)).await?,
+            let from_session = match session_cookie(headers, https) {
+                Some(value) => {
+                    let limits = (
+                        state.config.session_idle_days,
+                        state.config.session_max_days,
+                    );
+                    state
+                        .store
+                        .session_token(&token_hash(value), limits.0, limits.1)
+                        .await?
+                }
                 None => None,
             };
             match from_session {
@@ -813,7 +905,7 @@ mod tests {
     fn origins_compare_scheme_host_and_port() {
         let check = |o: &Origins, origin: &str, host: Option<&str>, expect: bool| {
             let parsed = Origin::parse(origin);
-            let got = parsed.is_some_and(|p| o.origin_allowed(&p, host));
+            let got = parsed.is_some_and(|p| o.origin_allowed(&p, host, "http"));
             assert_eq!(got, expect, "{origin} with Host {host:?}");
         };
         let loopback = origins(None, "127.0.0.1:3000", &[]);
@@ -875,6 +967,15 @@ mod tests {
             Some("127.0.0.1:3000"),
             true,
         );
+        // An allowed name's page over the other scheme (plain HTTP where HTTPS was used).
+        let lab = origins(None, "0.0.0.0:3000", &["perf.lab"]);
+        check(&lab, "http://perf.lab", Some("perf.lab"), true);
+        check(&lab, "https://perf.lab", Some("perf.lab"), false);
+        let over_https = |origin: &str| {
+            let parsed = Origin::parse(origin).unwrap();
+            lab.origin_allowed(&parsed, Some("perf.lab"), "https")
+        };
+        assert!(over_https("https://perf.lab") && !over_https("http://perf.lab"));
     }
 
     #[test]
@@ -900,5 +1001,44 @@ mod tests {
         check("10.0.0.1", "garbage", "10.0.0.1");
         // An untrusted peer's header is ignored.
         check("198.51.100.1", "203.0.113.7", "198.51.100.1");
+    }
+
+    #[test]
+    fn undeclared_or_unreadable_scopes_need_admin() {
+        let doc: utoipa::openapi::OpenApi = serde_json::from_value(serde_json::json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/read": {"get": {"responses": {}, "security": [{}, {"bearer": ["read"]}]}},
+                "/up": {"post": {"responses": {}, "security": [{"bearer": ["upload"]}]}},
+                "/public": {"post": {"responses": {}, "security": [{}]}},
+                "/session-only": {"post": {"responses": {}, "security": [{"session": ["mark"]}]}},
+                "/typo": {"post": {"responses": {}, "security": [{"bearer": ["uplaod"]}]}},
+                "/empty": {"post": {"responses": {}, "security": [{"bearer": []}]}},
+                "/none": {"delete": {"responses": {}}}
+            }
+        }))
+        .unwrap();
+        let table = ScopeTable::new(&doc);
+        let needed = |m: Method, p: &str| table.needed(&m, Some(p), p).unwrap();
+        assert_eq!(needed(Method::GET, "/read"), Scope::Read);
+        assert_eq!(needed(Method::HEAD, "/read"), Scope::Read);
+        assert_eq!(needed(Method::POST, "/up"), Scope::Upload);
+        assert_eq!(needed(Method::POST, "/public"), Scope::Read);
+        assert_eq!(needed(Method::POST, "/session-only"), Scope::Mark);
+        assert_eq!(needed(Method::POST, "/typo"), Scope::Admin);
+        assert_eq!(needed(Method::POST, "/empty"), Scope::Admin);
+        assert_eq!(needed(Method::DELETE, "/none"), Scope::Admin);
+        assert_eq!(
+            needed(Method::POST, "/read"),
+            Scope::Admin,
+            "a method no route declares"
+        );
+        assert_eq!(
+            needed(Method::GET, "/api/v1/secret"),
+            Scope::Admin,
+            "an undeclared API read"
+        );
+        assert_eq!(needed(Method::GET, "/trend"), Scope::Read, "a page");
     }
 }

@@ -70,7 +70,8 @@ pub struct Config {
     pub shutdown_timeout: u64,
 
     /// Who may write: `open` (anyone who reaches the port) or `token` (a bearer token with the
-    /// right scope). Default: `open` on a loopback address, `token` on any other.
+    /// right scope). Default: `open` on a loopback address without `--public-url` or
+    /// `--trusted-proxy` (not behind a proxy), `token` otherwise.
     #[arg(long, env = "PERFLINE_AUTH", value_enum)]
     pub auth: Option<crate::auth::AuthMode>,
 
@@ -340,11 +341,15 @@ impl Config {
     /// The auth mode: as given, else `open` on a loopback address and `token` on any other.
     pub fn auth_mode(&self) -> crate::auth::AuthMode {
         use crate::auth::AuthMode;
-        self.auth.unwrap_or(if self.listen.ip().is_loopback() {
-            AuthMode::Open
-        } else {
-            AuthMode::Token
-        })
+        // Behind a proxy (`--public-url`, `--trusted-proxy`) a loopback port is reachable
+        // from elsewhere: writes need tokens there too unless `--auth open` says otherwise.
+        let proxied = self.public_url.is_some() || !self.trusted_proxies.is_empty();
+        self.auth
+            .unwrap_or(if self.listen.ip().is_loopback() && !proxied {
+                AuthMode::Open
+            } else {
+                AuthMode::Token
+            })
     }
 
     /// A configuration for tests and benchmarks: a database file and the defaults for the

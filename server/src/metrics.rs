@@ -191,6 +191,11 @@ pub async fn track(
 pub fn router(state: crate::AppState) -> axum::Router {
     axum::Router::new()
         .route("/metrics", axum::routing::get(scrape))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::metrics_host,
+        ))
+        .layer(axum::middleware::from_fn(crate::server::security_headers))
         .with_state(state)
 }
 

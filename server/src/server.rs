@@ -228,7 +228,7 @@ fn page_context(
 }
 
 /// Adds [`SECURITY_HEADERS`] where the handler set none.
-async fn security_headers(req: Request, next: Next) -> Response {
+pub(crate) async fn security_headers(req: Request, next: Next) -> Response {
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
     for (name, value) in SECURITY_HEADERS {
@@ -485,8 +485,9 @@ pub fn router(state: AppState) -> Router {
         // Outside `json_errors`, which reads and rewrites error bodies: it must see them
         // uncompressed (a wrapped gzip body kept its `content-encoding` once: schemathesis).
         .layer(CompressionLayer::new())
-        .layer(middleware::from_fn(security_headers))
         .layer(CatchPanicLayer::custom(panic_response))
+        // Outside the panic catcher: its 500 carries them too.
+        .layer(middleware::from_fn(security_headers))
         // One log line per request at info, in a span carrying its request id.
         .layer(
             TraceLayer::new_for_http()
@@ -515,7 +516,9 @@ pub fn router(state: AppState) -> Router {
 
 /// The answer to a connection over the limit, written straight to the socket.
 const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n\
-content-type: application/json\r\nconnection: close\r\ncontent-length: 117\r\n\r\n\
+content-type: application/json\r\nx-content-type-options: nosniff\r\n\
+content-security-policy: default-src 'none'; frame-ancestors 'none'\r\n\
+connection: close\r\ncontent-length: 117\r\n\r\n\
 {\"error\":{\"status\":503,\"code\":\"unavailable\",\"message\":\"too many open connections; try again in a second\"}}";
 
 /// Serves until `shutdown` completes, then stops accepting, gives in-flight requests up to

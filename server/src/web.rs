@@ -15,10 +15,18 @@ pub struct StoreBackend(pub AppState);
 /// driver stay in the log (with the request id) and the page gets a plain sentence and the
 /// API's status (503 with `Retry-After`, or 500).
 fn msg(e: impl Into<anyhow::Error>) -> String {
+    use crate::error::ApiError;
     use crate::store::StoreError;
     let e: anyhow::Error = e.into();
     let store = e.chain().find_map(|c| c.downcast_ref::<StoreError>());
-    let failed = store.is_some()
+    let api = e.chain().find_map(|c| c.downcast_ref::<ApiError>());
+    // An error the API layer already classified: busy, or an internal failure, is the
+    // server's; anything else (not found, a bad name) is about the request and said as it is.
+    let busy = matches!(store, Some(StoreError::Busy(_)))
+        || matches!(api, Some(ApiError::Unavailable { .. }));
+    let failed = busy
+        || store.is_some()
+        || matches!(api, Some(ApiError::Internal(_)))
         || e.chain()
             .any(<dyn std::error::Error + 'static>::is::<sqlx::Error>);
     if !failed {
@@ -32,8 +40,8 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
         .unwrap_or("-")
         .to_owned();
     let response = leptos::prelude::use_context::<leptos_axum::ResponseOptions>();
-    if let Some(StoreError::Busy(why)) = store {
-        tracing::warn!(request_id, error = %why, "the database is busy");
+    if busy {
+        tracing::warn!(request_id, error = ?e, "the database is busy");
         if let Some(r) = response {
             r.set_status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
             r.insert_header(
@@ -41,7 +49,11 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
                 axum::http::HeaderValue::from_static("1"),
             );
         }
-        return crate::error::BUSY.to_owned();
+        return match api {
+            // Its own sentence (the database is busy, or too many expensive requests).
+            Some(a @ ApiError::Unavailable { .. }) => a.to_string(),
+            _ => crate::error::BUSY.to_owned(),
+        };
     }
     tracing::error!(request_id, error = ?e, "a page's request failed");
     if let Some(r) = response {

@@ -33,12 +33,23 @@ pub fn AlertsPage() -> impl IntoView {
     let (filter, id) = filter_from_map(&use_query_map().read_untracked());
     let data = {
         let filter = filter.clone();
-        Resource::new(|| (), move |()| fetch_alerts(filter.clone(), id))
+        // The summaries and whether the visitor may triage them, in one resource: the
+        // triage keys and the note form are offered only to who may use them.
+        Resource::new(
+            || (),
+            move |()| {
+                let filter = filter.clone();
+                async move {
+                    let can_mark = crate::api::get_whoami().await.is_ok_and(|w| w.can_mark);
+                    fetch_alerts(filter, id).await.map(|page| (page, can_mark))
+                }
+            },
+        )
     };
     view! {
         <h1>"Alerts"</h1>
         <p class="muted">
-            "Steps found in the trends after each upload. Keys: j/k move, a acknowledge, v investigating, i invalid, f fixed, w won't fix. "
+            "Steps found in the trends after each upload. Keys: j/k move; with the mark scope a acknowledge, v investigating, i invalid, f fixed, w won't fix. "
             <a href="/alerts.atom">"Atom feed"</a>
         </p>
         <AlertFilterForm initial=filter.clone() />
@@ -47,7 +58,9 @@ pub fn AlertsPage() -> impl IntoView {
                 let filter = filter.clone();
                 Suspend::new(async move {
                     match data.await {
-                        Ok(page) => view! { <AlertList filter=filter id=id page=page /> }.into_any(),
+                        Ok((page, can_mark)) => view! {
+                            <AlertList filter=filter id=id page=page can_mark=can_mark />
+                        }.into_any(),
                         Err(e) => error_view(e),
                     }
                 })
@@ -71,7 +84,13 @@ async fn fetch_alerts(filter: AlertFilter, id: Option<i64>) -> Result<AlertPage,
 
 /// The list with its keyboard triage: an island, fetching the list again after each change.
 #[island]
-fn AlertList(filter: AlertFilter, id: Option<i64>, page: AlertPage) -> impl IntoView {
+fn AlertList(
+    filter: AlertFilter,
+    id: Option<i64>,
+    page: AlertPage,
+    /// Whether the visitor may triage (the `mark` scope): else no keys and no note form.
+    can_mark: bool,
+) -> impl IntoView {
     let version = RwSignal::new(0u32);
     let selected = RwSignal::new(0usize);
     let status = RwSignal::new(String::new());
@@ -121,16 +140,20 @@ fn AlertList(filter: AlertFilter, id: Option<i64>, page: AlertPage) -> impl Into
         match key.as_str() {
             "j" if n > 0 => selected.update(|s| *s = (*s + 1).min(n - 1)),
             "k" => selected.update(|s| *s = s.saturating_sub(1)),
-            "a" => set_status(AlertStatus::Acknowledged),
-            "v" => set_status(AlertStatus::Investigating),
-            "i" => set_status(AlertStatus::Invalid),
-            "f" => set_status(AlertStatus::Fixed),
-            "w" => set_status(AlertStatus::Wontfix),
+            "a" if can_mark => set_status(AlertStatus::Acknowledged),
+            "v" if can_mark => set_status(AlertStatus::Investigating),
+            "i" if can_mark => set_status(AlertStatus::Invalid),
+            "f" if can_mark => set_status(AlertStatus::Fixed),
+            "w" if can_mark => set_status(AlertStatus::Wontfix),
             _ => {}
         }
     });
     on_cleanup(move || handle.remove());
     view! {
+        {(!can_mark).then(|| view! {
+            <p id="triage-signin" class="muted">"Triage (a/v/i/f/w, notes) needs a sign-in with a token that has the mark scope: "
+                <a href="/signin?next=/alerts">"Sign in"</a></p>
+        })}
         <p id="alert-status" class="status" aria-live="polite">{move || status.get()}</p>
         {move || match data.get() {
             Ok(page) if page.summaries.is_empty() => view! {
@@ -143,7 +166,7 @@ fn AlertList(filter: AlertFilter, id: Option<i64>, page: AlertPage) -> impl Into
                     <p class="muted" id="alert-count">{format!("{shown} of {total} summaries")}</p>
                     <div id="alert-list">
                         {page.summaries.into_iter().enumerate().map(|(i, s)| view! {
-                            <SummaryView s=s index=i selected=selected version=version status=status />
+                            <SummaryView s=s index=i selected=selected version=version status=status can_mark=can_mark />
                         }).collect_view()}
                     </div>
                 }.into_any()
@@ -187,6 +210,7 @@ fn SummaryView(
     selected: RwSignal<usize>,
     version: RwSignal<u32>,
     status: RwSignal<String>,
+    can_mark: bool,
 ) -> impl IntoView {
     let id = s.id;
     let compare = format!("/compare?{}", s.compare_query());
@@ -266,16 +290,18 @@ fn SummaryView(
     }).collect_view();
     let events =
         (!s.events.is_empty()).then(|| view! { <ul class="events">{events}</ul> }.into_any());
-    let form = view! {
-        <form class="triage" on:submit=save>
-            <label>"Assignee " <input class="assignee" prop:value=move || assignee.get()
-                on:input=move |ev| assignee.set(event_target_value(&ev)) size="14" /></label>
-            <label>"Note " <input class="note" prop:value=move || note.get()
-                on:input=move |ev| note.set(event_target_value(&ev)) size="40" /></label>
-            <button type="submit">"Save"</button>
-        </form>
-    }
-    .into_any();
+    let form = can_mark.then(|| {
+        view! {
+            <form class="triage" on:submit=save>
+                <label>"Assignee " <input class="assignee" prop:value=move || assignee.get()
+                    on:input=move |ev| assignee.set(event_target_value(&ev)) size="14" /></label>
+                <label>"Note " <input class="note" prop:value=move || note.get()
+                    on:input=move |ev| note.set(event_target_value(&ev)) size="40" /></label>
+                <button type="submit">"Save"</button>
+            </form>
+        }
+        .into_any()
+    });
     let head = view! {
         <h2>
             <a href=format!("/alerts?id={id}")>{format!("#{id}")}</a>" "

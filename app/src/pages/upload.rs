@@ -169,8 +169,12 @@ pub fn curl_command(origin: &str, fields: &[(&str, String)]) -> String {
 
 #[component]
 pub fn UploadPage() -> impl IntoView {
-    let origin = Resource::new(|| (), |_| get_origin());
-    let who = Resource::new(|| (), |_| crate::api::get_whoami());
+    // Who is asking and the origin for the curl command, in one resource: a view awaits
+    // one thing (two awaits in one `Suspend` can resume the render on another thread).
+    let visit = Resource::new(
+        || (),
+        |_| async { (crate::api::get_whoami().await, get_origin().await) },
+    );
     view! {
         <h1>"Upload results"</h1>
         <p>"CSV with the header " <code>"benchmark,metric,param,iteration,value"</code>
@@ -180,7 +184,8 @@ pub fn UploadPage() -> impl IntoView {
         // instead of a form that would be refused.
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
-                match who.await {
+                let (who, origin) = visit.await;
+                match who {
                     Ok(w) if !w.can_upload => view! {
                         <p class="error" id="upload-signin">"Uploading needs a sign-in with a token that has the upload scope: "
                             <a href="/signin?next=/upload">"Sign in"</a></p>
@@ -188,7 +193,7 @@ pub fn UploadPage() -> impl IntoView {
                             " and " <code>"Authorization: Bearer <token>"</code> "."</p>
                     }.into_any(),
                     _ => {
-                        let origin = origin.await.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
+                        let origin = origin.unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
                         view! { <UploadForm origin=origin /> }.into_any()
                     }
                 }

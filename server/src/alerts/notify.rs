@@ -117,6 +117,9 @@ impl Channels {
                     allow_internal: c.allow_internal_webhooks,
                 }))
                 .redirect(reqwest::redirect::Policy::none())
+                // Not through `HTTP(S)_PROXY`: a proxy would resolve the name itself, past
+                // the resolver's check.
+                .no_proxy()
                 .user_agent(concat!("perfline/", env!("CARGO_PKG_VERSION")))
                 .build()?,
         })
@@ -189,6 +192,15 @@ fn internal_v4(v4: Ipv4Addr) -> Option<&'static str> {
         Some("a multicast address")
     } else if v4.is_broadcast() {
         Some("a broadcast address")
+    } else if a == 198 && b & 0xfe == 18 {
+        // 198.18.0.0/15 (RFC 2544): benchmark networks, common in performance labs.
+        Some("a benchmarking-network address")
+    } else if a == 192 && b == 0 && v4.octets()[2] == 0 {
+        // 192.0.0.0/24 (RFC 6890): protocol assignments.
+        Some("a protocol-assignment address")
+    } else if a >= 240 {
+        // 240.0.0.0/4: reserved.
+        Some("a reserved address")
     } else {
         None
     }
@@ -613,6 +625,11 @@ mod tests {
         check("172.31.255.255", Some("a private address"));
         check("192.168.1.1", Some("a private address"));
         check("100.64.0.1", Some("a shared (CGNAT) address"));
+        check("198.18.0.1", Some("a benchmarking-network address"));
+        check("198.19.255.1", Some("a benchmarking-network address"));
+        check("198.20.0.1", None);
+        check("192.0.0.8", Some("a protocol-assignment address"));
+        check("250.1.2.3", Some("a reserved address"));
         check("100.127.255.255", Some("a shared (CGNAT) address"));
         check("0.0.0.0", Some("an unspecified address"));
         check("0.1.2.3", Some("an unspecified address"));

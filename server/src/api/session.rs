@@ -41,17 +41,10 @@ fn wants_json(headers: &HeaderMap) -> bool {
         .is_some_and(|a| a.contains("application/json"))
 }
 
-/// Whether the cookie must be `Secure`: the public URL is HTTPS, or a proxy says it was.
-fn secure(state: &AppState, headers: &HeaderMap) -> bool {
-    state
-        .config
-        .public_url
-        .as_deref()
-        .is_some_and(|u| u.starts_with("https://"))
-        || headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|p| p.eq_ignore_ascii_case("https"))
+/// Whether the cookie must be `Secure`: the request came over HTTPS (the public URL is
+/// HTTPS, or a `--trusted-proxy` says so), as `auth::authorize` found.
+fn secure(https: Option<&crate::auth::Https>) -> bool {
+    https.is_some_and(|h| h.0)
 }
 
 /// The `Set-Cookie` of the session cookie `name` (no `Domain`: it stays on this host).
@@ -87,6 +80,7 @@ fn local_path(next: Option<&str>) -> &str {
         (status = 303, description = "Signed in (form): to `next`, with the session cookie"), crate::api::openapi::Errors))]
 pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResult<Response> {
     let headers = request.headers().clone();
+    let secure = secure(request.extensions().get());
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -125,7 +119,6 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
         .store
         .audit(&found.name, "session.start", &found.name, "")
         .await?;
-    let secure = secure(&state, &headers);
     let set = cookie(
         cookie_name(secure),
         &value,
@@ -144,7 +137,11 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
 /// `POST /api/v1/session/end`: signs out (the session is deleted, the cookie cleared).
 #[utoipa::path(post, path = "/session/end", tag = "session", security(()),
     responses((status = 204, description = "Signed out (JSON)"), (status = 303, description = "Signed out (form): to `/`"), crate::api::openapi::Errors))]
-pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
+pub async fn sign_out(
+    State(state): State<AppState>,
+    https: Option<axum::Extension<crate::auth::Https>>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     // Every session the browser holds (one under each name, after a move to HTTPS) ends.
     for value in session_cookies(&headers) {
         state.store.end_session(&token_hash(value)).await?;
@@ -154,7 +151,7 @@ pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> ApiR
     } else {
         Redirect::to("/").into_response()
     };
-    let secure = secure(&state, &headers);
+    let secure = secure(https.as_ref().map(|h| &h.0));
     let cleared = response.headers_mut();
     cleared.insert(
         header::SET_COOKIE,

@@ -261,7 +261,15 @@ impl Store {
     /// nor unused for longer than its idle limit, the token neither revoked nor expired. Its
     /// use is recorded (`last_seen_at`) when the last record is a minute old or more; that
     /// write changes no data version.
-    pub async fn session_token(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
+    ///
+    /// `idle_days` and `max_days` are the limits configured now: a session made under longer
+    /// ones ends by today's as well.
+    pub async fn session_token(
+        &self,
+        hash: &str,
+        idle_days: u32,
+        max_days: u32,
+    ) -> StoreResult<Option<TokenInfo>> {
         let engine = self.engine();
         let sql = format!(
             "SELECT t.id, t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, \
@@ -270,9 +278,13 @@ impl Store {
              FROM session s JOIN api_token t ON t.id = s.token_id \
              WHERE s.hash = ? AND s.expires_at > {{now_s}} \
              AND COALESCE(s.last_seen_at, s.created_at) > {idle} \
+             AND COALESCE(s.last_seen_at, s.created_at) > {idle_now} \
+             AND s.created_at > {max_now} \
              AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > {{now_s}})",
             due = touch_due_before(engine),
             idle = days_before(engine, "'now'", "s.idle_days"),
+            idle_now = days_before(engine, "'now'", &idle_days.to_string()),
+            max_now = days_before(engine, "'now'", &max_days.to_string()),
         );
         let Some(row) = query(sql).bind(hash).fetch_optional(&self.reader).await? else {
             return Ok(None);
@@ -380,7 +392,7 @@ mod tests {
         let generation = store.generation().await.unwrap();
         let live = |hash: &'static str| {
             let store = store.clone();
-            async move { store.session_token(hash).await.unwrap().is_some() }
+            async move { store.session_token(hash, 7, 30).await.unwrap().is_some() }
         };
         store.create_session("idle", id, 7, 30).await.unwrap();
         assert!(live("idle").await);

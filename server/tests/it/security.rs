@@ -45,10 +45,24 @@ async fn routes(app: &TestApp) -> Vec<Route> {
             let security = op["security"]
                 .as_array()
                 .unwrap_or_else(|| panic!("{method} {path} declares no security (scope)"));
-            let scope = security
+            let named = security
                 .iter()
-                .find_map(|r| r["bearer"][0].as_str())
-                .map(|s| Scope::parse(s).unwrap_or_else(|| panic!("{path}: unknown scope {s}")));
+                .find_map(|r| r.get("bearer").or_else(|| r.get("session")));
+            let scope = match named {
+                Some(scopes) => {
+                    let s = scopes[0].as_str().unwrap_or_default();
+                    Some(Scope::parse(s).unwrap_or_else(|| panic!("{path}: scope {s:?}")))
+                }
+                None => {
+                    assert!(
+                        security
+                            .iter()
+                            .any(|r| r.as_object().is_some_and(serde_json::Map::is_empty)),
+                        "{method} {path}: a security requirement without a scope"
+                    );
+                    None
+                }
+            };
             let filled = fill(path);
             out.push(Route {
                 method,
@@ -513,7 +527,11 @@ async fn a_rebinding_page_cannot_mint_a_token() {
 /// another origin.
 #[tokio::test(flavor = "multi_thread")]
 async fn csrf_compares_the_scheme_too() {
-    let app = spawn_app_with(|c| c.public_url = Some("https://perf.example.test".into())).await;
+    let app = spawn_app_with(|c| {
+        c.public_url = Some("https://perf.example.test".into());
+        c.auth = Some(AuthMode::Open);
+    })
+    .await;
     let post = |origin: &'static str| {
         app.client
             .post(app.url("/api/v1/upload?machine=m1&kernel=6.1"))
@@ -827,6 +845,27 @@ async fn logs_cannot_be_forged_and_keep_no_secrets() {
     );
 }
 
+/// Behind a proxy (`--public-url` or `--trusted-proxy`) on loopback, writes need tokens by
+/// default: the proxy makes the port reachable from elsewhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn behind_a_proxy_loopback_is_not_open() {
+    for proxied in [
+        |c: &mut perfline_server::Config| c.public_url = Some("https://perf.example.org".into()),
+        |c: &mut perfline_server::Config| c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
+    ] {
+        let app = spawn_app_with(proxied).await;
+        let r = app
+            .client
+            .post(app.url("/api/v1/tokens"))
+            .header("content-type", "application/json")
+            .body(r#"{"name":"x","scopes":"admin"}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 401);
+    }
+}
+
 /// `--trusted-proxy`: behind the proxy each client has its own rate-limit bucket, keyed on
 /// the address the proxy saw; without it every client shares the proxy's.
 #[tokio::test(flavor = "multi_thread")]
@@ -834,6 +873,7 @@ async fn a_trusted_proxy_gives_each_client_its_own_rate_limit() {
     for trusted in [true, false] {
         let app = spawn_app_with(|c| {
             c.write_rate = 1;
+            c.auth = Some(AuthMode::Open);
             if trusted {
                 c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
             }
@@ -951,4 +991,82 @@ async fn pages_offer_only_what_the_visitor_may_do() {
     let open = spawn_app().await;
     let (_, page) = open.get_text("/upload").await;
     assert!(page.contains("id=\"upload-form\"") && !page.contains("upload-signin"));
+}
+
+/// Over HTTPS only the `__Host-` cookie signs in: a plain-named cookie planted by a
+/// plain-HTTP page or a sibling host is not read; a client's own `X-Forwarded-Proto` does not
+/// make a cookie `Secure` (only a trusted proxy's does).
+#[tokio::test(flavor = "multi_thread")]
+async fn over_https_only_the_host_cookie_counts() {
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.public_url = Some("https://perf.example.org".into());
+    })
+    .await;
+    let t = token(&app, "lead", "admin").await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/session"))
+        .header("host", "perf.example.org")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(format!(r#"{{"token":"{t}"}}"#))
+        .send()
+        .await
+        .unwrap();
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    let value = set
+        .split(';')
+        .next()
+        .unwrap()
+        .split_once('=')
+        .unwrap()
+        .1
+        .to_owned();
+    let audit = |cookie: String| {
+        app.client
+            .get(app.url("/api/v1/audit"))
+            .header("host", "perf.example.org")
+            .header("cookie", cookie)
+            .send()
+    };
+    let r = audit(format!("__Host-perfline_session={value}"))
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = audit(format!("perfline_session={value}")).await.unwrap();
+    assert_eq!(r.status().as_u16(), 401, "the plain name over HTTPS");
+    // Plain HTTP, no proxy: a client saying X-Forwarded-Proto gets no Secure cookie.
+    let plain = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let t = token(&plain, "lead", "admin").await;
+    let r = plain
+        .client
+        .post(plain.url("/api/v1/session"))
+        .header("x-forwarded-proto", "https")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(format!(r#"{{"token":"{t}"}}"#))
+        .send()
+        .await
+        .unwrap();
+    let set = r.headers()["set-cookie"].to_str().unwrap();
+    assert!(
+        set.starts_with("perfline_session=") && !set.contains("Secure"),
+        "{set}"
+    );
+}
+
+/// On a token-mode instance the alerts page offers triage only to who may triage.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_alerts_page_offers_triage_only_with_the_mark_scope() {
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let (status, page) = app.get_text("/alerts").await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("id=\"triage-signin\""),
+        "no word of signing in"
+    );
+    let open = spawn_app().await;
+    let (_, page) = open.get_text("/alerts").await;
+    assert!(!page.contains("triage-signin"));
 }
