@@ -65,6 +65,17 @@ pub struct Config {
     #[arg(long, env = "PERFLINE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
 
+    /// Milliseconds a request waits for a PostgreSQL connection from the pool before it is
+    /// answered 503 (the database unreachable or every connection busy).
+    #[arg(long, env = "PERFLINE_DB_ACQUIRE_TIMEOUT", default_value_t = 2000)]
+    pub db_acquire_timeout: u64,
+
+    /// Seconds Perfline waits at start for a PostgreSQL server that does not answer yet
+    /// (retrying with backoff, each attempt logged with the host and the cause) before it
+    /// gives up; 0 to try once.
+    #[arg(long, env = "PERFLINE_DB_WAIT", default_value_t = 60)]
+    pub db_wait: u64,
+
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT.
     #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,

@@ -79,6 +79,13 @@ impl From<crate::store::StoreError> for ApiError {
                     retry_after: 1,
                 }
             }
+            StoreError::Unreachable(why) => {
+                tracing::warn!(error = %why, "the database is unreachable");
+                ApiError::Unavailable {
+                    message: UNREACHABLE.into(),
+                    retry_after: 1,
+                }
+            }
             StoreError::Other(e) => ApiError::Internal(e),
         }
     }
@@ -86,6 +93,10 @@ impl From<crate::store::StoreError> for ApiError {
 
 /// What a client is told when the database is busy: never the driver's text.
 pub const BUSY: &str = "the database is busy; try again in a second";
+
+/// What a client is told when the database cannot be reached (down, restarting, the link
+/// lost): never the driver's text.
+pub const UNREACHABLE: &str = "the database is unreachable; try again";
 
 /// The 413 message; a limit of 0 is one the layer that refused did not say.
 fn too_large(limit: usize) -> String {
@@ -99,14 +110,16 @@ fn too_large(limit: usize) -> String {
 impl From<anyhow::Error> for ApiError {
     /// A busy store under any context is still "busy": 503, not 500.
     fn from(e: anyhow::Error) -> Self {
-        let busy = e
+        use crate::store::StoreError;
+        let known = e
             .chain()
-            .find_map(|c| match c.downcast_ref::<crate::store::StoreError>() {
-                Some(crate::store::StoreError::Busy(why)) => Some(why.clone()),
+            .find_map(|c| match c.downcast_ref::<StoreError>() {
+                Some(StoreError::Busy(why)) => Some(StoreError::Busy(why.clone())),
+                Some(StoreError::Unreachable(why)) => Some(StoreError::Unreachable(why.clone())),
                 _ => None,
             });
-        match busy {
-            Some(why) => crate::store::StoreError::Busy(why).into(),
+        match known {
+            Some(store) => store.into(),
             None => ApiError::Internal(e),
         }
     }

@@ -207,14 +207,18 @@ pub async fn scrape(
     axum::extract::State(state): axum::extract::State<crate::AppState>,
 ) -> impl axum::response::IntoResponse {
     let m = &state.metrics;
-    if let Ok(db) = state.config.db.sqlite_path() {
+    // While the database is unreachable the scrape still answers, with the last values.
+    let up = !state.store.health().now().is_down();
+    if !up {
+    } else if let Ok(db) = state.config.db.sqlite_path() {
         let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
         let wal = std::path::PathBuf::from(format!("{}-wal", db.display()));
         m.database_bytes.set((size(db) + size(&wal)) as i64);
     } else if let Ok(Some(bytes)) = state.store.database_bytes().await {
         m.database_bytes.set(bytes);
     }
-    if let Ok((jobs, events, outbox)) = state.store.queue_lengths().await {
+    if !up {
+    } else if let Ok((jobs, events, outbox)) = state.store.queue_lengths().await {
         m.alert_jobs.set(jobs);
         m.unnotified_events.set(events);
         m.outbox_pending.set(outbox);

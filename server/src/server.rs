@@ -68,12 +68,17 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Opens the store (creating and migrating it) and prepares the site options.
     pub async fn new(config: Config) -> anyhow::Result<AppState> {
-        let store = Store::connect(
+        let store = Store::connect_with(
             &config.db,
-            Duration::from_millis(config.busy_timeout),
-            config.db_pool,
+            &store::Connect {
+                busy_timeout: Duration::from_millis(config.busy_timeout),
+                pool_size: config.db_pool,
+                acquire_timeout: Duration::from_millis(config.db_acquire_timeout.max(1)),
+                wait: Duration::from_secs(config.db_wait),
+            },
         )
         .await?;
+        store.start_probe(&config.db);
         // Ended sessions go at start too (and at every sign-in); best effort: another
         // server may hold the write lock.
         match store
@@ -140,18 +145,47 @@ impl AppState {
     }
 }
 
-/// `GET /healthz`: whether the database answers.
+/// `GET /healthz`: whether the database answers, as the health probe found last (it checks
+/// every 250 ms): answered at once, never waiting for the database.
 #[utoipa::path(get, path = "/healthz", tag = "meta", security(()),
     responses((status = 200, description = "The database answers", content_type = "text/plain", body = String, example = "ok\n"),
-        (status = 503, description = "The database does not answer", content_type = "text/plain", body = String)))]
-pub(crate) async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
-    match state.store.ping().await {
-        Ok(()) => (StatusCode::OK, "ok\n"),
-        Err(e) => {
-            tracing::error!(error = ?e, "health check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
+        (status = 503, description = "The database does not answer: the JSON envelope, whose message says since when and why (`database unreachable since 14:02:11 UTC: connection refused (10.0.0.5:5432)`), with `Retry-After`", body = crate::error::ErrorEnvelope)))]
+pub(crate) async fn healthz(State(state): State<AppState>) -> Response {
+    match state.store.health().now() {
+        store::health::DbState::Up => (StatusCode::OK, "ok\n").into_response(),
+        down => ApiError::Unavailable {
+            message: down.describe(),
+            retry_after: 1,
         }
+        .into_response(),
     }
+}
+
+/// Fails fast while the database is unreachable: a request that needs it is answered 503
+/// at once instead of waiting for a connection, and one in flight when the probe finds the
+/// database gone is answered then (an upload cut off so is not acknowledged: its retry
+/// answers 200 if it was stored after all, 201 if not).
+async fn database_gate(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if path == "/healthz" || path == "/metrics" || path.starts_with("/pkg/") {
+        return next.run(req).await;
+    }
+    let mut health = state.store.health().watch();
+    if health.borrow_and_update().is_down() {
+        return unreachable();
+    }
+    tokio::select! {
+        response = next.run(req) => response,
+        _ = health.wait_for(store::health::DbState::is_down) => unreachable(),
+    }
+}
+
+fn unreachable() -> Response {
+    ApiError::Unavailable {
+        message: crate::error::UNREACHABLE.into(),
+        retry_after: 1,
+    }
+    .into_response()
 }
 
 /// `GET /c/{id}` asking for JSON, text, CSV or SVG (by Accept or `format=`) is answered by the
@@ -476,6 +510,7 @@ pub fn router(state: AppState) -> Router {
             (state.clone(), scopes),
             crate::auth::authorize,
         ))
+        .layer(middleware::from_fn_with_state(state.clone(), database_gate))
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
         .layer(middleware::from_fn_with_state(
             state.clone(),

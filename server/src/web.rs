@@ -22,8 +22,10 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
     let api = e.chain().find_map(|c| c.downcast_ref::<ApiError>());
     // An error the API layer already classified: busy, or an internal failure, is the
     // server's; anything else (not found, a bad name) is about the request and said as it is.
-    let busy = matches!(store, Some(StoreError::Busy(_)))
-        || matches!(api, Some(ApiError::Unavailable { .. }));
+    let busy = matches!(
+        store,
+        Some(StoreError::Busy(_) | StoreError::Unreachable(_))
+    ) || matches!(api, Some(ApiError::Unavailable { .. }));
     let failed = busy
         || store.is_some()
         || matches!(api, Some(ApiError::Internal(_)))
@@ -52,6 +54,9 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
         return match api {
             // Its own sentence (the database is busy, or too many expensive requests).
             Some(a @ ApiError::Unavailable { .. }) => a.to_string(),
+            _ if matches!(store, Some(StoreError::Unreachable(_))) => {
+                crate::error::UNREACHABLE.to_owned()
+            }
             _ => crate::error::BUSY.to_owned(),
         };
     }

@@ -306,9 +306,12 @@ async fn store(
         }))
         .await??;
     let store_span = tracing::info_span!("store", runs = parsed.runs.len());
-    let inserted = crate::work::stage(store_span, state.store.insert_upload(&parsed)).await?;
-    let (status, id) = match inserted {
-        Inserted::Created(id) => {
+    // The answer is built inside the storing transaction: once it commits, nothing more
+    // can fail, so a 201 is never lost to a database that goes away a moment later.
+    let (inserted, detail) =
+        crate::work::stage(store_span, state.store.insert_upload_detailed(&parsed)).await?;
+    let status = match inserted {
+        Inserted::Created(_) => {
             state.metrics.uploads.inc();
             let samples: usize = parsed
                 .runs
@@ -316,14 +319,10 @@ async fn store(
                 .map(ingest::ParsedRun::sample_count)
                 .sum();
             state.metrics.samples.inc_by(samples as u64);
-            (StatusCode::CREATED, id)
+            StatusCode::CREATED
         }
-        Inserted::Existing(id) => (StatusCode::OK, id),
+        Inserted::Existing(_) => StatusCode::OK,
     };
-    let detail = state
-        .upload_detail(id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("upload {id} vanished")))?;
     Ok((
         status,
         UploadResponse {

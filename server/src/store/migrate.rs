@@ -240,7 +240,13 @@ pub async fn sqlite_to_postgres(
         .await
         .with_context(|| format!("cannot open {}", from.display()))?;
     store.close().await;
-    let pool = super::postgres::connect(to, 2, std::time::Duration::from_secs(30)).await?;
+    let options = super::Connect {
+        busy_timeout: std::time::Duration::from_secs(30),
+        pool_size: 2,
+        acquire_timeout: std::time::Duration::from_secs(30),
+        wait: std::time::Duration::ZERO,
+    };
+    let pool = super::postgres::connect(to, &options).await?;
     let mut pg = pool.acquire().await?;
     for table in TABLES.iter().filter(|t| **t != "data_version") {
         let (n,): (i64,) =

@@ -12,6 +12,7 @@
 mod alerts;
 mod cache;
 mod delete;
+pub mod health;
 mod history;
 mod lease;
 mod migrate;
@@ -39,11 +40,15 @@ use sql::{query, query_as, Pool, Target};
 pub use sql::{Engine, WRITE_LOCK};
 
 /// What a store method fails with: the database is busy (locked by another writer or
-/// connection, its pool exhausted: worth retrying, answered 503), or anything else.
+/// connection, its pool exhausted: worth retrying, answered 503), unreachable (the server
+/// down, restarting, or the connection lost: answered 503 too), or anything else. The
+/// strings are the driver's words, for the log only.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database busy: {0}")]
     Busy(String),
+    #[error("database unreachable: {0}")]
+    Unreachable(String),
     #[error(transparent)]
     Other(anyhow::Error),
 }
@@ -51,22 +56,48 @@ pub enum StoreError {
 pub type StoreResult<T> = Result<T, StoreError>;
 
 impl StoreError {
+    /// The error a sqlx error is: busy, unreachable, or another.
+    fn of(e: sqlx::Error) -> StoreError {
+        if StoreError::is_unreachable(&e) {
+            StoreError::Unreachable(e.to_string())
+        } else if StoreError::is_busy(&e) {
+            StoreError::Busy(e.to_string())
+        } else {
+            StoreError::Other(e.into())
+        }
+    }
+
+    /// Whether a sqlx error means the database server cannot be reached: the connection
+    /// failed or was lost, or the server is shutting down, crashed, or starting.
+    fn is_unreachable(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(d) => {
+                let code = d.code().unwrap_or_default();
+                // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and every
+                // connection exception (class 08).
+                matches!(code.as_ref(), "57P01" | "57P02" | "57P03") || code.starts_with("08")
+            }
+            _ => false,
+        }
+    }
+
     /// Whether a sqlx error means "busy, try again".
     fn is_busy(e: &sqlx::Error) -> bool {
         match e {
-            // The pool is exhausted, or the database server is out of reach.
-            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => true,
+            // The pool is exhausted (every connection in use, or none can be made).
+            sqlx::Error::PoolTimedOut => true,
             sqlx::Error::Database(d) => {
                 let code = d.code().unwrap_or_default();
                 match code.parse::<i32>() {
                     // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
                     Ok(code) => matches!(code & 0xff, 5 | 6),
                     // PostgreSQL: serialization failure, deadlock, lock not available, too many
-                    // connections, shutting down or starting up.
-                    Err(_) => matches!(
-                        code.as_ref(),
-                        "40001" | "40P01" | "55P03" | "53300" | "57P01" | "57P03"
-                    ),
+                    // connections.
+                    Err(_) => matches!(code.as_ref(), "40001" | "40P01" | "55P03" | "53300"),
                 }
             }
             _ => false,
@@ -76,11 +107,7 @@ impl StoreError {
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
-        if StoreError::is_busy(&e) {
-            StoreError::Busy(e.to_string())
-        } else {
-            StoreError::Other(e.into())
-        }
+        StoreError::of(e)
     }
 }
 
@@ -93,6 +120,7 @@ impl From<serde_json::Error> for StoreError {
 impl From<anyhow::Error> for StoreError {
     fn from(e: anyhow::Error) -> Self {
         match e.chain().find_map(|c| c.downcast_ref::<sqlx::Error>()) {
+            Some(s) if StoreError::is_unreachable(s) => StoreError::Unreachable(s.to_string()),
             Some(s) if StoreError::is_busy(s) => StoreError::Busy(s.to_string()),
             _ => StoreError::Other(e),
         }
@@ -110,6 +138,30 @@ pub use tokens::{AuditEntry, TokenInfo};
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use write::{Inserted, NewFile, NewUpload};
 
+/// How the store connects: waits, timeouts, the pool.
+#[derive(Debug, Clone)]
+pub struct Connect {
+    /// How long a statement waits for another writer's lock before it is busy.
+    pub busy_timeout: Duration,
+    /// PostgreSQL: connections in the pool.
+    pub pool_size: u32,
+    /// PostgreSQL: how long a request waits for a connection from the pool.
+    pub acquire_timeout: Duration,
+    /// PostgreSQL: how long to wait at start for a server that does not answer yet.
+    pub wait: Duration,
+}
+
+impl Default for Connect {
+    fn default() -> Self {
+        Connect {
+            busy_timeout: Duration::from_secs(5),
+            pool_size: 16,
+            acquire_timeout: Duration::from_secs(2),
+            wait: Duration::ZERO,
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Store {
     /// Where writes go: SQLite's one writer connection, or the PostgreSQL pool.
@@ -124,6 +176,8 @@ pub struct Store {
     caches: std::sync::Arc<cache::Caches>,
     /// Told when an upload queues series for the alert detector.
     alert_jobs_queued: std::sync::Arc<tokio::sync::Notify>,
+    /// Whether the database answers, as the probe found last.
+    health: std::sync::Arc<health::Health>,
 }
 
 impl Store {
@@ -134,11 +188,24 @@ impl Store {
         busy_timeout: Duration,
         pool_size: u32,
     ) -> anyhow::Result<Store> {
+        let options = Connect {
+            busy_timeout,
+            pool_size,
+            ..Connect::default()
+        };
+        Store::connect_with(db, &options).await
+    }
+
+    /// Opens the store `--db` names, as `options` say.
+    pub async fn connect_with(
+        db: &crate::config::Database,
+        options: &Connect,
+    ) -> anyhow::Result<Store> {
         match db {
-            crate::config::Database::Sqlite(path) => Store::open_with(path, busy_timeout).await,
-            crate::config::Database::Postgres(url) => {
-                Store::open_postgres(url, pool_size, busy_timeout).await
+            crate::config::Database::Sqlite(path) => {
+                Store::open_with(path, options.busy_timeout).await
             }
+            crate::config::Database::Postgres(url) => Store::open_postgres(url, options).await,
         }
     }
 
@@ -201,6 +268,7 @@ impl Store {
             watcher: std::sync::Arc::new(Watcher::Sqlite(tokio::sync::Mutex::new((watcher, None)))),
             caches: Default::default(),
             alert_jobs_queued: Default::default(),
+            health: Default::default(),
         };
         store
             .fill_packed()
@@ -212,12 +280,8 @@ impl Store {
     /// Connects to the PostgreSQL database at `url` with a pool of `pool_size` connections,
     /// brings its schema up to date (safe when several servers start at once), and listens for
     /// the data version's notices (see [`Store::generation`]).
-    pub async fn open_postgres(
-        url: &str,
-        pool_size: u32,
-        lock_timeout: Duration,
-    ) -> anyhow::Result<Store> {
-        let pool = postgres::connect(url, pool_size, lock_timeout).await?;
+    pub async fn open_postgres(url: &str, options: &Connect) -> anyhow::Result<Store> {
+        let pool = postgres::connect(url, options).await?;
         let alert_jobs_queued: std::sync::Arc<tokio::sync::Notify> = Default::default();
         let listener = postgres::spawn_listener(url, alert_jobs_queued.clone()).await?;
         let store = Store {
@@ -230,6 +294,7 @@ impl Store {
             }),
             caches: Default::default(),
             alert_jobs_queued,
+            health: Default::default(),
         };
         store
             .fill_packed()
@@ -300,6 +365,29 @@ impl Store {
     /// Notified when an upload has queued series for the alert detector.
     pub fn alert_jobs_queued(&self) -> std::sync::Arc<tokio::sync::Notify> {
         self.alert_jobs_queued.clone()
+    }
+
+    /// Whether the database answers, as the health probe found last (see [`health`]); the
+    /// probe runs once [`Store::start_probe`] is called.
+    pub fn health(&self) -> &health::Health {
+        &self.health
+    }
+
+    /// Starts the health probe (a server does; the command-line tools need none).
+    pub fn start_probe(&self, db: &crate::config::Database) {
+        match (db, &self.reader) {
+            (crate::config::Database::Postgres(url), _) => {
+                if let Ok(options) = <sqlx::postgres::PgConnectOptions as FromStr>::from_str(url) {
+                    self.health
+                        .spawn_postgres(options.application_name("perfline-probe"));
+                }
+            }
+            (crate::config::Database::Sqlite(path), Pool::Sqlite(pool)) => {
+                self.health
+                    .spawn_sqlite(pool.clone(), path.display().to_string());
+            }
+            _ => {}
+        }
     }
 
     /// Checks that the database answers.
@@ -404,6 +492,7 @@ impl Store {
     }
 
     pub async fn close(&self) {
+        self.health.stop();
         if let Watcher::Postgres { listener, .. } = &*self.watcher {
             listener.abort();
         }

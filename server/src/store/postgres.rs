@@ -16,28 +16,100 @@ pub const DATA_VERSION_CHANNEL: &str = "perfline_data_version";
 
 /// Connects to the database at `url` and brings its schema up to date. Safe when several
 /// servers start at once: sqlx holds a PostgreSQL advisory lock while it migrates. A statement
-/// waits at most `lock_timeout` for a lock (another server's write transaction) before it
-/// fails as busy.
-pub async fn connect(
-    url: &str,
-    max_connections: u32,
-    lock_timeout: Duration,
-) -> anyhow::Result<PgPool> {
-    let options = PgConnectOptions::from_str(url)
+/// waits at most `busy_timeout` for a lock (another server's write transaction) before it
+/// fails as busy; a request waits at most `acquire_timeout` for a connection. A server that
+/// does not answer yet is tried again with backoff for `wait`, each attempt logged with the
+/// host and the cause.
+pub async fn connect(url: &str, options: &super::Connect) -> anyhow::Result<PgPool> {
+    let connect = PgConnectOptions::from_str(url)
         .context("cannot read the PostgreSQL URL")?
         .application_name("perfline")
-        .options([("lock_timeout", format!("{}ms", lock_timeout.as_millis()))]);
+        .options([(
+            "lock_timeout",
+            format!("{}ms", options.busy_timeout.as_millis()),
+        )]);
+    wait_for_server(&connect, options.wait).await?;
     let pool = PgPoolOptions::new()
-        .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with(options)
-        .await
-        .context("cannot connect to PostgreSQL")?;
+        .max_connections(options.pool_size)
+        .acquire_timeout(options.acquire_timeout)
+        .connect_lazy_with(connect.clone());
     sqlx::migrate!("../migrations/postgres")
         .run(&pool)
         .await
-        .context("cannot migrate the PostgreSQL database")?;
+        .with_context(|| {
+            format!(
+                "cannot migrate the PostgreSQL database at {}",
+                where_(&connect)
+            )
+        })?;
     Ok(pool)
+}
+
+/// `host:port` of a connection's server, for messages.
+pub fn where_(options: &PgConnectOptions) -> String {
+    format!("{}:{}", options.get_host(), options.get_port())
+}
+
+/// What went wrong connecting, in words an operator can act on: "connection refused",
+/// "no answer within 5 s", or the server's own message ("database \"x\" does not exist").
+pub fn connect_cause(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+            std::io::ErrorKind::ConnectionReset => "connection reset".into(),
+            std::io::ErrorKind::TimedOut => "timed out".into(),
+            std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionAborted => {
+                "connection closed by the server".into()
+            }
+            _ => io.to_string(),
+        },
+        sqlx::Error::Database(d) => d.message().to_owned(),
+        sqlx::Error::Tls(t) => format!("TLS: {t}"),
+        other => other.to_string(),
+    }
+}
+
+/// The longest one connection attempt may take (a host that drops packets never refuses).
+const ATTEMPT: Duration = Duration::from_secs(5);
+
+/// Connects once to see that the server answers, trying again with backoff (0.25 s doubling
+/// to 5 s) until `wait` has passed; the error names the server and the last cause.
+async fn wait_for_server(options: &PgConnectOptions, wait: Duration) -> anyhow::Result<()> {
+    use sqlx::{ConnectOptions, Connection};
+    let started = std::time::Instant::now();
+    let mut delay = Duration::from_millis(250);
+    let mut attempt = 1u32;
+    loop {
+        let cause = match tokio::time::timeout(ATTEMPT, options.connect()).await {
+            Ok(Ok(conn)) => {
+                let _ = conn.close().await;
+                if attempt > 1 {
+                    tracing::info!(server = %where_(options), attempt, "PostgreSQL answers");
+                }
+                return Ok(());
+            }
+            Ok(Err(e)) => connect_cause(&e),
+            Err(_) => format!("no answer within {} s", ATTEMPT.as_secs()),
+        };
+        let waited = started.elapsed();
+        if waited + delay > wait {
+            anyhow::bail!(
+                "cannot connect to PostgreSQL at {}: {cause} (after {attempt} attempt(s) in {} s; --db-wait sets how long to wait)",
+                where_(options),
+                waited.as_secs()
+            );
+        }
+        tracing::warn!(
+            server = %where_(options),
+            attempt,
+            cause = %cause,
+            retry_in_ms = delay.as_millis() as u64,
+            "PostgreSQL does not answer yet"
+        );
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+        attempt += 1;
+    }
 }
 
 /// The data version as stored (see `Store::generation`).

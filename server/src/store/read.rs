@@ -3,7 +3,7 @@
 use super::StoreResult;
 use std::collections::BTreeMap;
 
-use super::sql::{query, query_as, Builder, Engine, Row};
+use super::sql::{query, query_as, Builder, Engine, Row, Target};
 use app::kernel::compare_kernels;
 use app::label::Direction;
 use app::types::{
@@ -150,10 +150,10 @@ impl Store {
         Ok(series)
     }
 
-    async fn upload_files(&self, upload_id: i64) -> StoreResult<Vec<UploadFile>> {
+    async fn upload_files(target: Target<'_>, upload_id: i64) -> StoreResult<Vec<UploadFile>> {
         let rows = query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
             .bind(upload_id)
-            .fetch_all(&self.reader)
+            .fetch_all(target)
             .await?;
         Ok(rows
             .iter()
@@ -172,19 +172,43 @@ impl Store {
     }
 
     pub async fn upload(&self, id: i64) -> StoreResult<Option<UploadSummary>> {
+        Store::upload_in(Target::from(&self.reader), id).await
+    }
+
+    /// An upload and its runs as the transaction `tx` sees them: what an upload's answer is
+    /// built from, inside the transaction that stored it.
+    pub(super) async fn upload_detail_in(
+        tx: &mut super::sql::Tx,
+        id: i64,
+    ) -> StoreResult<Option<app::types::UploadDetail>> {
+        let Some(upload) = Store::upload_in(Target::from(&mut *tx), id).await? else {
+            return Ok(None);
+        };
+        let mut q = Builder::new(RUN_COLUMNS);
+        q.push(" WHERE r.upload_id = ")
+            .push_bind(id)
+            .push(" ORDER BY r.id");
+        let rows = q.build().fetch_all(&mut *tx).await?;
+        Ok(Some(app::types::UploadDetail {
+            upload,
+            runs: rows.iter().map(run_summary).collect(),
+        }))
+    }
+
+    async fn upload_in(mut target: Target<'_>, id: i64) -> StoreResult<Option<UploadSummary>> {
         let row = query(
             "SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) AS samples \
              FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
         )
         .bind(id)
-        .fetch_optional(&self.reader)
+        .fetch_optional(target.reborrow())
         .await?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(UploadSummary {
             id,
             created_at: row.get("created_at"),
             uploaded_by: row.get("uploaded_by"),
-            files: self.upload_files(id).await?,
+            files: Store::upload_files(target, id).await?,
             runs: row.get("runs"),
             samples: row.get("samples"),
             url: format!("/api/v1/uploads/{id}"),

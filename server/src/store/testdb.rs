@@ -51,7 +51,14 @@ impl TestDb {
         match self {
             TestDb::Sqlite(dir) => Store::open(&dir.path().join("t.db")).await,
             TestDb::Postgres(url) => {
-                Store::open_postgres(url, 4, std::time::Duration::from_secs(5)).await
+                Store::open_postgres(
+                    url,
+                    &crate::store::Connect {
+                        pool_size: 4,
+                        ..Default::default()
+                    },
+                )
+                .await
             }
         }
         .expect("the store opens")

@@ -1,6 +1,6 @@
 //! Writing an upload: one transaction on the single writer connection.
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 use std::collections::BTreeMap;
 
 use super::sql::{query, query_as, Tx};
@@ -41,13 +41,26 @@ pub enum Inserted {
 
 impl Store {
     pub async fn insert_upload(&self, upload: &NewUpload) -> StoreResult<Inserted> {
+        Ok(self.insert_upload_detailed(upload).await?.0)
+    }
+
+    /// Stores an upload as [`Store::insert_upload`] does, and answers with what the
+    /// transaction wrote (the upload, its files and runs), read inside it before the commit:
+    /// an acknowledgement never needs a second round trip that could fail after the commit.
+    pub async fn insert_upload_detailed(
+        &self,
+        upload: &NewUpload,
+    ) -> StoreResult<(Inserted, app::types::UploadDetail)> {
         let mut tx = self.writer.begin_write().await?;
         if let Some((id,)) = query_as::<(i64,)>("SELECT id FROM upload WHERE digest = ?")
             .bind(&upload.digest)
             .fetch_optional(&mut tx)
             .await?
         {
-            return Ok(Inserted::Existing(id));
+            let detail = Store::upload_detail_in(&mut tx, id)
+                .await?
+                .ok_or_else(|| StoreError::Other(anyhow::anyhow!("upload {id} vanished")))?;
+            return Ok((Inserted::Existing(id), detail));
         }
         let (upload_id,): (i64,) = query_as(
             "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
@@ -88,9 +101,12 @@ impl Store {
             &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
         )
         .await?;
+        let detail = Store::upload_detail_in(&mut tx, upload_id)
+            .await?
+            .ok_or_else(|| StoreError::Other(anyhow::anyhow!("upload {upload_id} vanished")))?;
         tx.commit().await?;
         self.alert_jobs_queued.notify_one();
-        Ok(Inserted::Created(upload_id))
+        Ok((Inserted::Created(upload_id), detail))
     }
 }
 

@@ -2,6 +2,9 @@
 //! (`scripts/pg-cluster`, Debian's postgresql), named by `PERFLINE_TEST_PG`. Without it these
 //! tests fail, never skip.
 
+#[path = "outage.rs"]
+mod outage;
+
 use std::collections::BTreeSet;
 
 use crate::helpers::fresh_postgres;
@@ -59,10 +62,9 @@ async fn postgres_columns(pool: &PgPool) -> Columns {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_postgres_schema_is_sqlites() {
     let url = fresh_postgres().await;
-    let starts = futures_util::future::join_all(
-        (0..4).map(|_| postgres::connect(&url, 2, std::time::Duration::from_secs(5))),
-    )
-    .await;
+    let two = pool_of(2);
+    let starts =
+        futures_util::future::join_all((0..4).map(|_| postgres::connect(&url, &two))).await;
     let pools: Vec<PgPool> = starts.into_iter().map(Result::unwrap).collect();
     let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations")
         .fetch_one(&pools[0])
@@ -93,9 +95,7 @@ async fn the_postgres_schema_is_sqlites() {
 #[tokio::test(flavor = "multi_thread")]
 async fn data_changes_bump_the_version_and_notify_at_commit() {
     let url = fresh_postgres().await;
-    let pool = postgres::connect(&url, 4, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
+    let pool = postgres::connect(&url, &pool_of(4)).await.unwrap();
     let mut listener = postgres::listen(&url).await.unwrap();
     let start = postgres::data_version(&pool).await.unwrap();
 
@@ -334,4 +334,12 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
         .unwrap();
     assert_eq!(runs, before.iter().find(|(t, _)| *t == "run").unwrap().1);
     app.stop().await;
+}
+
+/// Connection options with a pool of `n`.
+fn pool_of(n: u32) -> perfline_server::store::Connect {
+    perfline_server::store::Connect {
+        pool_size: n,
+        ..Default::default()
+    }
 }
