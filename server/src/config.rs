@@ -15,104 +15,144 @@ pub struct Config {
     /// The database: a SQLite file (a path, or a `sqlite:` URL), created and migrated on
     /// first start; or a PostgreSQL database (`postgres://user:password@host:port/name`, 15 or
     /// newer), migrated on start, that any number of servers may share.
-    #[arg(long, env = "PERFLINE_DB", default_value = "./perfline.db", value_parser = Database::parse)]
+    #[arg(long, global = true, env = "PERFLINE_DB", default_value = "./perfline.db", value_parser = Database::parse)]
     pub db: Database,
 
     /// Address to listen on.
-    #[arg(long, env = "PERFLINE_LISTEN", default_value = "127.0.0.1:3000")]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_LISTEN",
+        default_value = "127.0.0.1:3000"
+    )]
     pub listen: SocketAddr,
 
     /// Serve the site (WASM, JS, CSS) from this directory's `pkg/` (as `scripts/build-site`
     /// writes it) instead of the copy built into the binary: for development.
-    #[arg(long, env = "PERFLINE_SITE_ROOT")]
+    #[arg(long, global = true, env = "PERFLINE_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
 
     /// Largest accepted upload body, in bytes (default 64 MiB).
-    #[arg(long, env = "PERFLINE_MAX_UPLOAD", default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, global = true, env = "PERFLINE_MAX_UPLOAD", default_value_t = 64 * 1024 * 1024)]
     pub max_upload: usize,
 
     /// Seconds a request may take before it is answered with 408.
-    #[arg(long, env = "PERFLINE_REQUEST_TIMEOUT", default_value_t = 120)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_REQUEST_TIMEOUT",
+        default_value_t = 120
+    )]
     pub request_timeout: u64,
 
     /// Seconds a client may take to send a request's headers; also how long an idle
     /// keep-alive connection stays open waiting for its next request.
-    #[arg(long, env = "PERFLINE_HEADER_TIMEOUT", default_value_t = 10)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_HEADER_TIMEOUT",
+        default_value_t = 10
+    )]
     pub header_timeout: u64,
 
     /// Seconds a request body may stall between two chunks before the request fails with 408
     /// (a slow link that keeps sending is never cut off).
-    #[arg(long, env = "PERFLINE_BODY_TIMEOUT", default_value_t = 30)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_BODY_TIMEOUT",
+        default_value_t = 30
+    )]
     pub body_timeout: u64,
 
     /// Open connections at most; one more is answered 503 and closed.
-    #[arg(long, env = "PERFLINE_MAX_CONNECTIONS", default_value_t = 1024)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_MAX_CONNECTIONS",
+        default_value_t = 1024
+    )]
     pub max_connections: usize,
 
     /// Expensive requests (uploads, comparisons and trends not yet cached, chart renders)
     /// running at once; default: twice the CPUs. Others wait up to a second, then get 503.
-    #[arg(long, env = "PERFLINE_MAX_HEAVY")]
+    #[arg(long, global = true, env = "PERFLINE_MAX_HEAVY")]
     pub max_heavy: Option<usize>,
 
     /// Milliseconds a database statement waits for another process's write lock (a
     /// maintenance script, a second server) before the request is answered 503.
-    #[arg(long, env = "PERFLINE_BUSY_TIMEOUT", default_value_t = 5000)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_BUSY_TIMEOUT",
+        default_value_t = 5000
+    )]
     pub busy_timeout: u64,
 
     /// Connections this server keeps to PostgreSQL (its pool; one more listens for changes).
     /// Every server sharing the database has its own: keep their sum under the server's
     /// `max_connections`. Unused with SQLite.
-    #[arg(long, env = "PERFLINE_DB_POOL", default_value_t = 16)]
+    #[arg(long, global = true, env = "PERFLINE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
 
     /// Milliseconds a request waits for a PostgreSQL connection from the pool before it is
     /// answered 503 (the database unreachable or every connection busy).
-    #[arg(long, env = "PERFLINE_DB_ACQUIRE_TIMEOUT", default_value_t = 2000)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_DB_ACQUIRE_TIMEOUT",
+        default_value_t = 2000
+    )]
     pub db_acquire_timeout: u64,
 
     /// Seconds Perfline waits at start for a PostgreSQL server that does not answer yet
     /// (retrying with backoff, each attempt logged with the host and the cause) before it
     /// gives up; 0 to try once.
-    #[arg(long, env = "PERFLINE_DB_WAIT", default_value_t = 60)]
+    #[arg(long, global = true, env = "PERFLINE_DB_WAIT", default_value_t = 60)]
     pub db_wait: u64,
 
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT.
-    #[arg(long, env = "PERFLINE_SHUTDOWN_TIMEOUT", default_value_t = 30)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_SHUTDOWN_TIMEOUT",
+        default_value_t = 30
+    )]
     pub shutdown_timeout: u64,
 
     /// Who may write: `open` (anyone who reaches the port) or `token` (a bearer token with the
     /// right scope). Default: `open` on a loopback address without `--public-url` or
     /// `--trusted-proxy` (not behind a proxy), `token` otherwise.
-    #[arg(long, env = "PERFLINE_AUTH", value_enum)]
+    #[arg(long, global = true, env = "PERFLINE_AUTH", value_enum)]
     pub auth: Option<crate::auth::AuthMode>,
 
     /// Reads need a token too (any scope); raw files included.
-    #[arg(long, env = "PERFLINE_PRIVATE")]
+    #[arg(long, global = true, env = "PERFLINE_PRIVATE")]
     pub private: bool,
 
     /// Days a browser's session (signing in with a token) lasts unused: a session not used
     /// for longer signs no one in. Sessions keep the limit they were made with; signing in
     /// deletes those past the current limits too.
-    #[arg(long, env = "PERFLINE_SESSION_IDLE_DAYS", default_value_t = 7,
+    #[arg(long, global = true, env = "PERFLINE_SESSION_IDLE_DAYS", default_value_t = 7,
         value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub session_idle_days: u32,
 
     /// Days a browser's session lasts at most from signing in, however much it is used.
-    #[arg(long, env = "PERFLINE_SESSION_MAX_DAYS", default_value_t = 30,
+    #[arg(long, global = true, env = "PERFLINE_SESSION_MAX_DAYS", default_value_t = 30,
         value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub session_max_days: u32,
 
     /// The URL users reach Perfline at (`https://perf.example.org`): used in permalinks and
     /// text reports instead of the request's `Host`, and requests naming another `Host` are
     /// refused.
-    #[arg(long, env = "PERFLINE_PUBLIC_URL", value_parser = parse_public_url)]
+    #[arg(long, global = true, env = "PERFLINE_PUBLIC_URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
 
     /// Another host name users reach Perfline by (repeatable; env: comma-separated). A request
     /// whose `Host` is neither a loopback name, the `--public-url` host nor one of these is
     /// refused with 421 (DNS rebinding); on a non-loopback address without `--public-url`,
     /// IP addresses are allowed too.
-    #[arg(long = "allow-host", env = "PERFLINE_ALLOW_HOSTS", value_delimiter = ',', value_parser = parse_host)]
+    #[arg(long = "allow-host", global = true, env = "PERFLINE_ALLOW_HOSTS", value_delimiter = ',', value_parser = parse_host)]
     pub allow_hosts: Vec<String>,
 
     /// A reverse proxy's address block (`127.0.0.1/32`, `10.0.0.0/8`; repeatable; env:
@@ -120,6 +160,7 @@ pub struct Config {
     /// its `X-Forwarded-For` names (the nearest address not itself a trusted proxy).
     #[arg(
         long = "trusted-proxy",
+        global = true,
         env = "PERFLINE_TRUSTED_PROXIES",
         value_delimiter = ','
     )]
@@ -127,70 +168,105 @@ pub struct Config {
 
     /// Writes a minute per token (anonymous writes in open mode: per client address) before
     /// `429 Too Many Requests`; 0 for no limit.
-    #[arg(long, env = "PERFLINE_WRITE_RATE", default_value_t = 120)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_WRITE_RATE",
+        default_value_t = 120
+    )]
     pub write_rate: u32,
 
     /// Reads a second per client address without a token (and per token with one); 0 for
     /// no limit.
-    #[arg(long, env = "PERFLINE_READ_RATE", default_value_t = 0)]
+    #[arg(long, global = true, env = "PERFLINE_READ_RATE", default_value_t = 0)]
     pub read_rate: u32,
 
     /// Do not run the alert detector in this process: uploads still queue the series they
     /// touch, and a server started without the flag examines them.
-    #[arg(long, env = "PERFLINE_NO_ALERTS")]
+    #[arg(long, global = true, env = "PERFLINE_NO_ALERTS")]
     pub no_alerts: bool,
 
     /// A URL that receives every alert event as a signed JSON POST (repeatable; env: comma-separated).
-    #[arg(long = "webhook", env = "PERFLINE_WEBHOOKS", value_delimiter = ',')]
+    #[arg(
+        long = "webhook",
+        global = true,
+        env = "PERFLINE_WEBHOOKS",
+        value_delimiter = ','
+    )]
     pub webhooks: Vec<String>,
 
     /// The key of the webhooks' `X-Perfline-Signature` (HMAC-SHA256 of the body).
-    #[arg(long, env = "PERFLINE_WEBHOOK_SECRET", hide_env_values = true)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_WEBHOOK_SECRET",
+        hide_env_values = true
+    )]
     pub webhook_secret: Option<String>,
 
     /// Let `--webhook` URLs point inside this machine or its networks (loopback, private,
     /// link-local, unique-local, CGNAT, ...): without it they are refused at start, and a
     /// webhook host name that resolves only there is refused at delivery.
-    #[arg(long, env = "PERFLINE_ALLOW_INTERNAL_WEBHOOKS")]
+    #[arg(long, global = true, env = "PERFLINE_ALLOW_INTERNAL_WEBHOOKS")]
     pub allow_internal_webhooks: bool,
 
     /// The SMTP relay for alert mails: `smtp://host:port` (STARTTLS when offered: add
     /// `?tls=required` to insist) or `smtps://host:port`; credentials from PERFLINE_SMTP_USER
     /// and PERFLINE_SMTP_PASSWORD.
-    #[arg(long, env = "PERFLINE_SMTP")]
+    #[arg(long, global = true, env = "PERFLINE_SMTP")]
     pub smtp: Option<String>,
 
     /// The sender of alert mails (`Perfline <perfline@example.org>`).
-    #[arg(long, env = "PERFLINE_MAIL_FROM")]
+    #[arg(long, global = true, env = "PERFLINE_MAIL_FROM")]
     pub mail_from: Option<String>,
 
     /// A recipient of alert mails (repeatable; env: comma-separated).
-    #[arg(long = "mail-to", env = "PERFLINE_MAIL_TO", value_delimiter = ',')]
+    #[arg(
+        long = "mail-to",
+        global = true,
+        env = "PERFLINE_MAIL_TO",
+        value_delimiter = ','
+    )]
     pub mail_to: Vec<String>,
 
     /// Milliseconds before the first retry of an undelivered notification; doubled each time.
-    #[arg(long, env = "PERFLINE_NOTIFY_RETRY_FIRST_MS", default_value_t = 1000)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_NOTIFY_RETRY_FIRST_MS",
+        default_value_t = 1000
+    )]
     pub notify_retry_first_ms: u64,
 
     /// The longest wait between two retries, in seconds.
-    #[arg(long, env = "PERFLINE_NOTIFY_RETRY_MAX", default_value_t = 300)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_NOTIFY_RETRY_MAX",
+        default_value_t = 300
+    )]
     pub notify_retry_max: u64,
 
     /// Hours after which an undelivered notification is given up on (logged as an error).
-    #[arg(long, env = "PERFLINE_NOTIFY_GIVE_UP", default_value_t = 72)]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_NOTIFY_GIVE_UP",
+        default_value_t = 72
+    )]
     pub notify_give_up: u64,
 
     /// Serve `/metrics` on this address only (e.g. a management network's `10.0.0.5:9464`),
     /// without authentication, instead of on `--listen` beside the API.
-    #[arg(long, env = "PERFLINE_METRICS_LISTEN")]
+    #[arg(long, global = true, env = "PERFLINE_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
 
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (e.g. `info`, `perfline=debug`).
-    #[arg(long, env = "PERFLINE_LOG", default_value = "info")]
+    #[arg(long, global = true, env = "PERFLINE_LOG", default_value = "info")]
     pub log: String,
 
     /// Log lines as text for people, or one JSON object per line for a log collector.
-    #[arg(long, env = "PERFLINE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, global = true, env = "PERFLINE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 }
 

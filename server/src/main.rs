@@ -16,7 +16,12 @@ async fn main() -> std::process::ExitCode {
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     match config.log_format {
         perfline_server::config::LogFormat::Text => {
-            tracing_subscriber::fmt().with_env_filter(filter).init();
+            // Colours for a terminal only: a log file or journal gets plain text.
+            let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            tracing_subscriber::fmt()
+                .with_ansi(terminal)
+                .with_env_filter(filter)
+                .init();
         }
         perfline_server::config::LogFormat::Json => tracing_subscriber::fmt()
             .json()

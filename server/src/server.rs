@@ -223,7 +223,8 @@ const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'u
      script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; \
      base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
-/// The policy of a page the shell renders with `nonce`: [`CSP`] with the nonce allowed.
+/// The policy of a page the shell renders with `nonce`: the header policy with the nonce
+/// allowed for scripts.
 pub fn page_csp(nonce: &str) -> String {
     CSP.replace(
         "script-src 'self' 'wasm-unsafe-eval';",

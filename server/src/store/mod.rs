@@ -652,7 +652,7 @@ mod tests {
     /// version's NOTIFY), and still does after the listening connection was cut: it is made
     /// again and listens again.
     #[tokio::test(flavor = "multi_thread")]
-    async fn notices_wake_other_servers_even_after_a_lost_connection() {
+    async fn postgres_notices_wake_other_servers_even_after_a_lost_connection() {
         use std::time::Duration;
         let db = TestDb::postgres().await;
         let (a, b) = (db.open().await, db.open().await);

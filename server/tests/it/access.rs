@@ -443,6 +443,18 @@ async fn tokens_are_managed_from_the_command_line() {
         list.contains("robot-lkp-01") && list.contains("upload,mark"),
         "{list}"
     );
+    // Global options go before or after the subcommand.
+    let after = Command::new(env!("CARGO_BIN_EXE_perfline"))
+        .args(["token", "list", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        after.status.success(),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+    assert_eq!(String::from_utf8(after.stdout).unwrap(), list);
     assert!(!list.contains(&token), "the token is never shown again");
 
     // Only the hash is in the database.

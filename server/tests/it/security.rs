@@ -832,6 +832,10 @@ async fn logs_cannot_be_forged_and_keep_no_secrets() {
         "the request's log lines carry its id:\n{log}"
     );
     assert!(
+        !log.contains('\u{1b}'),
+        "colour codes in a log that is not a terminal:\n{log}"
+    );
+    assert!(
         !log.contains("AbCdEfGhIjKl"),
         "a token reached the log:\n{log}"
     );
