@@ -414,12 +414,6 @@ pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Directi
     }
 }
 
-/// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it (see
-/// [`crate::mmtests::table`]).
-pub fn mmtests_text(c: &Comparison) -> String {
-    crate::mmtests::table(c)
-}
-
 /// C's `%.{precision}g` (what Ruby's `format('%.4g')` prints), which Rust does not have.
 pub fn format_g(v: f64, precision: usize) -> String {
     if !v.is_finite() {
@@ -750,7 +744,7 @@ mod tests {
             facts: Vec::new(),
         };
         // A 0 throughput has no harmonic mean: mmtests prints the cell as 0.00 (np22).
-        let text = mmtests_text(&c);
+        let text = crate::mmtests::table(&c);
         assert!(!text.contains("inf"), "{text}");
         let hmean = text.lines().find(|l| l.starts_with("Hmean")).unwrap();
         assert!(

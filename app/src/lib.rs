@@ -11,6 +11,7 @@
 
 pub mod alerts;
 pub mod api;
+pub mod axis;
 pub mod chart;
 pub mod compare;
 pub mod facts;

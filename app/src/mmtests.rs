@@ -391,6 +391,11 @@ fn table_rows(c: &Comparison, direction: Direction) -> Vec<&Row> {
 /// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it: rows come from
 /// the baseline's operations. A comparison mixing directions gets one table per direction,
 /// separated by a blank line.
+/// mmtests' comparison table, byte for byte as `compare-mmtests.pl` prints it.
+pub fn mmtests_text(c: &Comparison) -> String {
+    table(c)
+}
+
 pub fn table(c: &Comparison) -> String {
     let kernels = &c.query.kernels;
     let p = c.precision;

@@ -259,8 +259,8 @@ pub fn ascii_chart(title: &str, samples: &[ChartSample], width: usize, height: u
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     // Finite, never empty, never so huge that a tick overflows (see `axis_range`).
-    let (lo, hi) = crate::chart::axis_range(lo, hi, 0.0);
-    let value = |s: &ChartSample| crate::chart::plot_value(s.value);
+    let (lo, hi) = crate::axis::axis_range(lo, hi, 0.0);
+    let value = |s: &ChartSample| crate::axis::plot_value(s.value);
     let rows = height - 1;
     // Ticks: about one per three rows, on nice values enclosing the data.
     let step = nice_step((hi - lo) / ((rows / 3).max(2) as f64));

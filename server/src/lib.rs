@@ -8,6 +8,8 @@ pub mod ingest;
 // Everything below is the server (feature `server`, on by default). Without it the crate is
 // only the parsers, which is what the fuzz targets build.
 #[cfg(feature = "server")]
+pub mod alert_rule;
+#[cfg(feature = "server")]
 pub mod alerts;
 #[cfg(feature = "server")]
 pub mod api;

@@ -7,8 +7,9 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::dashboard::encode;
 use super::{copy_to_clipboard, error_view, loading, select_options};
 use crate::api::{get_compare, get_compare_choices, get_permalink};
-use crate::compare::{mmtests_text, Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
+use crate::compare::{Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
 use crate::label::Direction;
+use crate::mmtests::mmtests_text;
 use crate::types::{CompareChoices, CompareQuery};
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::Deserialize;
 
-use app::compare::{lkp_text, mmtests_text};
+use app::compare::lkp_text;
 use app::label::{empty_as_none, Bounded, Kernels, Label};
+use app::mmtests::mmtests_text;
 use app::types::CompareQuery;
 
 use super::extract::ApiQuery;

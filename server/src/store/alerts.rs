@@ -5,7 +5,7 @@ use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSu
 
 use super::sql::{query, query_as, Builder, Row, Tx};
 use super::{Store, StoreResult};
-use crate::alerts::detect::Rule;
+use crate::alert_rule::Rule;
 
 /// A series an upload touched, waiting for the detector.
 #[derive(Debug, Clone, PartialEq)]

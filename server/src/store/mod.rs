@@ -11,6 +11,7 @@
 
 mod alerts;
 mod cache;
+mod database;
 mod delete;
 pub mod health;
 mod history;
@@ -36,6 +37,7 @@ use anyhow::Context;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::ConnectOptions;
 
+pub use database::Database;
 use sql::{query, query_as, Pool, Target};
 pub use sql::{Engine, WRITE_LOCK};
 
@@ -184,7 +186,7 @@ impl Store {
     /// Opens the store `--db` names: a SQLite file (waiting up to `busy_timeout` for another
     /// process's write lock) or a PostgreSQL database (with a pool of `pool_size` connections).
     pub async fn connect(
-        db: &crate::config::Database,
+        db: &Database,
         busy_timeout: Duration,
         pool_size: u32,
     ) -> anyhow::Result<Store> {
@@ -197,15 +199,10 @@ impl Store {
     }
 
     /// Opens the store `--db` names, as `options` say.
-    pub async fn connect_with(
-        db: &crate::config::Database,
-        options: &Connect,
-    ) -> anyhow::Result<Store> {
+    pub async fn connect_with(db: &Database, options: &Connect) -> anyhow::Result<Store> {
         match db {
-            crate::config::Database::Sqlite(path) => {
-                Store::open_with(path, options.busy_timeout).await
-            }
-            crate::config::Database::Postgres(url) => Store::open_postgres(url, options).await,
+            Database::Sqlite(path) => Store::open_with(path, options.busy_timeout).await,
+            Database::Postgres(url) => Store::open_postgres(url, options).await,
         }
     }
 
@@ -374,15 +371,15 @@ impl Store {
     }
 
     /// Starts the health probe (a server does; the command-line tools need none).
-    pub fn start_probe(&self, db: &crate::config::Database) {
+    pub fn start_probe(&self, db: &Database) {
         match (db, &self.reader) {
-            (crate::config::Database::Postgres(url), _) => {
+            (Database::Postgres(url), _) => {
                 if let Ok(options) = <sqlx::postgres::PgConnectOptions as FromStr>::from_str(url) {
                     self.health
                         .spawn_postgres(options.application_name("perfline-probe"));
                 }
             }
-            (crate::config::Database::Sqlite(path), Pool::Sqlite(pool)) => {
+            (Database::Sqlite(path), Pool::Sqlite(pool)) => {
                 self.health
                     .spawn_sqlite(pool.clone(), path.display().to_string());
             }

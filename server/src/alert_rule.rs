@@ -1,0 +1,73 @@
+//! An alert rule as stored and as the detector reads it: below both the store and the alert
+//! pipeline, so that neither imports the other to name it.
+
+use serde::{Deserialize, Serialize};
+
+/// One rule: series whose benchmark and metric match the glob patterns (`*`, `?`, `[...]`)
+/// take its settings; unset fields keep the defaults. The first matching rule wins.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    #[serde(default = "any")]
+    pub benchmark: String,
+    /// Matched against the metric, and against `metric.param` for series with a param.
+    #[serde(default = "any")]
+    pub metric: String,
+    /// The smallest |change| in percent that is an alert.
+    pub min_change_pct: Option<f64>,
+    /// The significance level of the step (the permutation test's p-value at most this).
+    pub alpha: Option<f64>,
+    /// Commits (points) at the old level before the step, at least.
+    pub min_before: Option<usize>,
+    /// Commits at the new level, at least: how long a step must last to be believed.
+    pub min_after: Option<usize>,
+    /// Never alert on these series.
+    #[serde(default)]
+    pub ignore: bool,
+}
+
+fn any() -> String {
+    "*".into()
+}
+
+impl Rule {
+    /// Checks a rule as received: patterns that compile, settings in range.
+    pub fn check(&self) -> Result<(), String> {
+        for (field, p) in [("benchmark", &self.benchmark), ("metric", &self.metric)] {
+            if p.is_empty() || p.len() > 200 || p.chars().any(char::is_control) {
+                return Err(format!(
+                    "{field} must be a glob pattern of 1 to 200 characters"
+                ));
+            }
+            glob::Pattern::new(p).map_err(|e| format!("{field} pattern {p:?}: {e}"))?;
+        }
+        if let Some(v) = self.min_change_pct {
+            if !(0.0..=1000.0).contains(&v) {
+                return Err("min_change_pct must be between 0 and 1000".into());
+            }
+        }
+        if let Some(v) = self.alpha {
+            if !(0.0001..=0.2).contains(&v) {
+                return Err("alpha must be between 0.0001 and 0.2".into());
+            }
+        }
+        for (field, v) in [
+            ("min_before", self.min_before),
+            ("min_after", self.min_after),
+        ] {
+            if let Some(v) = v {
+                if !(2..=500).contains(&v) {
+                    return Err(format!("{field} must be between 2 and 500"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn matches(&self, benchmark: &str, metric: &str, param: &str) -> bool {
+        let glob = |p: &str, s: &str| glob::Pattern::new(p).is_ok_and(|p| p.matches(s));
+        glob(&self.benchmark, benchmark)
+            && (glob(&self.metric, metric)
+                || (!param.is_empty() && glob(&self.metric, &format!("{metric}.{param}"))))
+    }
+}
