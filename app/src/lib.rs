@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod label;
 pub mod mmtests;
 mod pages;
+pub use pages::PageStatus;
 pub mod resultdir;
 pub mod scope;
 pub mod trend;

@@ -252,6 +252,15 @@ fn page_context(
     move || {
         provide_context(backend.clone());
         provide_context(public_url.clone());
+        // A page that is about nothing there answers 404 (pages render whole before they
+        // are sent, so the status can still change).
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            provide_context(app::PageStatus(Arc::new(move |code| {
+                if let Ok(status) = StatusCode::from_u16(code) {
+                    response.set_status(status);
+                }
+            })));
+        }
         if let (Some(nonce), Some(response)) =
             (use_nonce(), use_context::<leptos_axum::ResponseOptions>())
         {

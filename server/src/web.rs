@@ -32,6 +32,16 @@ fn msg(e: impl Into<anyhow::Error>) -> String {
         || e.chain()
             .any(<dyn std::error::Error + 'static>::is::<sqlx::Error>);
     if !failed {
+        // A page about something that is not there (an unknown permalink or kernel, a
+        // deleted one) is answered with the API's status for it: 404, 410, 400...
+        if let (Some(api), Some(response)) = (
+            api,
+            leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
+        ) {
+            if api.status().is_client_error() {
+                response.set_status(api.status());
+            }
+        }
         return e.to_string();
     }
     let parts = leptos::prelude::use_context::<axum::http::request::Parts>();

@@ -23,10 +23,29 @@ use crate::types::RunSummary;
 
 #[component]
 pub fn NotFound() -> impl IntoView {
+    set_page_status(404);
     view! {
         <h1>"Not found"</h1>
         <p>"There is no page here. " <a href="/">"Back to the dashboard"</a></p>
     }
+}
+
+/// How a page tells the server rendering it its HTTP status (404 for a run that is not
+/// there): the server provides it as context; in the browser there is none.
+#[derive(Clone)]
+pub struct PageStatus(pub std::sync::Arc<dyn Fn(u16) + Send + Sync>);
+
+/// Answers this page with `code` (on the server; nothing in the browser).
+pub(crate) fn set_page_status(code: u16) {
+    if let Some(PageStatus(set)) = use_context::<PageStatus>() {
+        set(code);
+    }
+}
+
+/// A page about something that is not there: 404, and a way back.
+pub(crate) fn not_there(what: String) -> AnyView {
+    set_page_status(404);
+    view! { <h1>{what}</h1> <p><a href="/">"Back to the dashboard"</a></p> }.into_any()
 }
 
 /// Renders a server function error as a visible message.

@@ -20,7 +20,7 @@ pub fn RunView() -> impl IntoView {
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(Some(d)) => run_view(d),
-                    Ok(None) => view! { <h1>"No such run"</h1> }.into_any(),
+                    Ok(None) => super::not_there("No such run".into()),
                     Err(e) => error_view(e),
                 }
             })}

@@ -654,7 +654,7 @@ pub fn UploadView() -> impl IntoView {
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(Some(d)) => upload_view(d),
-                    Ok(None) => view! { <h1>"No such upload"</h1> }.into_any(),
+                    Ok(None) => super::not_there("No such upload".into()),
                     Err(e) => error_view(e),
                 }
             })}

@@ -71,7 +71,7 @@ pub fn router(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenApi) 
             }),
         )
         .fallback(|| async {
-            ApiError::NotFound("no such API endpoint; see /api or README.md for the list".into())
+            ApiError::NotFound("no such API endpoint; see /api or docs/api.md for the list".into())
         });
     (router, doc)
 }

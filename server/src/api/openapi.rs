@@ -3,7 +3,7 @@
 //! reference page at `/api` that needs nothing from elsewhere (no CDN, no script).
 //!
 //! Every `/api/v1` route is registered through `utoipa_axum::routes!` (`api::router`), so a
-//! route cannot exist without its description; the tests check the README's API table and the
+//! route cannot exist without its description; the tests check the API table of docs/api.md and the
 //! examples against it.
 
 use std::fmt::Write as _;

@@ -16,8 +16,8 @@ async fn description(app: &TestApp) -> Value {
 /// `GET /api/v1/runs?...`, `` `DELETE /api/v1/tokens/{name or id}` `` → `("GET", "/api/v1/runs")`,
 /// `("DELETE", "/api/v1/tokens/{}")`: the routes named in the README's API table.
 fn readme_routes() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md is beside the workspace");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/api.md"))
+        .expect("docs/api.md is in the workspace");
     let table = readme
         .split("## API\n")
         .nth(1)

@@ -92,9 +92,22 @@ async fn run_upload_and_compare_pages() {
         "compare page shows the means"
     );
 
+    // A page about something that is not there answers 404 (and says so).
     let (status, missing) = app.get_text("/runs/77").await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 404);
     assert!(missing.contains("No such run"));
+    let (status, missing) = app.get_text("/uploads/77").await;
+    assert_eq!(status, 404);
+    assert!(missing.contains("No such upload"));
+    let (status, missing) = app.get_text("/c/nosuchlink00").await;
+    assert_eq!(status, 404, "{missing}");
+    assert!(missing.contains("no permalink"), "{missing}");
+    let (status, missing) = app
+        .get_text(
+            "/compare?benchmark=hackbench-process-pipes&machine=m1&kernels=5.4.0-vanilla,9.9.9",
+        )
+        .await;
+    assert_eq!(status, 404, "an unknown kernel: {missing}");
     let (status, _) = app.get_text("/no/such/page").await;
     assert_eq!(status, 404);
 }
