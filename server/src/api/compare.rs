@@ -216,6 +216,7 @@ pub async fn compare(
 /// `GET /c/{id}` for everything but HTML (which the page renders).
 #[utoipa::path(get, path = "/c/{id}", tag = "compare", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = String, Path, description = "The permalink"), ViewParams),
     responses((status = 200, description = "The same comparison over the same runs, forever (a browser gets the page)", content((crate::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
+        (status = 404, description = "No such permalink: the JSON envelope, or for a browser the page saying so", content((crate::error::ErrorEnvelope = "application/json"), (String = "text/html"))),
         crate::api::openapi::Errors))]
 pub async fn permalink(
     State(state): State<AppState>,
