@@ -9,6 +9,7 @@ use app::label::Direction;
 use app::trend::{Trend, TrendQuery};
 
 use super::detect::{self, Rule};
+use crate::alerts::Next;
 use crate::error::ApiError;
 use crate::store::{AlertJob, NewAlert};
 use crate::AppState;
@@ -25,53 +26,30 @@ const MAX_QUIET: Duration = Duration::from_millis(600);
 /// Runs until `stop` resolves: waits for queued series, examines them, stores the alerts.
 pub async fn run_detector(state: AppState, stop: tokio::sync::watch::Receiver<bool>) {
     let queued = state.store.alert_jobs_queued();
-    let mut stop = stop;
-    let mut lease = crate::alerts::Lease::new("detector");
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        // One server at a time runs this task (the others wait for the lease).
-        if !lease.held(&state).await {
-            tokio::select! {
-                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
-                _ = stop.changed() => return,
-            }
-        }
-        // Registered before looking, so that an upload committed in between still wakes us.
-        let notified = queued.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let wait = match detect_once(&state).await {
-            Ok(0) => Duration::from_secs(5),
-            Ok(_) => {
-                state.wakers.events.notify_one();
-                state.wakers.detected.notify_waiters();
-                continue;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "alert detection failed; retrying");
-                Duration::from_secs(1)
-            }
-        };
-        state.wakers.detected.notify_waiters();
-        tokio::select! {
-            _ = &mut notified => {
-                let until = tokio::time::Instant::now() + MAX_QUIET;
-                loop {
-                    let again = queued.notified();
-                    tokio::select! {
-                        _ = again => if tokio::time::Instant::now() >= until { break },
-                        _ = tokio::time::sleep(QUIET) => break,
-                        _ = stop.changed() => return,
-                    }
+    let st = &state;
+    crate::alerts::run_leased(
+        st,
+        "detector",
+        &queued,
+        Some((QUIET, MAX_QUIET)),
+        stop,
+        || async move {
+            let next = match detect_once(st).await {
+                Ok(0) => Next::After(Duration::from_secs(5)),
+                Ok(_) => {
+                    st.wakers.events.notify_one();
+                    Next::Now
                 }
-            }
-            // Another process (a second server on the same file) may queue jobs too.
-            _ = tokio::time::sleep(wait) => {}
-            _ = stop.changed() => return,
-        }
-    }
+                Err(e) => {
+                    tracing::warn!(error = %e, "alert detection failed; retrying");
+                    Next::After(Duration::from_secs(1))
+                }
+            };
+            st.wakers.detected.notify_waiters();
+            next
+        },
+    )
+    .await;
 }
 
 /// One batch: how many series were examined.

@@ -80,6 +80,72 @@ impl Lease {
     }
 }
 
+/// What one pass of a leased task says about the next one.
+pub enum Next {
+    /// There may be more at once: pass again now.
+    Now,
+    /// Nothing more now: pass again after this long, or when woken.
+    After(std::time::Duration),
+}
+
+/// Runs a background task that must run once across the servers sharing a database (the
+/// detector, the notifier, the deliverer) until `stop`: holds its [`Lease`] (a server without
+/// it asks again every [`LEASE_RETRY`]), runs `pass` while it holds it, and between passes
+/// waits for `wake`, the pass's own delay, or `stop`. With `quiet` (`(quiet, at_most)`), a wake
+/// first waits for a burst of wakes to end: until `quiet` passes without one, `at_most` in all.
+/// The one loop of every leased task.
+pub async fn run_leased<F, Fut>(
+    state: &crate::AppState,
+    name: &'static str,
+    wake: &tokio::sync::Notify,
+    quiet: Option<(std::time::Duration, std::time::Duration)>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    mut pass: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Next>,
+{
+    let mut lease = Lease::new(name);
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        // One server at a time runs this task (the others wait for the lease).
+        if !lease.held(state).await {
+            tokio::select! {
+                () = tokio::time::sleep(LEASE_RETRY) => continue,
+                _ = stop.changed() => return,
+            }
+        }
+        // Registered before the pass, so that work queued during it still wakes us.
+        let notified = wake.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let wait = match pass().await {
+            Next::Now => continue,
+            Next::After(wait) => wait,
+        };
+        tokio::select! {
+            () = &mut notified => {
+                if let Some((quiet, at_most)) = quiet {
+                    let until = tokio::time::Instant::now() + at_most;
+                    loop {
+                        let again = wake.notified();
+                        tokio::select! {
+                            () = again => if tokio::time::Instant::now() >= until { break },
+                            () = tokio::time::sleep(quiet) => break,
+                            _ = stop.changed() => return,
+                        }
+                    }
+                }
+            }
+            // Another process (a second server on the same database) may queue work too.
+            () = tokio::time::sleep(wait) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
 /// Parses the filter of `GET /api/v1/alerts` and the alerts page.
 pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ApiError> {
     let bad = |m: String| ApiError::BadRequest(m);

@@ -290,39 +290,29 @@ fn now_ms() -> i64 {
 }
 
 /// Renders every event not yet notified into the outbox, until `stop`.
-pub async fn run_notifier(state: AppState, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let mut lease = crate::alerts::Lease::new("notifier");
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        // One server at a time runs this task (the others wait for the lease).
-        if !lease.held(&state).await {
-            tokio::select! {
-                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
-                _ = stop.changed() => return,
+pub async fn run_notifier(state: AppState, stop: tokio::sync::watch::Receiver<bool>) {
+    let st = &state;
+    crate::alerts::run_leased(
+        st,
+        "notifier",
+        &st.wakers.events,
+        None,
+        stop,
+        || async move {
+            match notify_once(st).await {
+                Ok(0) => crate::alerts::Next::After(Duration::from_secs(5)),
+                Ok(_) => {
+                    st.wakers.outbox.notify_one();
+                    crate::alerts::Next::Now
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "rendering notifications failed; retrying");
+                    crate::alerts::Next::After(Duration::from_secs(1))
+                }
             }
-        }
-        let notified = state.wakers.events.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let wait = match notify_once(&state).await {
-            Ok(0) => Duration::from_secs(5),
-            Ok(_) => {
-                state.wakers.outbox.notify_one();
-                continue;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "rendering notifications failed; retrying");
-                Duration::from_secs(1)
-            }
-        };
-        tokio::select! {
-            _ = &mut notified => {}
-            _ = tokio::time::sleep(wait) => {}
-            _ = stop.changed() => return,
-        }
-    }
+        },
+    )
+    .await;
 }
 
 /// One batch of events: how many were handled.
@@ -429,36 +419,28 @@ async fn render(
 }
 
 /// Delivers the outbox, oldest first per target, until `stop`.
-pub async fn run_deliverer(state: AppState, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let mut lease = crate::alerts::Lease::new("deliverer");
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        // One server at a time runs this task (the others wait for the lease).
-        if !lease.held(&state).await {
-            tokio::select! {
-                _ = tokio::time::sleep(crate::alerts::LEASE_RETRY) => continue,
-                _ = stop.changed() => return,
+pub async fn run_deliverer(state: AppState, stop: tokio::sync::watch::Receiver<bool>) {
+    let st = &state;
+    crate::alerts::run_leased(
+        st,
+        "deliverer",
+        &st.wakers.outbox,
+        None,
+        stop,
+        || async move {
+            match deliver_once(st).await {
+                Ok((true, _)) => crate::alerts::Next::Now,
+                Ok((false, next)) => {
+                    crate::alerts::Next::After(next.unwrap_or(Duration::from_secs(5)))
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading the outbox failed; retrying");
+                    crate::alerts::Next::After(Duration::from_secs(1))
+                }
             }
-        }
-        let notified = state.wakers.outbox.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let wait = match deliver_once(&state).await {
-            Ok((true, _)) => continue,
-            Ok((false, next)) => next.unwrap_or(Duration::from_secs(5)),
-            Err(e) => {
-                tracing::warn!(error = %e, "reading the outbox failed; retrying");
-                Duration::from_secs(1)
-            }
-        };
-        tokio::select! {
-            _ = &mut notified => {}
-            _ = tokio::time::sleep(wait) => {}
-            _ = stop.changed() => return,
-        }
-    }
+        },
+    )
+    .await;
 }
 
 /// Tries the head of every target that is due, at once. Whether anything was delivered, and

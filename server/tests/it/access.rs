@@ -732,16 +732,7 @@ async fn a_session_cookie_stands_for_its_token() {
     })
     .await;
     let t = token(&app, "lead", "admin").await;
-    let r = app
-        .client
-        .post(app.url("/api/v1/session"))
-        .header("host", "perf.example.org")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(format!(r#"{{"token":"{t}"}}"#))
-        .send()
-        .await
-        .unwrap();
+    let r = sign_in_json(&app, &t, &[("host", "perf.example.org")]).await;
     assert_eq!(r.status().as_u16(), 200);
     assert!(r.headers()["set-cookie"]
         .to_str()

@@ -317,6 +317,26 @@ pub async fn assert_error(response: reqwest::Response, status: u16, needle: &str
     body
 }
 
+/// Signs in with `token` as a script does (JSON in and out), with extra `headers`; the answer.
+pub async fn sign_in_json(
+    app: &TestApp,
+    token: &str,
+    headers: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut r = app
+        .client
+        .post(app.url("/api/v1/session"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json");
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    r.body(format!(r#"{{"token":"{token}"}}"#))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// Creates a token with `scopes` in the app's store; the token.
 pub async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
     let t = perfline_server::auth::new_token();

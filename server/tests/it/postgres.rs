@@ -353,7 +353,7 @@ async fn both_write_paths_store_the_same_rows() {
     use crate::helpers::{spawn_app_with, TestApp};
     let url = fresh_postgres().await;
     let sqlite = spawn_app_with(|c| {
-        c.db = perfline_server::config::Database::Sqlite(c.db.sqlite_path().unwrap().to_owned())
+        c.db = perfline_server::config::Database::Sqlite(c.db.sqlite_path().unwrap().to_owned());
     })
     .await;
     let postgres =

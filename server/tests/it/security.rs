@@ -1008,16 +1008,7 @@ async fn over_https_only_the_host_cookie_counts() {
     })
     .await;
     let t = token(&app, "lead", "admin").await;
-    let r = app
-        .client
-        .post(app.url("/api/v1/session"))
-        .header("host", "perf.example.org")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(format!(r#"{{"token":"{t}"}}"#))
-        .send()
-        .await
-        .unwrap();
+    let r = sign_in_json(&app, &t, &[("host", "perf.example.org")]).await;
     let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     let value = set
         .split(';')
@@ -1043,16 +1034,7 @@ async fn over_https_only_the_host_cookie_counts() {
     // Plain HTTP, no proxy: a client saying X-Forwarded-Proto gets no Secure cookie.
     let plain = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
     let t = token(&plain, "lead", "admin").await;
-    let r = plain
-        .client
-        .post(plain.url("/api/v1/session"))
-        .header("x-forwarded-proto", "https")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(format!(r#"{{"token":"{t}"}}"#))
-        .send()
-        .await
-        .unwrap();
+    let r = sign_in_json(&plain, &t, &[("x-forwarded-proto", "https")]).await;
     let set = r.headers()["set-cookie"].to_str().unwrap();
     assert!(
         set.starts_with("perfline_session=") && !set.contains("Secure"),
