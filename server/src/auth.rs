@@ -357,17 +357,22 @@ pub fn always_public(path: &str) -> bool {
 /// shadow it).
 pub const HOST_SESSION_COOKIE: &str = "__Host-perfline_session";
 
-/// The values of every session cookie the request carries, under either name.
-pub fn session_cookies(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+/// Every `name=value` pair of the request's cookies.
+fn cookies(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .filter_map(|kv| {
-            let (k, v) = kv.trim().split_once('=')?;
-            ((k == SESSION_COOKIE || k == HOST_SESSION_COOKIE) && !v.is_empty()).then_some(v)
-        })
+        .filter_map(|kv| kv.trim().split_once('='))
+        .filter(|(_, v)| !v.is_empty())
+}
+
+/// The values of every session cookie the request carries, under either name.
+pub fn session_cookies(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+    cookies(headers)
+        .filter(|(k, _)| *k == SESSION_COOKIE || *k == HOST_SESSION_COOKIE)
+        .map(|(_, v)| v)
 }
 
 /// The session cookie's value, if the request carries one under the name of its scheme:
@@ -379,15 +384,7 @@ pub fn session_cookie(headers: &HeaderMap, https: bool) -> Option<&str> {
     } else {
         SESSION_COOKIE
     };
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|kv| {
-            let (k, v) = kv.trim().split_once('=')?;
-            (k == name && !v.is_empty()).then_some(v)
-        })
+    cookies(headers).find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
 /// Whether a request reached Perfline over HTTPS, as handlers see it (an extension

@@ -122,13 +122,16 @@ async fn handle(
                     .into(),
             ));
         }
-        read_multipart(request, limit).await?
+        let received = read_multipart(request, limit).await?;
+        check_mark(principal, &received.meta)?;
+        received
     } else {
         refuse_media_type(&content_type)?;
         let mut meta = UploadMeta::default();
         for (name, value) in &query {
             meta.set(name, value)?;
         }
+        // Before the body is read: a refused mark costs no upload.
         check_mark(principal, &meta)?;
         let body = axum::body::to_bytes(request.into_body(), limit)
             .await
@@ -138,7 +141,6 @@ async fn handle(
             files: vec![(None, body)],
         }
     };
-    check_mark(principal, &received.meta)?;
     store(state, received, principal.actor()).await
 }
 

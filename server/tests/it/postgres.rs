@@ -344,13 +344,28 @@ fn pool_of(n: u32) -> perfline_server::store::Connect {
     }
 }
 
+/// Every run a server stores, as `GET /api/v1/runs/{id}` answers it, without the time it was
+/// stored (which differs by nature).
+async fn every_run(app: &crate::helpers::TestApp) -> Vec<serde_json::Value> {
+    let (status, runs) = app.get_json("/api/v1/runs?limit=1000").await;
+    assert_eq!(status, 200);
+    let mut out = Vec::new();
+    for run in runs["runs"].as_array().unwrap() {
+        let (status, mut detail) = app.get_json(&format!("/api/v1/runs/{}", run["id"])).await;
+        assert_eq!(status, 200);
+        detail["run"]["created_at"] = serde_json::Value::Null;
+        out.push(detail);
+    }
+    out
+}
+
 /// The upload's two write paths store the same rows: SQLite's row by row, PostgreSQL's with
 /// `UNNEST` of bound arrays. The same uploads (a generic sweep and a multi-kernel JSON, raw LKP
 /// logs, netperf output, an mmtests `work/log` tree) through a server on each engine read back
 /// identically, run by run, series by series, sample by sample.
 #[tokio::test(flavor = "multi_thread")]
 async fn both_write_paths_store_the_same_rows() {
-    use crate::helpers::{spawn_app_with, TestApp};
+    use crate::helpers::spawn_app_with;
     let url = fresh_postgres().await;
     let sqlite = spawn_app_with(|c| {
         c.db = perfline_server::config::Database::Sqlite(c.db.sqlite_path().unwrap().to_owned());
@@ -371,43 +386,13 @@ async fn both_write_paths_store_the_same_rows() {
         ),
         ("machine=m2&kernel=6.3", "netperf/tcp_stream-m1024.txt"),
     ];
-    let read_all = |app: &TestApp| {
-        let app_base = app.base.clone();
-        let client = app.client.clone();
-        async move {
-            let runs: serde_json::Value = client
-                .get(format!("{app_base}/api/v1/runs?limit=1000"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            let mut out = Vec::new();
-            for run in runs["runs"].as_array().unwrap() {
-                let id = run["id"].as_i64().unwrap();
-                let mut detail: serde_json::Value = client
-                    .get(format!("{app_base}/api/v1/runs/{id}"))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                // What differs by nature: the time it was stored.
-                detail["run"]["created_at"] = serde_json::Value::Null;
-                out.push(detail);
-            }
-            out
-        }
-    };
     for app in [&sqlite, &postgres] {
         for (query, name) in uploads {
             app.upload_fixture(query, name).await;
         }
         app.upload_work_log().await;
     }
-    let (a, b) = (read_all(&sqlite).await, read_all(&postgres).await);
+    let (a, b) = (every_run(&sqlite).await, every_run(&postgres).await);
     assert!(a.len() >= 10, "{} runs", a.len());
     assert_eq!(a.len(), b.len(), "the same number of runs");
     for (x, y) in a.iter().zip(&b) {
