@@ -3,7 +3,7 @@
 
 use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
 
-use super::sql::{query, query_as, Builder, Row, Tx};
+use super::sql::{query, query_as, sql, Builder, Row, Tx};
 use super::{Store, StoreResult};
 use crate::alert_rule::Rule;
 
@@ -86,9 +86,14 @@ pub struct Delivery {
     pub age_ms: i64,
 }
 
-const SUMMARY_COLUMNS: &str = "SELECT id, benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, \
+/// The columns `summary_row` reads.
+macro_rules! summary_columns {
+    () => {
+        "SELECT id, benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, \
      history, commits_between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
-     FROM alert_summary";
+     FROM alert_summary"
+    };
+}
 
 fn commit(kernel: String, sha: String) -> CommitRef {
     CommitRef {
@@ -143,8 +148,13 @@ fn alert_row(r: &Row) -> (i64, Alert) {
     )
 }
 
-const ALERT_COLUMNS: &str = "SELECT id, summary_id, metric, param, unit, direction, regression, level_before, level_after, \
-     change_pct, p_value, points_before, points_after, spark_step, spark FROM alert";
+/// The columns `alert_row` reads.
+macro_rules! alert_columns {
+    () => {
+        "SELECT id, summary_id, metric, param, unit, direction, regression, level_before, level_after, \
+     change_pct, p_value, points_before, points_after, spark_step, spark FROM alert"
+    };
+}
 
 fn event_row(r: &Row) -> AlertEvent {
     AlertEvent {
@@ -159,10 +169,10 @@ fn event_row(r: &Row) -> AlertEvent {
 }
 
 async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -> StoreResult<()> {
-    query(
+    query(sql!(
         "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee) \
-         SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?",
-    )
+         SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?"
+    ))
     .bind(kind)
     .bind(actor)
     .bind(summary_id)
@@ -175,21 +185,21 @@ impl Store {
     /// Series queued for the detector, events not yet in the outbox, notifications not yet
     /// delivered (for `/metrics`).
     pub async fn queue_lengths(&self) -> StoreResult<(i64, i64, i64)> {
-        query_as(
+        query_as(sql!(
             "SELECT (SELECT count(*) FROM alert_job), \
              (SELECT count(*) FROM alert_event WHERE notified = 0), \
-             (SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL)",
-        )
+             (SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL)"
+        ))
         .fetch_one(&self.reader)
         .await
     }
 
     /// Up to `limit` series waiting for the detector, oldest first.
     pub async fn alert_jobs(&self, limit: i64) -> StoreResult<Vec<AlertJob>> {
-        let rows = query(
+        let rows = query(sql!(
             "SELECT j.benchmark, j.machine_id, m.name, j.metric, j.param, j.upload_id \
-             FROM alert_job j JOIN machine m ON m.id = j.machine_id ORDER BY j.queued_at LIMIT ?",
-        )
+             FROM alert_job j JOIN machine m ON m.id = j.machine_id ORDER BY j.queued_at LIMIT ?"
+        ))
         .bind(limit)
         .fetch_all(&self.reader)
         .await?;
@@ -208,10 +218,10 @@ impl Store {
 
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
-        let rows = query(
+        let rows = query(sql!(
             "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored \
-             FROM alert_rule ORDER BY position",
-        )
+             FROM alert_rule ORDER BY position"
+        ))
         .fetch_all(&self.reader)
         .await?;
         Ok(rows
@@ -231,11 +241,13 @@ impl Store {
     /// Replaces all rules (checked by the caller), recorded in the audit trail.
     pub async fn replace_alert_rules(&self, rules: &[Rule], actor: &str) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        query("DELETE FROM alert_rule").execute(&mut tx).await?;
+        query(sql!("DELETE FROM alert_rule"))
+            .execute(&mut tx)
+            .await?;
         for (i, r) in rules.iter().enumerate() {
             query(
-                "INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(i as i64)
             .bind(&r.benchmark)
@@ -269,9 +281,9 @@ impl Store {
         param: &str,
     ) -> StoreResult<Vec<KnownAlert>> {
         let rows = query(
-            "SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
+            sql!("SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
              FROM alert a JOIN alert_summary s ON s.id = a.summary_id \
-             WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id",
+             WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id"),
         )
         .bind(benchmark)
         .bind(machine)
@@ -305,8 +317,8 @@ impl Store {
                 a.bad.sha.as_deref().unwrap_or(""),
             );
             let created: Option<(i64,)> = query_as(
-                "INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, commits_between) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                sql!("INSERT INTO alert_summary (benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, history, commits_between) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"),
             )
             .bind(&a.benchmark)
             .bind(&a.machine)
@@ -325,8 +337,8 @@ impl Store {
                 }
                 None => {
                     query_as::<(i64,)>(
-                        "SELECT id FROM alert_summary WHERE benchmark = ? AND machine = ? AND good_kernel = ? \
-                         AND good_sha = ? AND bad_kernel = ? AND bad_sha = ?",
+                        sql!("SELECT id FROM alert_summary WHERE benchmark = ? AND machine = ? AND good_kernel = ? \
+                         AND good_sha = ? AND bad_kernel = ? AND bad_sha = ?"),
                     )
                     .bind(&a.benchmark)
                     .bind(&a.machine)
@@ -341,8 +353,8 @@ impl Store {
             };
             let x = &a.alert;
             query(
-                "INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
-                 p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                sql!("INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
+                 p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(summary_id)
             .bind(&x.metric)
@@ -361,8 +373,8 @@ impl Store {
             .execute(&mut tx)
             .await?;
             query(
-                "UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
-                 worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?",
+                sql!("UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
+                 worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?"),
             )
             .bind(i64::from(x.regression))
             .bind(i64::from(!x.regression))
@@ -371,12 +383,12 @@ impl Store {
             .execute(&mut tx)
             .await?;
             for undone in &a.undoes {
-                let changed = query(
+                let changed = query(sql!(
                     "UPDATE alert_summary SET status = 'fixed', fixed_by = ?, \
                      note = CASE WHEN note = '' THEN ? ELSE note END, \
                      updated_at = {now_ms} \
-                     WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')",
-                )
+                     WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')"
+                ))
                 .bind(summary_id)
                 .bind(format!("undone by the improvement of summary {summary_id}"))
                 .bind(undone)
@@ -390,7 +402,7 @@ impl Store {
         }
         for j in done {
             query(
-                "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? AND upload_id = ?",
+                sql!("DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? AND upload_id = ?"),
             )
             .bind(&j.benchmark)
             .bind(j.machine_id)
@@ -443,7 +455,7 @@ impl Store {
             .build_query_as()
             .fetch_one(&mut tx)
             .await?;
-        let mut page = filtered(SUMMARY_COLUMNS);
+        let mut page = filtered(summary_columns!());
         page.push(" ORDER BY id DESC LIMIT ")
             .push_bind(filter.limit)
             .push(" OFFSET ")
@@ -479,23 +491,24 @@ impl Store {
     ) -> StoreResult<Result<Option<AlertSummary>, String>> {
         let mut tx = self.writer.begin_write().await?;
         if let Some(f) = patch.fixed_by {
-            let exists: Option<(i64,)> =
-                query_as("SELECT id FROM alert_summary WHERE id = ? AND id != ?")
-                    .bind(f)
-                    .bind(id)
-                    .fetch_optional(&mut tx)
-                    .await?;
+            let exists: Option<(i64,)> = query_as(sql!(
+                "SELECT id FROM alert_summary WHERE id = ? AND id != ?"
+            ))
+            .bind(f)
+            .bind(id)
+            .fetch_optional(&mut tx)
+            .await?;
             if exists.is_none() {
                 return Ok(Err(format!(
                     "fixed_by: there is no other alert summary {f}"
                 )));
             }
         }
-        let changed = query(
+        let changed = query(sql!(
             "UPDATE alert_summary SET status = coalesce(?, status), note = coalesce(?, note), \
              assignee = coalesce(?, assignee), fixed_by = coalesce(?, fixed_by), \
-             updated_at = {now_ms} WHERE id = ?",
-        )
+             updated_at = {now_ms} WHERE id = ?"
+        ))
         .bind(patch.status.map(AlertStatus::as_str))
         .bind(&patch.note)
         .bind(&patch.assignee)
@@ -526,10 +539,10 @@ impl Store {
 
     /// Up to `limit` events whose notifications are not yet in the outbox, oldest first.
     pub async fn unnotified_events(&self, limit: i64) -> StoreResult<Vec<PendingEvent>> {
-        let rows = query(
+        let rows = query(sql!(
             "SELECT id, kind, at, actor, status, note, assignee, summary_id FROM alert_event \
-             WHERE notified = 0 ORDER BY id LIMIT ?",
-        )
+             WHERE notified = 0 ORDER BY id LIMIT ?"
+        ))
         .bind(limit)
         .fetch_all(&self.reader)
         .await?;
@@ -545,14 +558,15 @@ impl Store {
     /// Puts an event's notifications in the outbox and marks it notified, in one transaction.
     pub async fn enqueue_notices(&self, event_id: i64, notices: &[NewNotice]) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        let (summary_id, kind): (i64, String) =
-            query_as("SELECT summary_id, kind FROM alert_event WHERE id = ?")
-                .bind(event_id)
-                .fetch_one(&mut tx)
-                .await?;
+        let (summary_id, kind): (i64, String) = query_as(sql!(
+            "SELECT summary_id, kind FROM alert_event WHERE id = ?"
+        ))
+        .bind(event_id)
+        .fetch_one(&mut tx)
+        .await?;
         for n in notices {
             query(
-                "INSERT INTO outbox (channel, target, summary_id, event, payload) VALUES (?, ?, ?, ?, ?)",
+                sql!("INSERT INTO outbox (channel, target, summary_id, event, payload) VALUES (?, ?, ?, ?, ?)"),
             )
             .bind(n.channel)
             .bind(&n.target)
@@ -563,10 +577,12 @@ impl Store {
             .await?;
         }
         // Once only, whatever another process did meanwhile: then this copy is not kept.
-        let marked = query("UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0")
-            .bind(event_id)
-            .execute(&mut tx)
-            .await?;
+        let marked = query(sql!(
+            "UPDATE alert_event SET notified = 1 WHERE id = ? AND notified = 0"
+        ))
+        .bind(event_id)
+        .execute(&mut tx)
+        .await?;
         if marked.rows_affected() == 0 {
             tx.rollback().await?;
             return Ok(());
@@ -579,10 +595,10 @@ impl Store {
     /// never waits for another.
     pub async fn outbox_heads(&self) -> StoreResult<Vec<Delivery>> {
         let rows = query(
-            "SELECT id, channel, target, event, payload, attempts, next_at, \
+            sql!("SELECT id, channel, target, event, payload, attempts, next_at, \
              {age_ms} FROM outbox WHERE id IN \
              (SELECT min(id) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY channel, target) \
-             ORDER BY id",
+             ORDER BY id"),
         )
         .fetch_all(&self.reader)
         .await?;
@@ -609,15 +625,15 @@ impl Store {
         result: Result<(), (&str, i64, bool)>,
     ) -> StoreResult<()> {
         let q = match result {
-            Ok(()) => query(
+            Ok(()) => query(sql!(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = NULL, \
-                 delivered_at = {now_ms} WHERE id = ?",
-            )
+                 delivered_at = {now_ms} WHERE id = ?"
+            ))
             .bind(id),
-            Err((error, next_at, give_up)) => query(
+            Err((error, next_at, give_up)) => query(sql!(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ?, \
-                 failed_at = CASE WHEN ? = 1 THEN {now_ms} END WHERE id = ?",
-            )
+                 failed_at = CASE WHEN ? = 1 THEN {now_ms} END WHERE id = ?"
+            ))
             .bind(error.to_owned())
             .bind(next_at)
             .bind(give_up)
@@ -629,7 +645,7 @@ impl Store {
 }
 
 async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary>> {
-    let Some(row) = query(format!("{SUMMARY_COLUMNS} WHERE id = ?"))
+    let Some(row) = query(sql!(summary_columns!(), " WHERE id = ?"))
         .bind(id)
         .fetch_optional(&mut *conn)
         .await?
@@ -639,7 +655,7 @@ async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary
     let mut summaries = vec![summary_row(&row)];
     fill_summaries(conn, &mut summaries).await?;
     let events = query(
-        "SELECT id, kind, at, actor, status, note, assignee FROM alert_event WHERE summary_id = ? ORDER BY id",
+        sql!("SELECT id, kind, at, actor, status, note, assignee FROM alert_event WHERE summary_id = ? ORDER BY id"),
     )
     .bind(id)
     .fetch_all(&mut *conn)
@@ -654,9 +670,9 @@ async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreR
         return Ok(());
     }
     let ids = serde_json::to_string(&summaries.iter().map(|s| s.id).collect::<Vec<_>>())?;
-    let rows = query(format!(
-        "{ALERT_COLUMNS} WHERE summary_id IN {{ids}} \
-         ORDER BY summary_id, regression DESC, abs(change_pct) DESC, id"
+    let rows = query(sql!(
+        alert_columns!(),
+        " WHERE summary_id IN {ids} ORDER BY summary_id, regression DESC, abs(change_pct) DESC, id"
     ))
     .bind(&ids)
     .fetch_all(&mut *conn)
@@ -672,11 +688,12 @@ async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreR
     for (i, a) in alerts {
         summaries[i].alerts.push(a);
     }
-    let fixes: Vec<(i64, i64)> =
-        query_as("SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN {ids} ORDER BY id")
-            .bind(&ids)
-            .fetch_all(&mut *conn)
-            .await?;
+    let fixes: Vec<(i64, i64)> = query_as(sql!(
+        "SELECT id, fixed_by FROM alert_summary WHERE fixed_by IN {ids} ORDER BY id"
+    ))
+    .bind(&ids)
+    .fetch_all(&mut *conn)
+    .await?;
     for (id, by) in fixes {
         if let Some(i) = summaries.iter().position(|s| s.id == by) {
             summaries[i].fixes.push(id);

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::history::TrendKey;
-use super::sql::{query, query_as, Tx};
+use super::sql::{query, query_as, sql, Tx};
 use super::trend_pack::TrendRun;
-use super::write::{append_to_trends, id_of, trend_records, SeriesRow, SERIES_ROWS};
+use super::write::{append_to_trends, id_of, series_rows, trend_records, Named, SeriesRow};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -98,8 +98,8 @@ impl Store {
             i64,
         );
         let old: Option<Old> = query_as(
-            "SELECT r.benchmark, r.machine_id, r.kernel_id, m.name, k.version, r.commit_sha, r.tags, r.upload_id \
-             FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id WHERE r.id = ?",
+            sql!("SELECT r.benchmark, r.machine_id, r.kernel_id, m.name, k.version, r.commit_sha, r.tags, r.upload_id \
+             FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id WHERE r.id = ?"),
         )
         .bind(id)
         .fetch_optional(&mut tx)
@@ -112,12 +112,12 @@ impl Store {
         let mut changes = Vec::new();
         let mut new_machine_id = machine_id;
         if let Some(m) = c.machine.as_ref().filter(|m| **m != machine) {
-            new_machine_id = id_of(&mut tx, "machine", "name", m).await?;
+            new_machine_id = id_of(&mut tx, Named::Machine, m).await?;
             changes.push(format!("machine {machine} → {m}"));
         }
         let mut new_kernel_id = kernel_id;
         if let Some(k) = c.kernel.as_ref().filter(|k| **k != kernel) {
-            new_kernel_id = id_of(&mut tx, "kernel", "version", k).await?;
+            new_kernel_id = id_of(&mut tx, Named::Kernel, k).await?;
             changes.push(format!("kernel {kernel} → {k}"));
         }
         let mut new_commit = commit.clone();
@@ -141,14 +141,15 @@ impl Store {
             return Ok(Some(String::new()));
         }
         let what = changes.join(", ");
-        let keys: Vec<(String, String)> =
-            query_as("SELECT DISTINCT metric, param FROM series WHERE run_id = ?")
-                .bind(id)
-                .fetch_all(&mut tx)
-                .await?;
-        query(
-            "UPDATE run SET machine_id = ?, kernel_id = ?, commit_sha = ?, tags = ? WHERE id = ?",
-        )
+        let keys: Vec<(String, String)> = query_as(sql!(
+            "SELECT DISTINCT metric, param FROM series WHERE run_id = ?"
+        ))
+        .bind(id)
+        .fetch_all(&mut tx)
+        .await?;
+        query(sql!(
+            "UPDATE run SET machine_id = ?, kernel_id = ?, commit_sha = ?, tags = ? WHERE id = ?"
+        ))
         .bind(new_machine_id)
         .bind(new_kernel_id)
         .bind(&new_commit)
@@ -156,9 +157,9 @@ impl Store {
         .bind(id)
         .execute(&mut tx)
         .await?;
-        query(
-            "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)",
-        )
+        query(sql!(
+            "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) VALUES (?, ?, ?, ?)"
+        ))
         .bind(id)
         .bind(upload_id)
         .bind(format!("corrected (run {id}: {what})"))
@@ -185,7 +186,7 @@ impl Store {
     /// Deletes upload `id` and everything stored from it; `None` if there is no such upload.
     pub async fn delete_upload(&self, id: i64, actor: &str) -> StoreResult<Option<Deleted>> {
         let mut tx = self.writer.begin_write().await?;
-        let exists: Option<(i64,)> = query_as("SELECT id FROM upload WHERE id = ?")
+        let exists: Option<(i64,)> = query_as(sql!("SELECT id FROM upload WHERE id = ?"))
             .bind(id)
             .fetch_optional(&mut tx)
             .await?;
@@ -193,35 +194,36 @@ impl Store {
             return Ok(None);
         }
         // The series keys whose trends lose runs.
-        let keys: Vec<(String, i64, String, String)> = query_as(
+        let keys: Vec<(String, i64, String, String)> = query_as(sql!(
             "SELECT DISTINCT r.benchmark, r.machine_id, s.metric, s.param FROM run r \
-             JOIN series s ON s.run_id = r.id WHERE r.upload_id = ?",
-        )
+             JOIN series s ON s.run_id = r.id WHERE r.upload_id = ?"
+        ))
         .bind(id)
         .fetch_all(&mut tx)
         .await?;
-        let (series,): (i64,) = query_as(
-            "SELECT COUNT(*) FROM series s JOIN run r ON r.id = s.run_id WHERE r.upload_id = ?",
-        )
+        let (series,): (i64,) = query_as(sql!(
+            "SELECT COUNT(*) FROM series s JOIN run r ON r.id = s.run_id WHERE r.upload_id = ?"
+        ))
         .bind(id)
         .fetch_one(&mut tx)
         .await?;
         let runs = query(
-            "INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
-             SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?",
+            sql!("INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
+             SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?"),
         )
         .bind(actor)
         .bind(id)
         .execute(&mut tx)
         .await?
         .rows_affected() as usize;
-        let names: Vec<(i64, i64)> =
-            query_as("SELECT DISTINCT kernel_id, machine_id FROM run WHERE upload_id = ?")
-                .bind(id)
-                .fetch_all(&mut tx)
-                .await?;
+        let names: Vec<(i64, i64)> = query_as(sql!(
+            "SELECT DISTINCT kernel_id, machine_id FROM run WHERE upload_id = ?"
+        ))
+        .bind(id)
+        .fetch_all(&mut tx)
+        .await?;
         // Files, runs, series and legacy sample rows go by ON DELETE CASCADE.
-        query("DELETE FROM upload WHERE id = ?")
+        query(sql!("DELETE FROM upload WHERE id = ?"))
             .bind(id)
             .execute(&mut tx)
             .await?;
@@ -252,10 +254,10 @@ impl Store {
 
     /// Why the first of `runs` that was deleted is gone, if any was.
     pub async fn deleted(&self, runs: &[i64]) -> StoreResult<Option<Gone>> {
-        let row: Option<(i64, String, String, String)> = query_as(
+        let row: Option<(i64, String, String, String)> = query_as(sql!(
             "SELECT upload_id, reason, deleted_at, deleted_by FROM retired_run \
-             WHERE run_id IN {ids} ORDER BY id LIMIT 1",
-        )
+             WHERE run_id IN {ids} ORDER BY id LIMIT 1"
+        ))
         .bind(serde_json::to_string(runs)?)
         .fetch_optional(&self.reader)
         .await?;
@@ -272,7 +274,7 @@ impl Store {
     pub(super) async fn rewrites_in<'e>(
         target: impl Into<super::sql::Target<'e>>,
     ) -> StoreResult<i64> {
-        let (n,): (i64,) = query_as("SELECT COALESCE(MAX(id), 0) FROM retired_run")
+        let (n,): (i64,) = query_as(sql!("SELECT COALESCE(MAX(id), 0) FROM retired_run"))
             .fetch_one(target)
             .await?;
         Ok(n)
@@ -288,7 +290,7 @@ async fn rebuild_trend(
     param: &str,
 ) -> StoreResult<()> {
     query(
-        "DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
+        sql!("DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
     )
     .bind(benchmark)
     .bind(machine_id)
@@ -296,8 +298,9 @@ async fn rebuild_trend(
     .bind(param)
     .execute(&mut *conn)
     .await?;
-    let rows: Vec<SeriesRow> = query_as(format!(
-        "{SERIES_ROWS} WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
+    let rows: Vec<SeriesRow> = query_as(sql!(
+        series_rows!(),
+        " WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
          ORDER BY r.id, s.id"
     ))
     .bind(benchmark)
@@ -313,7 +316,7 @@ async fn rebuild_trend(
     // a series left without runs has nothing to look at.
     if trends.is_empty() {
         query(
-            "DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?",
+            sql!("DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
         )
         .bind(benchmark)
         .bind(machine_id)
@@ -329,22 +332,24 @@ async fn rebuild_trend(
 
 /// Drops a kernel and a machine no run names any more.
 async fn drop_orphans(conn: &mut Tx, kernel_id: i64, machine_id: i64) -> StoreResult<()> {
-    query("DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)")
-        .bind(kernel_id)
-        .bind(kernel_id)
-        .execute(&mut *conn)
-        .await?;
+    query(sql!(
+        "DELETE FROM kernel WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE kernel_id = ?)"
+    ))
+    .bind(kernel_id)
+    .bind(kernel_id)
+    .execute(&mut *conn)
+    .await?;
     query(
-        "DELETE FROM alert_job WHERE machine_id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?)",
+        sql!("DELETE FROM alert_job WHERE machine_id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?)"),
     )
     .bind(machine_id)
     .bind(machine_id)
     .execute(&mut *conn)
     .await?;
-    query(
+    query(sql!(
         "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
-         AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)",
-    )
+         AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)"
+    ))
     .bind(machine_id)
     .bind(machine_id)
     .bind(machine_id)

@@ -5,7 +5,7 @@ use super::StoreResult;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::sql::{query, query_as, Builder};
+use super::sql::{query, query_as, sql, Builder};
 use app::trend::Mark;
 
 use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
@@ -33,17 +33,17 @@ impl Store {
     ) -> StoreResult<usize> {
         let mut tx = self.writer.begin_write().await?;
         let (id,): (i64,) = query_as(
-            "INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
+            sql!("INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
              DO UPDATE SET updated_at = {now_s}, packed = excluded.packed, \
              version = history.version + 1 \
-             RETURNING id",
+             RETURNING id"),
         )
         .bind(repo)
         .bind(branch)
         .bind(super::trend_pack::pack_commits(commits))
         .fetch_one(&mut tx)
         .await?;
-        query("DELETE FROM history_commit WHERE history_id = ?")
+        query(sql!("DELETE FROM history_commit WHERE history_id = ?"))
             .bind(id)
             .execute(&mut tx)
             .await?;
@@ -90,15 +90,17 @@ impl Store {
         wanted: Option<(&str, &str)>,
         shas: &[&str],
     ) -> StoreResult<Option<Arc<History>>> {
-        let (histories,): (i64,) = query_as("SELECT count(*) FROM history")
+        let (histories,): (i64,) = query_as(sql!("SELECT count(*) FROM history"))
             .fetch_one(&self.reader)
             .await?;
         let id: Option<(i64, i64)> = if let Some((repo, branch)) = wanted {
-            query_as("SELECT id, version FROM history WHERE repo = ? AND branch = ?")
-                .bind(repo)
-                .bind(branch)
-                .fetch_optional(&self.reader)
-                .await?
+            query_as(sql!(
+                "SELECT id, version FROM history WHERE repo = ? AND branch = ?"
+            ))
+            .bind(repo)
+            .bind(branch)
+            .fetch_optional(&self.reader)
+            .await?
         } else {
             let mut best = None;
             // With one history there is nothing to choose.
@@ -113,9 +115,9 @@ impl Store {
             match best {
                 Some(b) => Some(b),
                 None => {
-                    query_as(
-                        "SELECT id, version FROM history ORDER BY updated_at DESC, id DESC LIMIT 1",
-                    )
+                    query_as(sql!(
+                        "SELECT id, version FROM history ORDER BY updated_at DESC, id DESC LIMIT 1"
+                    ))
                     .fetch_optional(&self.reader)
                     .await?
                 }
@@ -127,11 +129,12 @@ impl Store {
         if let Some(h) = self.caches.history(id, version) {
             return Ok(Some(h));
         }
-        let (repo, branch, packed): (String, String, Vec<u8>) =
-            query_as("SELECT repo, branch, packed FROM history WHERE id = ?")
-                .bind(id)
-                .fetch_one(&self.reader)
-                .await?;
+        let (repo, branch, packed): (String, String, Vec<u8>) = query_as(sql!(
+            "SELECT repo, branch, packed FROM history WHERE id = ?"
+        ))
+        .bind(id)
+        .fetch_one(&self.reader)
+        .await?;
         let history = Arc::new(History {
             repo,
             branch,
@@ -149,7 +152,7 @@ impl Store {
         actor: &str,
     ) -> StoreResult<bool> {
         let mut tx = self.writer.begin_write().await?;
-        let done = query("UPDATE run SET mark = ? WHERE id = ?")
+        let done = query(sql!("UPDATE run SET mark = ? WHERE id = ?"))
             .bind(mark.map(Mark::as_str))
             .bind(id)
             .execute(&mut tx)
@@ -173,14 +176,14 @@ impl Store {
     ) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
         if first_bad.is_some() {
-            query("UPDATE commit_mark SET first_bad = 0")
+            query(sql!("UPDATE commit_mark SET first_bad = 0"))
                 .execute(&mut tx)
                 .await?;
         }
         for (sha, mark) in marks {
             query(
-                "INSERT INTO commit_mark (sha, mark, first_bad) VALUES (?, ?, ?) \
-                 ON CONFLICT (sha) DO UPDATE SET mark = excluded.mark, first_bad = excluded.first_bad",
+                sql!("INSERT INTO commit_mark (sha, mark, first_bad) VALUES (?, ?, ?) \
+                 ON CONFLICT (sha) DO UPDATE SET mark = excluded.mark, first_bad = excluded.first_bad"),
             )
             .bind(sha)
             .bind(mark.as_str())
@@ -202,7 +205,7 @@ impl Store {
 
     /// Every commit mark: sha → (mark, first bad).
     pub async fn commit_marks(&self) -> StoreResult<CommitMarks> {
-        let rows = query("SELECT sha, mark, first_bad FROM commit_mark")
+        let rows = query(sql!("SELECT sha, mark, first_bad FROM commit_mark"))
             .fetch_all(&self.reader)
             .await?;
         Ok(CommitMarks::new(
@@ -229,9 +232,9 @@ impl Store {
         let mut chunks = self.caches.full_chunks(&key);
         let mut tx = self.reader.begin_read().await?;
         let rows: Vec<(i64, i64, Vec<u8>)> = query_as(
-            "SELECT c.chunk, c.runs, c.packed FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
+            sql!("SELECT c.chunk, c.runs, c.packed FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
              WHERE c.benchmark = ? AND m.name = ? AND c.metric = ? AND c.param = ? AND c.chunk >= ? \
-             ORDER BY c.chunk",
+             ORDER BY c.chunk"),
         )
         .bind(benchmark)
         .bind(machine)
@@ -253,10 +256,10 @@ impl Store {
             chunks.push(decoded);
         }
         self.caches.put_full_chunks(key, known, full);
-        let marks = query_as::<(i64, String)>(
+        let marks = query_as::<(i64, String)>(sql!(
             "SELECT r.id, r.mark FROM run r JOIN machine m ON m.id = r.machine_id \
-             WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL",
-        )
+             WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL"
+        ))
         .bind(benchmark)
         .bind(machine)
         .fetch_all(&mut tx)
@@ -274,8 +277,8 @@ impl Store {
         machine: &str,
     ) -> StoreResult<Vec<(String, String)>> {
         let mut choices: Vec<(String, String)> = query_as(
-            "SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
-             WHERE c.benchmark = ? AND m.name = ?",
+            sql!("SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
+             WHERE c.benchmark = ? AND m.name = ?"),
         )
         .bind(benchmark)
         .bind(machine)
@@ -295,11 +298,11 @@ impl Store {
         benchmark: &str,
         machine: &str,
     ) -> StoreResult<Vec<super::CompareSeries>> {
-        let rows = query(
+        let rows = query(sql!(
             "SELECT s.id, r.id, r.commit_sha, s.metric, s.param, s.unit, s.direction, s.packed \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN series s ON s.run_id = r.id \
-             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY s.id",
-        )
+             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY s.id"
+        ))
         .bind(benchmark)
         .bind(machine)
         .fetch_all(&self.reader)
@@ -309,9 +312,9 @@ impl Store {
             let packed: Option<Vec<u8>> = r.get(7);
             let (iterations, values) = match packed {
                 Some(bytes) => super::packed::unpack(&bytes)?,
-                None => query_as::<(i64, f64)>(
-                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
-                )
+                None => query_as::<(i64, f64)>(sql!(
+                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
+                ))
                 .bind(r.get::<i64, _>(0))
                 .fetch_all(&self.reader)
                 .await?

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::sql::{query, query_as};
+use super::sql::{query, query_as, sql};
 use super::{Store, StoreResult};
 
 fn now_ms() -> i64 {
@@ -20,9 +20,9 @@ impl Store {
         let until = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         let mut tx = self.writer.begin_write().await?;
         query(
-            "INSERT INTO worker_lease (name, holder, expires_at) VALUES (?, ?, ?) \
+            sql!("INSERT INTO worker_lease (name, holder, expires_at) VALUES (?, ?, ?) \
              ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
-             WHERE worker_lease.holder = excluded.holder OR worker_lease.expires_at < ?",
+             WHERE worker_lease.holder = excluded.holder OR worker_lease.expires_at < ?"),
         )
         .bind(name)
         .bind(holder)
@@ -30,17 +30,18 @@ impl Store {
         .bind(now)
         .execute(&mut tx)
         .await?;
-        let (held_by,): (String,) = query_as("SELECT holder FROM worker_lease WHERE name = ?")
-            .bind(name)
-            .fetch_one(&mut tx)
-            .await?;
+        let (held_by,): (String,) =
+            query_as(sql!("SELECT holder FROM worker_lease WHERE name = ?"))
+                .bind(name)
+                .fetch_one(&mut tx)
+                .await?;
         tx.commit().await?;
         Ok(held_by == holder)
     }
 
     /// Gives up every lease `holder` holds (at shutdown: another server takes over at once).
     pub async fn release_leases(&self, holder: &str) -> StoreResult<()> {
-        query("DELETE FROM worker_lease WHERE holder = ?")
+        query(sql!("DELETE FROM worker_lease WHERE holder = ?"))
             .bind(holder)
             .execute(&self.writer)
             .await?;

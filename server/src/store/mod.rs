@@ -38,7 +38,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::ConnectOptions;
 
 pub use database::Database;
-use sql::{query, query_as, Pool, Target};
+use sql::{query, query_as, sql, Pool, Target};
 pub use sql::{Engine, WRITE_LOCK};
 
 /// What a store method fails with: the database is busy (locked by another writer or
@@ -316,7 +316,7 @@ impl Store {
     /// at once must see its upload. The notices wake this server's background work instead.
     pub async fn generation(&self) -> StoreResult<u64> {
         use std::sync::atomic::Ordering;
-        const VERSION: &str = "SELECT version FROM data_version WHERE id = 1";
+        let version = sql!("SELECT version FROM data_version WHERE id = 1");
         let changed = |seen: &mut Option<i64>, version: i64| {
             let changed = *seen != Some(version);
             *seen = Some(version);
@@ -326,7 +326,7 @@ impl Store {
             Watcher::Sqlite(watcher) => {
                 let mut guard = watcher.lock().await;
                 let (conn, seen) = &mut *guard;
-                let (version,): (i64,) = query_as(VERSION).fetch_one(&mut *conn).await?;
+                let (version,): (i64,) = query_as(version).fetch_one(&mut *conn).await?;
                 let rewrites = if changed(seen, version) {
                     Some(Store::rewrites_in(&mut *conn).await?)
                 } else {
@@ -335,7 +335,7 @@ impl Store {
                 (version, rewrites)
             }
             Watcher::Postgres { seen, .. } => {
-                let (version,): (i64,) = query_as(VERSION).fetch_one(&self.reader).await?;
+                let (version,): (i64,) = query_as(version).fetch_one(&self.reader).await?;
                 let rewrites = if changed(&mut *seen.lock().await, version) {
                     Some(Store::rewrites_in(&self.reader).await?)
                 } else {
@@ -389,7 +389,7 @@ impl Store {
 
     /// Checks that the database answers.
     pub async fn ping(&self) -> StoreResult<()> {
-        query("SELECT 1").execute(&self.reader).await?;
+        query(sql!("SELECT 1")).execute(&self.reader).await?;
         Ok(())
     }
 
@@ -398,7 +398,7 @@ impl Store {
         if self.engine() == Engine::Sqlite {
             return Ok(None);
         }
-        let (bytes,): (i64,) = query_as("SELECT pg_database_size(current_database())")
+        let (bytes,): (i64,) = query_as(sql!("SELECT pg_database_size(current_database())"))
             .fetch_one(&self.reader)
             .await?;
         Ok(Some(bytes))
@@ -411,17 +411,16 @@ impl Store {
 
     async fn counts_in(mut target: Target<'_>) -> StoreResult<Vec<(String, i64)>> {
         let mut out = Vec::new();
-        for table in [
-            "machine",
-            "kernel",
-            "upload",
-            "upload_file",
-            "run",
-            "series",
-            "sample",
-            "permalink",
+        for (table, sql) in [
+            ("machine", sql!("SELECT COUNT(*) FROM machine")),
+            ("kernel", sql!("SELECT COUNT(*) FROM kernel")),
+            ("upload", sql!("SELECT COUNT(*) FROM upload")),
+            ("upload_file", sql!("SELECT COUNT(*) FROM upload_file")),
+            ("run", sql!("SELECT COUNT(*) FROM run")),
+            ("series", sql!("SELECT COUNT(*) FROM series")),
+            ("sample", sql!("SELECT COUNT(*) FROM sample")),
+            ("permalink", sql!("SELECT COUNT(*) FROM permalink")),
         ] {
-            let sql = format!("SELECT COUNT(*) FROM {table}");
             let (n,): (i64,) = query_as(sql).fetch_one(target.reborrow()).await?;
             out.push((table.to_owned(), n));
         }
@@ -460,7 +459,7 @@ impl Store {
             .connect()
             .await
             .with_context(|| format!("cannot open {}", from.display()))?;
-        query("VACUUM INTO ?")
+        query(sql!("VACUUM INTO ?"))
             .bind(target)
             .execute(&mut source)
             .await
@@ -472,7 +471,7 @@ impl Store {
             .connect()
             .await
             .with_context(|| format!("cannot open the copy {}", partial.display()))?;
-        let (check,): (String,) = query_as("PRAGMA integrity_check")
+        let (check,): (String,) = query_as(sql!("PRAGMA integrity_check"))
             .fetch_one(&mut copy)
             .await?;
         let counts = Store::counts_in(Target::from(&mut copy)).await?;
@@ -553,7 +552,7 @@ mod tests {
             ids.sort_unstable();
             assert_eq!(ids, (1..=60).collect::<Vec<i64>>());
         }
-        let stored: Vec<(i64, i64)> = query_as("SELECT chunk, runs FROM trend_chunk")
+        let stored: Vec<(i64, i64)> = query_as(sql!("SELECT chunk, runs FROM trend_chunk"))
             .fetch_all(&a.reader)
             .await
             .unwrap();
@@ -620,23 +619,25 @@ mod tests {
         );
         // Make it a database from before `series.packed`: samples as rows, no packed blobs.
         let run_before = store.run_series(1).await.unwrap();
-        let packed_rows: Vec<(i64, Vec<u8>)> = query_as("SELECT id, packed FROM series")
+        let packed_rows: Vec<(i64, Vec<u8>)> = query_as(sql!("SELECT id, packed FROM series"))
             .fetch_all(&store.writer)
             .await
             .unwrap();
         for (id, bytes) in packed_rows {
             let (iterations, values) = packed::unpack(&bytes).unwrap();
             for (i, v) in iterations.into_iter().zip(values) {
-                query("INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)")
-                    .bind(id)
-                    .bind(i)
-                    .bind(v)
-                    .execute(&store.writer)
-                    .await
-                    .unwrap();
+                query(sql!(
+                    "INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)"
+                ))
+                .bind(id)
+                .bind(i)
+                .bind(v)
+                .execute(&store.writer)
+                .await
+                .unwrap();
             }
         }
-        query("UPDATE series SET packed = NULL")
+        query(sql!("UPDATE series SET packed = NULL"))
             .execute(&store.writer)
             .await
             .unwrap();
@@ -673,10 +674,10 @@ mod tests {
         };
         drain().await;
         assert!(woken_by_upload(runs_csv(0, 1)).await, "B was not told");
-        let (killed,): (i64,) = query_as(
+        let (killed,): (i64,) = query_as(sql!(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
-        )
+             WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+        ))
         .fetch_one(&a.reader)
         .await
         .unwrap();
@@ -757,7 +758,7 @@ mod tests {
             }
         }
         let stored: Vec<(i64, i64)> =
-            query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+            query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
                 .fetch_all(&store.reader)
                 .await
                 .unwrap();
@@ -821,7 +822,7 @@ mod tests {
         let left = store.trend_runs("b", "m1", "tput", "").await.unwrap();
         assert_eq!(summaries(&left), expected(2 * chunk + 50)[chunk + 100..]);
         let stored: Vec<(i64, i64)> =
-            query_as("SELECT chunk, runs FROM trend_chunk ORDER BY chunk")
+            query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
                 .fetch_all(&store.reader)
                 .await
                 .unwrap();
@@ -856,10 +857,10 @@ mod tests {
         assert_eq!(runs, expected(40));
         // Make it an older database: no chunks, no packed history, one series as sample rows.
         for sql in [
-            "DELETE FROM trend_chunk",
-            "UPDATE history SET packed = NULL",
-            "INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)",
-            "UPDATE series SET packed = NULL WHERE id = 7",
+            sql!("DELETE FROM trend_chunk"),
+            sql!("UPDATE history SET packed = NULL"),
+            sql!("INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)"),
+            sql!("UPDATE series SET packed = NULL WHERE id = 7"),
         ] {
             query(sql).execute(&store.writer).await.unwrap();
         }

@@ -3,7 +3,7 @@
 use super::StoreResult;
 use std::collections::BTreeMap;
 
-use super::sql::{query, query_as, Builder, Engine, Row, Target};
+use super::sql::{query, query_as, sql, Builder, Engine, Row, Target};
 use app::kernel::compare_kernels;
 use app::label::Direction;
 use app::types::{
@@ -41,9 +41,14 @@ pub struct CompareSeries {
     pub values: Vec<f64>,
 }
 
-const RUN_COLUMNS: &str = "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at, \
+/// The columns `run_summary` reads.
+macro_rules! run_columns {
+    () => {
+        "SELECT r.id, r.benchmark, m.name AS machine, k.version AS kernel, r.commit_sha, r.tags, r.facts, r.sample_count, r.upload_id, r.created_at, \
      (SELECT u.uploaded_by FROM upload u WHERE u.id = r.upload_id) AS uploaded_by \
-     FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id";
+     FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id"
+    };
+}
 
 fn run_summary(row: &Row) -> RunSummary {
     let id: i64 = row.get("id");
@@ -93,7 +98,7 @@ impl Store {
         let mut count = Builder::new("SELECT COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id");
         push_filter(&mut count, filter);
         let (total,): (i64,) = count.build_query_as().fetch_one(&self.reader).await?;
-        let mut q = Builder::new(RUN_COLUMNS);
+        let mut q = Builder::new(run_columns!());
         push_filter(&mut q, filter);
         q.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(limit)
@@ -104,15 +109,17 @@ impl Store {
     }
 
     pub async fn run(&self, id: i64) -> StoreResult<Option<RunSummary>> {
-        let sql = format!("{RUN_COLUMNS} WHERE r.id = ?");
-        let row = query(sql).bind(id).fetch_optional(&self.reader).await?;
+        let row = query(sql!(run_columns!(), " WHERE r.id = ?"))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
         Ok(row.as_ref().map(run_summary))
     }
 
     /// The series of a run with their samples, metrics by name and parameters in natural order.
     pub async fn run_series(&self, run_id: i64) -> StoreResult<Vec<Series>> {
         let rows = query(
-            "SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id",
+            sql!("SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id"),
         )
         .bind(run_id)
         .fetch_all(&self.reader)
@@ -127,9 +134,9 @@ impl Store {
                     iterations.into_iter().zip(values).collect()
                 }
                 // Stored before `series.packed` existed.
-                None => query_as::<(i64, f64)>(
-                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration",
-                )
+                None => query_as::<(i64, f64)>(sql!(
+                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
+                ))
                 .bind(row.get::<i64, _>("id"))
                 .fetch_all(&self.reader)
                 .await?,
@@ -151,7 +158,7 @@ impl Store {
     }
 
     async fn upload_files(target: Target<'_>, upload_id: i64) -> StoreResult<Vec<UploadFile>> {
-        let rows = query("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx")
+        let rows = query(sql!("SELECT idx, name, format, size, sha256 FROM upload_file WHERE upload_id = ? ORDER BY idx"))
             .bind(upload_id)
             .fetch_all(target)
             .await?;
@@ -184,7 +191,7 @@ impl Store {
         let Some(upload) = Store::upload_in(Target::from(&mut *tx), id).await? else {
             return Ok(None);
         };
-        let mut q = Builder::new(RUN_COLUMNS);
+        let mut q = Builder::new(run_columns!());
         q.push(" WHERE r.upload_id = ")
             .push_bind(id)
             .push(" ORDER BY r.id");
@@ -197,8 +204,8 @@ impl Store {
 
     async fn upload_in(mut target: Target<'_>, id: i64) -> StoreResult<Option<UploadSummary>> {
         let row = query(
-            "SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) AS samples \
-             FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id",
+            sql!("SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) AS samples \
+             FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id"),
         )
         .bind(id)
         .fetch_optional(target.reborrow())
@@ -217,7 +224,7 @@ impl Store {
     }
 
     pub async fn recent_uploads(&self, limit: i64) -> StoreResult<Vec<UploadSummary>> {
-        let ids: Vec<(i64,)> = query_as("SELECT id FROM upload ORDER BY id DESC LIMIT ?")
+        let ids: Vec<(i64,)> = query_as(sql!("SELECT id FROM upload ORDER BY id DESC LIMIT ?"))
             .bind(limit)
             .fetch_all(&self.reader)
             .await?;
@@ -231,12 +238,13 @@ impl Store {
     }
 
     pub async fn upload_file(&self, upload_id: i64, idx: i64) -> StoreResult<Option<StoredFile>> {
-        let row =
-            query("SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?")
-                .bind(upload_id)
-                .bind(idx)
-                .fetch_optional(&self.reader)
-                .await?;
+        let row = query(sql!(
+            "SELECT name, format, raw FROM upload_file WHERE upload_id = ? AND idx = ?"
+        ))
+        .bind(upload_id)
+        .bind(idx)
+        .fetch_optional(&self.reader)
+        .await?;
         Ok(row.map(|r| StoredFile {
             name: r.get("name"),
             format: r.get("format"),
@@ -247,8 +255,8 @@ impl Store {
     /// Every benchmark with its run count, machines and kernels (kernels in version order).
     pub async fn benchmarks(&self) -> StoreResult<Vec<BenchmarkSummary>> {
         let rows: Vec<(String, String, String, i64)> = query_as(
-            "SELECT r.benchmark, m.name, k.version, COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id \
-             JOIN kernel k ON k.id = r.kernel_id GROUP BY r.benchmark, m.name, k.version",
+            sql!("SELECT r.benchmark, m.name, k.version, COUNT(*) FROM run r JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id GROUP BY r.benchmark, m.name, k.version"),
         )
         .fetch_all(&self.reader)
         .await?;
@@ -278,7 +286,7 @@ impl Store {
 
     pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
-            query_as("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name{bytes}")
+            query_as(sql!("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name{bytes}"))
                 .fetch_all(&self.reader)
                 .await?;
         Ok(rows
@@ -289,7 +297,7 @@ impl Store {
 
     pub async fn kernels(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
-            query_as("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id")
+            query_as(sql!("SELECT k.version, COUNT(r.id) FROM kernel k LEFT JOIN run r ON r.kernel_id = k.id GROUP BY k.id"))
                 .fetch_all(&self.reader)
                 .await?;
         let mut out: Vec<NamedCount> = rows
@@ -303,8 +311,8 @@ impl Store {
     /// Kernels that have runs of `benchmark` on `machine`, in version order.
     pub async fn kernels_for(&self, benchmark: &str, machine: &str) -> StoreResult<Vec<String>> {
         let rows: Vec<(String,)> = query_as(
-            "SELECT DISTINCT k.version FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
-             WHERE r.benchmark = ? AND m.name = ?",
+            sql!("SELECT DISTINCT k.version FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
+             WHERE r.benchmark = ? AND m.name = ?"),
         )
         .bind(benchmark)
         .bind(machine)
@@ -455,7 +463,7 @@ impl Store {
     /// twice never touches the writer).
     pub async fn permalink_by_digest(&self, digest: &str) -> StoreResult<Option<String>> {
         Ok(
-            query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
+            query_as::<(String,)>(sql!("SELECT id FROM permalink WHERE digest = ?"))
                 .bind(digest)
                 .fetch_optional(&self.reader)
                 .await?
@@ -466,7 +474,7 @@ impl Store {
     /// The stored spec of permalink `id`.
     pub async fn permalink(&self, id: &str) -> StoreResult<Option<String>> {
         Ok(
-            query_as::<(String,)>("SELECT spec FROM permalink WHERE id = ?")
+            query_as::<(String,)>(sql!("SELECT spec FROM permalink WHERE id = ?"))
                 .bind(id)
                 .fetch_optional(&self.reader)
                 .await?
@@ -482,8 +490,8 @@ impl Store {
     ) -> StoreResult<std::collections::HashMap<i64, Vec<(String, String)>>> {
         let ids = serde_json::to_string(ids)?;
         let rows: Vec<(i64, String, String, String)> = query_as(
-            "SELECT r.id, r.facts, r.tags, m.name FROM run r JOIN machine m ON m.id = r.machine_id \
-             WHERE r.id IN {ids}",
+            sql!("SELECT r.id, r.facts, r.tags, m.name FROM run r JOIN machine m ON m.id = r.machine_id \
+             WHERE r.id IN {ids}"),
         )
         .bind(ids)
         .fetch_all(&self.reader)

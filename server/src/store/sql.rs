@@ -2,14 +2,18 @@
 //!
 //! The store's queries are written once, in the SQL both engines share, with `?` placeholders
 //! and a few tokens for what they spell differently (`{now_ms}`, `{ids}`, ...; see
-//! [`translate`]). A query is bound with the store's own [`Arg`] values and run on a [`Pool`]
-//! or a [`Tx`], whose engine decides the spelling: `?` stays `?` for SQLite and becomes `$1`,
-//! `$2`, ... for PostgreSQL. Rows decode into tuples (`query_as`) or a [`Row`] read by column.
+//! [`translate`]). Each is a static [`Sql`] made by [`sql!`](crate::store::sql::sql) at its call
+//! site and resolved for an engine the first time it runs there (`?` stays `?` for SQLite and
+//! becomes `$1`, `$2`, ... for PostgreSQL), so what reaches sqlx is a `&'static str`, as its
+//! static-SQL guard wants: only a [`Builder`] (filters, `IN` lists, multi-row `VALUES`) puts
+//! SQL together at run time. A query is bound with the store's own [`Arg`] values and run on a
+//! [`Pool`] or a [`Tx`]. Rows decode into tuples (`query_as`) or a [`Row`] read by column.
 //! This is not sqlx's `Any` driver: each engine keeps its own types, pool, transactions
 //! (`BEGIN IMMEDIATE` on SQLite's single writer; an advisory lock on PostgreSQL) and what only
 //! it has (PostgreSQL's `COPY`, `LISTEN`, arrays), reached through [`Pool::engine`].
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use sqlx::postgres::{PgConnection, PgPool, PgRow};
 use sqlx::sqlite::{SqliteConnection, SqlitePool, SqliteRow};
@@ -258,9 +262,80 @@ impl<T> FromRows for T where
 {
 }
 
+/// A statement in the shared SQL, written once at its call site with [`sql!`] and spelled for
+/// each engine the first time it runs there.
+pub struct Sql {
+    sqlite_text: &'static str,
+    postgres_text: &'static str,
+    sqlite: OnceLock<String>,
+    postgres: OnceLock<String>,
+}
+
+impl Sql {
+    /// One statement for both engines.
+    pub const fn new(text: &'static str) -> Sql {
+        Sql::each(text, text)
+    }
+
+    /// A statement each engine spells its own way (still with `?` placeholders and tokens).
+    pub const fn each(sqlite: &'static str, postgres: &'static str) -> Sql {
+        Sql {
+            sqlite_text: sqlite,
+            postgres_text: postgres,
+            sqlite: OnceLock::new(),
+            postgres: OnceLock::new(),
+        }
+    }
+
+    /// The statement as `engine` takes it.
+    pub fn on(&'static self, engine: Engine) -> &'static str {
+        let (cell, text) = match engine {
+            Engine::Sqlite => (&self.sqlite, self.sqlite_text),
+            Engine::Postgres => (&self.postgres, self.postgres_text),
+        };
+        cell.get_or_init(|| translate(engine, text).into_owned())
+    }
+}
+
+/// A static [`Sql`] of string literals (or macros that expand to them), concatenated.
+macro_rules! sql {
+    ($($text:expr),+ $(,)?) => {{
+        static SQL: $crate::store::sql::Sql = $crate::store::sql::Sql::new(concat!($($text),+));
+        &SQL
+    }};
+}
+pub(crate) use sql;
+
+/// A static [`Sql`] each engine spells its own way: `sql_each!(sqlite: "...", postgres: "...")`.
+macro_rules! sql_each {
+    (sqlite: $sqlite:expr, postgres: $postgres:expr $(,)?) => {{
+        static SQL: $crate::store::sql::Sql = $crate::store::sql::Sql::each($sqlite, $postgres);
+        &SQL
+    }};
+}
+pub(crate) use sql_each;
+
+/// What a query runs: a static statement, or one a [`Builder`] put together.
+enum Statement {
+    Static(&'static Sql),
+    Built(String),
+}
+
+impl Statement {
+    fn on(&self, engine: Engine) -> sqlx::SqlStr {
+        use sqlx::SqlSafeStr as _;
+        match self {
+            Statement::Static(sql) => sql.on(engine).into_sql_str(),
+            Statement::Built(text) => {
+                sqlx::AssertSqlSafe(translate(engine, text).into_owned()).into_sql_str()
+            }
+        }
+    }
+}
+
 /// A query with its bound values, not yet given its engine.
 pub struct Query<'q> {
-    sql: Cow<'q, str>,
+    sql: Statement,
     args: Vec<Arg<'q>>,
 }
 
@@ -270,14 +345,14 @@ pub struct QueryAs<'q, T> {
     _row: std::marker::PhantomData<fn() -> T>,
 }
 
-pub fn query<'q>(sql: impl Into<Cow<'q, str>>) -> Query<'q> {
+pub fn query<'q>(sql: &'static Sql) -> Query<'q> {
     Query {
-        sql: sql.into(),
+        sql: Statement::Static(sql),
         args: Vec::new(),
     }
 }
 
-pub fn query_as<'q, T: FromRows>(sql: impl Into<Cow<'q, str>>) -> QueryAs<'q, T> {
+pub fn query_as<'q, T: FromRows>(sql: &'static Sql) -> QueryAs<'q, T> {
     QueryAs {
         inner: query(sql),
         _row: std::marker::PhantomData,
@@ -306,7 +381,7 @@ macro_rules! bind_all {
 /// `$target`'s engine, and hands its result to `$sqlite` or `$postgres`.
 macro_rules! run {
     ($target:ident, $sql:expr, $args:expr, $make:ident $(<$t:ty>)?, $method:ident, $sqlite:expr, $postgres:expr) => {{
-        let sql = sqlx::AssertSqlSafe(translate($target.engine(), &$sql).into_owned());
+        let sql = $sql.on($target.engine());
         match $target {
             Target::SqlitePool(p) => $sqlite(
                 bind_all!(sqlx::$make::<Sqlite $(, $t)?>(sql), $args).$method(p).await?,
@@ -420,18 +495,28 @@ pub struct Builder<'q> {
 impl<'q> Builder<'q> {
     pub fn new(sql: &str) -> Self {
         Builder {
-            query: query(sql.to_owned()),
+            query: Query {
+                sql: Statement::Built(sql.to_owned()),
+                args: Vec::new(),
+            },
+        }
+    }
+
+    fn text(&mut self) -> &mut String {
+        match &mut self.query.sql {
+            Statement::Built(text) => text,
+            Statement::Static(_) => unreachable!("a builder's statement is built"),
         }
     }
 
     pub fn push(&mut self, sql: &str) -> &mut Self {
-        self.query.sql.to_mut().push_str(sql);
+        self.text().push_str(sql);
         self
     }
 
     /// Appends a placeholder bound to `value`.
     pub fn push_bind(&mut self, value: impl Bind<'q>) -> &mut Self {
-        self.query.sql.to_mut().push('?');
+        self.text().push('?');
         self.query.args.push(value.arg());
         self
     }

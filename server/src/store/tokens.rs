@@ -1,6 +1,6 @@
 //! API tokens (only their SHA-256) and the audit trail.
 
-use super::sql::{query, query_as, Engine, Row, Tx};
+use super::sql::{query, query_as, sql, sql_each, Row, Tx};
 use super::{Store, StoreResult};
 
 /// A stored token, without the token itself.
@@ -26,8 +26,12 @@ pub struct AuditEntry {
     pub detail: String,
 }
 
-const TOKEN_COLUMNS: &str =
-    "SELECT id, name, scopes, created_at, expires_at, last_used_at, revoked_at FROM api_token";
+/// The columns `token_info` reads.
+macro_rules! token_columns {
+    () => {
+        "SELECT id, name, scopes, created_at, expires_at, last_used_at, revoked_at FROM api_token"
+    };
+}
 
 fn token_info(r: &Row) -> TokenInfo {
     TokenInfo {
@@ -53,11 +57,11 @@ impl Store {
         actor: &str,
     ) -> StoreResult<Option<i64>> {
         let mut tx = self.writer.begin_write().await?;
-        let id: Option<(i64,)> = query_as(
+        let id: Option<(i64,)> = query_as(sql!(
             "INSERT INTO api_token (name, hash, scopes, expires_at) VALUES (?, ?, ?, \
              CASE WHEN ? IS NULL THEN NULL ELSE {now_s_plus_days} END) \
-             ON CONFLICT (name) DO NOTHING RETURNING id",
-        )
+             ON CONFLICT (name) DO NOTHING RETURNING id"
+        ))
         .bind(name)
         .bind(hash)
         .bind(scopes)
@@ -73,7 +77,7 @@ impl Store {
     }
 
     pub async fn list_tokens(&self) -> StoreResult<Vec<TokenInfo>> {
-        let rows = query(format!("{TOKEN_COLUMNS} ORDER BY id"))
+        let rows = query(sql!(token_columns!(), " ORDER BY id"))
             .fetch_all(&self.reader)
             .await?;
         Ok(rows.iter().map(token_info).collect())
@@ -83,10 +87,10 @@ impl Store {
     pub async fn revoke_token(&self, name_or_id: &str, actor: &str) -> StoreResult<bool> {
         let mut tx = self.writer.begin_write().await?;
         let id = name_or_id.parse::<i64>().ok();
-        let revoked: Option<(String,)> = query_as(
+        let revoked: Option<(String,)> = query_as(sql!(
             "UPDATE api_token SET revoked_at = {now_s} \
-             WHERE (name = ? OR id = ?) AND revoked_at IS NULL RETURNING name",
-        )
+             WHERE (name = ? OR id = ?) AND revoked_at IS NULL RETURNING name"
+        ))
         .bind(name_or_id)
         .bind(id)
         .fetch_optional(&mut tx)
@@ -100,9 +104,10 @@ impl Store {
 
     /// The live token with this hash: not revoked, not expired.
     pub async fn token_by_hash(&self, hash: &str) -> StoreResult<Option<TokenInfo>> {
-        let row = query(format!(
-            "{TOKEN_COLUMNS} WHERE hash = ? AND revoked_at IS NULL \
-             AND (expires_at IS NULL OR expires_at > {{now_s}})"
+        let row = query(sql!(
+            token_columns!(),
+            " WHERE hash = ? AND revoked_at IS NULL \
+             AND (expires_at IS NULL OR expires_at > {now_s})"
         ))
         .bind(hash)
         .fetch_optional(&self.reader)
@@ -112,10 +117,12 @@ impl Store {
 
     /// Records that token `id` was used now.
     pub async fn touch_token(&self, id: i64) -> StoreResult<()> {
-        query("UPDATE api_token SET last_used_at = {now_s} WHERE id = ?")
-            .bind(id)
-            .execute(&self.writer)
-            .await?;
+        query(sql!(
+            "UPDATE api_token SET last_used_at = {now_s} WHERE id = ?"
+        ))
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
         Ok(())
     }
 
@@ -137,13 +144,13 @@ impl Store {
     /// The audit trail, newest first.
     pub async fn audit_log(&self, limit: i64, offset: i64) -> StoreResult<(Vec<AuditEntry>, i64)> {
         let rows = query(
-            "SELECT id, at, actor, action, target, detail FROM audit ORDER BY id DESC LIMIT ? OFFSET ?",
+            sql!("SELECT id, at, actor, action, target, detail FROM audit ORDER BY id DESC LIMIT ? OFFSET ?"),
         )
         .bind(limit)
         .bind(offset)
         .fetch_all(&self.reader)
         .await?;
-        let (total,): (i64,) = query_as("SELECT COUNT(*) FROM audit")
+        let (total,): (i64,) = query_as(sql!("SELECT COUNT(*) FROM audit"))
             .fetch_one(&self.reader)
             .await?;
         let entries = rows
@@ -161,38 +168,99 @@ impl Store {
     }
 }
 
-/// A session's `last_seen_at` is written at most this often (a write per request would put
-/// every signed-in page view on the single writer).
-const SESSION_TOUCH_SECONDS: u32 = 60;
-
-/// The time `days` (SQL of an integer: a column, or `?`) before the time `time` (SQL: a
-/// column, or `'now'`), as the schemas write times (ISO-8601 UTC to the second).
-fn days_before(engine: Engine, time: &str, days: &str) -> String {
-    match engine {
-        Engine::Sqlite => {
-            format!("strftime('%Y-%m-%dT%H:%M:%SZ', {time}, '-' || ({days}) || ' days')")
-        }
-        Engine::Postgres => {
-            let time = if time == "'now'" { "now()" } else { time };
-            format!(
-                "to_char((CAST({time} AS TIMESTAMPTZ) - make_interval(days => CAST({days} AS INTEGER))) \
-                 AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-            )
-        }
-    }
+/// SQL for the time `$days` (an integer: a column, or `?`) before the time `$time` (a column,
+/// or `'now'`) on engine `$engine`, as the schemas write times (ISO-8601 UTC to the second).
+macro_rules! days_before {
+    (sqlite, $time:expr, $days:expr) => {
+        concat!(
+            "strftime('%Y-%m-%dT%H:%M:%SZ', ",
+            $time,
+            ", '-' || (",
+            $days,
+            ") || ' days')"
+        )
+    };
+    (postgres, "'now'", $days:expr) => {
+        days_before!(postgres, "now()", $days)
+    };
+    (postgres, $time:expr, $days:expr) => {
+        concat!(
+            "to_char((CAST(",
+            $time,
+            " AS TIMESTAMPTZ) - make_interval(days => CAST(",
+            $days,
+            " AS INTEGER))) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+        )
+    };
 }
 
-/// The time `SESSION_TOUCH_SECONDS` ago.
-fn touch_due_before(engine: Engine) -> String {
-    match engine {
-        Engine::Sqlite => {
-            format!("strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-{SESSION_TOUCH_SECONDS} seconds')")
-        }
-        Engine::Postgres => format!(
-            "to_char((now() - make_interval(secs => {SESSION_TOUCH_SECONDS})) AT TIME ZONE 'UTC', \
-             'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-        ),
-    }
+/// SQL for the time a session's use was last due to be recorded: a minute ago. A session's
+/// `last_seen_at` is written at most once a minute (a write per request would put every
+/// signed-in page view on the single writer).
+macro_rules! touch_due_before {
+    (sqlite) => {
+        "strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds')"
+    };
+    (postgres) => {
+        "to_char((now() - make_interval(secs => 60)) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+    };
+}
+
+/// The statements about sessions, spelled for engine `sqlite` or `postgres`.
+macro_rules! end_expired_sessions {
+    ($e:ident) => {
+        concat!(
+            "DELETE FROM session WHERE expires_at <= {now_s} \
+             OR COALESCE(last_seen_at, created_at) <= ",
+            days_before!($e, "'now'", "idle_days"),
+            " OR COALESCE(last_seen_at, created_at) <= ",
+            days_before!($e, "'now'", "?"),
+            " OR created_at <= ",
+            days_before!($e, "'now'", "?")
+        )
+    };
+}
+macro_rules! session_token {
+    ($e:ident) => {
+        concat!(
+            "SELECT t.id, t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, \
+             t.revoked_at, CAST(CASE WHEN COALESCE(s.last_seen_at, s.created_at) <= ",
+            touch_due_before!($e),
+            " THEN 1 ELSE 0 END AS BIGINT) \
+             FROM session s JOIN api_token t ON t.id = s.token_id \
+             WHERE s.hash = ? AND s.expires_at > {now_s} \
+             AND COALESCE(s.last_seen_at, s.created_at) > ",
+            days_before!($e, "'now'", "s.idle_days"),
+            " AND COALESCE(s.last_seen_at, s.created_at) > ",
+            days_before!($e, "'now'", "?"),
+            " AND s.created_at > ",
+            days_before!($e, "'now'", "?"),
+            " AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > {now_s})"
+        )
+    };
+}
+macro_rules! touch_session {
+    ($e:ident) => {
+        concat!(
+            "UPDATE session SET last_seen_at = {now_s} WHERE hash = ? \
+             AND (last_seen_at IS NULL OR last_seen_at <= ",
+            touch_due_before!($e),
+            ")"
+        )
+    };
+}
+macro_rules! backdate_session {
+    ($e:ident) => {
+        concat!(
+            "UPDATE session SET created_at = ",
+            days_before!($e, "created_at", "?"),
+            ", expires_at = ",
+            days_before!($e, "expires_at", "?"),
+            ", last_seen_at = ",
+            days_before!($e, "COALESCE(last_seen_at, created_at)", "?"),
+            " WHERE hash = ?"
+        )
+    };
 }
 
 impl Store {
@@ -209,10 +277,10 @@ impl Store {
         let mut tx = self.writer.begin_write().await?;
         self.end_expired_sessions_in(&mut tx, idle_days, max_days)
             .await?;
-        query(
+        query(sql!(
             "INSERT INTO session (hash, token_id, expires_at, last_seen_at, idle_days) \
-             VALUES (?, ?, {now_s_plus_days}, {now_s}, ?)",
-        )
+             VALUES (?, ?, {now_s_plus_days}, {now_s}, ?)"
+        ))
         .bind(hash)
         .bind(token_id)
         .bind(max_days)
@@ -240,14 +308,9 @@ impl Store {
         idle_days: u32,
         max_days: u32,
     ) -> StoreResult<u64> {
-        let engine = self.engine();
-        let seen = "COALESCE(last_seen_at, created_at)";
-        let sql = format!(
-            "DELETE FROM session WHERE expires_at <= {{now_s}} OR {seen} <= {} \
-             OR {seen} <= {} OR created_at <= {}",
-            days_before(engine, "'now'", "idle_days"),
-            days_before(engine, "'now'", "?"),
-            days_before(engine, "'now'", "?"),
+        let sql = sql_each!(
+            sqlite: end_expired_sessions!(sqlite),
+            postgres: end_expired_sessions!(postgres),
         );
         let done = query(sql)
             .bind(idle_days)
@@ -270,23 +333,14 @@ impl Store {
         idle_days: u32,
         max_days: u32,
     ) -> StoreResult<Option<TokenInfo>> {
-        let engine = self.engine();
-        let sql = format!(
-            "SELECT t.id, t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, \
-             t.revoked_at, CAST(CASE WHEN COALESCE(s.last_seen_at, s.created_at) <= {due} \
-             THEN 1 ELSE 0 END AS BIGINT) \
-             FROM session s JOIN api_token t ON t.id = s.token_id \
-             WHERE s.hash = ? AND s.expires_at > {{now_s}} \
-             AND COALESCE(s.last_seen_at, s.created_at) > {idle} \
-             AND COALESCE(s.last_seen_at, s.created_at) > {idle_now} \
-             AND s.created_at > {max_now} \
-             AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > {{now_s}})",
-            due = touch_due_before(engine),
-            idle = days_before(engine, "'now'", "s.idle_days"),
-            idle_now = days_before(engine, "'now'", &idle_days.to_string()),
-            max_now = days_before(engine, "'now'", &max_days.to_string()),
-        );
-        let Some(row) = query(sql).bind(hash).fetch_optional(&self.reader).await? else {
+        let sql = sql_each!(sqlite: session_token!(sqlite), postgres: session_token!(postgres));
+        let Some(row) = query(sql)
+            .bind(hash)
+            .bind(idle_days)
+            .bind(max_days)
+            .fetch_optional(&self.reader)
+            .await?
+        else {
             return Ok(None);
         };
         let due: i64 = row.get(7);
@@ -301,18 +355,14 @@ impl Store {
 
     /// Records that the session with this hash was used now (unless a minute has not passed).
     async fn touch_session(&self, hash: &str) -> StoreResult<()> {
-        let sql = format!(
-            "UPDATE session SET last_seen_at = {{now_s}} WHERE hash = ? \
-             AND (last_seen_at IS NULL OR last_seen_at <= {})",
-            touch_due_before(self.engine())
-        );
+        let sql = sql_each!(sqlite: touch_session!(sqlite), postgres: touch_session!(postgres));
         query(sql).bind(hash).execute(&self.writer).await?;
         Ok(())
     }
 
     /// Ends a session (signing out).
     pub async fn end_session(&self, hash: &str) -> StoreResult<()> {
-        query("DELETE FROM session WHERE hash = ?")
+        query(sql!("DELETE FROM session WHERE hash = ?"))
             .bind(hash)
             .execute(&self.writer)
             .await?;
@@ -328,12 +378,9 @@ impl Store {
         started_days: u32,
         seen_days: u32,
     ) -> StoreResult<bool> {
-        let engine = self.engine();
-        let sql = format!(
-            "UPDATE session SET created_at = {}, expires_at = {}, last_seen_at = {} WHERE hash = ?",
-            days_before(engine, "created_at", "?"),
-            days_before(engine, "expires_at", "?"),
-            days_before(engine, "COALESCE(last_seen_at, created_at)", "?"),
+        let sql = sql_each!(
+            sqlite: backdate_session!(sqlite),
+            postgres: backdate_session!(postgres),
         );
         let done = query(sql)
             .bind(started_days)
@@ -348,7 +395,7 @@ impl Store {
     /// For tests: the hashes of the stored sessions.
     #[doc(hidden)]
     pub async fn session_hashes(&self) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = query_as("SELECT hash FROM session ORDER BY id")
+        let rows: Vec<(String,)> = query_as(sql!("SELECT hash FROM session ORDER BY id"))
             .fetch_all(&self.reader)
             .await?;
         Ok(rows.into_iter().map(|(h,)| h).collect())
@@ -363,19 +410,21 @@ pub(super) async fn audit_in(
     target: &str,
     detail: &str,
 ) -> StoreResult<()> {
-    query("INSERT INTO audit (actor, action, target, detail) VALUES (?, ?, ?, ?)")
-        .bind(actor)
-        .bind(action)
-        .bind(target)
-        .bind(detail)
-        .execute(&mut *conn)
-        .await?;
+    query(sql!(
+        "INSERT INTO audit (actor, action, target, detail) VALUES (?, ?, ?, ?)"
+    ))
+    .bind(actor)
+    .bind(action)
+    .bind(target)
+    .bind(detail)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::sql::query_as;
+    use super::super::sql::{query_as, sql};
     use super::super::testdb::TestDb;
 
     crate::store::on_both_engines!(sessions_end_when_idle_or_old_and_are_swept_at_sign_in);
@@ -399,9 +448,9 @@ mod tests {
         // Used a day ago and again now: its last use is now.
         assert!(store.backdate_session("idle", 2, 1).await.unwrap());
         assert!(live("idle").await);
-        let (touched,): (i64,) = query_as(
-            "SELECT COUNT(*) FROM session WHERE hash = 'idle' AND last_seen_at > created_at",
-        )
+        let (touched,): (i64,) = query_as(sql!(
+            "SELECT COUNT(*) FROM session WHERE hash = 'idle' AND last_seen_at > created_at"
+        ))
         .fetch_one(&store.reader)
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 use super::{StoreError, StoreResult};
 use std::collections::BTreeMap;
 
-use super::sql::{query, query_as, Tx};
+use super::sql::{query, query_as, sql, Tx};
 
 use super::history::TrendKey;
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
@@ -52,7 +52,7 @@ impl Store {
         upload: &NewUpload,
     ) -> StoreResult<(Inserted, app::types::UploadDetail)> {
         let mut tx = self.writer.begin_write().await?;
-        if let Some((id,)) = query_as::<(i64,)>("SELECT id FROM upload WHERE digest = ?")
+        if let Some((id,)) = query_as::<(i64,)>(sql!("SELECT id FROM upload WHERE digest = ?"))
             .bind(&upload.digest)
             .fetch_optional(&mut tx)
             .await?
@@ -62,16 +62,16 @@ impl Store {
                 .ok_or_else(|| StoreError::Other(anyhow::anyhow!("upload {id} vanished")))?;
             return Ok((Inserted::Existing(id), detail));
         }
-        let (upload_id,): (i64,) = query_as(
-            "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id",
-        )
+        let (upload_id,): (i64,) = query_as(sql!(
+            "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id"
+        ))
         .bind(&upload.digest)
         .bind(&upload.metadata)
         .bind(&upload.uploaded_by)
         .fetch_one(&mut tx)
         .await?;
         for (idx, f) in upload.files.iter().enumerate() {
-            query("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            query(sql!("INSERT INTO upload_file (upload_id, idx, name, format, sha256, size, raw) VALUES (?, ?, ?, ?, ?, ?, ?)"))
                 .bind(upload_id)
                 .bind(idx as i64)
                 .bind(&f.name)
@@ -111,16 +111,20 @@ impl Store {
 }
 
 /// The id of the machine or kernel named `value`, created if new.
-pub(super) async fn id_of(
-    conn: &mut Tx,
-    table: &'static str,
-    column: &'static str,
-    value: &str,
-) -> StoreResult<i64> {
-    // `table` and `column` are literals of this module, never user input.
-    let sql = format!("INSERT INTO {table} ({column}) VALUES (?) ON CONFLICT ({column}) DO UPDATE SET {column} = excluded.{column} RETURNING id");
+pub(super) async fn id_of(conn: &mut Tx, table: Named, value: &str) -> StoreResult<i64> {
+    let sql = match table {
+        Named::Machine => sql!("INSERT INTO machine (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id"),
+        Named::Kernel => sql!("INSERT INTO kernel (version) VALUES (?) ON CONFLICT (version) DO UPDATE SET version = excluded.version RETURNING id"),
+    };
     let (id,): (i64,) = query_as(sql).bind(value).fetch_one(&mut *conn).await?;
     Ok(id)
+}
+
+/// The tables of named things a run refers to.
+#[derive(Clone, Copy)]
+pub(super) enum Named {
+    Machine,
+    Kernel,
 }
 
 async fn insert_run(
@@ -130,10 +134,10 @@ async fn insert_run(
     upload: &NewUpload,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<i64> {
-    let machine_id = id_of(&mut *conn, "machine", "name", run.key.machine.as_str()).await?;
-    let kernel_id = id_of(&mut *conn, "kernel", "version", run.key.kernel.as_str()).await?;
+    let machine_id = id_of(&mut *conn, Named::Machine, run.key.machine.as_str()).await?;
+    let kernel_id = id_of(&mut *conn, Named::Kernel, run.key.kernel.as_str()).await?;
     let (run_id,): (i64,) = query_as(
-        "INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        sql!("INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"),
     )
     .bind(upload_id)
     .bind(run.key.benchmark.as_str())
@@ -149,7 +153,7 @@ async fn insert_run(
     .await?;
     // One row per series, its samples packed (see `packed.rs`).
     for s in &run.series {
-        query("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)")
+        query(sql!("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)"))
             .bind(run_id)
             .bind(s.metric.as_str())
             .bind(&s.param)
@@ -340,24 +344,25 @@ impl Store {
     /// the packed histories. Does nothing on a database written since (every write keeps them).
     pub(super) async fn fill_packed(&self) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        let (chunks, series): (bool, bool) =
-            query_as("SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)")
-                .fetch_one(&mut tx)
-                .await?;
+        let (chunks, series): (bool, bool) = query_as(sql!(
+            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)"
+        ))
+        .fetch_one(&mut tx)
+        .await?;
         if series && !chunks {
-            let rows: Vec<SeriesRow> = query_as(format!("{SERIES_ROWS} ORDER BY r.id, s.id"))
+            let rows: Vec<SeriesRow> = query_as(sql!(series_rows!(), " ORDER BY r.id, s.id"))
                 .fetch_all(&mut tx)
                 .await?;
             let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
             trend_records(&mut tx, rows, &mut trends).await?;
             append_to_trends(&mut tx, &trends).await?;
         }
-        let histories: Vec<(i64,)> = query_as("SELECT id FROM history WHERE packed IS NULL")
+        let histories: Vec<(i64,)> = query_as(sql!("SELECT id FROM history WHERE packed IS NULL"))
             .fetch_all(&mut tx)
             .await?;
         for (id,) in histories {
             let commits: Vec<HistoryCommit> = query_as::<(String, Option<i64>, Option<String>)>(
-                "SELECT sha, time, subject FROM history_commit WHERE history_id = ? ORDER BY position",
+                sql!("SELECT sha, time, subject FROM history_commit WHERE history_id = ? ORDER BY position"),
             )
             .bind(id)
             .fetch_all(&mut tx)
@@ -365,7 +370,7 @@ impl Store {
             .into_iter()
             .map(|(sha, time, subject)| HistoryCommit { sha, time, subject })
             .collect();
-            query("UPDATE history SET packed = ? WHERE id = ?")
+            query(sql!("UPDATE history SET packed = ? WHERE id = ?"))
                 .bind(super::trend_pack::pack_commits(&commits))
                 .bind(id)
                 .execute(&mut tx)
@@ -393,10 +398,15 @@ pub(super) type SeriesRow = (
 );
 
 /// The series rows a trend's records are built from (append a WHERE and the run order).
-pub(super) const SERIES_ROWS: &str =
-    "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
+/// The rows `trend_records` reads: each series with its run.
+macro_rules! series_rows {
+    () => {
+        "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
      s.id, s.metric, s.param, s.unit, s.direction, s.packed \
-     FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id";
+     FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id"
+    };
+}
+pub(super) use series_rows;
 
 /// The trend records of `rows` (in run order), by series key: what the packed trend chunks
 /// hold of each run. Series stored before `packed` existed read their `sample` rows.
@@ -412,9 +422,9 @@ pub(super) async fn trend_records(
             (row.6, row.7, row.8, row.9, row.10, row.11);
         let values = match packed {
             Some(bytes) => super::packed::unpack(&bytes)?.1,
-            None => query_as::<(f64,)>(
-                "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration",
-            )
+            None => query_as::<(f64,)>(sql!(
+                "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration"
+            ))
             .bind(series_id)
             .fetch_all(&mut *conn)
             .await?
@@ -454,8 +464,8 @@ pub(super) async fn queue_alert_jobs(
 ) -> StoreResult<()> {
     for (benchmark, machine_id, metric, param) in trends.keys() {
         query(
-            "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT (benchmark, machine_id, metric, param) DO UPDATE SET upload_id = excluded.upload_id",
+            sql!("INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (benchmark, machine_id, metric, param) DO UPDATE SET upload_id = excluded.upload_id"),
         )
         .bind(benchmark)
         .bind(machine_id)
@@ -475,11 +485,11 @@ pub(super) async fn append_to_trends(
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
     for ((benchmark, machine_id, metric, param), new) in trends {
-        let last: Option<(i64, i64, Vec<u8>)> = query_as(
+        let last: Option<(i64, i64, Vec<u8>)> = query_as(sql!(
             "SELECT chunk, runs, packed FROM trend_chunk \
              WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? \
-             ORDER BY chunk DESC LIMIT 1",
-        )
+             ORDER BY chunk DESC LIMIT 1"
+        ))
         .bind(benchmark)
         .bind(machine_id)
         .bind(metric)
@@ -499,9 +509,9 @@ pub(super) async fn append_to_trends(
         runs.extend(new.iter().cloned());
         for (i, chunk) in runs.chunks(CHUNK_RUNS as usize).enumerate() {
             query(
-                "INSERT INTO trend_chunk (benchmark, machine_id, metric, param, chunk, runs, packed) \
+                sql!("INSERT INTO trend_chunk (benchmark, machine_id, metric, param, chunk, runs, packed) \
                  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (benchmark, machine_id, metric, param, chunk) \
-                 DO UPDATE SET runs = excluded.runs, packed = excluded.packed",
+                 DO UPDATE SET runs = excluded.runs, packed = excluded.packed"),
             )
             .bind(benchmark)
             .bind(machine_id)
@@ -526,19 +536,22 @@ impl Store {
         new_id: &str,
     ) -> StoreResult<String> {
         let mut tx = self.writer.begin_write().await?;
-        if let Some((id,)) = query_as::<(String,)>("SELECT id FROM permalink WHERE digest = ?")
-            .bind(digest)
-            .fetch_optional(&mut tx)
-            .await?
+        if let Some((id,)) =
+            query_as::<(String,)>(sql!("SELECT id FROM permalink WHERE digest = ?"))
+                .bind(digest)
+                .fetch_optional(&mut tx)
+                .await?
         {
             return Ok(id);
         }
-        query("INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)")
-            .bind(new_id)
-            .bind(spec)
-            .bind(digest)
-            .execute(&mut tx)
-            .await?;
+        query(sql!(
+            "INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)"
+        ))
+        .bind(new_id)
+        .bind(spec)
+        .bind(digest)
+        .execute(&mut tx)
+        .await?;
         tx.commit().await?;
         Ok(new_id.to_owned())
     }
