@@ -18,7 +18,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use app::alerts::{Alert, CommitRef};
-use perfline_server::alerts::detect::{is_known, newest_step, Settings};
+use perfline_server::services::alerts::detect::{is_known, newest_step, Settings};
 use perfline_server::store::{NewAlert, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

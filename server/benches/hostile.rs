@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use app::trend::{Mark, TrendQuery};
 use perfline_server::ingest::{parse_file, Format, UploadMeta};
+use perfline_server::services::trend::build;
 use perfline_server::store::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
-use perfline_server::trend::build;
 
 fn sha(i: usize) -> String {
     format!(

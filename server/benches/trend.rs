@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use app::trend::TrendQuery;
 use perfline_server::changepoint::{change_points, Options};
+use perfline_server::services::trend::build;
 use perfline_server::store::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
-use perfline_server::trend::build;
 
 const COMMITS: usize = 10_000;
 const RUNS: usize = 5;

@@ -1,17 +1,14 @@
-//! Command-line and environment configuration.
+//! A server's configuration, from the command line and the environment.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Parser;
 
-/// Perfline: upload, compare and chart kernel benchmark results.
-#[derive(Debug, Clone, Parser)]
-#[command(name = "perfline", version, about, long_about = None)]
+/// How a server runs: every option of the command line and the environment but the
+/// subcommand (the binary's `Cli` adds that).
+#[derive(Debug, Clone, clap::Args)]
 pub struct Config {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-
     /// The database: a SQLite file (a path, or a `sqlite:` URL), created and migrated on
     /// first start; or a PostgreSQL database (`postgres://user:password@host:port/name`, 15 or
     /// newer), migrated on start, that any number of servers may share.
@@ -124,7 +121,7 @@ pub struct Config {
     /// right scope). Default: `open` on a loopback address without `--public-url` or
     /// `--trusted-proxy` (not behind a proxy), `token` otherwise.
     #[arg(long, global = true, env = "PERFLINE_AUTH", value_enum)]
-    pub auth: Option<crate::auth::AuthMode>,
+    pub auth: Option<AuthMode>,
 
     /// Reads need a token too (any scope); raw files included.
     #[arg(long, global = true, env = "PERFLINE_PRIVATE")]
@@ -270,6 +267,15 @@ pub struct Config {
     pub log_format: LogFormat,
 }
 
+/// How Perfline decides who may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    /// Anyone who reaches the port may write (the default on a loopback address).
+    Open,
+    /// Writes need a bearer token with the right scope (the default on any other address).
+    Token,
+}
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -278,65 +284,6 @@ pub enum LogFormat {
 }
 
 pub use crate::store::Database;
-
-/// What else the binary does than serve.
-#[derive(Debug, Clone, clap::Subcommand)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "parsed once at start; boxing would only obscure the clap derive"
-)]
-pub enum Command {
-    /// Manage API tokens (in the database given by --db).
-    Token {
-        #[command(subcommand)]
-        action: TokenCommand,
-    },
-    /// Copies the database given by --db to a new file, consistently, while servers go on
-    /// serving it (SQLite's `VACUUM INTO`): a complete, compacted database, checked before it
-    /// takes its name. Refuses a file that exists.
-    Backup {
-        /// The new file.
-        to: PathBuf,
-    },
-    /// Copies a SQLite store into a new PostgreSQL database: every table with its ids (uploads
-    /// with their raw bytes, runs, series, histories, marks, permalinks, tokens, alerts, the
-    /// audit trail), in one transaction, then checks every table's rows and checksum on both
-    /// sides. Refuses a database that holds data.
-    MigrateDb {
-        /// The SQLite file.
-        #[arg(long)]
-        from: PathBuf,
-        /// The PostgreSQL database: `postgres://user:password@host:port/name`.
-        #[arg(long)]
-        to: String,
-    },
-    /// The client commands, run against a server (`--server`, `PERFLINE_SERVER`).
-    #[command(flatten)]
-    Client(crate::cli::ClientCommand),
-}
-
-#[derive(Debug, Clone, clap::Subcommand)]
-pub enum TokenCommand {
-    /// Creates a token and prints it once, on one line; only its SHA-256 is kept.
-    Create {
-        /// A unique name: the robot or person (shown in the audit trail).
-        #[arg(long)]
-        name: String,
-        /// Comma-separated: read, upload, mark, admin.
-        #[arg(long)]
-        scope: String,
-        /// Days until it expires (default: never).
-        #[arg(long)]
-        expires_days: Option<u32>,
-    },
-    /// Lists tokens: name, scopes, created, expires, last used, revoked.
-    List,
-    /// Revokes a token by name or id.
-    Revoke {
-        /// The token's name or id.
-        token: String,
-    },
-}
 
 /// A host name as `Host` carries it, without a port: lower case, letters, digits, `-`, `.`.
 fn parse_host(raw: &str) -> Result<String, String> {
@@ -369,8 +316,7 @@ fn parse_public_url(raw: &str) -> Result<String, String> {
 
 impl Config {
     /// The auth mode: as given, else `open` on a loopback address and `token` on any other.
-    pub fn auth_mode(&self) -> crate::auth::AuthMode {
-        use crate::auth::AuthMode;
+    pub fn auth_mode(&self) -> AuthMode {
         // Behind a proxy (`--public-url`, `--trusted-proxy`) a loopback port is reachable
         // from elsewhere: writes need tokens there too unless `--auth open` says otherwise.
         let proxied = self.public_url.is_some() || !self.trusted_proxies.is_empty();
@@ -385,8 +331,13 @@ impl Config {
     /// A configuration for tests and benchmarks: a database file and the defaults for the
     /// rest, on port 0, logging warnings only.
     pub fn for_db(db: PathBuf) -> Config {
+        #[derive(Parser)]
+        struct Only {
+            #[command(flatten)]
+            config: Config,
+        }
         let mut config =
-            Config::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]);
+            Only::parse_from(["perfline", "--listen", "127.0.0.1:0", "--log", "warn"]).config;
         config.db = Database::Sqlite(db);
         config
     }

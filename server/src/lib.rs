@@ -10,43 +10,25 @@ pub mod ingest;
 #[cfg(feature = "server")]
 pub mod alert_rule;
 #[cfg(feature = "server")]
-pub mod alerts;
-#[cfg(feature = "server")]
-pub mod api;
-#[cfg(feature = "server")]
-pub mod assets;
-#[cfg(feature = "server")]
-pub mod auth;
-#[cfg(feature = "server")]
 pub mod changepoint;
 #[cfg(feature = "server")]
 pub mod chart;
 #[cfg(feature = "server")]
 pub mod cli;
 #[cfg(feature = "server")]
-pub mod compare;
-#[cfg(feature = "server")]
 pub mod config;
 #[cfg(feature = "server")]
-pub mod error;
+pub mod http;
 #[cfg(feature = "server")]
-pub mod metrics;
-#[cfg(feature = "server")]
-pub mod offline;
-#[cfg(feature = "server")]
-mod server;
+pub mod services;
 #[cfg(feature = "server")]
 pub mod stats;
 #[cfg(feature = "server")]
 pub mod store;
 #[cfg(feature = "server")]
-pub mod trend;
+pub mod telemetry;
 #[cfg(feature = "server")]
-mod web;
-#[cfg(feature = "server")]
-pub mod work;
-#[cfg(feature = "server")]
-pub use server::*;
+pub use http::{page_paths, router, serve, AppState, Config};
 
 /// mimalloc instead of the system allocator: a trend of 50,000 runs allocates and frees some
 /// 100,000 small objects and several megabytes of output per request, and glibc's malloc spends

@@ -134,12 +134,14 @@ impl Store {
                     iterations.into_iter().zip(values).collect()
                 }
                 // Stored before `series.packed` existed.
-                None => query_as::<(i64, f64)>(sql!(
+                None => {
+                    query_as::<(i64, f64)>(sql!(
                     "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
                 ))
-                .bind(row.get::<i64, _>("id"))
-                .fetch_all(&self.reader)
-                .await?,
+                    .bind(row.get::<i64, _>("id"))
+                    .fetch_all(&self.reader)
+                    .await?
+                }
             };
             series.push(Series {
                 metric: row.get("metric"),

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use perfline_server::auth::{token_hash, AuthMode};
+use perfline_server::http::auth::{token_hash, AuthMode};
 use reqwest::Method;
 use serde_json::Value;
 

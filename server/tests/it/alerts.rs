@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use perfline_server::auth::AuthMode;
+use perfline_server::http::auth::AuthMode;
 use serde_json::{json, Value};
 
 use crate::helpers::*;
@@ -656,7 +656,7 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
         .map(|(headers, body)| {
             assert_eq!(
                 headers["x-perfline-signature"].to_str().unwrap(),
-                perfline_server::alerts::notify::signature("s3cret", body),
+                perfline_server::services::alerts::notify::signature("s3cret", body),
                 "signed with the secret"
             );
             assert_eq!(headers["content-type"], "application/json");

@@ -125,7 +125,7 @@ async fn mark_a_commit_bad_with_the_keyboard_in_chromium() {
 /// it marks (and the audit trail says who).
 #[tokio::test(flavor = "multi_thread")]
 async fn sign_in_to_mark_in_chromium() {
-    use perfline_server::auth::{new_token, token_hash, AuthMode};
+    use perfline_server::http::auth::{new_token, token_hash, AuthMode};
     let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
     let robot = new_token();
     let bisector = new_token();
@@ -182,7 +182,7 @@ async fn sign_in_to_mark_in_chromium() {
 /// not an admin sees neither control.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_admin_corrects_and_deletes_in_chromium() {
-    use perfline_server::auth::{new_token, token_hash, AuthMode};
+    use perfline_server::http::auth::{new_token, token_hash, AuthMode};
     let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
     let admin = new_token();
     app.store

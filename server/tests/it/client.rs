@@ -484,7 +484,7 @@ async fn uploads_are_retried_on_503_and_429_with_the_whole_body_each_time() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn writes_need_the_token_from_the_environment_on_a_token_server() {
-    let app = spawn_app_with(|c| c.auth = Some(perfline_server::auth::AuthMode::Token)).await;
+    let app = spawn_app_with(|c| c.auth = Some(perfline_server::http::auth::AuthMode::Token)).await;
     let file = fixture("generic/netperf-sweep.csv");
     let file = file.to_str().unwrap().to_owned();
     let args = ["upload", &file, "--machine", "m", "--kernel", "6.1"].map(str::to_owned);

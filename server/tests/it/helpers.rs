@@ -339,11 +339,11 @@ pub async fn sign_in_json(
 
 /// Creates a token with `scopes` in the app's store; the token.
 pub async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
-    let t = perfline_server::auth::new_token();
+    let t = perfline_server::http::auth::new_token();
     app.store
         .create_token(
             name,
-            &perfline_server::auth::token_hash(&t),
+            &perfline_server::http::auth::token_hash(&t),
             scopes,
             None,
             "test",
@@ -357,7 +357,7 @@ pub async fn token(app: &TestApp, name: &str, scopes: &str) -> String {
 /// The path of one of the built site's files, as this binary serves it: `site_file(".css")`,
 /// `site_file("_bg.wasm")`, `site_file(".js")`.
 pub fn site_file(suffix: &str) -> String {
-    let name = perfline_server::assets::Site::embedded()
+    let name = perfline_server::http::assets::Site::embedded()
         .name()
         .expect("the test binary embeds the site: run scripts/build-site before building (scripts/test does)")
         .to_owned();

@@ -4,7 +4,7 @@
 //! carries the database driver's words. Then one test per finding of the security review
 //! (issue 25), each as a hostile client sends it.
 
-use perfline_server::auth::{AuthMode, Scope};
+use perfline_server::http::auth::{AuthMode, Scope};
 use reqwest::Method;
 use serde_json::Value;
 
@@ -81,13 +81,13 @@ async fn routes(app: &TestApp) -> Vec<Route> {
 
 /// A name no other token of the test has.
 fn rand_suffix() -> String {
-    perfline_server::auth::new_token()[9..17].to_owned()
+    perfline_server::http::auth::new_token()[9..17].to_owned()
 }
 
 /// Every server function the binary registered, with its method and declared scope; each
 /// must declare one (a new function without `needs!` fails here).
 fn server_fns() -> Vec<(&'static str, Method, Scope)> {
-    let table = perfline_server::auth::server_fn_table();
+    let table = perfline_server::http::auth::server_fn_table();
     assert!(table.len() >= 15, "{} server functions", table.len());
     table
         .into_iter()
@@ -247,7 +247,7 @@ async fn every_route_needs_its_declared_scope_in_every_mode() {
                     (None, Some(s)) => {
                         mode == AuthMode::Open
                             || (*s == Scope::Read
-                                && (!private || perfline_server::auth::always_public(path)))
+                                && (!private || perfline_server::http::auth::always_public(path)))
                     }
                 };
                 if allowed {

@@ -1,0 +1,436 @@
+//! `GET /api/v1/compare` and `GET /c/{id}`: one comparison in five shapes (JSON, mmtests text,
+//! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header.
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde::Deserialize;
+
+use app::compare::lkp_text;
+use app::label::{empty_as_none, Bounded, Kernels, Label};
+use app::mmtests::mmtests_text;
+use app::types::CompareQuery;
+
+use super::extract::ApiQuery;
+
+use crate::http::error::{ApiError, ApiResult};
+use crate::services::compare::{samples_csv, Computed};
+use crate::AppState;
+
+/// The shapes a comparison comes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Html,
+    Json,
+    Text,
+    Csv,
+    Svg,
+    /// `format=html`: a self-contained HTML file (`crate::http::offline`).
+    Document,
+}
+
+impl Shape {
+    fn parse(format: &str) -> Result<Shape, ApiError> {
+        match format {
+            "json" => Ok(Shape::Json),
+            "text" | "txt" => Ok(Shape::Text),
+            "csv" => Ok(Shape::Csv),
+            "svg" => Ok(Shape::Svg),
+            "html" => Ok(Shape::Document),
+            other => Err(ApiError::BadRequest(format!(
+                "format must be json, text, csv, svg or html, not {other:?}"
+            ))),
+        }
+    }
+
+    fn of_media(media: &str) -> Option<Shape> {
+        match media {
+            "text/html" | "application/xhtml+xml" => Some(Shape::Html),
+            "application/json" => Some(Shape::Json),
+            "text/plain" => Some(Shape::Text),
+            "text/csv" => Some(Shape::Csv),
+            "image/svg+xml" => Some(Shape::Svg),
+            _ => None,
+        }
+    }
+}
+
+/// The shape the Accept header prefers (highest q, then first listed), or `default` for `*/*`,
+/// a missing header, or nothing we serve.
+pub fn negotiate(headers: &HeaderMap, default: Shape) -> Shape {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return default;
+    };
+    let mut best: Option<(f32, Shape)> = None;
+    for part in accept.split(',') {
+        let mut pieces = part.split(';');
+        let media = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = pieces
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.parse::<f32>().ok())
+            .unwrap_or(1.0);
+        let shape = if media == "*/*" {
+            Some(default)
+        } else {
+            Shape::of_media(&media)
+        };
+        if let Some(shape) = shape {
+            if q > 0.0 && best.is_none_or(|(bq, _)| q > bq) {
+                best = Some((q, shape));
+            }
+        }
+    }
+    best.map_or(default, |(_, s)| s)
+}
+
+/// How to show a comparison: shape, text style and precision.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ViewParams {
+    /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
+    format: Option<String>,
+    /// `mmtests` (default) or `lkp`.
+    style: Option<String>,
+    /// LKP style: show every row, not only the changed ones.
+    all: Option<String>,
+    /// mmtests' `--print-ratio` view: text in its layout, JSON as ratios per cell.
+    ratio: Option<String>,
+    /// Decimal places of the mmtests text (0..=10).
+    #[param(value_type = Option<Bounded<0, 10>>)]
+    precision: Option<Precision>,
+    /// The metric the chart shows (default: the first).
+    #[serde(default, deserialize_with = "empty_as_none")]
+    chart: Option<Label>,
+}
+
+/// Decimal places of the mmtests text.
+type Precision = Bounded<0, 10>;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct CompareParams {
+    #[serde(default, deserialize_with = "empty_as_none")]
+    benchmark: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    machine: Option<Label>,
+    /// Kernels, the baseline first (or `columns`).
+    kernels: Option<Kernels>,
+    /// Columns across machines or configurations instead of kernels: `6.1.0@box-a`,
+    /// `governor=performance`, `6.1.0@box-a:governor=performance` (comma-separated).
+    columns: Option<Kernels>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    metric: Option<Label>,
+    /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
+    format: Option<String>,
+    /// `mmtests` (default) or `lkp`, for text.
+    style: Option<String>,
+    /// `1`: LKP style shows every row.
+    all: Option<String>,
+    /// `1`: mmtests' `--print-ratio` view.
+    ratio: Option<String>,
+    /// Decimal places of the mmtests text.
+    #[param(value_type = Option<Bounded<0, 10>>)]
+    precision: Option<Precision>,
+    /// The metric the SVG chart shows.
+    #[serde(default, deserialize_with = "empty_as_none")]
+    chart: Option<Label>,
+}
+
+fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
+    match v.as_deref() {
+        None | Some("0" | "false" | "no") => Ok(false),
+        Some("" | "1" | "true" | "yes") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "{name} must be 1 or 0, not {other:?}"
+        ))),
+    }
+}
+
+/// Whether the text is LKP's (`style=lkp`) rather than mmtests' (the default).
+fn text_style(view: &ViewParams) -> Result<bool, ApiError> {
+    match view.style.as_deref() {
+        None | Some("mmtests") => Ok(false),
+        Some("lkp") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "style must be mmtests or lkp, not {other:?}"
+        ))),
+    }
+}
+
+fn precision(p: Option<Precision>) -> Option<usize> {
+    p.map(|p| p.get() as usize)
+}
+
+#[utoipa::path(get, path = "/compare", tag = "compare", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(CompareParams),
+    responses((status = 200, description = "The comparison (mmtests' statistics and significance), in the shape asked for", content((crate::http::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
+        crate::http::api::openapi::Errors))]
+pub async fn compare(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<CompareParams>,
+) -> ApiResult<Response> {
+    let missing = |name: &str| {
+        ApiError::BadRequest(format!(
+            "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
+        ))
+    };
+    let query = match (q.kernels, q.columns) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "give kernels=K0,K1 or columns=K0@M0,K1@M1, not both".into(),
+            ))
+        }
+        (None, Some(columns)) => CompareQuery {
+            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+            machine: q.machine.map(String::from).unwrap_or_default(),
+            kernels: columns.into_strings(),
+            metric: q.metric.map(String::from),
+            columns: true,
+        },
+        (kernels, None) => CompareQuery {
+            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+            machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
+            kernels: kernels.ok_or_else(|| missing("kernels"))?.into_strings(),
+            metric: q.metric.map(String::from),
+            columns: false,
+        },
+    };
+    let view = ViewParams {
+        format: q.format,
+        style: q.style,
+        all: q.all,
+        ratio: q.ratio,
+        precision: q.precision,
+        chart: q.chart,
+    };
+    let shape = shape_of(&view, &headers, Shape::Json)?;
+    let computed = state.compare_live(query, precision(view.precision)).await?;
+    respond(&state, computed, shape, &view, &headers).await
+}
+
+/// `GET /c/{id}` for everything but HTML (which the page renders).
+#[utoipa::path(get, path = "/c/{id}", tag = "compare", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = String, Path, description = "The permalink"), ViewParams),
+    responses((status = 200, description = "The same comparison over the same runs, forever (a browser gets the page)", content((crate::http::api::openapi::CompareAnswer = "application/json"), (String = "text/plain"), (String = "text/csv"), (String = "image/svg+xml"), (String = "text/html"))),
+        (status = 404, description = "No such permalink: the JSON envelope, or for a browser the page saying so", content((crate::http::error::ErrorEnvelope = "application/json"), (String = "text/html"))),
+        crate::http::api::openapi::Errors))]
+pub async fn permalink(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ApiQuery(view): ApiQuery<ViewParams>,
+) -> ApiResult<Response> {
+    let shape = shape_of(&view, &headers, Shape::Json)?;
+    let computed = state
+        .compare_permalink(&id, precision(view.precision))
+        .await?;
+    respond(&state, computed, shape, &view, &headers).await
+}
+
+/// The shape a request asks for: `format=` wins over Accept. Checks the rest of the view
+/// options too, so that a bad option is refused before anything is computed or stored.
+pub fn shape_of(view: &ViewParams, headers: &HeaderMap, default: Shape) -> Result<Shape, ApiError> {
+    text_style(view)?;
+    flag("all", &view.all)?;
+    flag("ratio", &view.ratio)?;
+    match &view.format {
+        Some(f) => Shape::parse(f),
+        None => Ok(negotiate(headers, default)),
+    }
+}
+
+/// Whether a `/c/{id}` request wants a document rather than the page.
+pub fn wants_document(query: Option<&str>, headers: &HeaderMap) -> bool {
+    let has_format = query.is_some_and(|q| {
+        q.split('&')
+            .any(|kv| kv.split('=').next() == Some("format"))
+    });
+    has_format || negotiate(headers, Shape::Html) != Shape::Html
+}
+
+/// The answer in `shape`, rendered once per comparison and options (a hot comparison or
+/// permalink is served from memory), SVG on a blocking thread within the heavy-work limit.
+async fn respond(
+    state: &AppState,
+    computed: Arc<Computed>,
+    shape: Shape,
+    view: &ViewParams,
+    headers: &HeaderMap,
+) -> ApiResult<Response> {
+    let text_style = text_style(view)?;
+    let all = flag("all", &view.all)?;
+    let ratio = flag("ratio", &view.ratio)?;
+    let origin = super::origin(state, headers);
+    let key = match shape {
+        Shape::Json | Shape::Html => format!("json {ratio}"),
+        Shape::Text => format!("text {text_style} {all} {ratio} {origin}"),
+        Shape::Csv => "csv".to_owned(),
+        Shape::Svg => format!("svg {:?}", view.chart),
+        Shape::Document => format!("html {origin}"),
+    };
+    let body = match state.metrics.cache("compare_body", computed.body(&key)) {
+        Some(body) => body,
+        None => {
+            let c = &computed.comparison;
+            let render = tracing::info_span!("render", shape = ?shape);
+            let body: Bytes = crate::services::work::stage(render, async {
+                Ok::<Bytes, ApiError>(match shape {
+                    Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
+                        "query": c.query, "precision": c.precision, "permalink": c.permalink,
+                        "ratios": app::mmtests::ratios(c),
+                    }))
+                    .map_err(anyhow::Error::from)?
+                    .into(),
+                    Shape::Json | Shape::Html => {
+                        serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
+                    }
+                    Shape::Text => {
+                        let mut text = if text_style {
+                            lkp_text(c, all)
+                        } else if ratio {
+                            app::mmtests::ratio_text(c)
+                        } else {
+                            mmtests_text(c)
+                        };
+                        if let Some(id) = &c.permalink {
+                            text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
+                        }
+                        // Under the permalink: what else differs (the table above stays mmtests').
+                        let baseline = c.query.kernels.first().map_or("", String::as_str);
+                        let facts = app::facts::text(baseline, &c.facts);
+                        if !facts.is_empty() {
+                            text.push('\n');
+                            text.push_str(&facts);
+                        }
+                        text.into()
+                    }
+                    Shape::Csv => samples_csv(&computed)?.into(),
+                    Shape::Document => {
+                        let svg = {
+                            let computed = computed.clone();
+                            state
+                                .heavy
+                                .run(move || crate::chart::svg(&computed.comparison, None))
+                                .await??
+                        };
+                        comparison_document(c, &origin, svg).into()
+                    }
+                    Shape::Svg => {
+                        let (computed, chart) = (computed.clone(), view.chart.clone());
+                        state
+                            .heavy
+                            .run(move || {
+                                crate::chart::svg(
+                                    &computed.comparison,
+                                    chart.as_ref().map(Label::as_str),
+                                )
+                            })
+                            .await??
+                            .into()
+                    }
+                })
+            })
+            .await?;
+            computed.keep_body(key, body.clone());
+            body
+        }
+    };
+    let content_type = match shape {
+        Shape::Json | Shape::Html => "application/json",
+        Shape::Text => "text/plain; charset=utf-8",
+        Shape::Csv => "text/csv; charset=utf-8",
+        Shape::Svg => "image/svg+xml",
+        Shape::Document => "text/html; charset=utf-8",
+    };
+    let mut response = ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    if shape == Shape::Csv {
+        response.headers_mut().insert(
+            header::CONTENT_DISPOSITION,
+            axum::http::HeaderValue::from_static("attachment; filename=\"comparison-samples.csv\""),
+        );
+    }
+    Ok(response)
+}
+
+/// The offline report of a comparison: what was compared, the chart, mmtests' table and
+/// LKP's, and the permalink.
+fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) -> String {
+    use crate::http::offline::{document, Part};
+    let q = &c.query;
+    let mut facts = vec![
+        ("benchmark".to_owned(), q.benchmark.clone()),
+        ("machine".to_owned(), q.machine.clone()),
+        (
+            "baseline".to_owned(),
+            q.kernels.first().cloned().unwrap_or_default(),
+        ),
+    ];
+    for r in &c.runs {
+        facts.push((
+            format!("runs of {}", r.kernel),
+            r.runs
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let mut parts = vec![Part::Facts(facts)];
+    if let Some(id) = &c.permalink {
+        parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
+    }
+    let baseline = q.kernels.first().map_or("", String::as_str);
+    let facts = app::facts::text(baseline, &c.facts);
+    if !facts.is_empty() {
+        parts.push(Part::Heading("What else differs".into()));
+        parts.push(Part::Pre(facts));
+    }
+    parts.push(Part::Svg(svg));
+    parts.push(Part::Heading("mmtests".into()));
+    parts.push(Part::Pre(mmtests_text(c)));
+    parts.push(Part::Heading("LKP".into()));
+    parts.push(Part::Pre(lkp_text(c, true)));
+    document(
+        &format!(
+            "{} on {}: {}",
+            q.benchmark,
+            q.machine,
+            q.kernels.join(" vs ")
+        ),
+        &parts,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, v.parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn accept_header_picks_the_shape() {
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+        assert_eq!(negotiate(&accept(browser), Shape::Json), Shape::Html);
+        assert_eq!(negotiate(&accept("*/*"), Shape::Html), Shape::Html);
+        assert_eq!(negotiate(&accept("text/plain"), Shape::Html), Shape::Text);
+        assert_eq!(
+            negotiate(&accept("application/json"), Shape::Html),
+            Shape::Json
+        );
+        assert_eq!(
+            negotiate(&accept("text/csv;q=0.5, image/svg+xml"), Shape::Json),
+            Shape::Svg
+        );
+        assert_eq!(negotiate(&HeaderMap::new(), Shape::Json), Shape::Json);
+        assert!(wants_document(Some("format=text"), &HeaderMap::new()));
+        assert!(!wants_document(None, &accept(browser)));
+    }
+}

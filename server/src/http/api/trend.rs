@@ -1,0 +1,487 @@
+//! Trends and history: `GET /api/v1/trend`, `POST /api/v1/commits`, `POST /api/v1/bisect`,
+//! `POST /api/v1/runs/{id}/mark`.
+
+use axum::body::Bytes;
+use axum::extract::{Extension, Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+
+use app::label::{empty_as_none, Bounded, Label, Machines};
+use app::trend::{Mark, TrendQuery};
+
+use super::extract::{ApiJson, ApiQuery};
+
+use super::compare::{negotiate, Shape};
+use crate::http::auth::Principal;
+use crate::http::error::{ApiError, ApiResult};
+use crate::services::trend::{parse_bisect_log, parse_git_log};
+use crate::AppState;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TrendParams {
+    #[serde(default, deserialize_with = "empty_as_none")]
+    benchmark: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    machine: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    metric: Option<Label>,
+    #[serde(default)]
+    param: String,
+    /// Several machines on one chart (comma-separated), instead of `machine`.
+    machines: Option<Machines>,
+    /// Several params on one chart (comma-separated, or `*` for all), instead of `param`.
+    params: Option<String>,
+    /// Order by this uploaded history, `repo/branch`.
+    history: Option<String>,
+    /// `json` (default), `text` (the ASCII chart), `svg`, `html` (a self-contained file).
+    format: Option<String>,
+    /// The ASCII chart's columns and lines.
+    width: Option<Bounded<30, 400>>,
+    height: Option<Bounded<8, 200>>,
+}
+
+#[utoipa::path(get, path = "/trend", tag = "trends", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(TrendParams),
+    responses((status = 200, description = "A metric by commit; several (`machines=` or `params=`) as an array, or one chart",
+        content((crate::http::api::openapi::TrendAnswer = "application/json"), (String = "text/plain"), (String = "image/svg+xml"), (String = "text/html"))),
+        crate::http::api::openapi::Errors))]
+pub async fn trend(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<TrendParams>,
+) -> ApiResult<Response> {
+    let missing = |name: &str| {
+        ApiError::BadRequest(format!(
+            "{name} is required: /api/v1/trend?benchmark=B&machine=M&metric=X[&param=P]"
+        ))
+    };
+    let shape = match q.format.as_deref() {
+        None => negotiate(&headers, Shape::Json),
+        Some("json") => Shape::Json,
+        Some("text" | "txt") => Shape::Text,
+        Some("svg") => Shape::Svg,
+        Some("html") => Shape::Document,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "format must be json, text, svg or html, not {other:?}"
+            )))
+        }
+    };
+    let width = q.width.map_or(80, |w| w.get() as usize);
+    let height = q.height.map_or(20, |h| h.get() as usize);
+    if q.machines.is_some() || q.params.is_some() {
+        return several(state, q, shape).await;
+    }
+    let query = TrendQuery {
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
+        machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
+        metric: q.metric.ok_or_else(|| missing("metric"))?.into(),
+        param: q.param,
+        history: q.history.filter(|h| !h.is_empty()),
+    };
+    let generation = state.store.generation().await?;
+    let shape_key = format!("{shape:?} {width}x{height}");
+    let content_type = match shape {
+        Shape::Text => "text/plain; charset=utf-8",
+        Shape::Svg => "image/svg+xml",
+        Shape::Document => "text/html; charset=utf-8",
+        _ => "application/json",
+    };
+    let start = std::time::Instant::now();
+    if let Some(body) = state.metrics.cache(
+        "trend_body",
+        state.trend_cache.get_body(&query, &shape_key, generation),
+    ) {
+        let timing = format!("cache;desc=hit, total;dur={:.2}", ms(start));
+        return Ok((
+            [
+                (header::CONTENT_TYPE, content_type.to_owned()),
+                (SERVER_TIMING, timing),
+            ],
+            body,
+        )
+            .into_response());
+    }
+    let trend = state.trend(query.clone()).await?;
+    let computed = ms(start);
+    let render = tracing::info_span!("render", shape = ?shape);
+    let body: Bytes = crate::services::work::stage(render, async {
+        Ok::<Bytes, ApiError>(match shape {
+            Shape::Text => {
+                let mut text = trend.ascii(width, height);
+                for c in &trend.change_points {
+                    text.push_str(&format!("change point: {}", change_line(c)));
+                }
+                text.into()
+            }
+            Shape::Svg => {
+                // Rendering is CPU work: a blocking thread within the heavy-work limit.
+                let trend = trend.clone();
+                state
+                    .heavy
+                    .run(move || crate::chart::trend_svg(&trend))
+                    .await??
+                    .into()
+            }
+            Shape::Document => {
+                let svg = {
+                    let trend = trend.clone();
+                    state
+                        .heavy
+                        .run(move || crate::chart::trend_svg(&trend))
+                        .await??
+                };
+                trend_document(&trend, svg, width, height).into()
+            }
+            _ => {
+                // ~460 bytes a point: sized once instead of doubling through megabytes.
+                let mut json = Vec::with_capacity(512 * trend.points.len() + 1024);
+                serde_json::to_writer(&mut json, &*trend).map_err(anyhow::Error::from)?;
+                json.into()
+            }
+        })
+    })
+    .await?;
+    state
+        .trend_cache
+        .put_body(query, shape_key, generation, body.clone());
+    // The server's own time, for browsers' developer tools and the benchmark (a client's clock
+    // also counts the transfer).
+    let total = ms(start);
+    let timing = format!(
+        "trend;dur={computed:.2}, render;dur={:.2}, total;dur={total:.2}",
+        total - computed
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type.to_owned()),
+            (SERVER_TIMING, timing),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+use app::trend::MAX_SERIES;
+
+/// `machines=` or `params=`: several trends on one commit axis, as a JSON array of trends or one
+/// SVG chart (an ASCII chart shows one trend).
+async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
+    let missing = |name: &str| ApiError::BadRequest(format!("{name} is required"));
+    let benchmark: String = q.benchmark.ok_or_else(|| missing("benchmark"))?.into();
+    let metric: String = q.metric.ok_or_else(|| missing("metric"))?.into();
+    let list = |s: &str| -> Vec<String> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let base = TrendQuery {
+        benchmark: benchmark.clone(),
+        machine: q.machine.clone().map(String::from).unwrap_or_default(),
+        metric: metric.clone(),
+        param: q.param.clone(),
+        history: q.history.filter(|h| !h.is_empty()),
+    };
+    let (queries, by): (Vec<TrendQuery>, &str) = match (&q.machines, &q.params) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "give machines= or params=, not both: one chart shows one metric across machines or across params".into(),
+            ))
+        }
+        (Some(machines), None) => (
+            machines
+                .clone()
+                .into_strings()
+                .into_iter()
+                .map(|machine| TrendQuery {
+                    machine,
+                    ..base.clone()
+                })
+                .collect(),
+            "machine",
+        ),
+        (None, Some(params)) => {
+            if base.machine.is_empty() {
+                return Err(missing("machine"));
+            }
+            let params = if params.trim() == "*" {
+                let mut all: Vec<String> = state
+                    .store
+                    .trend_choices(&benchmark, &base.machine)
+                    .await?
+                    .into_iter()
+                    .filter(|(m, _)| *m == metric)
+                    .map(|(_, p)| p)
+                    .collect();
+                all.sort_by(|a, b| app::types::compare_params(a, b));
+                all
+            } else {
+                list(params)
+            };
+            (
+                params
+                    .into_iter()
+                    .map(|param| TrendQuery {
+                        param,
+                        ..base.clone()
+                    })
+                    .collect(),
+                "param",
+            )
+        }
+        (None, None) => unreachable!("several() is called with machines= or params="),
+    };
+    if queries.is_empty() || queries.len() > MAX_SERIES {
+        return Err(ApiError::BadRequest(format!(
+            "one chart shows 1 to {MAX_SERIES} trends; this asks for {}",
+            queries.len()
+        )));
+    }
+    let mut trends = Vec::with_capacity(queries.len());
+    for query in queries {
+        trends.push(state.trend(query).await?);
+    }
+    match shape {
+        Shape::Svg => {
+            let by_machine = by == "machine";
+            let svg = state
+                .heavy
+                .run(move || {
+                    let series = trends
+                        .iter()
+                        .map(|t| {
+                            let name = if by_machine {
+                                t.query.machine.clone()
+                            } else {
+                                format!("{} {}", t.query.metric, t.query.param)
+                            };
+                            (name, &**t)
+                        })
+                        .collect();
+                    crate::chart::trends_svg(series)
+                })
+                .await??;
+            Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+        }
+        Shape::Text | Shape::Document => Err(ApiError::BadRequest(
+            "an ASCII chart or an HTML report shows one trend: ask for one machine and one param"
+                .into(),
+        )),
+        _ => {
+            let all: Vec<&app::trend::Trend> = trends.iter().map(|t| &**t).collect();
+            Ok(Json(all).into_response())
+        }
+    }
+}
+
+const SERVER_TIMING: header::HeaderName = header::HeaderName::from_static("server-timing");
+
+/// Milliseconds since `start`.
+fn ms(start: std::time::Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryParams {
+    #[serde(default, deserialize_with = "empty_as_none")]
+    repo: Option<Label>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    branch: Option<Label>,
+}
+
+/// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
+#[utoipa::path(post, path = "/commits", tag = "trends", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(HistoryParams),
+    request_body(content = String, content_type = "text/plain", description = "`git log --format='%H %ct %s'` or `git rev-list` output, newest first",
+        example = "3ff6cde8462c4a5f0d3a4d1e9c1a8d0b6c2f8e11 1700000060 net: fix the thing\n"),
+    responses((status = 201, description = "Stored: `{repo, branch, commits}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
+pub async fn commits(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    ApiQuery(q): ApiQuery<HistoryParams>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let repo = q.repo.map_or_else(|| "linux".to_owned(), String::from);
+    let branch = q.branch.map_or_else(|| "master".to_owned(), String::from);
+    if repo.contains('/') {
+        return Err(ApiError::BadRequest("repo may not contain '/'".into()));
+    }
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::Unprocessable(crate::ingest::IngestError::new(
+            "the commit list is not UTF-8 text",
+        ))
+    })?;
+    let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
+    let n = state
+        .store
+        .put_history(&repo, &branch, &commits, principal.actor())
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({"repo": repo, "branch": branch, "commits": n})),
+    )
+        .into_response())
+}
+
+/// `POST /api/v1/bisect` with the output of `git bisect log`.
+#[utoipa::path(post, path = "/bisect", tag = "trends", security(("bearer" = ["mark"]), ("session" = ["mark"])),
+    request_body(content = String, content_type = "text/plain", description = "The output of `git bisect log`"),
+    responses((status = 200, description = "The marks set: `{marks: [{sha, mark}], first_bad}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
+pub async fn bisect(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::Unprocessable(crate::ingest::IngestError::new(
+            "the bisect log is not UTF-8 text",
+        ))
+    })?;
+    let (marks, first_bad) = parse_bisect_log(text).map_err(|e| e.in_file("request body"))?;
+    state
+        .store
+        .set_commit_marks(&marks, first_bad.as_deref(), principal.actor())
+        .await?;
+    let list: Vec<serde_json::Value> = marks
+        .iter()
+        .map(|(sha, m)| serde_json::json!({"sha": sha, "mark": m.as_str()}))
+        .collect();
+    Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad})).into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"mark": "bad"}))]
+pub struct MarkBody {
+    /// `good`, `bad`, `skip`, or null to clear.
+    mark: Option<String>,
+}
+
+/// `POST /api/v1/runs/{id}/mark` with `{"mark": "good" | "bad" | "skip" | null}`.
+#[utoipa::path(post, path = "/runs/{id}/mark", tag = "trends", security(("bearer" = ["mark"]), ("session" = ["mark"])), params(("id" = i64, Path, description = "The run")), request_body = MarkBody,
+    responses((status = 200, description = "`{run, mark}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
+pub async fn mark_run(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<i64>,
+    ApiJson(body): ApiJson<MarkBody>,
+) -> ApiResult<Response> {
+    let mark = match body.mark.as_deref() {
+        None => None,
+        Some(m) => Some(Mark::parse(m).ok_or_else(|| {
+            ApiError::BadRequest(format!("mark must be good, bad, skip or null, not {m:?}"))
+        })?),
+    };
+    if !state
+        .store
+        .set_run_mark(id, mark, principal.actor())
+        .await?
+    {
+        return Err(ApiError::NotFound(format!("no run {id}")));
+    }
+    Ok(Json(serde_json::json!({"run": id, "mark": mark})).into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ReportParams {
+    benchmark: Label,
+    machine: Label,
+    base: String,
+    bad: String,
+    /// `text` (default) or `html` (a self-contained file).
+    format: Option<String>,
+}
+
+/// One change point as a line of text.
+fn change_line(c: &app::trend::TrendChange) -> String {
+    format!(
+        "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
+        c.verdict,
+        c.sha.as_deref().unwrap_or(&c.kernel),
+        c.kernel,
+        c.before,
+        c.after,
+        c.change_pct,
+        c.p_value
+    )
+}
+
+/// The offline report of a trend: the chart, the ASCII chart, the change points.
+fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usize) -> String {
+    use crate::http::offline::{document, Part};
+    let q = &t.query;
+    let facts = vec![
+        ("benchmark".to_owned(), q.benchmark.clone()),
+        ("machine".to_owned(), q.machine.clone()),
+        ("metric".to_owned(), t.title()),
+        ("ordered by".to_owned(), t.order.clone()),
+        ("commits".to_owned(), t.points.len().to_string()),
+    ];
+    let changes: String = t.change_points.iter().map(change_line).collect();
+    document(
+        &format!("{} of {} on {}", t.title(), q.benchmark, q.machine),
+        &[
+            Part::Facts(facts),
+            Part::Svg(svg),
+            Part::Heading("Change points".into()),
+            Part::Pre(if changes.is_empty() {
+                "none\n".into()
+            } else {
+                changes
+            }),
+            Part::Heading("As text".into()),
+            Part::Pre(t.ascii(width, height)),
+        ],
+    )
+}
+
+/// `GET /api/v1/report?benchmark=B&machine=M&base=SHA&bad=SHA`: the LKP-style mail body.
+#[utoipa::path(get, path = "/report", tag = "trends", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(ReportParams),
+    responses((status = 200, description = "The LKP robot's regression mail for `bad` against `base`",
+        content((String = "text/plain"), (String = "text/html"))), crate::http::api::openapi::Errors))]
+pub async fn report(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<ReportParams>,
+    axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
+) -> ApiResult<Response> {
+    let html = match q.format.as_deref() {
+        None | Some("text" | "txt") => false,
+        Some("html") => true,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "format must be text or html, not {other:?}"
+            )))
+        }
+    };
+    let link = format!("{}{uri}", super::origin(&state, &headers));
+    let text = state
+        .report(
+            q.benchmark.as_str(),
+            q.machine.as_str(),
+            &q.base,
+            &q.bad,
+            &link,
+        )
+        .await?;
+    if html {
+        use crate::http::offline::{document, Part};
+        let doc = document(
+            &format!(
+                "{} on {}: {} against {}",
+                q.benchmark, q.machine, q.bad, q.base
+            ),
+            &[Part::Pre(text), Part::Link("This report".into(), link)],
+        );
+        return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], doc).into_response());
+    }
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}

@@ -1,0 +1,393 @@
+//! `POST /api/v1/upload`: multipart form data or a raw body with query parameters.
+//!
+//! The body size is checked against the limit from Content-Length before anything is read, and
+//! again while reading (for chunked bodies). Everything is parsed before anything is stored; the
+//! store then writes the upload, its raw files and its runs in one transaction.
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Multipart, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Json;
+use sha2::{Digest, Sha256};
+
+use app::types::UploadResponse;
+
+use crate::http::error::{ApiError, ApiResult};
+use crate::ingest::{self, IngestError, UploadMeta};
+use crate::store::{Inserted, NewFile, NewUpload};
+use crate::AppState;
+
+struct Received {
+    meta: UploadMeta,
+    files: Vec<(Option<String>, Bytes)>,
+}
+
+/// How the client wants the answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reply {
+    Json,
+    Text,
+    /// A browser form submission: redirect to the upload's page, or show an HTML error.
+    Html,
+}
+
+fn reply_kind(headers: &HeaderMap) -> Reply {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if accept.contains("application/json") {
+        Reply::Json
+    } else if accept.contains("text/html") {
+        Reply::Html
+    } else if accept.contains("text/plain") {
+        Reply::Text
+    } else {
+        Reply::Json
+    }
+}
+
+#[utoipa::path(post, path = "/upload", tag = "uploads", security(("bearer" = ["upload"]), ("session" = ["upload"])),
+    params(
+        ("benchmark" = Option<String>, Query, description = "The benchmark, when the files do not name it"),
+        ("machine" = Option<String>, Query, description = "The machine"),
+        ("kernel" = Option<String>, Query, description = "The kernel version"),
+        ("commit" = Option<String>, Query, description = "The commit the kernel was built from"),
+        ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
+        ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
+        ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
+        ("format" = Option<String>, Query, description = "`csv`, `json`, `netperf`, `hackbench`, `sysbench`, `lkp`, `lkp-stats`, `lkp-matrix`, `mmtests` (detected when absent)"),
+    ),
+    request_body(description = "Files as multipart (`file` parts, the fields above as parts too), or one file as the raw body",
+        content((crate::http::api::openapi::MultipartUpload = "multipart/form-data"), (Vec<u8> = "application/octet-stream"), (String = "text/csv"), (String = "text/plain")),
+        example = "benchmark,metric,param,iteration,value,unit,direction\nnetperf-tcp,Throughput,64,1,1771.31,10^6bits/sec,higher\n"),
+    responses(
+        (status = 201, description = "Stored", content((UploadResponse = "application/json"), (String = "text/plain"))),
+        (status = 200, description = "The same bytes and metadata were stored before: the existing runs", content((UploadResponse = "application/json"), (String = "text/plain"))),
+        crate::http::api::openapi::Errors))]
+pub async fn upload(
+    State(state): State<AppState>,
+    axum::Extension(principal): axum::Extension<crate::http::auth::Principal>,
+    query: Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+    request: axum::extract::Request,
+) -> Response {
+    let reply = reply_kind(&headers);
+    match handle(&state, &principal, query.0, &headers, request).await {
+        Ok((status, body)) => respond(reply, status, body, &super::origin(&state, &headers)),
+        Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Marks are the `mark` scope's: an upload that sets one needs it beside `upload`.
+fn check_mark(principal: &crate::http::auth::Principal, meta: &UploadMeta) -> ApiResult<()> {
+    use crate::http::auth::Scope;
+    if meta.mark.is_some() && !principal.may(Scope::Mark) {
+        return Err(ApiError::Forbidden(format!(
+            "'{}' may upload but not set bisect marks (mark=): that needs the mark scope",
+            principal.actor()
+        )));
+    }
+    Ok(())
+}
+
+async fn handle(
+    state: &AppState,
+    principal: &crate::http::auth::Principal,
+    query: Vec<(String, String)>,
+    headers: &HeaderMap,
+    request: axum::extract::Request,
+) -> ApiResult<(StatusCode, UploadResponse)> {
+    let limit = state.config.max_upload;
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit as u64 {
+            return Err(ApiError::TooLarge { limit });
+        }
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let received = if content_type.starts_with("multipart/form-data") {
+        if !query.is_empty() {
+            return Err(ApiError::BadRequest(
+                "give the fields as form fields in a multipart upload, not as query parameters"
+                    .into(),
+            ));
+        }
+        let received = read_multipart(request, limit).await?;
+        check_mark(principal, &received.meta)?;
+        received
+    } else {
+        refuse_media_type(&content_type)?;
+        let mut meta = UploadMeta::default();
+        for (name, value) in &query {
+            meta.set(name, value)?;
+        }
+        // Before the body is read: a refused mark costs no upload.
+        check_mark(principal, &meta)?;
+        let body = axum::body::to_bytes(request.into_body(), limit)
+            .await
+            .map_err(|e| body_error(e, limit))?;
+        Received {
+            meta,
+            files: vec![(None, body)],
+        }
+    };
+    store(state, received, principal.actor()).await
+}
+
+/// Raw bodies may be any text or archive; media that cannot be results are refused.
+fn refuse_media_type(content_type: &str) -> ApiResult<()> {
+    let refused = ["image/", "audio/", "video/", "font/", "multipart/"];
+    if refused.iter().any(|p| content_type.starts_with(p)) {
+        return Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type '{content_type}' is not a results file; send multipart/form-data with file parts, or the file itself as the body"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether reading the body failed because it stalled longer than the body timeout.
+fn stalled(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if e.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
+fn stalled_error() -> ApiError {
+    ApiError::Timeout("the request body stalled: no data within the body timeout".into())
+}
+
+fn body_error(e: axum::Error, limit: usize) -> ApiError {
+    if stalled(&e) {
+        return stalled_error();
+    }
+    // `to_bytes` fails with a length-limit error when the body is longer than allowed.
+    let too_large = std::error::Error::source(&e)
+        .is_some_and(<dyn std::error::Error + 'static>::is::<http_body_util::LengthLimitError>)
+        || e.to_string().contains("length limit");
+    if too_large {
+        ApiError::TooLarge { limit }
+    } else {
+        ApiError::BadRequest(format!("could not read the request body: {e}"))
+    }
+}
+
+async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiResult<Received> {
+    let mut multipart = Multipart::from_request(request, &())
+        .await
+        .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mut meta = UploadMeta::default();
+    let mut files = Vec::new();
+    let multipart_error = |e: axum::extract::multipart::MultipartError| {
+        if stalled(&e) {
+            stalled_error()
+        } else if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge { limit }
+        } else {
+            ApiError::BadRequest(format!("malformed multipart body: {}", e.body_text()))
+        }
+    };
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or("").to_owned();
+        if name == "file" {
+            let file_name = field
+                .file_name()
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned);
+            let bytes = field.bytes().await.map_err(multipart_error)?;
+            // A browser sends an empty, nameless part when no file was chosen.
+            if file_name.is_none() && bytes.is_empty() {
+                continue;
+            }
+            files.push((file_name, bytes));
+        } else {
+            let text = field.text().await.map_err(multipart_error)?;
+            meta.set(&name, &text)?;
+        }
+    }
+    if files.is_empty() {
+        return Err(
+            IngestError::field("file", "no file: add at least one part named 'file'").into(),
+        );
+    }
+    Ok(Received { meta, files })
+}
+
+async fn store(
+    state: &AppState,
+    received: Received,
+    actor: &str,
+) -> ApiResult<(StatusCode, UploadResponse)> {
+    let Received { meta, files } = received;
+    let uploaded_by = actor.to_owned();
+    // Parsing is CPU work: keep it off the async workers.
+    let parse_span = tracing::info_span!("parse", files = files.len());
+    let parsed = crate::services::work::stage(parse_span, state
+        .heavy
+        .run(move || -> Result<_, IngestError> {
+            let mut digest = Sha256::new();
+            digest.update(meta.canonical().as_bytes());
+            let mut new_files = Vec::with_capacity(files.len());
+            let mut runs = Vec::new();
+            let mut side: Vec<(String, String)> = Vec::new();
+            for (i, (name, bytes)) in files.into_iter().enumerate() {
+                if ingest::cancel::requested() {
+                    return Err(IngestError::new("the request was cancelled"));
+                }
+                let label = name.clone().unwrap_or_else(|| {
+                    if i == 0 {
+                        "request body".to_owned()
+                    } else {
+                        format!("file {i}")
+                    }
+                });
+                // A side file (LKP's job.yaml, a kernel config, lscpu...) says what the results
+                // of this upload ran on: its facts go to every run of the upload.
+                if let Some(facts) = name.as_deref().and_then(|n| ingest::facts::side_file(n, &bytes)) {
+                    if facts.len() + side.len() > ingest::facts::MAX_FACTS {
+                        return Err(IngestError::new(format!(
+                            "more than {} facts in the side files",
+                            ingest::facts::MAX_FACTS
+                        ))
+                        .in_file(&label));
+                    }
+                    side.extend(facts);
+                    let sha = hex::encode(Sha256::digest(&bytes));
+                    digest.update(sha.as_bytes());
+                    new_files.push(NewFile {
+                        name,
+                        format: "facts".to_owned(),
+                        sha256: sha,
+                        bytes,
+                    });
+                    continue;
+                }
+                let (format, file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
+                    .map_err(|e| e.in_file(&label))?;
+                let sha = hex::encode(Sha256::digest(&bytes));
+                digest.update(sha.as_bytes());
+                new_files.push(NewFile {
+                    name,
+                    format: format.as_str().to_owned(),
+                    sha256: sha,
+                    bytes,
+                });
+                runs.extend(file_runs);
+            }
+            if runs.is_empty() {
+                return Err(IngestError::new(
+                    "only side files (job.yaml, kernel config, ...): upload them with the results they describe",
+                ));
+            }
+            for run in &mut runs {
+                run.facts.extend(side.iter().cloned());
+            }
+            Ok(NewUpload {
+                digest: hex::encode(digest.finalize()),
+                metadata: meta.canonical(),
+                files: new_files,
+                runs,
+                mark: meta.mark,
+                commit_time: meta.commit_time,
+                uploaded_by,
+            })
+        }))
+        .await??;
+    let store_span = tracing::info_span!("store", runs = parsed.runs.len());
+    // The answer is built inside the storing transaction: once it commits, nothing more
+    // can fail, so a 201 is never lost to a database that goes away a moment later.
+    let (inserted, detail) =
+        crate::services::work::stage(store_span, state.store.insert_upload_detailed(&parsed))
+            .await?;
+    let status = match inserted {
+        Inserted::Created(_) => {
+            state.metrics.uploads.inc();
+            let samples: usize = parsed
+                .runs
+                .iter()
+                .map(ingest::ParsedRun::sample_count)
+                .sum();
+            state.metrics.samples.inc_by(samples as u64);
+            StatusCode::CREATED
+        }
+        Inserted::Existing(_) => StatusCode::OK,
+    };
+    Ok((
+        status,
+        UploadResponse {
+            created: status == StatusCode::CREATED,
+            upload: detail.upload,
+            runs: detail.runs,
+        },
+    ))
+}
+
+fn respond(reply: Reply, status: StatusCode, body: UploadResponse, origin: &str) -> Response {
+    match reply {
+        Reply::Json => {
+            let location = body.upload.url.clone();
+            (status, [(header::LOCATION, location)], Json(body)).into_response()
+        }
+        Reply::Html => Redirect::to(&body.upload.page).into_response(),
+        Reply::Text => (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text_summary(&body, origin),
+        )
+            .into_response(),
+    }
+}
+
+/// The short human answer for `Accept: text/plain`; links start with `origin`.
+pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
+    let mut out = format!(
+        "{} upload {}: {} run(s), {} sample(s)\n",
+        if r.created { "stored" } else { "already had" },
+        r.upload.id,
+        r.upload.runs,
+        r.upload.samples
+    );
+    for run in &r.runs {
+        out.push_str(&format!(
+            "  run {}  {}  {}  {}  {} samples  {origin}{}\n",
+            run.id, run.benchmark, run.machine, run.kernel, run.samples, run.page
+        ));
+    }
+    out
+}
+
+/// The answer to a failed browser form upload: the message, escaped, and a way back.
+fn html_error(e: ApiError, site: &str) -> Response {
+    let status = e.status();
+    let message = e
+        .to_string()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    let body = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Upload refused</title>\
+         <link rel=\"stylesheet\" href=\"/pkg/{site}.css\"></head><body><main><h1>Upload refused</h1>\
+         <p class=\"error\" id=\"upload-error\">{message}</p><p>Nothing was stored. <a href=\"/upload\">Back to the upload form</a></p></main></body></html>"
+    );
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        Body::from(body),
+    )
+        .into_response()
+}

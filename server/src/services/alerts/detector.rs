@@ -1,0 +1,197 @@
+//! The background detector: takes the series uploads queued (`alert_job`), finds the newest
+//! step of each under the rules, and stores new alerts grouped into summaries — never in an
+//! upload's request path.
+
+use std::time::Duration;
+
+use app::alerts::{Alert, CommitRef};
+use app::label::Direction;
+use app::trend::{Trend, TrendQuery};
+
+use super::detect::{self, Rule};
+use crate::services::alerts::Next;
+use crate::services::ServiceError;
+use crate::services::Services;
+use crate::store::{AlertJob, NewAlert};
+
+/// Series examined per batch (one transaction stores what a batch found).
+const BATCH: i64 = 512;
+
+/// After an upload wakes the detector, it waits for this long a pause in uploads (at most
+/// `MAX_QUIET`) before it looks: a burst of uploads to one series is examined once, and
+/// the detector's reads and its one write stay out of the burst's way.
+const QUIET: Duration = Duration::from_millis(150);
+const MAX_QUIET: Duration = Duration::from_millis(600);
+
+/// Runs until `stop` resolves: waits for queued series, examines them, stores the alerts.
+pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bool>) {
+    let queued = state.store.alert_jobs_queued();
+    let st = &state;
+    crate::services::alerts::run_leased(
+        st,
+        "detector",
+        &queued,
+        Some((QUIET, MAX_QUIET)),
+        stop,
+        || async move {
+            let next = match detect_once(st).await {
+                Ok(0) => Next::After(Duration::from_secs(5)),
+                Ok(_) => {
+                    st.wakers.events.notify_one();
+                    Next::Now
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "alert detection failed; retrying");
+                    Next::After(Duration::from_secs(1))
+                }
+            };
+            st.wakers.detected.notify_waiters();
+            next
+        },
+    )
+    .await;
+}
+
+/// One batch: how many series were examined.
+pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
+    let jobs = state.store.alert_jobs(BATCH).await?;
+    if jobs.is_empty() {
+        return Ok(0);
+    }
+    let rules = state.store.alert_rules().await?;
+    let mut found = Vec::new();
+    for job in &jobs {
+        if let Some(a) = examine(state, job, &rules).await? {
+            found.push(a);
+        }
+    }
+    state.store.record_alerts(&jobs, &found).await?;
+    if !found.is_empty() {
+        tracing::info!(series = jobs.len(), alerts = found.len(), "alerts found");
+    }
+    Ok(jobs.len())
+}
+
+/// The alert for one series, if its newest step is new and passes its rule.
+async fn examine(
+    state: &Services,
+    job: &AlertJob,
+    rules: &[Rule],
+) -> Result<Option<NewAlert>, ServiceError> {
+    let settings = detect::settings_for(rules, &job.benchmark, &job.metric, &job.param);
+    if settings.ignore {
+        return Ok(None);
+    }
+    let query = TrendQuery {
+        benchmark: job.benchmark.clone(),
+        machine: job.machine.clone(),
+        metric: job.metric.clone(),
+        param: job.param.clone(),
+        history: None,
+    };
+    let trend = match state.trend(query).await {
+        Ok(t) => t,
+        // Deleted since it was queued, or a label the trend query refuses.
+        Err(ServiceError::NotFound(_) | ServiceError::Invalid(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let known = state
+        .store
+        .series_alerts(&job.benchmark, &job.machine, &job.metric, &job.param)
+        .await?;
+    let index_of = |c: &CommitRef| {
+        trend.points.iter().position(|p| match (&c.sha, &p.sha) {
+            (Some(a), Some(b)) => {
+                crate::services::trend::names(a, b) || crate::services::trend::names(b, a)
+            }
+            (None, _) => p.kernel == c.kernel,
+            _ => false,
+        })
+    };
+    let known_at: Vec<(usize, &crate::store::KnownAlert)> = known
+        .iter()
+        .filter_map(|k| index_of(&k.bad).map(|i| (i, k)))
+        .collect();
+    let known_indices: Vec<usize> = known_at.iter().map(|(i, _)| *i).collect();
+    let since = known_indices.iter().max().copied();
+    let t = trend.clone();
+    let step = tokio::task::spawn_blocking(move || {
+        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
+        detect::newest_step(&means, &settings, since).map(|s| (s, means))
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(anyhow::anyhow!("detector panicked: {e}")))?;
+    let Some((step, means)) = step else {
+        return Ok(None);
+    };
+    if detect::is_known(step.index, &known_indices, &settings) {
+        return Ok(None);
+    }
+    Ok(Some(new_alert(job, &trend, &step, &means, &known_at)))
+}
+
+fn new_alert(
+    job: &AlertJob,
+    trend: &Trend,
+    step: &detect::Step,
+    means: &[f64],
+    known_at: &[(usize, &crate::store::KnownAlert)],
+) -> NewAlert {
+    let (good, bad) = (&trend.points[step.index - 1], &trend.points[step.index]);
+    let regression = match trend.direction {
+        Direction::Higher => step.after < step.before,
+        Direction::Lower => step.after > step.before,
+    };
+    let undoes = if regression {
+        Vec::new()
+    } else {
+        let mut ids: Vec<i64> = known_at
+            .iter()
+            .filter(|(i, k)| {
+                k.regression
+                    && k.status.is_open()
+                    && *i < step.index
+                    && detect::undoes(k.before, k.after, step.before, step.after)
+            })
+            .map(|(_, k)| k.summary_id)
+            .collect();
+        ids.dedup();
+        ids
+    };
+    let (spark, spark_step) = detect::spark(means, step.index);
+    let between = match (good.position, bad.position) {
+        (Some(g), Some(b)) if b > g => Some((b - g - 1) as u32),
+        _ => None,
+    };
+    NewAlert {
+        benchmark: job.benchmark.clone(),
+        machine: job.machine.clone(),
+        good: CommitRef {
+            kernel: good.kernel.clone(),
+            sha: good.sha.clone(),
+        },
+        bad: CommitRef {
+            kernel: bad.kernel.clone(),
+            sha: bad.sha.clone(),
+        },
+        history: trend.order.strip_prefix("history ").map(str::to_owned),
+        between,
+        alert: Alert {
+            id: 0,
+            metric: job.metric.clone(),
+            param: job.param.clone(),
+            unit: trend.unit.clone(),
+            direction: trend.direction,
+            regression,
+            before: step.before,
+            after: step.after,
+            change_pct: step.change_pct,
+            p_value: step.p_value,
+            points_before: step.points_before as u32,
+            points_after: step.points_after as u32,
+            spark,
+            spark_step: spark_step as u32,
+        },
+        undoes,
+    }
+}

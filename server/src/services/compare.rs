@@ -1,0 +1,398 @@
+//! Comparisons as a service: a live query or a permalink in, a [`Comparison`] out, with the
+//! samples behind it for the exports.
+//!
+//! A live comparison gets a permalink that pins the exact runs that answered it; asking the
+//! same question over the same runs again finds the same permalink (by the digest of its spec),
+//! so viewing a comparison twice never writes twice.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use app::compare::Comparison;
+use app::label::Label;
+use app::types::CompareQuery;
+use rand::distr::{Alphanumeric, SampleString};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::services::ServiceError;
+use crate::services::Services;
+use crate::store::CompareSeries;
+
+/// The most kernels one comparison may name.
+pub const MAX_KERNELS: usize = 16;
+
+/// Length of a permalink id: 12 alphanumerics, about 71 bits.
+const PERMALINK_LEN: usize = 12;
+
+/// What a permalink pins: the question and the exact runs that answered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermalinkSpec {
+    pub query: CompareQuery,
+    pub runs: Vec<i64>,
+}
+
+/// A comparison with the samples it was computed from, and the bodies rendered from it so
+/// far (by shape and options), so that a hot comparison is computed and rendered once.
+pub struct Computed {
+    pub comparison: Comparison,
+    pub series: Vec<CompareSeries>,
+    bodies: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
+}
+
+impl Computed {
+    fn new(comparison: Comparison, series: Vec<CompareSeries>) -> Computed {
+        Computed {
+            comparison,
+            series,
+            bodies: Default::default(),
+        }
+    }
+
+    /// The body rendered for `key` before, if any.
+    pub fn body(&self, key: &str) -> Option<bytes::Bytes> {
+        self.bodies.lock().ok()?.get(key).cloned()
+    }
+
+    /// Keeps a rendered body (at most a few shapes per comparison are ever asked for).
+    pub fn keep_body(&self, key: String, body: bytes::Bytes) {
+        if let Ok(mut bodies) = self.bodies.lock() {
+            if bodies.len() < 16 {
+                bodies.insert(key, body);
+            }
+        }
+    }
+
+    /// Roughly the bytes it holds, for the cache's bound: fixed when it enters the cache (the
+    /// cache needs a weight that never changes), so the rendered bodies to come are counted
+    /// as the few tables they are, and the SVG as its usual ~64 KiB.
+    fn weight(&self) -> u64 {
+        let samples: usize = self.series.iter().map(|s| s.values.len()).sum();
+        let rows = self.comparison.rows.len();
+        (samples * 16 + rows * 2048 + (64 << 10)) as u64
+    }
+}
+
+/// What a computed comparison is cached under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CacheKey {
+    /// A live query: valid until the next write (its generation is kept with it).
+    Live(CompareQuery, Option<usize>),
+    /// A permalink: its runs never change, so neither do its numbers.
+    Pinned(String, Option<usize>),
+}
+
+#[derive(Clone)]
+struct Weigh;
+
+impl quick_cache::Weighter<CacheKey, (u64, Arc<Computed>)> for Weigh {
+    fn weight(&self, _: &CacheKey, value: &(u64, Arc<Computed>)) -> u64 {
+        value.1.weight()
+    }
+}
+
+/// Computed comparisons, live and pinned, in memory bounded by [`CACHE_BYTES`] (least
+/// recently used first out).
+pub struct CompareCache {
+    entries: quick_cache::sync::Cache<CacheKey, (u64, Arc<Computed>), Weigh>,
+}
+
+/// The memory the comparison cache may hold (samples, tables, rendered bodies).
+pub const CACHE_BYTES: u64 = 256 << 20;
+
+impl Default for CompareCache {
+    fn default() -> Self {
+        CompareCache {
+            entries: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, Weigh),
+        }
+    }
+}
+
+/// Checks a query at the edge: names are labels, kernels are distinct and not too many.
+pub fn validate(query: &CompareQuery) -> Result<(), ServiceError> {
+    let label = |field: &str, value: &str| {
+        Label::parse(value).map_err(|e| ServiceError::Invalid(format!("{field} {e}")))
+    };
+    label("benchmark", &query.benchmark)?;
+    if !(query.columns && query.machine.is_empty()) {
+        label("machine", &query.machine)?;
+    }
+    if let Some(m) = &query.metric {
+        label("metric", m)?;
+    }
+    if query.kernels.is_empty() {
+        return Err(ServiceError::Invalid(
+            "kernels must name at least one kernel (kernels=K0,K1,...; K0 is the baseline)".into(),
+        ));
+    }
+    if query.kernels.len() > MAX_KERNELS {
+        return Err(ServiceError::Invalid(format!(
+            "kernels names {} kernels; a comparison takes at most {MAX_KERNELS}",
+            query.kernels.len()
+        )));
+    }
+    for (i, k) in query.kernels.iter().enumerate() {
+        label(&format!("kernel {}", i + 1), k)?;
+        if query.kernels[..i].contains(k) {
+            return Err(ServiceError::Invalid(format!("kernels names {k} twice")));
+        }
+        if query.columns {
+            let spec = app::types::ColumnSpec::parse(k).ok_or_else(|| {
+                ServiceError::Invalid(format!(
+                    "column {} ({k:?}) must be kernel@machine, key=value, or kernel@machine:key=value",
+                    i + 1
+                ))
+            })?;
+            for part in [&spec.kernel, &spec.machine].into_iter().flatten() {
+                label(&format!("column {}", i + 1), part)?;
+            }
+            if spec.machine.is_none() && query.machine.is_empty() {
+                return Err(ServiceError::Invalid(format!(
+                    "column {} ({k}) names no machine: write {k}@M or give machine=M",
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A permalink id as we hand them out; anything else cannot exist.
+pub fn plausible_permalink(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+impl Services {
+    /// Compares `query` over the runs stored now, and gives it a permalink. Served from memory
+    /// while nothing was written since it was computed.
+    pub async fn compare_live(
+        &self,
+        query: CompareQuery,
+        precision: Option<usize>,
+    ) -> Result<Arc<Computed>, ServiceError> {
+        validate(&query)?;
+        let generation = self.store.generation().await?;
+        let key = CacheKey::Live(query.clone(), precision);
+        let cached = self
+            .compare_cache
+            .entries
+            .get(&key)
+            .filter(|(g, _)| *g == generation);
+        if let Some((_, c)) = self.metrics.cache("compare", cached) {
+            return Ok(c);
+        }
+        let series = crate::services::work::stage(
+            tracing::info_span!("query"),
+            self.store.compare_series(&query, None),
+        )
+        .await?;
+        let missing: Vec<&str> = query
+            .kernels
+            .iter()
+            .filter(|k| !series.iter().any(|s| &s.kernel == *k))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            let metric = query
+                .metric
+                .as_ref()
+                .map(|m| format!(" with metric {m}"))
+                .unwrap_or_default();
+            return Err(ServiceError::NotFound(format!(
+                "no samples of benchmark {} on machine {}{metric} for kernel {}",
+                query.benchmark,
+                query.machine,
+                missing.join(", ")
+            )));
+        }
+        let mut runs: Vec<i64> = series.iter().map(|s| s.run_id).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        let spec = PermalinkSpec {
+            query: query.clone(),
+            runs,
+        };
+        let mut computed = self.compute(query, series, precision).await?;
+        computed.comparison.permalink = Some(self.permalink_for(&spec).await?);
+        let computed = Arc::new(computed);
+        self.compare_cache
+            .entries
+            .insert(key, (generation, computed.clone()));
+        Ok(computed)
+    }
+
+    /// The comparison pinned by permalink `id`: the same runs, so the same numbers, forever
+    /// (and computed once while it stays in the cache).
+    pub async fn compare_permalink(
+        &self,
+        id: &str,
+        precision: Option<usize>,
+    ) -> Result<Arc<Computed>, ServiceError> {
+        let not_found = || ServiceError::NotFound(format!("no permalink {id}"));
+        if !plausible_permalink(id) {
+            return Err(not_found());
+        }
+        // Valid while no stored run was deleted (by this process or another).
+        self.store.generation().await?;
+        let rewrites = self.store.rewrites() as u64;
+        let key = CacheKey::Pinned(id.to_owned(), precision);
+        let cached = self
+            .compare_cache
+            .entries
+            .get(&key)
+            .filter(|(r, _)| *r == rewrites);
+        if let Some((_, c)) = self.metrics.cache("compare", cached) {
+            return Ok(c);
+        }
+        let spec = self.store.permalink(id).await?.ok_or_else(not_found)?;
+        let spec: PermalinkSpec = serde_json::from_str(&spec)
+            .map_err(|e| anyhow::anyhow!("permalink {id} has an unreadable spec: {e}"))?;
+        if let Some(gone) = self.store.deleted(&spec.runs).await? {
+            return Err(ServiceError::Gone(format!(
+                "permalink {id} compared runs that were since {} by {} at {}",
+                gone.reason, gone.deleted_by, gone.deleted_at
+            )));
+        }
+        let series = self
+            .store
+            .compare_series(&spec.query, Some(&spec.runs))
+            .await?;
+        let mut computed = self.compute(spec.query, series, precision).await?;
+        computed.comparison.permalink = Some(id.to_owned());
+        let computed = Arc::new(computed);
+        self.compare_cache
+            .entries
+            .insert(key, (rewrites, computed.clone()));
+        Ok(computed)
+    }
+
+    async fn compute(
+        &self,
+        query: CompareQuery,
+        series: Vec<CompareSeries>,
+        precision: Option<usize>,
+    ) -> Result<Computed, ServiceError> {
+        // polars may block; keep it off the async workers, within the heavy-work limit.
+        let mut computed = crate::services::work::stage(
+            tracing::info_span!("stats"),
+            self.heavy.run(move || {
+                crate::stats::compare(query, &series, precision)
+                    .map(|comparison| Computed::new(comparison, series))
+            }),
+        )
+        .await??;
+        // What differs besides the kernel, from the facts of each kernel's runs.
+        let c = &mut computed.comparison;
+        let ids: Vec<i64> = c.runs.iter().flat_map(|r| r.runs.iter().copied()).collect();
+        let facts = self.store.run_facts(&ids).await?;
+        let merged: Vec<_> = c
+            .query
+            .kernels
+            .iter()
+            .map(|k| {
+                let runs: Vec<Vec<(String, String)>> = c
+                    .runs
+                    .iter()
+                    .filter(|r| &r.kernel == k)
+                    .flat_map(|r| r.runs.iter().filter_map(|id| facts.get(id).cloned()))
+                    .collect();
+                app::facts::merge(&runs)
+            })
+            .collect();
+        c.facts = app::facts::diff(&c.query.kernels, &merged);
+        Ok(computed)
+    }
+
+    async fn permalink_for(&self, spec: &PermalinkSpec) -> Result<String, ServiceError> {
+        let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
+        let digest = hex::encode(Sha256::digest(json.as_bytes()));
+        if let Some(id) = self.store.permalink_by_digest(&digest).await? {
+            return Ok(id);
+        }
+        let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
+        Ok(self.store.ensure_permalink(&digest, &json, &id).await?)
+    }
+}
+
+/// Prefixes text that a spreadsheet would run as a formula with `'`.
+fn csv_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
+/// The samples behind a comparison as CSV, kernels in the comparison's order.
+pub fn samples_csv(computed: &Computed) -> anyhow::Result<String> {
+    let kernels = &computed.comparison.query.kernels;
+    let mut series: Vec<&CompareSeries> = computed.series.iter().collect();
+    series.sort_by(|a, b| {
+        let pos = |k: &str| kernels.iter().position(|x| x == k).unwrap_or(usize::MAX);
+        pos(&a.kernel)
+            .cmp(&pos(&b.kernel))
+            .then_with(|| a.metric.cmp(&b.metric))
+            .then_with(|| app::types::compare_params(&a.param, &b.param))
+            .then_with(|| a.run_id.cmp(&b.run_id))
+    });
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "kernel",
+        "run",
+        "metric",
+        "param",
+        "unit",
+        "direction",
+        "iteration",
+        "value",
+    ])?;
+    for s in series {
+        for (iteration, value) in s.iterations.iter().zip(&s.values) {
+            w.write_record([
+                csv_safe(&s.kernel).as_ref(),
+                &s.run_id.to_string(),
+                &csv_safe(&s.metric),
+                &csv_safe(&s.param),
+                &csv_safe(s.unit.as_deref().unwrap_or("")),
+                s.direction.as_str(),
+                &iteration.to_string(),
+                &value.to_string(),
+            ])?;
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_cannot_become_formulas() {
+        assert_eq!(csv_safe("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(csv_safe("+1"), "'+1");
+        assert_eq!(csv_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_safe("5.4.0-vanilla"), "5.4.0-vanilla");
+    }
+
+    #[test]
+    fn queries_are_checked_at_the_edge() {
+        let q = |kernels: &[&str]| CompareQuery {
+            benchmark: "b".into(),
+            machine: "m".into(),
+            kernels: kernels.iter().map(ToString::to_string).collect(),
+            metric: None,
+            columns: false,
+        };
+        assert!(validate(&q(&["a", "b"])).is_ok());
+        let err = validate(&q(&["a", "a"])).unwrap_err().to_string();
+        assert!(err.contains("twice"), "{err}");
+        let err = validate(&q(&[])).unwrap_err().to_string();
+        assert!(err.contains("at least one"), "{err}");
+        let many: Vec<String> = (0..17).map(|i| i.to_string()).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(validate(&q(&refs)).is_err());
+        assert!(!plausible_permalink("../etc"));
+        assert!(plausible_permalink("aZ09"));
+    }
+}

@@ -1,0 +1,133 @@
+//! The services: what Perfline does with stored runs, whoever asks. Comparisons and their
+//! permalinks (`compare`), trends by commit and regression reports (`trend`), the alert
+//! pipeline (`alerts`: detect, notify, deliver), and the bound on expensive work (`work`).
+//! This file holds what they share ([`Services`]) and the one error they answer with
+//! ([`ServiceError`]). The HTTP edge wraps `Services` in its `AppState` and turns a
+//! `ServiceError` into the JSON envelope or a page's message; nothing here knows HTTP.
+
+pub mod alerts;
+pub mod compare;
+pub mod trend;
+pub mod work;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::store::{self, Store, StoreError};
+
+/// The store, the caches and the limits every service uses; cheap to clone.
+#[derive(Clone)]
+pub struct Services {
+    pub store: Store,
+    pub config: Arc<Config>,
+    /// Computed trends and their rendered bodies, valid for one store generation.
+    pub trend_cache: Arc<trend::TrendCache>,
+    /// Computed comparisons: live ones until the next write, permalinks for good.
+    pub compare_cache: Arc<compare::CompareCache>,
+    /// The limit of expensive work running at once.
+    pub heavy: Arc<work::Heavy>,
+    /// Where alert notifications go.
+    pub channels: Arc<alerts::notify::Channels>,
+    /// Wakes the alert pipeline's tasks.
+    pub wakers: Arc<alerts::Wakers>,
+    /// The address the server listens on, for links in notifications without `--public-url`.
+    pub bound: Arc<std::sync::OnceLock<std::net::SocketAddr>>,
+    /// This process among the servers sharing the database: the holder of its leases.
+    pub worker_id: Arc<str>,
+    /// Prometheus metrics (served by the edge at `GET /metrics`).
+    pub metrics: Arc<crate::telemetry::Metrics>,
+}
+
+impl Services {
+    /// Opens the store (creating and migrating it, deleting ended sessions) and sets up the
+    /// caches and notification channels the configuration asks for.
+    pub async fn new(config: Config) -> anyhow::Result<Services> {
+        let store = Store::connect_with(
+            &config.db,
+            &store::Connect {
+                busy_timeout: Duration::from_millis(config.busy_timeout),
+                pool_size: config.db_pool,
+                acquire_timeout: Duration::from_millis(config.db_acquire_timeout.max(1)),
+                wait: Duration::from_secs(config.db_wait),
+            },
+        )
+        .await?;
+        store.start_probe(&config.db);
+        // Ended sessions go at start too (and at every sign-in); best effort: another
+        // server may hold the write lock.
+        match store
+            .end_expired_sessions(config.session_idle_days, config.session_max_days)
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(sessions = n, "deleted ended sessions"),
+            Err(e) => tracing::warn!(error = %e, "could not delete ended sessions"),
+        }
+        let channels = Arc::new(alerts::notify::Channels::from_config(&config)?);
+        Ok(Services {
+            store,
+            heavy: Arc::new(work::Heavy::new(config.heavy_limit())),
+            config: Arc::new(config),
+            trend_cache: Default::default(),
+            compare_cache: Default::default(),
+            channels,
+            wakers: Default::default(),
+            bound: Default::default(),
+            metrics: Default::default(),
+            worker_id: format!(
+                "{}-{}-{:016x}",
+                std::env::var("HOSTNAME").unwrap_or_else(|_| "perfline".into()),
+                std::process::id(),
+                rand::random::<u64>()
+            )
+            .into(),
+        })
+    }
+
+    /// The origin of links in notifications: `--public-url`, else the address we listen on.
+    pub fn notice_origin(&self) -> String {
+        if let Some(url) = &self.config.public_url {
+            return url.clone();
+        }
+        match self.bound.get() {
+            Some(a) if a.ip().is_unspecified() => format!("http://localhost:{}", a.port()),
+            Some(a) => format!("http://{a}"),
+            None => format!("http://{}", self.config.listen),
+        }
+    }
+}
+
+/// What a service fails with. Which to use where:
+/// - [`ServiceError::Invalid`]: the question cannot be answered as asked (a kernel named
+///   twice, a filter that names no status); the message says why, for the person asking.
+/// - [`ServiceError::NotFound`]: what the question names is not there (no runs of a kernel,
+///   no permalink with that id).
+/// - [`ServiceError::Gone`]: it was there and was deleted (a permalink whose runs went).
+/// - [`ServiceError::Overloaded`]: too many expensive requests at once; try again.
+/// - [`ServiceError::Store`]: the store failed (busy, unreachable, or worse); it says which.
+/// - [`ServiceError::Internal`]: anything else (a statistics or chart failure): a bug, logged
+///   by the edge and never shown.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Gone(String),
+    #[error("Perfline is busy with other expensive requests; try again")]
+    Overloaded,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("internal error: {0:#}")]
+    Internal(anyhow::Error),
+}
+
+impl From<anyhow::Error> for ServiceError {
+    fn from(e: anyhow::Error) -> Self {
+        ServiceError::Internal(e)
+    }
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;

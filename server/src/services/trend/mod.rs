@@ -1,0 +1,112 @@
+//! Trends as a service: the runs of one metric in commit order, their marks, and the change
+//! points. `build` is the pure computation, `cache` keeps computed trends and rendered bodies
+//! per store generation, `report` writes the LKP robot's regression mail; the parsers of
+//! `git log` and `git bisect log` are in `ingest::history`.
+
+mod build;
+mod cache;
+mod report;
+
+use std::sync::Arc;
+
+use app::label::Label;
+use app::trend::{Trend, TrendQuery};
+
+use crate::services::ServiceError;
+use crate::services::Services;
+
+pub use crate::ingest::history::{
+    parse_bisect_log, parse_git_log, BisectVerdicts, MAX_BISECT_VERDICTS,
+};
+pub use build::build;
+pub(crate) use build::names;
+pub use cache::TrendCache;
+
+/// Checks a trend query at the edge.
+pub fn validate(q: &TrendQuery) -> Result<(), ServiceError> {
+    let label = |field: &str, value: &str| {
+        Label::parse(value).map_err(|e| ServiceError::Invalid(format!("{field} {e}")))
+    };
+    label("benchmark", &q.benchmark)?;
+    label("machine", &q.machine)?;
+    label("metric", &q.metric)?;
+    if q.param.chars().any(char::is_control) {
+        return Err(ServiceError::Invalid(
+            "param contains a control character".into(),
+        ));
+    }
+    if let Some(h) = &q.history {
+        if !h.contains('/') {
+            return Err(ServiceError::Invalid(format!(
+                "history must be repo/branch, not {h:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How many of a trend's newest commits choose the history it is ordered by, when it names none.
+const HISTORY_CHOOSERS: usize = 200;
+
+impl Services {
+    /// The trend of `query`, from the cache when nothing was written since it was computed.
+    pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ServiceError> {
+        validate(&query)?;
+        let generation = self.store.generation().await?;
+        if let Some(t) = self
+            .metrics
+            .cache("trend", self.trend_cache.get_trend(&query, generation))
+        {
+            return Ok(t);
+        }
+        let trend = crate::services::work::stage(
+            tracing::info_span!("trend"),
+            self.compute_trend(query.clone()),
+        )
+        .await?;
+        let trend = Arc::new(trend);
+        self.trend_cache.put_trend(query, generation, trend.clone());
+        Ok(trend)
+    }
+
+    async fn compute_trend(&self, query: TrendQuery) -> Result<Trend, ServiceError> {
+        let runs = self
+            .store
+            .trend_runs(
+                &query.benchmark,
+                &query.machine,
+                &query.metric,
+                &query.param,
+            )
+            .await?;
+        if runs.is_empty() {
+            return Err(ServiceError::NotFound(format!(
+                "no runs of benchmark {} on machine {} with metric {} at param {:?}",
+                query.benchmark, query.machine, query.metric, query.param
+            )));
+        }
+        // The newest runs' commits choose the history (they tell branches apart best).
+        let mut shas: Vec<&str> = Vec::new();
+        let newest_first = runs.chunks.iter().rev().flat_map(|c| c.iter().rev());
+        for c in newest_first.filter_map(|r| r.commit.as_deref()) {
+            if shas.len() == HISTORY_CHOOSERS {
+                break;
+            }
+            if shas.last() != Some(&c) {
+                shas.push(c);
+            }
+        }
+        let wanted = query.history.as_deref().and_then(|h| h.split_once('/'));
+        let history = self.store.history_for(wanted, &shas).await?;
+        if wanted.is_some() && history.is_none() {
+            return Err(ServiceError::NotFound(format!(
+                "no history {}; upload one with POST /api/v1/commits?repo=R&branch=B",
+                query.history.as_deref().unwrap_or_default()
+            )));
+        }
+        let marks = self.store.commit_marks().await?;
+        self.heavy
+            .run(move || build(query, &runs, history.as_deref(), &marks))
+            .await
+    }
+}

@@ -1,0 +1,137 @@
+//! The process's Prometheus metrics: requests by route and status, their latency, uploads and
+//! samples stored, cache hits and misses, and (set at each scrape) the database's size and the
+//! alert pipeline's queues. The HTTP edge counts requests and serves them (`GET /metrics`).
+
+use std::sync::Mutex;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route's pattern (`/api/v1/runs/{id}`), never the raw path: bounded cardinality.
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    /// `compare` (computed comparisons), `compare_body` (their rendered answers), `trend`,
+    /// `trend_body`.
+    pub cache: &'static str,
+    /// `hit` or `miss`.
+    pub result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    pub route: String,
+}
+
+type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
+
+pub struct Metrics {
+    registry: Mutex<Registry>,
+    pub requests: Family<RequestLabels, Counter>,
+    pub latency: LatencyFamily,
+    pub uploads: Counter,
+    pub samples: Counter,
+    pub cache_lookups: Family<CacheLabels, Counter>,
+    pub database_bytes: Gauge,
+    pub alert_jobs: Gauge,
+    pub unnotified_events: Gauge,
+    pub outbox_pending: Gauge,
+}
+
+fn latency_histogram() -> Histogram {
+    // 0.5 ms to ~16 s.
+    Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("perfline");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency: LatencyFamily = Family::new_with_constructor(latency_histogram);
+        let (uploads, samples) = (Counter::default(), Counter::default());
+        let database_bytes = Gauge::default();
+        let cache_lookups = Family::<CacheLabels, Counter>::default();
+        let (alert_jobs, unnotified_events, outbox_pending) =
+            (Gauge::default(), Gauge::default(), Gauge::default());
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route and status",
+            requests.clone(),
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer, by route",
+            latency.clone(),
+        );
+        registry.register("uploads", "Uploads stored", uploads.clone());
+        registry.register("samples", "Samples stored", samples.clone());
+        registry.register(
+            "cache_lookups",
+            "Lookups in the in-memory caches, by cache and hit or miss",
+            cache_lookups.clone(),
+        );
+        registry.register(
+            "database_bytes",
+            "Size of the SQLite database and its WAL",
+            database_bytes.clone(),
+        );
+        registry.register(
+            "alert_jobs",
+            "Series waiting for the alert detector",
+            alert_jobs.clone(),
+        );
+        registry.register(
+            "alert_events_unnotified",
+            "Alert events not yet rendered into the outbox",
+            unnotified_events.clone(),
+        );
+        registry.register(
+            "outbox_pending",
+            "Notifications (webhooks, mails) not yet delivered",
+            outbox_pending.clone(),
+        );
+        Metrics {
+            registry: Mutex::new(registry),
+            requests,
+            latency,
+            uploads,
+            samples,
+            cache_lookups,
+            database_bytes,
+            alert_jobs,
+            unnotified_events,
+            outbox_pending,
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts a lookup in `cache`; answers `found` unchanged, for use around the lookup.
+    pub fn cache<T>(&self, cache: &'static str, found: Option<T>) -> Option<T> {
+        let result = if found.is_some() { "hit" } else { "miss" };
+        self.cache_lookups
+            .get_or_create(&CacheLabels { cache, result })
+            .inc();
+        found
+    }
+
+    /// The OpenMetrics text of every metric.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        if let Ok(registry) = self.registry.lock() {
+            let _ = encode(&mut out, &registry);
+        }
+        out
+    }
+}
