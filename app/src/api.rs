@@ -4,6 +4,9 @@
 use leptos::prelude::*;
 
 use crate::compare::Comparison;
+#[cfg(feature = "ssr")]
+use crate::error::PageError;
+use crate::error::PageResult;
 use crate::needs;
 use crate::trend::{Mark, ReportQuery, TrendQuery};
 use crate::types::*;
@@ -13,94 +16,90 @@ use crate::types::*;
 #[cfg(feature = "ssr")]
 #[async_trait::async_trait]
 pub trait Backend: Send + Sync + 'static {
-    async fn dashboard(&self) -> Result<Dashboard, String>;
-    async fn run(&self, id: i64) -> Result<Option<RunDetail>, String>;
-    async fn upload(&self, id: i64) -> Result<Option<UploadDetail>, String>;
+    async fn dashboard(&self) -> PageResult<Dashboard>;
+    async fn run(&self, id: i64) -> PageResult<Option<RunDetail>>;
+    async fn upload(&self, id: i64) -> PageResult<Option<UploadDetail>>;
     async fn compare_choices(
         &self,
         benchmark: Option<String>,
         machine: Option<String>,
-    ) -> Result<CompareChoices, String>;
-    async fn compare(&self, query: CompareQuery) -> Result<Comparison, String>;
-    async fn permalink(&self, id: String) -> Result<Comparison, String>;
-    async fn trend(&self, query: TrendQuery) -> Result<crate::trend::Trend, String>;
+    ) -> PageResult<CompareChoices>;
+    async fn compare(&self, query: CompareQuery) -> PageResult<Comparison>;
+    async fn permalink(&self, id: String) -> PageResult<Comparison>;
+    async fn trend(&self, query: TrendQuery) -> PageResult<crate::trend::Trend>;
     /// The (metric, param) pairs of a benchmark on a machine.
     async fn trend_choices(
         &self,
         benchmark: String,
         machine: String,
-    ) -> Result<Vec<(String, String)>, String>;
-    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String>;
+    ) -> PageResult<Vec<(String, String)>>;
+    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()>;
     /// Who is asking (signed in or not) and what they may write.
-    async fn whoami(&self) -> Result<Who, String>;
+    async fn whoami(&self) -> PageResult<Who>;
     /// Deletes an upload (admin).
-    async fn delete_upload(&self, id: i64) -> Result<(), String>;
+    async fn delete_upload(&self, id: i64) -> PageResult<()>;
     /// Corrects a run's names (admin); empty fields are left as they are. What changed.
-    async fn correct_run(&self, id: i64, fix: RunFix) -> Result<String, String>;
+    async fn correct_run(&self, id: i64, fix: RunFix) -> PageResult<String>;
     /// The LKP-style regression mail of `bad` against `base`, ending with `link`.
-    async fn report(&self, query: ReportQuery, link: String) -> Result<String, String>;
+    async fn report(&self, query: ReportQuery, link: String) -> PageResult<String>;
     /// Alert summaries matching a filter, newest first.
     async fn alerts(
         &self,
         filter: crate::alerts::AlertFilter,
-    ) -> Result<crate::alerts::AlertPage, String>;
+    ) -> PageResult<crate::alerts::AlertPage>;
     /// One alert summary with its events.
-    async fn alert(&self, id: i64) -> Result<crate::alerts::AlertSummary, String>;
+    async fn alert(&self, id: i64) -> PageResult<crate::alerts::AlertSummary>;
     /// A triage change (scope `mark`).
     async fn triage_alert(
         &self,
         id: i64,
         patch: crate::alerts::AlertPatch,
-    ) -> Result<crate::alerts::AlertSummary, String>;
+    ) -> PageResult<crate::alerts::AlertSummary>;
 }
 
 #[cfg(feature = "ssr")]
 pub type SharedBackend = std::sync::Arc<dyn Backend>;
 
 #[cfg(feature = "ssr")]
-fn backend() -> Result<SharedBackend, ServerFnError> {
-    use_context::<SharedBackend>().ok_or_else(|| ServerFnError::new("no backend in context"))
+fn backend() -> PageResult<SharedBackend> {
+    use_context::<SharedBackend>().ok_or_else(|| PageError::Internal {
+        request_id: "-".into(),
+    })
 }
 
 #[server(prefix = "/sfn", endpoint = "delete_upload")]
-pub async fn delete_upload(id: i64) -> Result<(), ServerFnError> {
-    backend()?
-        .delete_upload(id)
-        .await
-        .map_err(ServerFnError::new)
+pub async fn delete_upload(id: i64) -> PageResult<()> {
+    backend()?.delete_upload(id).await
 }
 needs!(DeleteUpload, Admin);
 
 #[server(prefix = "/sfn", endpoint = "correct_run")]
-pub async fn correct_run(id: i64, fix: RunFix) -> Result<String, ServerFnError> {
-    backend()?
-        .correct_run(id, fix)
-        .await
-        .map_err(ServerFnError::new)
+pub async fn correct_run(id: i64, fix: RunFix) -> PageResult<String> {
+    backend()?.correct_run(id, fix).await
 }
 needs!(CorrectRun, Admin);
 
 #[server(prefix = "/sfn", endpoint = "whoami")]
-pub async fn get_whoami() -> Result<Who, ServerFnError> {
-    backend()?.whoami().await.map_err(ServerFnError::new)
+pub async fn get_whoami() -> PageResult<Who> {
+    backend()?.whoami().await
 }
 needs!(GetWhoami, Read);
 
 #[server(prefix = "/sfn", endpoint = "dashboard")]
-pub async fn get_dashboard() -> Result<Dashboard, ServerFnError> {
-    backend()?.dashboard().await.map_err(ServerFnError::new)
+pub async fn get_dashboard() -> PageResult<Dashboard> {
+    backend()?.dashboard().await
 }
 needs!(GetDashboard, Read);
 
 #[server(prefix = "/sfn", endpoint = "run")]
-pub async fn get_run(id: i64) -> Result<Option<RunDetail>, ServerFnError> {
-    backend()?.run(id).await.map_err(ServerFnError::new)
+pub async fn get_run(id: i64) -> PageResult<Option<RunDetail>> {
+    backend()?.run(id).await
 }
 needs!(GetRun, Read);
 
 #[server(prefix = "/sfn", endpoint = "upload")]
-pub async fn get_upload(id: i64) -> Result<Option<UploadDetail>, ServerFnError> {
-    backend()?.upload(id).await.map_err(ServerFnError::new)
+pub async fn get_upload(id: i64) -> PageResult<Option<UploadDetail>> {
+    backend()?.upload(id).await
 }
 needs!(GetUpload, Read);
 
@@ -108,23 +107,20 @@ needs!(GetUpload, Read);
 pub async fn get_compare_choices(
     benchmark: Option<String>,
     machine: Option<String>,
-) -> Result<CompareChoices, ServerFnError> {
-    backend()?
-        .compare_choices(benchmark, machine)
-        .await
-        .map_err(ServerFnError::new)
+) -> PageResult<CompareChoices> {
+    backend()?.compare_choices(benchmark, machine).await
 }
 needs!(GetCompareChoices, Read);
 
 #[server(prefix = "/sfn", endpoint = "compare")]
-pub async fn get_compare(query: CompareQuery) -> Result<Comparison, ServerFnError> {
-    backend()?.compare(query).await.map_err(ServerFnError::new)
+pub async fn get_compare(query: CompareQuery) -> PageResult<Comparison> {
+    backend()?.compare(query).await
 }
 needs!(GetCompare, Read);
 
 #[server(prefix = "/sfn", endpoint = "permalink")]
-pub async fn get_permalink(id: String) -> Result<Comparison, ServerFnError> {
-    backend()?.permalink(id).await.map_err(ServerFnError::new)
+pub async fn get_permalink(id: String) -> PageResult<Comparison> {
+    backend()?.permalink(id).await
 }
 needs!(GetPermalink, Read);
 
@@ -133,7 +129,7 @@ needs!(GetPermalink, Read);
 #[server(prefix = "/sfn", endpoint = "trend_view")]
 pub async fn get_trend_view(
     query: crate::trend::TrendViewQuery,
-) -> Result<Option<crate::trend::TrendView>, ServerFnError> {
+) -> PageResult<Option<crate::trend::TrendView>> {
     let q = &query.trend;
     if q.benchmark.is_empty()
         || q.machine.is_empty()
@@ -149,9 +145,9 @@ pub async fn get_trend_view(
             machine: machine.clone(),
             ..q.clone()
         };
-        others.push(backend.trend(other).await.map_err(ServerFnError::new)?);
+        others.push(backend.trend(other).await?);
     }
-    let t = backend.trend(q.clone()).await.map_err(ServerFnError::new)?;
+    let t = backend.trend(q.clone()).await?;
     Ok(Some(crate::trend_page::view(&t, &others, &query)))
 }
 needs!(GetTrendView, Read);
@@ -161,8 +157,8 @@ needs!(GetTrendView, Read);
 pub async fn get_trend_point(
     query: TrendQuery,
     index: usize,
-) -> Result<Option<crate::trend::TrendPoint>, ServerFnError> {
-    let t = backend()?.trend(query).await.map_err(ServerFnError::new)?;
+) -> PageResult<Option<crate::trend::TrendPoint>> {
+    let t = backend()?.trend(query).await?;
     Ok(t.points.into_iter().nth(index))
 }
 needs!(GetTrendPoint, Read);
@@ -172,12 +168,11 @@ needs!(GetTrendPoint, Read);
 pub async fn get_trend_multiples(
     query: TrendQuery,
     overlay: bool,
-) -> Result<crate::trend::TrendMultiples, ServerFnError> {
+) -> PageResult<crate::trend::TrendMultiples> {
     let backend = backend()?;
     let pairs = backend
         .trend_choices(query.benchmark.clone(), query.machine.clone())
-        .await
-        .map_err(ServerFnError::new)?;
+        .await?;
     // As the API's `params=*`: in param order, and no more than one chart shows.
     let mut params: Vec<String> = pairs
         .into_iter()
@@ -192,7 +187,7 @@ pub async fn get_trend_multiples(
             param,
             ..query.clone()
         };
-        trends.push(backend.trend(one).await.map_err(ServerFnError::new)?);
+        trends.push(backend.trend(one).await?);
     }
     let overlay = overlay.then(|| {
         let chart = crate::chart::TrendChart {
@@ -218,25 +213,22 @@ needs!(GetTrendMultiples, Read);
 pub async fn get_trend_choices(
     benchmark: String,
     machine: String,
-) -> Result<Vec<(String, String)>, ServerFnError> {
-    backend()?
-        .trend_choices(benchmark, machine)
-        .await
-        .map_err(ServerFnError::new)
+) -> PageResult<Vec<(String, String)>> {
+    backend()?.trend_choices(benchmark, machine).await
 }
 needs!(GetTrendChoices, Read);
 
 #[server(prefix = "/sfn", endpoint = "alerts")]
 pub async fn get_alerts(
     filter: crate::alerts::AlertFilter,
-) -> Result<crate::alerts::AlertPage, ServerFnError> {
-    backend()?.alerts(filter).await.map_err(ServerFnError::new)
+) -> PageResult<crate::alerts::AlertPage> {
+    backend()?.alerts(filter).await
 }
 needs!(GetAlerts, Read);
 
 #[server(prefix = "/sfn", endpoint = "alert")]
-pub async fn get_alert(id: i64) -> Result<crate::alerts::AlertSummary, ServerFnError> {
-    backend()?.alert(id).await.map_err(ServerFnError::new)
+pub async fn get_alert(id: i64) -> PageResult<crate::alerts::AlertSummary> {
+    backend()?.alert(id).await
 }
 needs!(GetAlert, Read);
 
@@ -245,27 +237,21 @@ needs!(GetAlert, Read);
 pub async fn triage_alert(
     id: i64,
     patch: crate::alerts::AlertPatch,
-) -> Result<crate::alerts::AlertSummary, ServerFnError> {
-    backend()?
-        .triage_alert(id, patch)
-        .await
-        .map_err(ServerFnError::new)
+) -> PageResult<crate::alerts::AlertSummary> {
+    backend()?.triage_alert(id, patch).await
 }
 needs!(TriageAlert, Mark);
 
 /// Marks (or with `None` unmarks) runs; the trend page's g/b/s keys.
 #[server(prefix = "/sfn", endpoint = "mark_runs")]
-pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> Result<(), ServerFnError> {
-    backend()?
-        .mark_runs(runs, mark)
-        .await
-        .map_err(ServerFnError::new)
+pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()> {
+    backend()?.mark_runs(runs, mark).await
 }
 needs!(MarkRuns, Mark);
 
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.
 #[server(prefix = "/sfn", endpoint = "origin")]
-pub async fn get_origin() -> Result<String, ServerFnError> {
+pub async fn get_origin() -> PageResult<String> {
     Ok(origin())
 }
 needs!(GetOrigin, Read);
@@ -294,11 +280,8 @@ fn origin() -> String {
 
 /// The regression report of the trend page, with the link to its API form.
 #[server(prefix = "/sfn", endpoint = "report")]
-pub async fn get_report(query: ReportQuery) -> Result<String, ServerFnError> {
+pub async fn get_report(query: ReportQuery) -> PageResult<String> {
     let link = format!("{}{}", origin(), query.path());
-    backend()?
-        .report(query, link)
-        .await
-        .map_err(ServerFnError::new)
+    backend()?.report(query, link).await
 }
 needs!(GetReport, Read);

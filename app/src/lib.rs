@@ -14,6 +14,7 @@ pub mod api;
 pub mod axis;
 pub mod chart;
 pub mod compare;
+pub mod error;
 pub mod facts;
 pub mod kernel;
 pub mod label;

@@ -70,7 +70,7 @@ pub fn AlertsPage() -> impl IntoView {
 }
 
 /// The summaries the page shows: one by id, whatever its status, or those the filter matches.
-async fn fetch_alerts(filter: AlertFilter, id: Option<i64>) -> Result<AlertPage, ServerFnError> {
+async fn fetch_alerts(filter: AlertFilter, id: Option<i64>) -> crate::error::PageResult<AlertPage> {
     match id {
         Some(id) => crate::api::get_alert(id).await.map(|s| AlertPage {
             total: 1,

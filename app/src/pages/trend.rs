@@ -143,7 +143,7 @@ pub fn TrendPage() -> impl IntoView {
 async fn form_choices(
     b: String,
     m: String,
-) -> Result<(CompareChoices, Vec<(String, String)>), ServerFnError> {
+) -> crate::error::PageResult<(CompareChoices, Vec<(String, String)>)> {
     let mut c = get_compare_choices(
         (!b.is_empty()).then_some(b.clone()),
         (!m.is_empty()).then_some(m.clone()),

@@ -86,7 +86,11 @@ impl From<crate::store::StoreError> for ApiError {
                     retry_after: 1,
                 }
             }
-            StoreError::Other(e) => ApiError::Internal(e),
+            StoreError::NotFound(m) => ApiError::NotFound(m),
+            StoreError::Conflict(m) => ApiError::Conflict(m),
+            StoreError::Invalid(m) => ApiError::BadRequest(m),
+            e @ StoreError::Corrupt(_) => ApiError::Internal(e.into()),
+            StoreError::Other(e) => ApiError::Internal(e.into()),
         }
     }
 }

@@ -111,17 +111,20 @@ pub(super) async fn json_errors(req: Request, next: Next) -> Response {
     wrapped
 }
 
-/// A page's server function answers arguments it cannot read (a missing field, a number that
-/// is none) with a 500; that is the client's fault, so it is a 400. The body stays in the
-/// server functions' own error encoding (`Args|...`), which the pages decode.
+/// A page's server function answers every error with a 500; its body is the typed
+/// [`app::error::PageError`] (JSON), which knows its status: 400 for arguments that do not read,
+/// 404 for a run that is not there, 503 when busy. The body stays as it is, for the page to
+/// decode.
 async fn server_fn_status(response: Response) -> Response {
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
         return ApiError::Internal(anyhow::anyhow!("a server function's error did not read"))
             .into_response();
     };
-    if bytes.starts_with(b"Args|") || bytes.starts_with(b"Deserialization|") {
-        parts.status = StatusCode::BAD_REQUEST;
+    if let Ok(error) = serde_json::from_slice::<app::error::PageError>(&bytes) {
+        if let Ok(status) = StatusCode::from_u16(error.status()) {
+            parts.status = status;
+        }
     }
     Response::from_parts(parts, axum::body::Body::from(bytes))
 }

@@ -2,83 +2,63 @@
 
 use app::api::Backend;
 use app::compare::Comparison;
+use app::error::{PageError, PageResult};
 use app::kernel::compare_kernels;
 use app::trend::{Mark, ReportQuery, Trend, TrendQuery};
 use app::types::*;
 
+use crate::http::error::ApiError;
 use crate::AppState;
 
 pub struct StoreBackend(pub AppState);
 
-/// What a page is told of an error: the message when it is about the request (an unknown
-/// run, a bad name); when the database is busy or anything else failed, the words of the
-/// driver stay in the log (with the request id) and the page gets a plain sentence and the
-/// API's status (503 with `Retry-After`, or 500).
-fn msg(e: impl Into<anyhow::Error>) -> String {
-    use crate::http::error::ApiError;
-    use crate::store::StoreError;
-    let e: anyhow::Error = e.into();
-    let store = e.chain().find_map(|c| c.downcast_ref::<StoreError>());
-    let api = e.chain().find_map(|c| c.downcast_ref::<ApiError>());
-    // An error the API layer already classified: busy, or an internal failure, is the
-    // server's; anything else (not found, a bad name) is about the request and said as it is.
-    let busy = matches!(
-        store,
-        Some(StoreError::Busy(_) | StoreError::Unreachable(_))
-    ) || matches!(api, Some(ApiError::Unavailable { .. }));
-    let failed = busy
-        || store.is_some()
-        || matches!(api, Some(ApiError::Internal(_)))
-        || e.chain()
-            .any(<dyn std::error::Error + 'static>::is::<sqlx::Error>);
-    if !failed {
-        // A page about something that is not there (an unknown permalink or kernel, a
-        // deleted one) is answered with the API's status for it: 404, 410, 400...
-        if let (Some(api), Some(response)) = (
-            api,
-            leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
-        ) {
-            if api.status().is_client_error() {
-                response.set_status(api.status());
-            }
-        }
-        return e.to_string();
-    }
-    let parts = leptos::prelude::use_context::<axum::http::request::Parts>();
-    let request_id = parts
-        .as_ref()
-        .and_then(|p| p.headers.get("x-request-id"))
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("-")
-        .to_owned();
+/// The page edge: what a page is told of an error. Everything arrives classified as the API
+/// would answer it ([`ApiError`]: store and service errors convert into it), and leaves as a
+/// [`PageError`] with the same status, set on the page's response here. A failure about the
+/// request (an unknown run, a bad name) is said as it is; a busy or unreachable database gets
+/// its plain sentence and `Retry-After`; anything else is logged once, with the request id,
+/// and the page gets only that id. Driver text never reaches a browser.
+fn page_error(e: impl Into<ApiError>) -> PageError {
+    let e: ApiError = e.into();
     let response = leptos::prelude::use_context::<leptos_axum::ResponseOptions>();
-    if busy {
-        tracing::warn!(request_id, error = ?e, "the database is busy");
-        if let Some(r) = response {
-            r.set_status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
-            r.insert_header(
-                axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from_static("1"),
-            );
+    let status = e.status();
+    if let Some(r) = &response {
+        r.set_status(status);
+    }
+    match e {
+        ApiError::NotFound(m) => PageError::NotFound(m),
+        ApiError::Gone(m) => PageError::Gone(m),
+        ApiError::Conflict(m) => PageError::Conflict(m),
+        ApiError::Unauthorized(m) | ApiError::Forbidden(m) => PageError::Forbidden(m),
+        ApiError::Unavailable {
+            message,
+            retry_after,
         }
-        return match api {
-            // Its own sentence (the database is busy, or too many expensive requests).
-            Some(a @ ApiError::Unavailable { .. }) => a.to_string(),
-            _ if matches!(store, Some(StoreError::Unreachable(_))) => {
-                crate::http::error::UNREACHABLE.to_owned()
+        | ApiError::TooManyRequests {
+            message,
+            retry_after,
+        } => {
+            if let Some(r) = &response {
+                r.insert_header(axum::http::header::RETRY_AFTER, retry_after.into());
             }
-            _ => crate::http::error::BUSY.to_owned(),
-        };
+            PageError::Unavailable(message)
+        }
+        ApiError::Internal(e) => {
+            let request_id = leptos::prelude::use_context::<axum::http::request::Parts>()
+                .as_ref()
+                .and_then(|p| p.headers.get("x-request-id"))
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-")
+                .to_owned();
+            tracing::error!(request_id, error = ?e, "a page's request failed");
+            PageError::Internal { request_id }
+        }
+        other => PageError::BadRequest(other.to_string()),
     }
-    tracing::error!(request_id, error = ?e, "a page's request failed");
-    if let Some(r) = response {
-        r.set_status(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
-    }
-    format!("internal error; the server's log has the details (request id {request_id})")
 }
 
 impl AppState {
-    pub async fn run_detail(&self, id: i64) -> anyhow::Result<Option<RunDetail>> {
+    pub async fn run_detail(&self, id: i64) -> crate::store::StoreResult<Option<RunDetail>> {
         let Some(run) = self.store.run(id).await? else {
             return Ok(None);
         };
@@ -86,7 +66,7 @@ impl AppState {
         Ok(Some(RunDetail { run, series }))
     }
 
-    pub async fn upload_detail(&self, id: i64) -> anyhow::Result<Option<UploadDetail>> {
+    pub async fn upload_detail(&self, id: i64) -> crate::store::StoreResult<Option<UploadDetail>> {
         let Some(upload) = self.store.upload(id).await? else {
             return Ok(None);
         };
@@ -102,10 +82,10 @@ impl AppState {
 
 #[async_trait::async_trait]
 impl Backend for StoreBackend {
-    async fn dashboard(&self) -> Result<Dashboard, String> {
+    async fn dashboard(&self) -> PageResult<Dashboard> {
         let s = &self.0.store;
         // Five queries and a few sorts, the same until the next write: kept per generation.
-        let generation = s.generation().await.map_err(msg)?;
+        let generation = s.generation().await.map_err(page_error)?;
         if let Ok(cached) = self.0.dashboard_cache.lock() {
             if let Some((g, d)) = cached.as_ref() {
                 if *g == generation {
@@ -113,12 +93,15 @@ impl Backend for StoreBackend {
                 }
             }
         }
-        let (recent_runs, _) = s.list_runs(&Default::default(), 20, 0).await.map_err(msg)?;
+        let (recent_runs, _) = s
+            .list_runs(&Default::default(), 20, 0)
+            .await
+            .map_err(page_error)?;
         let dashboard = Dashboard {
-            benchmarks: s.benchmarks().await.map_err(msg)?,
-            machines: s.machines().await.map_err(msg)?,
-            kernels: s.kernels().await.map_err(msg)?,
-            recent_uploads: s.recent_uploads(10).await.map_err(msg)?,
+            benchmarks: s.benchmarks().await.map_err(page_error)?,
+            machines: s.machines().await.map_err(page_error)?,
+            kernels: s.kernels().await.map_err(page_error)?,
+            recent_uploads: s.recent_uploads(10).await.map_err(page_error)?,
             recent_runs,
             open_regressions: s
                 .alert_summaries(&crate::store::SummaryFilter {
@@ -132,7 +115,7 @@ impl Backend for StoreBackend {
                     ..Default::default()
                 })
                 .await
-                .map_err(msg)?
+                .map_err(page_error)?
                 .summaries,
         };
         if let Ok(mut cached) = self.0.dashboard_cache.lock() {
@@ -141,21 +124,21 @@ impl Backend for StoreBackend {
         Ok(dashboard)
     }
 
-    async fn run(&self, id: i64) -> Result<Option<RunDetail>, String> {
-        self.0.run_detail(id).await.map_err(msg)
+    async fn run(&self, id: i64) -> PageResult<Option<RunDetail>> {
+        self.0.run_detail(id).await.map_err(page_error)
     }
 
-    async fn upload(&self, id: i64) -> Result<Option<UploadDetail>, String> {
-        self.0.upload_detail(id).await.map_err(msg)
+    async fn upload(&self, id: i64) -> PageResult<Option<UploadDetail>> {
+        self.0.upload_detail(id).await.map_err(page_error)
     }
 
     async fn compare_choices(
         &self,
         benchmark: Option<String>,
         machine: Option<String>,
-    ) -> Result<CompareChoices, String> {
+    ) -> PageResult<CompareChoices> {
         let s = &self.0.store;
-        let benchmarks = s.benchmarks().await.map_err(msg)?;
+        let benchmarks = s.benchmarks().await.map_err(page_error)?;
         let machines = match &benchmark {
             Some(b) => benchmarks
                 .iter()
@@ -165,13 +148,13 @@ impl Backend for StoreBackend {
             None => s
                 .machines()
                 .await
-                .map_err(msg)?
+                .map_err(page_error)?
                 .into_iter()
                 .map(|m| m.name)
                 .collect(),
         };
         let mut kernels = match (&benchmark, &machine) {
-            (Some(b), Some(m)) => s.kernels_for(b, m).await.map_err(msg)?,
+            (Some(b), Some(m)) => s.kernels_for(b, m).await.map_err(page_error)?,
             _ => Vec::new(),
         };
         kernels.sort_by(|a, b| compare_kernels(a, b));
@@ -182,45 +165,47 @@ impl Backend for StoreBackend {
         })
     }
 
-    async fn compare(&self, query: CompareQuery) -> Result<Comparison, String> {
+    async fn compare(&self, query: CompareQuery) -> PageResult<Comparison> {
         Ok(self
             .0
             .compare_live(query, None)
             .await
-            .map_err(msg)?
+            .map_err(page_error)?
             .comparison
             .clone())
     }
 
-    async fn report(&self, q: ReportQuery, link: String) -> Result<String, String> {
+    async fn report(&self, q: ReportQuery, link: String) -> PageResult<String> {
         self.0
             .report(&q.benchmark, &q.machine, &q.base, &q.bad, &link)
             .await
-            .map_err(msg)
+            .map_err(page_error)
     }
 
-    async fn trend(&self, query: TrendQuery) -> Result<Trend, String> {
-        Ok((*self.0.trend(query).await.map_err(msg)?).clone())
+    async fn trend(&self, query: TrendQuery) -> PageResult<Trend> {
+        Ok((*self.0.trend(query).await.map_err(page_error)?).clone())
     }
 
     async fn trend_choices(
         &self,
         benchmark: String,
         machine: String,
-    ) -> Result<Vec<(String, String)>, String> {
+    ) -> PageResult<Vec<(String, String)>> {
         let mut pairs = self
             .0
             .store
             .trend_choices(&benchmark, &machine)
             .await
-            .map_err(msg)?;
+            .map_err(page_error)?;
         pairs.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| compare_params(&a.1, &b.1)));
         Ok(pairs)
     }
 
-    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> Result<(), String> {
+    async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()> {
         if runs.len() > 1000 {
-            return Err("at most 1000 runs at a time".into());
+            return Err(page_error(ApiError::BadRequest(
+                "at most 1000 runs at a time".into(),
+            )));
         }
         let actor = actor();
         for id in runs {
@@ -229,15 +214,15 @@ impl Backend for StoreBackend {
                 .store
                 .set_run_mark(id, mark, &actor)
                 .await
-                .map_err(msg)?
+                .map_err(page_error)?
             {
-                return Err(format!("no run {id}"));
+                return Err(page_error(ApiError::NotFound(format!("no run {id}"))));
             }
         }
         Ok(())
     }
 
-    async fn whoami(&self) -> Result<Who, String> {
+    async fn whoami(&self) -> PageResult<Who> {
         use crate::http::auth::{AuthMode, Principal, Scope};
         let principal = leptos::prelude::use_context::<axum::http::request::Parts>()
             .and_then(|p| p.extensions.get::<Principal>().cloned());
@@ -259,47 +244,48 @@ impl Backend for StoreBackend {
         })
     }
 
-    async fn alerts(
-        &self,
-        filter: app::alerts::AlertFilter,
-    ) -> Result<app::alerts::AlertPage, String> {
-        let filter = crate::services::alerts::parse_filter(&filter).map_err(msg)?;
-        self.0.store.alert_summaries(&filter).await.map_err(msg)
+    async fn alerts(&self, filter: app::alerts::AlertFilter) -> PageResult<app::alerts::AlertPage> {
+        let filter = crate::services::alerts::parse_filter(&filter).map_err(page_error)?;
+        self.0
+            .store
+            .alert_summaries(&filter)
+            .await
+            .map_err(page_error)
     }
 
-    async fn alert(&self, id: i64) -> Result<app::alerts::AlertSummary, String> {
+    async fn alert(&self, id: i64) -> PageResult<app::alerts::AlertSummary> {
         self.0
             .store
             .alert_summary(id)
             .await
-            .map_err(msg)?
-            .ok_or_else(|| format!("no alert summary {id}"))
+            .map_err(page_error)?
+            .ok_or_else(|| page_error(ApiError::NotFound(format!("no alert summary {id}"))))
     }
 
     async fn triage_alert(
         &self,
         id: i64,
         patch: app::alerts::AlertPatch,
-    ) -> Result<app::alerts::AlertSummary, String> {
+    ) -> PageResult<app::alerts::AlertSummary> {
         crate::http::api::alerts::triage(&self.0, id, &patch, &actor())
             .await
-            .map_err(msg)
+            .map_err(page_error)
     }
 
-    async fn delete_upload(&self, id: i64) -> Result<(), String> {
+    async fn delete_upload(&self, id: i64) -> PageResult<()> {
         match self
             .0
             .store
             .delete_upload(id, &actor())
             .await
-            .map_err(msg)?
+            .map_err(page_error)?
         {
             Some(_) => Ok(()),
-            None => Err(format!("no upload {id}")),
+            None => Err(page_error(ApiError::NotFound(format!("no upload {id}")))),
         }
     }
 
-    async fn correct_run(&self, id: i64, fix: RunFix) -> Result<String, String> {
+    async fn correct_run(&self, id: i64, fix: RunFix) -> PageResult<String> {
         // On the page an empty field leaves the run as it is.
         fn given(v: &str) -> Option<&str> {
             Some(v.trim()).filter(|v| !v.is_empty())
@@ -310,21 +296,21 @@ impl Backend for StoreBackend {
             given(&fix.commit),
             given(&fix.tags),
         )
-        .map_err(|e| e.message)?;
+        .map_err(|e| page_error(ApiError::BadRequest(e.message)))?;
         self.0
             .store
             .correct_run(id, &correction, &actor())
             .await
-            .map_err(msg)?
-            .ok_or_else(|| format!("no run {id}"))
+            .map_err(page_error)?
+            .ok_or_else(|| page_error(ApiError::NotFound(format!("no run {id}"))))
     }
 
-    async fn permalink(&self, id: String) -> Result<Comparison, String> {
+    async fn permalink(&self, id: String) -> PageResult<Comparison> {
         Ok(self
             .0
             .compare_permalink(&id, None)
             .await
-            .map_err(msg)?
+            .map_err(page_error)?
             .comparison
             .clone())
     }

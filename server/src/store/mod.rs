@@ -41,18 +41,36 @@ pub use database::Database;
 use sql::{query, query_as, sql, Pool, Target};
 pub use sql::{Engine, WRITE_LOCK};
 
-/// What a store method fails with: the database is busy (locked by another writer or
-/// connection, its pool exhausted: worth retrying, answered 503), unreachable (the server
-/// down, restarting, or the connection lost: answered 503 too), or anything else. The
-/// strings are the driver's words, for the log only.
+/// What a store method fails with. Which to use where:
+/// - [`StoreError::Busy`]: locked by another writer or connection, or the pool exhausted:
+///   worth retrying (the edge answers 503 with `Retry-After`).
+/// - [`StoreError::Unreachable`]: the database server is down, restarting, or the connection
+///   was lost (503 too).
+/// - [`StoreError::NotFound`]: a row the operation needs is not there.
+/// - [`StoreError::Conflict`]: a row with that name or key exists.
+/// - [`StoreError::Invalid`]: the operation's input breaks a rule of the store.
+/// - [`StoreError::Corrupt`]: a stored value cannot be read back (a torn blob, bad JSON).
+/// - [`StoreError::Other`]: anything else the driver reports.
+///
+/// The strings of `Busy`, `Unreachable`, `Corrupt` and `Other` are the driver's or the
+/// decoder's words, for the log only; those of `NotFound`, `Conflict` and `Invalid` are
+/// sentences for the person asking.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database busy: {0}")]
     Busy(String),
     #[error("database unreachable: {0}")]
     Unreachable(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("stored data cannot be read: {0}")]
+    Corrupt(String),
     #[error(transparent)]
-    Other(anyhow::Error),
+    Other(sqlx::Error),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -65,7 +83,7 @@ impl StoreError {
         } else if StoreError::is_busy(&e) {
             StoreError::Busy(e.to_string())
         } else {
-            StoreError::Other(e.into())
+            StoreError::Other(e)
         }
     }
 
@@ -115,17 +133,14 @@ impl From<sqlx::Error> for StoreError {
 
 impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
-        StoreError::Other(e.into())
+        StoreError::Corrupt(format!("JSON: {e}"))
     }
 }
 
-impl From<anyhow::Error> for StoreError {
-    fn from(e: anyhow::Error) -> Self {
-        match e.chain().find_map(|c| c.downcast_ref::<sqlx::Error>()) {
-            Some(s) if StoreError::is_unreachable(s) => StoreError::Unreachable(s.to_string()),
-            Some(s) if StoreError::is_busy(s) => StoreError::Busy(s.to_string()),
-            _ => StoreError::Other(e),
-        }
+impl StoreError {
+    /// A stored value that cannot be decoded (a torn blob, a bad packing).
+    pub fn corrupt(e: impl std::fmt::Display) -> StoreError {
+        StoreError::Corrupt(e.to_string())
     }
 }
 

@@ -14,12 +14,12 @@ pub fn pack(samples: &[(i64, f64)]) -> Vec<u8> {
     out
 }
 
-pub fn unpack(bytes: &[u8]) -> anyhow::Result<(Vec<i64>, Vec<f64>)> {
+pub fn unpack(bytes: &[u8]) -> super::StoreResult<(Vec<i64>, Vec<f64>)> {
     if !bytes.len().is_multiple_of(PAIR) {
-        anyhow::bail!(
+        return Err(super::StoreError::Corrupt(format!(
             "a packed series of {} bytes is not whole pairs",
             bytes.len()
-        );
+        )));
     }
     let n = bytes.len() / PAIR;
     let (mut iterations, mut values) = (Vec::with_capacity(n), Vec::with_capacity(n));

@@ -1,6 +1,6 @@
 //! Reading: runs, uploads, the dashboard lists and the samples behind a comparison.
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 use std::collections::BTreeMap;
 
 use super::sql::{query, query_as, sql, Builder, Engine, Row, Target};
@@ -449,12 +449,12 @@ impl Store {
                 .split(',')
                 .map(str::parse::<i64>)
                 .collect::<Result<_, _>>()
-                .map_err(|e| anyhow::anyhow!("series {id}: bad iteration: {e}"))?;
+                .map_err(|e| StoreError::Corrupt(format!("series {id}: bad iteration: {e}")))?;
             s.values = values
                 .split(',')
                 .map(str::parse::<f64>)
                 .collect::<Result<_, _>>()
-                .map_err(|e| anyhow::anyhow!("series {id}: bad value: {e}"))?;
+                .map_err(|e| StoreError::Corrupt(format!("series {id}: bad value: {e}")))?;
         }
         Ok(series)
     }

@@ -192,7 +192,11 @@ pub fn pack_chunk(runs: &[TrendRun]) -> Vec<u8> {
 const RECORD: usize = 6 * 8 + 1 + 3 * 4;
 
 /// Reads every record of a chunk, appending to `out`.
-pub fn unpack_chunk(bytes: &[u8], out: &mut Vec<TrendRun>) -> anyhow::Result<()> {
+pub fn unpack_chunk(bytes: &[u8], out: &mut Vec<TrendRun>) -> super::StoreResult<()> {
+    decode_chunk(bytes, out).map_err(|e| super::StoreError::corrupt(format!("{e:#}")))
+}
+
+fn decode_chunk(bytes: &[u8], out: &mut Vec<TrendRun>) -> anyhow::Result<()> {
     let mut r = Reader { bytes };
     let count = u32::from_le_bytes(r.array()?) as usize;
     let mut strings: Vec<Arc<str>> = Vec::with_capacity(count.min(bytes.len() / 2));
@@ -260,7 +264,11 @@ pub fn pack_commits(commits: &[HistoryCommit]) -> Vec<u8> {
     out
 }
 
-pub fn unpack_commits(bytes: &[u8]) -> anyhow::Result<Vec<HistoryCommit>> {
+pub fn unpack_commits(bytes: &[u8]) -> super::StoreResult<Vec<HistoryCommit>> {
+    decode_commits(bytes).map_err(|e| super::StoreError::corrupt(format!("{e:#}")))
+}
+
+fn decode_commits(bytes: &[u8]) -> anyhow::Result<Vec<HistoryCommit>> {
     let mut r = Reader { bytes };
     let mut out = Vec::new();
     while !r.bytes.is_empty() {

@@ -59,7 +59,7 @@ impl Store {
         {
             let detail = Store::upload_detail_in(&mut tx, id)
                 .await?
-                .ok_or_else(|| StoreError::Other(anyhow::anyhow!("upload {id} vanished")))?;
+                .ok_or_else(|| StoreError::NotFound(format!("upload {id} vanished")))?;
             return Ok((Inserted::Existing(id), detail));
         }
         let (upload_id,): (i64,) = query_as(sql!(
@@ -103,7 +103,7 @@ impl Store {
         .await?;
         let detail = Store::upload_detail_in(&mut tx, upload_id)
             .await?
-            .ok_or_else(|| StoreError::Other(anyhow::anyhow!("upload {upload_id} vanished")))?;
+            .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
         tx.commit().await?;
         self.alert_jobs_queued.notify_one();
         Ok((Inserted::Created(upload_id), detail))
