@@ -8,7 +8,7 @@ use crate::compare::Comparison;
 use crate::error::PageError;
 use crate::error::PageResult;
 use crate::needs;
-use crate::trend::{Mark, ReportQuery, TrendQuery};
+use crate::trend::{Mark, ReportQuery, TrendForm, TrendQuery};
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -124,30 +124,29 @@ pub async fn get_permalink(id: String) -> PageResult<Comparison> {
 }
 needs!(GetPermalink, Read);
 
+/// The trend page's form as a query, parsed here at the edge (`None` until it names a trend).
+#[cfg(feature = "ssr")]
+fn trend_of(form: &TrendForm) -> PageResult<Option<TrendQuery>> {
+    form.parse().map_err(PageError::BadRequest)
+}
+
 /// The trend page's view of a trend (`None` until benchmark, machine and metric are chosen):
 /// the chart drawn here, the marks, the change points and the selected commit.
 #[server(prefix = "/sfn", endpoint = "trend_view")]
 pub async fn get_trend_view(
     query: crate::trend::TrendViewQuery,
 ) -> PageResult<Option<crate::trend::TrendView>> {
-    let q = &query.trend;
-    if q.benchmark.is_empty()
-        || q.machine.is_empty()
-        || q.metric.is_empty()
-        || q.param == crate::trend::ALL_PARAMS
-    {
+    let Some(q) = trend_of(&query.trend)? else {
         return Ok(None);
-    }
+    };
     let backend = backend()?;
     let mut others = Vec::new();
     for machine in query.also.iter().filter(|m| **m != q.machine).take(11) {
-        let other = TrendQuery {
-            machine: machine.clone(),
-            ..q.clone()
-        };
-        others.push(backend.trend(other).await?);
+        let machine = crate::label::Label::parse(machine)
+            .map_err(|e| PageError::BadRequest(format!("machine {e}")))?;
+        others.push(backend.trend(q.on(machine)).await?);
     }
-    let t = backend.trend(q.clone()).await?;
+    let t = backend.trend(q).await?;
     Ok(Some(crate::trend_page::view(&t, &others, &query)))
 }
 needs!(GetTrendView, Read);
@@ -155,9 +154,12 @@ needs!(GetTrendView, Read);
 /// One point of a trend with its runs: the trend page's selected commit.
 #[server(prefix = "/sfn", endpoint = "trend_point")]
 pub async fn get_trend_point(
-    query: TrendQuery,
+    query: TrendForm,
     index: usize,
 ) -> PageResult<Option<crate::trend::TrendPoint>> {
+    let Some(query) = trend_of(&query)? else {
+        return Ok(None);
+    };
     let t = backend()?.trend(query).await?;
     Ok(t.points.into_iter().nth(index))
 }
@@ -166,12 +168,15 @@ needs!(GetTrendPoint, Read);
 /// Every param of a metric (`param=*`), and with `overlay` all of them drawn on one chart.
 #[server(prefix = "/sfn", endpoint = "trend_multiples")]
 pub async fn get_trend_multiples(
-    query: TrendQuery,
+    query: TrendForm,
     overlay: bool,
 ) -> PageResult<crate::trend::TrendMultiples> {
+    let query = query
+        .parse_any_param()
+        .map_err(PageError::BadRequest)?;
     let backend = backend()?;
     let pairs = backend
-        .trend_choices(query.benchmark.clone(), query.machine.clone())
+        .trend_choices(query.benchmark.to_string(), query.machine.to_string())
         .await?;
     // As the API's `params=*`: in param order, and no more than one chart shows.
     let mut params: Vec<String> = pairs
@@ -183,11 +188,11 @@ pub async fn get_trend_multiples(
     let total = params.len();
     let mut trends = Vec::new();
     for param in params.into_iter().take(crate::trend::MAX_SERIES) {
-        let one = TrendQuery {
-            param,
-            ..query.clone()
+        // Stored params were parsed at upload; one that no longer parses is left out.
+        let Ok(param) = crate::label::Param::parse(&param) else {
+            continue;
         };
-        trends.push(backend.trend(one).await?);
+        trends.push(backend.trend(query.at(param)).await?);
     }
     let overlay = overlay.then(|| {
         let chart = crate::chart::TrendChart {

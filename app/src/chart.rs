@@ -163,7 +163,7 @@ impl TrendChart<'_> {
     /// One trend, whole, as the server's `format=svg` draws it.
     pub fn single(t: &Trend) -> TrendChart<'_> {
         TrendChart {
-            series: vec![(t.query.machine.clone(), t)],
+            series: vec![(t.query.machine.to_string(), t)],
             window: None,
             max_points: 2000,
             size: (960, 420),

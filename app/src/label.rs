@@ -120,6 +120,25 @@ impl AsRef<str> for Label {
     }
 }
 
+impl std::ops::Deref for Label {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Label {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<Label> for String {
+    fn eq(&self, other: &Label) -> bool {
+        *self == other.0
+    }
+}
+
 /// The most tags one upload (or one JSON document) may carry.
 pub const MAX_TAGS: usize = 64;
 
@@ -227,7 +246,169 @@ macro_rules! text_newtype_impls {
         }
     )*};
 }
-text_newtype_impls!(TagValue, Unit);
+text_newtype_impls!(TagValue, Unit, Param);
+
+/// A metric's param (`threads=4`, `send-64`), or empty when the metric has none: at most
+/// [`LABEL_MAX_CHARS`] characters, no control, invisible or direction-changing characters.
+/// Uploads and queries take the same ones. Kept as given (not trimmed): it names stored series.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(try_from = "String", into = "String")]
+pub struct Param(String);
+
+impl Param {
+    pub fn parse(raw: &str) -> Result<Self, LabelError> {
+        if let Some(e) = refused_char(raw) {
+            return Err(e);
+        }
+        if raw.chars().count() > LABEL_MAX_CHARS {
+            return Err(LabelError::TooLong);
+        }
+        Ok(Param(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A commit id: 7 to 64 hex digits (an abbreviated or full SHA-1 or SHA-256), kept in lower
+/// case.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct CommitSha(String);
+
+impl CommitSha {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let sha = raw.trim();
+        if (7..=64).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(CommitSha(sha.to_ascii_lowercase()))
+        } else {
+            Err(format!(
+                "must be a commit id (7 to 64 hex digits), not {:?}",
+                sha.chars().take(80).collect::<String>()
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A permalink's id as Perfline hands them out: 1 to 64 ASCII letters and digits. Anything
+/// else cannot name one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct PermalinkId(String);
+
+impl PermalinkId {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        if (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            Ok(PermalinkId(raw.to_owned()))
+        } else {
+            Err(format!(
+                "no permalink {}",
+                raw.chars().take(80).collect::<String>()
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A history's name, `repo/branch`: the repo a [`Label`] without `/`, the branch a `Label`
+/// (which may hold `/`). Uploads of histories and trend queries take the same ones.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct HistoryName {
+    repo: Label,
+    branch: Label,
+}
+
+impl HistoryName {
+    /// `repo/branch` as one string.
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let (repo, branch) = raw
+            .trim()
+            .split_once('/')
+            .ok_or_else(|| format!("history must be repo/branch, not {raw:?}"))?;
+        HistoryName::new(repo, branch)
+    }
+
+    /// A repo and a branch given apart (an upload's `repo=` and `branch=`).
+    pub fn new(repo: &str, branch: &str) -> Result<Self, String> {
+        let repo = Label::parse(repo).map_err(|e| format!("repo {e}"))?;
+        if repo.as_str().contains('/') {
+            return Err(format!(
+                "repo {repo:?} contains '/': a history is named repo/branch, so a repo has none"
+            ));
+        }
+        let branch = Label::parse(branch).map_err(|e| format!("branch {e}"))?;
+        Ok(HistoryName { repo, branch })
+    }
+
+    pub fn repo(&self) -> &str {
+        self.repo.as_str()
+    }
+
+    pub fn branch(&self) -> &str {
+        self.branch.as_str()
+    }
+}
+
+impl fmt::Display for HistoryName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.repo, self.branch)
+    }
+}
+
+impl TryFrom<String> for HistoryName {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        HistoryName::parse(&value)
+    }
+}
+
+impl From<HistoryName> for String {
+    fn from(value: HistoryName) -> Self {
+        value.to_string()
+    }
+}
+
+macro_rules! string_newtype_impls {
+    ($($t:ident),*) => {$(
+        impl TryFrom<String> for $t {
+            type Error = String;
+            fn try_from(value: String) -> Result<Self, String> {
+                $t::parse(&value)
+            }
+        }
+        impl From<$t> for String {
+            fn from(value: $t) -> Self {
+                value.0
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+        impl std::ops::Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+    )*};
+}
+string_newtype_impls!(CommitSha, PermalinkId);
 
 /// A commit subject as stored and shown: control characters (ESC, BEL, CR...) dropped, so
 /// that nothing a `git log` line carries can drive a terminal, and cut to
@@ -286,6 +467,10 @@ macro_rules! label_list {
         impl $name {
             pub fn into_strings(self) -> Vec<String> {
                 self.0.into_iter().map(String::from).collect()
+            }
+
+            pub fn labels(&self) -> &[Label] {
+                &self.0
             }
         }
 
@@ -565,4 +750,51 @@ mod openapi {
         }
     }
     impl ToSchema for Machines {}
+
+    /// No control, invisible or direction-changing characters; may be empty.
+    const PARAM_PATTERN: &str = r"^[^\x00-\x1F\x7F-\x9F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]*$";
+
+    impl PartialSchema for Param {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A metric's param (`threads=4`), or empty: no control or invisible characters.",
+                LABEL_MAX_CHARS,
+                Some(PARAM_PATTERN),
+            )
+        }
+    }
+    impl ToSchema for Param {}
+
+    impl PartialSchema for CommitSha {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A commit id: 7 to 64 hex digits.",
+                64,
+                Some("^[0-9A-Fa-f]{7,64}$"),
+            )
+        }
+    }
+    impl ToSchema for CommitSha {}
+
+    impl PartialSchema for PermalinkId {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A permalink's id: letters and digits.",
+                64,
+                Some("^[0-9A-Za-z]{1,64}$"),
+            )
+        }
+    }
+    impl ToSchema for PermalinkId {}
+
+    impl PartialSchema for HistoryName {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A history: `repo/branch` (the repo holds no `/`).",
+                2 * LABEL_MAX_CHARS + 1,
+                Some("^[^/]+/.+$"),
+            )
+        }
+    }
+    impl ToSchema for HistoryName {}
 }

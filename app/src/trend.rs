@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::label::{CommitSha, HistoryName, Label, Param};
+
 /// The `param` that asks for every param of a metric (`/trend?param=*`).
 pub const ALL_PARAMS: &str = "*";
 
@@ -41,24 +43,99 @@ impl Mark {
 }
 
 /// What a trend shows: one metric at one param of one benchmark on one machine.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+/// Parsed once where it comes in (the API's query string, the trend page's form); every name
+/// is valid from there on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrendQuery {
+    pub benchmark: Label,
+    pub machine: Label,
+    pub metric: Label,
+    #[serde(default)]
+    pub param: Param,
+    /// The history (`repo/branch`) to order commits by; default: the one holding most of them.
+    pub history: Option<HistoryName>,
+}
+
+impl TrendQuery {
+    /// The same trend at another param.
+    pub fn at(&self, param: Param) -> TrendQuery {
+        TrendQuery {
+            param,
+            ..self.clone()
+        }
+    }
+
+    /// The same trend on another machine.
+    pub fn on(&self, machine: Label) -> TrendQuery {
+        TrendQuery {
+            machine,
+            ..self.clone()
+        }
+    }
+}
+
+/// The trend page's form as typed: any field may still be empty or wrong. [`TrendForm::parse`]
+/// makes the [`TrendQuery`] of it, in the browser before the page asks and on the server
+/// when it is asked, with the same types the API parses its query string into.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct TrendForm {
     pub benchmark: String,
     pub machine: String,
     pub metric: String,
     pub param: String,
-    /// The history (`repo/branch`) to order commits by; default: the one holding most of them.
     pub history: Option<String>,
+}
+
+impl TrendForm {
+    /// `None` until benchmark, machine and metric are chosen, and while `param` is `*` (the
+    /// small multiples show those); else the query, or what is wrong with the form.
+    pub fn parse(&self) -> Result<Option<TrendQuery>, String> {
+        if self.benchmark.trim().is_empty()
+            || self.machine.trim().is_empty()
+            || self.metric.trim().is_empty()
+            || self.param == ALL_PARAMS
+        {
+            return Ok(None);
+        }
+        self.parse_any_param().map(Some)
+    }
+
+    /// The query, `param` as it is (`*` included, for the small multiples' metric).
+    pub fn parse_any_param(&self) -> Result<TrendQuery, String> {
+        let label = |field: &str, v: &str| Label::parse(v).map_err(|e| format!("{field} {e}"));
+        Ok(TrendQuery {
+            benchmark: label("benchmark", &self.benchmark)?,
+            machine: label("machine", &self.machine)?,
+            metric: label("metric", &self.metric)?,
+            param: Param::parse(&self.param).map_err(|e| format!("param {e}"))?,
+            history: match self.history.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(h) => Some(HistoryName::parse(h)?),
+            },
+        })
+    }
+}
+
+impl From<&TrendQuery> for TrendForm {
+    fn from(q: &TrendQuery) -> TrendForm {
+        TrendForm {
+            benchmark: q.benchmark.to_string(),
+            machine: q.machine.to_string(),
+            metric: q.metric.to_string(),
+            param: q.param.to_string(),
+            history: q.history.as_ref().map(ToString::to_string),
+        }
+    }
 }
 
 /// A regression report: the runs at commit `bad` against those at `base`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportQuery {
-    pub benchmark: String,
-    pub machine: String,
-    pub base: String,
-    pub bad: String,
+    pub benchmark: Label,
+    pub machine: Label,
+    pub base: CommitSha,
+    pub bad: CommitSha,
 }
 
 impl ReportQuery {
@@ -141,7 +218,7 @@ impl Trend {
     /// The chart's title: the metric, and the param when there is one.
     pub fn title(&self) -> String {
         if self.query.param.is_empty() {
-            self.query.metric.clone()
+            self.query.metric.to_string()
         } else {
             format!("{}.{}", self.query.metric, self.query.param)
         }
@@ -562,7 +639,7 @@ pub struct TrendView {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TrendViewQuery {
-    pub trend: TrendQuery,
+    pub trend: TrendForm,
     /// Other machines to draw on the same axis.
     pub also: Vec<String>,
     /// The axis window `from..=to`; all by default, or the commits around `bad`.

@@ -120,8 +120,8 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
         let good = find(&q.good).map_or_else(|| "?".to_owned(), |(_, g)| g);
         format!("Alert range: last good {good} → first bad {bad} (selected; the chart shows the commits around it)")
     });
-    let mut series = vec![(t.query.machine.clone(), t)];
-    series.extend(others.iter().map(|o| (o.query.machine.clone(), o)));
+    let mut series = vec![(t.query.machine.to_string(), t)];
+    series.extend(others.iter().map(|o| (o.query.machine.to_string(), o)));
     let chart = TrendChart {
         series,
         window: Some(window),
@@ -157,13 +157,13 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
                 encode(&after.kernel),
                 encode(&tq.metric)
             );
-            let report = match (&before.sha, &after.sha) {
+            let report = match (sha(before), sha(after)) {
                 (Some(base), Some(bad)) => Some(
                     ReportQuery {
                         benchmark: tq.benchmark.clone(),
                         machine: tq.machine.clone(),
-                        base: base.clone(),
-                        bad: bad.clone(),
+                        base,
+                        bad,
                     }
                     .path(),
                 ),
@@ -190,13 +190,13 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
         Some(ReportQuery {
             benchmark: tq.benchmark.clone(),
             machine: tq.machine.clone(),
-            base: before.sha.clone()?,
-            bad: t.points.get(c.x)?.sha.clone()?,
+            base: sha(before)?,
+            bad: sha(t.points.get(c.x)?)?,
         })
     });
     TrendView {
         query: t.query.clone(),
-        also: others.iter().map(|o| o.query.machine.clone()).collect(),
+        also: others.iter().map(|o| o.query.machine.to_string()).collect(),
         title: t.title(),
         order: t.order.clone(),
         n,
@@ -211,4 +211,9 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
         changes,
         report,
     }
+}
+
+/// A point's commit as a query names it (stored commits were parsed at upload).
+fn sha(p: &TrendPoint) -> Option<crate::label::CommitSha> {
+    crate::label::CommitSha::parse(p.sha.as_deref()?).ok()
 }

@@ -12,13 +12,13 @@ use crate::api::{
     get_trend_view, mark_runs,
 };
 use crate::trend::{
-    lttb, Mark, ReportQuery, Trend, TrendFigure, TrendQuery, TrendView, TrendViewQuery,
+    lttb, Mark, ReportQuery, Trend, TrendFigure, TrendForm, TrendView, TrendViewQuery,
     ALL_PARAMS as ALL,
 };
 use crate::types::CompareChoices;
 
-fn query_from_map(map: &leptos_router::params::ParamsMap) -> TrendQuery {
-    TrendQuery {
+fn query_from_map(map: &leptos_router::params::ParamsMap) -> TrendForm {
+    TrendForm {
         benchmark: map.get("benchmark").unwrap_or_default(),
         machine: map.get("machine").unwrap_or_default(),
         metric: map.get("metric").unwrap_or_default(),
@@ -28,7 +28,7 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> TrendQuery {
 }
 
 /// The URL of this view.
-fn trend_href(q: &TrendQuery) -> String {
+fn trend_href(q: &TrendForm) -> String {
     let mut url = format!(
         "/trend?benchmark={}&machine={}&metric={}&param={}",
         encode(&q.benchmark),
@@ -161,7 +161,7 @@ async fn form_choices(
 
 /// The small multiples of `param=*`, or (`overlay`) all of them on one chart.
 fn multiples_view(
-    q: &TrendQuery,
+    q: &TrendForm,
     one_chart: bool,
     all: &[Trend],
     total: usize,
@@ -201,7 +201,7 @@ fn multiples_view(
 /// choose from when the benchmark or the machine changes.
 #[island]
 fn TrendForm(
-    initial: TrendQuery,
+    initial: TrendForm,
     also: Vec<String>,
     choices: CompareChoices,
     series: Vec<(String, String)>,
@@ -314,13 +314,13 @@ fn small_chart(t: &Trend) -> AnyView {
         .map(|&i| view! { <circle class=format!("point {}", mark_class(t.points[i].mark)) cx=x(i) cy=y(means[i]) r="3" /> })
         .collect_view();
     let title = if t.query.param.is_empty() {
-        t.query.metric.clone()
+        t.query.metric.to_string()
     } else {
         format!("{} @ {}", t.query.metric, t.query.param)
     };
     view! {
-        <figure class="small-multiple" data-param=t.query.param.clone()>
-            <a href=trend_href(&t.query)>
+        <figure class="small-multiple" data-param=t.query.param.to_string()>
+            <a href=trend_href(&TrendForm::from(&t.query))>
                 <svg class="trend small" viewBox=format!("0 0 {w} {h}") width=w height=h role="img">
                     <title>{title.clone()}</title>
                     <polyline class="trend-line" points=line />
@@ -395,7 +395,7 @@ fn mark_class(m: Option<Mark>) -> &'static str {
 /// shows (`TrendView`); another window, a mark or a selection asks the server again.
 #[island]
 fn TrendPanel(v: TrendView) -> impl IntoView {
-    let q = v.query.clone();
+    let q = TrendForm::from(&v.query);
     let also = v.also.clone();
     let n = v.n;
     let axis = v.axis;

@@ -177,7 +177,7 @@ impl Backend for StoreBackend {
 
     async fn report(&self, q: ReportQuery, link: String) -> PageResult<String> {
         self.0
-            .report(&q.benchmark, &q.machine, &q.base, &q.bad, &link)
+            .report(&q, &link)
             .await
             .map_err(page_error)
     }

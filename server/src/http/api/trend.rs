@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
-use app::label::{empty_as_none, Bounded, Label, Machines};
+use app::label::{empty_as_none, Bounded, CommitSha, HistoryName, Label, Machines, Param};
 use app::trend::{Mark, TrendQuery};
 
 use super::extract::{ApiJson, ApiQuery};
@@ -30,13 +30,14 @@ pub struct TrendParams {
     #[serde(default, deserialize_with = "empty_as_none")]
     metric: Option<Label>,
     #[serde(default)]
-    param: String,
+    param: Param,
     /// Several machines on one chart (comma-separated), instead of `machine`.
     machines: Option<Machines>,
     /// Several params on one chart (comma-separated, or `*` for all), instead of `param`.
     params: Option<String>,
     /// Order by this uploaded history, `repo/branch`.
-    history: Option<String>,
+    #[serde(default, deserialize_with = "empty_as_none")]
+    history: Option<HistoryName>,
     /// `json` (default), `text` (the ASCII chart), `svg`, `html` (a self-contained file).
     format: Option<String>,
     /// The ASCII chart's columns and lines.
@@ -76,11 +77,11 @@ pub async fn trend(
         return several(state, q, shape).await;
     }
     let query = TrendQuery {
-        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
-        machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
-        metric: q.metric.ok_or_else(|| missing("metric"))?.into(),
+        benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
+        machine: q.machine.ok_or_else(|| missing("machine"))?,
+        metric: q.metric.ok_or_else(|| missing("metric"))?,
         param: q.param,
-        history: q.history.filter(|h| !h.is_empty()),
+        history: q.history,
     };
     let generation = state.store.generation().await?;
     let shape_key = format!("{shape:?} {width}x{height}");
@@ -171,21 +172,14 @@ use app::trend::MAX_SERIES;
 /// SVG chart (an ASCII chart shows one trend).
 async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
     let missing = |name: &str| ApiError::BadRequest(format!("{name} is required"));
-    let benchmark: String = q.benchmark.ok_or_else(|| missing("benchmark"))?.into();
-    let metric: String = q.metric.ok_or_else(|| missing("metric"))?.into();
-    let list = |s: &str| -> Vec<String> {
-        s.split(',')
-            .map(str::trim)
-            .filter(|x| !x.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    let base = TrendQuery {
+    let benchmark = q.benchmark.ok_or_else(|| missing("benchmark"))?;
+    let metric = q.metric.ok_or_else(|| missing("metric"))?;
+    let base = |machine: Label, param: Param| TrendQuery {
         benchmark: benchmark.clone(),
-        machine: q.machine.clone().map(String::from).unwrap_or_default(),
+        machine,
         metric: metric.clone(),
-        param: q.param.clone(),
-        history: q.history.filter(|h| !h.is_empty()),
+        param,
+        history: q.history.clone(),
     };
     let (queries, by): (Vec<TrendQuery>, &str) = match (&q.machines, &q.params) {
         (Some(_), Some(_)) => {
@@ -195,41 +189,40 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
         }
         (Some(machines), None) => (
             machines
-                .clone()
-                .into_strings()
-                .into_iter()
-                .map(|machine| TrendQuery {
-                    machine,
-                    ..base.clone()
-                })
+                .labels()
+                .iter()
+                .map(|machine| base(machine.clone(), q.param.clone()))
                 .collect(),
             "machine",
         ),
         (None, Some(params)) => {
-            if base.machine.is_empty() {
-                return Err(missing("machine"));
-            }
-            let params = if params.trim() == "*" {
+            let machine = q.machine.clone().ok_or_else(|| missing("machine"))?;
+            let params: Vec<Param> = if params.trim() == app::trend::ALL_PARAMS {
                 let mut all: Vec<String> = state
                     .store
-                    .trend_choices(&benchmark, &base.machine)
+                    .trend_choices(&benchmark, &machine)
                     .await?
                     .into_iter()
                     .filter(|(m, _)| *m == metric)
                     .map(|(_, p)| p)
                     .collect();
                 all.sort_by(|a, b| app::types::compare_params(a, b));
-                all
+                // Stored params were parsed at upload.
+                all.iter().filter_map(|p| Param::parse(p).ok()).collect()
             } else {
-                list(params)
+                params
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(|p| {
+                        Param::parse(p).map_err(|e| ApiError::BadRequest(format!("param {p:?} {e}")))
+                    })
+                    .collect::<Result<_, _>>()?
             };
             (
                 params
                     .into_iter()
-                    .map(|param| TrendQuery {
-                        param,
-                        ..base.clone()
-                    })
+                    .map(|param| base(machine.clone(), param))
                     .collect(),
                 "param",
             )
@@ -256,7 +249,7 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
                         .iter()
                         .map(|t| {
                             let name = if by_machine {
-                                t.query.machine.clone()
+                                t.query.machine.to_string()
                             } else {
                                 format!("{} {}", t.query.metric, t.query.param)
                             };
@@ -394,8 +387,8 @@ pub async fn mark_run(
 pub struct ReportParams {
     benchmark: Label,
     machine: Label,
-    base: String,
-    bad: String,
+    base: CommitSha,
+    bad: CommitSha,
     /// `text` (default) or `html` (a self-contained file).
     format: Option<String>,
 }
@@ -419,8 +412,8 @@ fn trend_document(t: &app::trend::Trend, svg: String, width: usize, height: usiz
     use crate::http::offline::{document, Part};
     let q = &t.query;
     let facts = vec![
-        ("benchmark".to_owned(), q.benchmark.clone()),
-        ("machine".to_owned(), q.machine.clone()),
+        ("benchmark".to_owned(), q.benchmark.to_string()),
+        ("machine".to_owned(), q.machine.to_string()),
         ("metric".to_owned(), t.title()),
         ("ordered by".to_owned(), t.order.clone()),
         ("commits".to_owned(), t.points.len().to_string()),
@@ -463,21 +456,19 @@ pub async fn report(
         }
     };
     let link = format!("{}{uri}", super::origin(&state, &headers));
-    let text = state
-        .report(
-            q.benchmark.as_str(),
-            q.machine.as_str(),
-            &q.base,
-            &q.bad,
-            &link,
-        )
-        .await?;
+    let query = app::trend::ReportQuery {
+        benchmark: q.benchmark,
+        machine: q.machine,
+        base: q.base,
+        bad: q.bad,
+    };
+    let text = state.report(&query, &link).await?;
     if html {
         use crate::http::offline::{document, Part};
         let doc = document(
             &format!(
                 "{} on {}: {} against {}",
-                q.benchmark, q.machine, q.bad, q.base
+                query.benchmark, query.machine, query.bad, query.base
             ),
             &[Part::Pre(text), Part::Link("This report".into(), link)],
         );

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use app::alerts::{Alert, CommitRef};
 use app::label::Direction;
+use app::label::{Label, Param};
 use app::trend::{Trend, TrendQuery};
 
 use super::detect::{self, Rule};
@@ -82,17 +83,26 @@ async fn examine(
     if settings.ignore {
         return Ok(None);
     }
+    // Stored names were parsed at upload; one a trend query refuses has no trend to watch.
+    let (Ok(benchmark), Ok(machine), Ok(metric), Ok(param)) = (
+        Label::parse(&job.benchmark),
+        Label::parse(&job.machine),
+        Label::parse(&job.metric),
+        Param::parse(&job.param),
+    ) else {
+        return Ok(None);
+    };
     let query = TrendQuery {
-        benchmark: job.benchmark.clone(),
-        machine: job.machine.clone(),
-        metric: job.metric.clone(),
-        param: job.param.clone(),
+        benchmark,
+        machine,
+        metric,
+        param,
         history: None,
     };
     let trend = match state.trend(query).await {
         Ok(t) => t,
-        // Deleted since it was queued, or a label the trend query refuses.
-        Err(ServiceError::NotFound(_) | ServiceError::Invalid(_)) => return Ok(None),
+        // Deleted since it was queued.
+        Err(ServiceError::NotFound(_)) => return Ok(None),
         Err(e) => return Err(e),
     };
     let known = state

@@ -380,9 +380,9 @@ async fn render(
             builder = builder.to(to.clone());
         }
         let message = if e.event.kind == "new" {
-            let report = match (&summary.good.sha, &summary.bad.sha, &links.report) {
-                (Some(good), Some(bad), Some(link)) => state
-                    .report(&summary.benchmark, &summary.machine, good, bad, link)
+            let report = match (report_query(&summary), &links.report) {
+                (Some(query), Some(link)) => state
+                    .report(&query, link)
                     .await
                     .map_err(|err| tracing::warn!(error = %err, "no report for the alert mail"))
                     .ok(),
@@ -578,6 +578,17 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
             permanent: true,
         }),
     }
+}
+
+/// The report of a summary's commits, when both are known (its names were parsed at upload).
+fn report_query(summary: &app::alerts::AlertSummary) -> Option<app::trend::ReportQuery> {
+    use app::label::{CommitSha, Label};
+    Some(app::trend::ReportQuery {
+        benchmark: Label::parse(&summary.benchmark).ok()?,
+        machine: Label::parse(&summary.machine).ok()?,
+        base: CommitSha::parse(summary.good.sha.as_deref()?).ok()?,
+        bad: CommitSha::parse(summary.bad.sha.as_deref()?).ok()?,
+    })
 }
 
 #[cfg(test)]

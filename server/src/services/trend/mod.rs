@@ -9,7 +9,6 @@ mod report;
 
 use std::sync::Arc;
 
-use app::label::Label;
 use app::trend::{Trend, TrendQuery};
 
 use crate::services::ServiceError;
@@ -22,36 +21,12 @@ pub use build::build;
 pub(crate) use build::names;
 pub use cache::TrendCache;
 
-/// Checks a trend query at the edge.
-pub fn validate(q: &TrendQuery) -> Result<(), ServiceError> {
-    let label = |field: &str, value: &str| {
-        Label::parse(value).map_err(|e| ServiceError::Invalid(format!("{field} {e}")))
-    };
-    label("benchmark", &q.benchmark)?;
-    label("machine", &q.machine)?;
-    label("metric", &q.metric)?;
-    if q.param.chars().any(char::is_control) {
-        return Err(ServiceError::Invalid(
-            "param contains a control character".into(),
-        ));
-    }
-    if let Some(h) = &q.history {
-        if !h.contains('/') {
-            return Err(ServiceError::Invalid(format!(
-                "history must be repo/branch, not {h:?}"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// How many of a trend's newest commits choose the history it is ordered by, when it names none.
 const HISTORY_CHOOSERS: usize = 200;
 
 impl Services {
     /// The trend of `query`, from the cache when nothing was written since it was computed.
     pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ServiceError> {
-        validate(&query)?;
         let generation = self.store.generation().await?;
         if let Some(t) = self
             .metrics
@@ -96,12 +71,11 @@ impl Services {
                 shas.push(c);
             }
         }
-        let wanted = query.history.as_deref().and_then(|h| h.split_once('/'));
+        let wanted = query.history.as_ref().map(|h| (h.repo(), h.branch()));
         let history = self.store.history_for(wanted, &shas).await?;
-        if wanted.is_some() && history.is_none() {
+        if let (Some(name), None) = (&query.history, &history) {
             return Err(ServiceError::NotFound(format!(
-                "no history {}; upload one with POST /api/v1/commits?repo=R&branch=B",
-                query.history.as_deref().unwrap_or_default()
+                "no history {name}; upload one with POST /api/v1/commits?repo=R&branch=B"
             )));
         }
         let marks = self.store.commit_marks().await?;

@@ -1,35 +1,18 @@
 //! The LKP robot's regression mail: the changed metrics between two commits and their trends.
 
-use app::label::{Direction, Label};
-use app::trend::TrendQuery;
+use app::label::{Direction, Label, Param};
+use app::trend::{ReportQuery, TrendQuery};
 
 use super::names;
-use crate::ingest::history::is_sha;
 use crate::services::ServiceError;
 use crate::services::Services;
 
 impl Services {
     /// The LKP robot's regression mail for `bad` against `base`: the `%stddev %change %stddev`
     /// table of every metric LKP's rule calls changed, then the ASCII trend of each.
-    pub async fn report(
-        &self,
-        benchmark: &str,
-        machine: &str,
-        base: &str,
-        bad: &str,
-        link: &str,
-    ) -> Result<String, ServiceError> {
-        for (name, v) in [("benchmark", benchmark), ("machine", machine)] {
-            Label::parse(v).map_err(|e| ServiceError::Invalid(format!("{name} {e}")))?;
-        }
-        for (name, v) in [("base", base), ("bad", bad)] {
-            if !is_sha(v) {
-                return Err(ServiceError::Invalid(format!(
-                    "{name} must be a commit id (7 to 64 hex digits), not {v:?}"
-                )));
-            }
-        }
-        let (base, bad) = (base.to_ascii_lowercase(), bad.to_ascii_lowercase());
+    pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
+        let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
+        let (base, bad) = (q.base.to_string(), q.bad.to_string());
         let mut series = self.store.commit_series(benchmark, machine).await?;
         series.retain_mut(|s| {
             let matches = |c: &str| names(c, &s.kernel) || names(&s.kernel, c);
@@ -130,12 +113,17 @@ impl Services {
             .collect();
         out.push_str(&app::compare::lkp_report(&c, false, "commit", &described));
         for row in &changed {
+            // Stored names were parsed at upload; a row whose are refused has no trend.
+            let (Ok(metric), Ok(param)) = (Label::parse(&row.metric), Param::parse(&row.param))
+            else {
+                continue;
+            };
             let trend = self
                 .trend(TrendQuery {
-                    benchmark: benchmark.to_owned(),
-                    machine: machine.to_owned(),
-                    metric: row.metric.clone(),
-                    param: row.param.clone(),
+                    benchmark: q.benchmark.clone(),
+                    machine: q.machine.clone(),
+                    metric,
+                    param,
                     history: None,
                 })
                 .await?;
