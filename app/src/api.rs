@@ -8,7 +8,9 @@ use crate::compare::Comparison;
 use crate::error::PageError;
 use crate::error::PageResult;
 use crate::needs;
-use crate::trend::{Mark, ReportQuery, TrendForm, TrendQuery};
+#[cfg(feature = "ssr")]
+use crate::trend::TrendQuery;
+use crate::trend::{Mark, ReportQuery, TrendForm};
 use crate::types::*;
 
 /// What the pages need from the server. Implemented by the `server` crate over its store, so
@@ -171,9 +173,7 @@ pub async fn get_trend_multiples(
     query: TrendForm,
     overlay: bool,
 ) -> PageResult<crate::trend::TrendMultiples> {
-    let query = query
-        .parse_any_param()
-        .map_err(PageError::BadRequest)?;
+    let query = query.parse_any_param().map_err(PageError::BadRequest)?;
     let backend = backend()?;
     let pairs = backend
         .trend_choices(query.benchmark.to_string(), query.machine.to_string())

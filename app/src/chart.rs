@@ -404,12 +404,7 @@ mod tests {
             p.x = x;
         }
         Trend {
-            query: TrendQuery {
-                benchmark: "hackbench".into(),
-                machine: machine.into(),
-                metric: "time".into(),
-                ..TrendQuery::default()
-            },
+            query: TrendQuery::parse("hackbench", machine, "time", "").unwrap(),
             order: "history linux/master".into(),
             unit: Some("s".into()),
             direction: crate::label::Direction::Lower,
@@ -446,8 +441,11 @@ mod tests {
     /// series' names are in the SVG, user text escaped and without control characters.
     #[test]
     fn draws_every_series_and_reports_where_points_are() {
+        // A machine's name cannot hold a control character any more (it is a `Label`), but
+        // a series' name is any text: the chart still escapes and cleans it.
+        let hostile = "<script>a\u{1}</script>";
         let a = trend(
-            "<script>a\u{1}</script>",
+            "a",
             vec![
                 point("c1", 1, 10.0, Some(Mark::Good)),
                 point("c2", 2, 12.0, Some(Mark::Bad)),
@@ -458,7 +456,7 @@ mod tests {
             vec![point("c1", 1, 20.0, None), point("c2", 2, 21.0, None)],
         );
         let chart = TrendChart {
-            series: vec![(a.query.machine.clone(), &a), ("b".into(), &b)],
+            series: vec![(hostile.to_string(), &a), ("b".into(), &b)],
             window: None,
             max_points: 100,
             size: (600, 300),
@@ -526,12 +524,7 @@ mod overflow {
 
     fn trend_of(values: &[f64]) -> Trend {
         Trend {
-            query: TrendQuery {
-                benchmark: "b".into(),
-                machine: "m".into(),
-                metric: "tput".into(),
-                ..TrendQuery::default()
-            },
+            query: TrendQuery::parse("b", "m", "tput", "").unwrap(),
             order: "kernel version".into(),
             unit: None,
             direction: crate::label::Direction::Higher,

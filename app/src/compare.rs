@@ -495,7 +495,8 @@ fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
 /// The `%stddev %change %stddev` report of LKP's `ncompare`, for the rows LKP would call
 /// changed (all rows with `all`).
 pub fn lkp_text(c: &Comparison, all: bool) -> String {
-    lkp_report(c, all, "kernel", &c.query.kernels)
+    let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
+    lkp_report(c, all, "kernel", &kernels)
 }
 
 /// lkp-tests' `fail:runs  %reproduction  fail:runs` block: per failure key (`is_failure_key`)
@@ -567,7 +568,11 @@ pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -
     out.push_str(&"=".repeat(89));
     out.push('\n');
     out.push_str("benchmark/machine:\n");
-    out.push_str(&format!("  {}/{}\n\n", c.query.benchmark, c.query.machine));
+    out.push_str(&format!(
+        "  {}/{}\n\n",
+        c.query.benchmark,
+        c.query.machine_name()
+    ));
     out.push_str(&format!("{axis}: \n"));
     for k in described {
         out.push_str(&format!("  {k}\n"));
@@ -723,13 +728,7 @@ mod tests {
         let base = cell(one.clone(), None, "t", Direction::Higher);
         let other = cell(one, Some(&base.stats), "t", Direction::Higher);
         let c = Comparison {
-            query: CompareQuery {
-                benchmark: "b".into(),
-                machine: "m".into(),
-                kernels: vec!["a".into(), "b".into()],
-                metric: None,
-                columns: false,
-            },
+            query: CompareQuery::parse("b", "m", &["a", "b"]).unwrap(),
             runs: Vec::new(),
             precision: 2,
             permalink: None,

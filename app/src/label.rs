@@ -250,20 +250,14 @@ text_newtype_impls!(TagValue, Unit, Param);
 
 /// A metric's param (`threads=4`, `send-64`), or empty when the metric has none: at most
 /// [`LABEL_MAX_CHARS`] characters, no control, invisible or direction-changing characters.
-/// Uploads and queries take the same ones. Kept as given (not trimmed): it names stored series.
+/// Uploads and queries take the same ones, trimmed (as series are stored).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
 #[serde(try_from = "String", into = "String")]
 pub struct Param(String);
 
 impl Param {
     pub fn parse(raw: &str) -> Result<Self, LabelError> {
-        if let Some(e) = refused_char(raw) {
-            return Err(e);
-        }
-        if raw.chars().count() > LABEL_MAX_CHARS {
-            return Err(LabelError::TooLong);
-        }
-        Ok(Param(raw.to_owned()))
+        Ok(Param(check_text(raw, LABEL_MAX_CHARS)?.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -471,6 +465,10 @@ macro_rules! label_list {
 
             pub fn labels(&self) -> &[Label] {
                 &self.0
+            }
+
+            pub fn into_labels(self) -> Vec<Label> {
+                self.0
             }
         }
 

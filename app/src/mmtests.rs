@@ -283,9 +283,9 @@ pub fn header_parts(name: &str) -> (String, String) {
 }
 
 /// Two header lines: `first` wide blank cell, then each name's parts right-aligned in 29.
-pub fn header(kernels: &[String], first: usize) -> String {
+pub fn header<K: AsRef<str>>(kernels: &[K], first: usize) -> String {
     let mut out = String::new();
-    let parts: Vec<(String, String)> = kernels.iter().map(|k| header_parts(k)).collect();
+    let parts: Vec<(String, String)> = kernels.iter().map(|k| header_parts(k.as_ref())).collect();
     for line in 0..2 {
         out.push_str(&format!("{:>first$}", ""));
         for (top, bottom) in &parts {
@@ -596,7 +596,7 @@ pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
             })
             .collect();
         out.push(RatioTable {
-            kernels: c.query.kernels.clone(),
+            kernels: c.query.kernels.iter().map(ToString::to_string).collect(),
             direction,
             rows: table_rows,
             dmean,

@@ -58,6 +58,23 @@ pub struct TrendQuery {
 }
 
 impl TrendQuery {
+    /// The trend of `metric` at `param` of `benchmark` on `machine`, in the default order.
+    pub fn parse(
+        benchmark: &str,
+        machine: &str,
+        metric: &str,
+        param: &str,
+    ) -> Result<TrendQuery, String> {
+        TrendForm {
+            benchmark: benchmark.into(),
+            machine: machine.into(),
+            metric: metric.into(),
+            param: param.into(),
+            history: None,
+        }
+        .parse_any_param()
+    }
+
     /// The same trend at another param.
     pub fn at(&self, param: Param) -> TrendQuery {
         TrendQuery {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Direction;
+use crate::label::{Direction, Label, MAX_KERNELS};
 
 /// One run as listed: a benchmark executed on one machine with one kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,21 +129,185 @@ pub struct RunPage {
     pub offset: i64,
 }
 
-/// A comparison request: benchmark and machine, kernels with the baseline first.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+/// A comparison request: benchmark and machine, kernels with the baseline first. Parsed once
+/// where it comes in (the API's query string, the compare page's form, a permalink's stored
+/// spec): every name is a [`Label`], there are 1 to [`MAX_KERNELS`] distinct kernels, and with
+/// `columns` each is a column spec whose machine is known.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "RawCompareQuery")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CompareQuery {
-    pub benchmark: String,
-    /// The machine of every column that names none (empty when every column names its own).
-    pub machine: String,
+    pub benchmark: Label,
+    /// The machine of every column that names none (`None` when every column names its own).
+    #[serde(serialize_with = "none_as_empty")]
+    pub machine: Option<Label>,
     /// The columns, baseline first: kernel versions, or with `columns` set, column specs
     /// (`6.1.0@box-a`: a kernel on a machine; `governor=performance`: runs with that tag;
     /// `6.1.0@box-a:governor=performance`: both). Also the columns' labels.
-    pub kernels: Vec<String>,
-    pub metric: Option<String>,
+    pub kernels: Vec<Label>,
+    pub metric: Option<Label>,
     /// `kernels` are column specs (`GET /api/v1/compare?columns=...`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub columns: bool,
+}
+
+/// A comparison request as JSON carries it (a stored permalink's spec, a page's call), before
+/// its fields are checked together.
+#[derive(Deserialize)]
+struct RawCompareQuery {
+    benchmark: Label,
+    #[serde(default, deserialize_with = "crate::label::empty_as_none")]
+    machine: Option<Label>,
+    kernels: Vec<Label>,
+    #[serde(default)]
+    metric: Option<Label>,
+    #[serde(default)]
+    columns: bool,
+}
+
+impl TryFrom<RawCompareQuery> for CompareQuery {
+    type Error = String;
+    fn try_from(r: RawCompareQuery) -> Result<Self, String> {
+        CompareQuery::new(r.benchmark, r.machine, r.kernels, r.metric, r.columns)
+    }
+}
+
+fn none_as_empty<S: serde::Serializer>(v: &Option<Label>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(v.as_ref().map_or("", Label::as_str))
+}
+
+impl CompareQuery {
+    /// A comparison of `kernels` (or with `columns`, of column specs), checked together.
+    pub fn new(
+        benchmark: Label,
+        machine: Option<Label>,
+        kernels: Vec<Label>,
+        metric: Option<Label>,
+        columns: bool,
+    ) -> Result<CompareQuery, String> {
+        if kernels.is_empty() {
+            return Err(
+                "kernels must name at least one kernel (kernels=K0,K1,...; K0 is the baseline)"
+                    .into(),
+            );
+        }
+        if kernels.len() > MAX_KERNELS {
+            return Err(format!(
+                "kernels names {} kernels; a comparison takes at most {MAX_KERNELS}",
+                kernels.len()
+            ));
+        }
+        for (i, k) in kernels.iter().enumerate() {
+            if kernels[..i].contains(k) {
+                return Err(format!("kernels names {k} twice"));
+            }
+            if columns {
+                let spec = ColumnSpec::parse(k).ok_or_else(|| {
+                    format!(
+                        "column {} ({k:?}) must be kernel@machine, key=value, or kernel@machine:key=value",
+                        i + 1
+                    )
+                })?;
+                for part in [&spec.kernel, &spec.machine].into_iter().flatten() {
+                    Label::parse(part).map_err(|e| format!("column {} {e}", i + 1))?;
+                }
+                if spec.machine.is_none() && machine.is_none() {
+                    return Err(format!(
+                        "column {} ({k}) names no machine: write {k}@M or give machine=M",
+                        i + 1
+                    ));
+                }
+            }
+        }
+        if !columns && machine.is_none() {
+            return Err("machine is required".into());
+        }
+        Ok(CompareQuery {
+            benchmark,
+            machine,
+            kernels,
+            metric,
+            columns,
+        })
+    }
+
+    /// The comparison of `kernels` of `benchmark` on `machine`, every metric.
+    pub fn parse(benchmark: &str, machine: &str, kernels: &[&str]) -> Result<CompareQuery, String> {
+        CompareForm {
+            benchmark: benchmark.into(),
+            machine: machine.into(),
+            kernels: kernels.iter().map(|k| (*k).to_owned()).collect(),
+            metric: None,
+            columns: false,
+        }
+        .parse()?
+        .ok_or_else(|| "names no comparison".to_owned())
+    }
+
+    /// The machine's name, or empty when every column names its own.
+    pub fn machine_name(&self) -> &str {
+        self.machine.as_ref().map_or("", Label::as_str)
+    }
+}
+
+/// The compare page's form as typed: any field may still be empty or wrong.
+/// [`CompareForm::parse`] makes the [`CompareQuery`] of it with the same types the API parses
+/// its query string into, in the browser before the page asks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct CompareForm {
+    pub benchmark: String,
+    pub machine: String,
+    pub kernels: Vec<String>,
+    pub metric: Option<String>,
+    pub columns: bool,
+}
+
+impl CompareForm {
+    /// `None` until a benchmark, a machine (or columns) and kernels are chosen; else the
+    /// query, or what is wrong with the form.
+    pub fn parse(&self) -> Result<Option<CompareQuery>, String> {
+        if self.benchmark.trim().is_empty()
+            || (self.machine.trim().is_empty() && !self.columns)
+            || self.kernels.is_empty()
+        {
+            return Ok(None);
+        }
+        let label = |field: &str, v: &str| Label::parse(v).map_err(|e| format!("{field} {e}"));
+        let machine = match self.machine.trim() {
+            "" => None,
+            m => Some(label("machine", m)?),
+        };
+        let kernels = self
+            .kernels
+            .iter()
+            .enumerate()
+            .map(|(i, k)| label(&format!("kernel {}", i + 1), k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let metric = match self.metric.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(m) => Some(label("metric", m)?),
+        };
+        CompareQuery::new(
+            label("benchmark", &self.benchmark)?,
+            machine,
+            kernels,
+            metric,
+            self.columns,
+        )
+        .map(Some)
+    }
+}
+
+impl From<&CompareQuery> for CompareForm {
+    fn from(q: &CompareQuery) -> CompareForm {
+        CompareForm {
+            benchmark: q.benchmark.to_string(),
+            machine: q.machine_name().to_owned(),
+            kernels: q.kernels.iter().map(ToString::to_string).collect(),
+            metric: q.metric.as_ref().map(ToString::to_string),
+            columns: q.columns,
+        }
+    }
 }
 
 /// One column of a comparison across machines or configurations, parsed from its spec:
@@ -243,6 +407,39 @@ pub fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::label::{Label, PermalinkId};
+
+    /// What the compare queries' parsing refuses: every edge (the API, the page, a stored
+    /// permalink's spec) goes through it.
+    #[test]
+    fn queries_are_checked_at_the_edge() {
+        let l = |s: &str| Label::parse(s).unwrap();
+        let q = |kernels: &[&str]| {
+            CompareQuery::new(
+                l("b"),
+                Some(l("m")),
+                kernels.iter().map(|k| l(k)).collect(),
+                None,
+                false,
+            )
+        };
+        assert!(q(&["a", "b"]).is_ok());
+        let err = q(&["a", "a"]).unwrap_err();
+        assert!(err.contains("twice"), "{err}");
+        let err = q(&[]).unwrap_err();
+        assert!(err.contains("at least one"), "{err}");
+        let many: Vec<String> = (0..17).map(|i| i.to_string()).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(q(&refs).is_err());
+        assert!(PermalinkId::parse("../etc").is_err());
+        assert!(PermalinkId::parse("aZ09").is_ok());
+        // A stored spec reads back through the same checks, and writes as it always did.
+        let json = r#"{"benchmark":"b","machine":"m","kernels":["a","b"],"metric":null}"#;
+        let parsed: CompareQuery = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), json);
+        let twice = r#"{"benchmark":"b","machine":"m","kernels":["a","a"],"metric":null}"#;
+        assert!(serde_json::from_str::<CompareQuery>(twice).is_err());
+    }
 
     #[test]
     fn params_sort_naturally() {

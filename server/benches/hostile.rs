@@ -99,12 +99,7 @@ fn main() {
         "indexing 200,000 commit marks: {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
     );
-    let query = TrendQuery {
-        benchmark: "b".into(),
-        machine: "m".into(),
-        metric: "tput".into(),
-        ..TrendQuery::default()
-    };
+    let query = TrendQuery::parse("b", "m", "tput", "").unwrap();
     let (times, trend) = common::repeat(5, || build(query.clone(), &runs, Some(&history), &marks));
     assert_eq!(trend.points.len(), 2_000);
     assert_eq!(

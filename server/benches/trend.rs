@@ -101,12 +101,7 @@ fn main() {
         chunks: runs.chunks(1024).map(Into::into).collect(),
         marks: HashMap::new(),
     };
-    let query = TrendQuery {
-        benchmark: "b".into(),
-        machine: "m".into(),
-        metric: "tput".into(),
-        ..TrendQuery::default()
-    };
+    let query = TrendQuery::parse("b", "m", "tput", "").unwrap();
     let (times, trend) = common::repeat(7, || {
         build(
             query.clone(),

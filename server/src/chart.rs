@@ -99,7 +99,7 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
         let caption = format!(
             "{} on {}: {} {}{unit}, {} is better",
             c.query.benchmark,
-            c.query.machine,
+            c.query.machine_name(),
             mean.name(),
             metric,
             match direction {
@@ -228,13 +228,7 @@ mod tests {
             iterations: (0..values.len() as i64).collect(),
             values,
         };
-        let query = CompareQuery {
-            benchmark: "b".into(),
-            machine: "m".into(),
-            kernels: vec!["6.1".into(), "6.2".into()],
-            metric: None,
-            columns: false,
-        };
+        let query = CompareQuery::parse("b", "m", &["6.1", "6.2"]).unwrap();
         let started = Instant::now();
         let c = crate::stats::compare(query, &[series("6.1", 1, a), series("6.2", 2, b)], None)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -224,7 +224,7 @@ pub fn compare(
         .kernels
         .iter()
         .map(|k| KernelRuns {
-            kernel: k.clone(),
+            kernel: k.to_string(),
             runs: runs
                 .get(k.as_str())
                 .map(|r| r.iter().copied().collect())
@@ -372,13 +372,7 @@ mod tests {
 
     #[test]
     fn rows_follow_the_query_and_the_baseline() {
-        let q = CompareQuery {
-            benchmark: "b".into(),
-            machine: "m".into(),
-            kernels: vec!["new".into(), "old".into()],
-            metric: None,
-            columns: false,
-        };
+        let q = CompareQuery::parse("b", "m", &["new", "old"]).unwrap();
         let mut all = samples("old", Direction::Lower, &[10.0, 10.0, 10.0]);
         all.extend(samples("new", Direction::Lower, &[5.0, 5.0, 5.0]));
         let c = compare(q, &all, None).unwrap();

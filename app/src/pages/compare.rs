@@ -10,10 +10,10 @@ use crate::api::{get_compare, get_compare_choices, get_permalink};
 use crate::compare::{Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
 use crate::label::Direction;
 use crate::mmtests::mmtests_text;
-use crate::types::{CompareChoices, CompareQuery};
+use crate::types::{CompareChoices, CompareForm};
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.
-fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
+fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
     let mut kernels: Vec<String> = Vec::new();
     if let Some(list) = map.get("kernels") {
         kernels.extend(
@@ -38,7 +38,7 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
     }
     let mut seen = std::collections::HashSet::new();
     kernels.retain(|k| seen.insert(k.clone()));
-    CompareQuery {
+    CompareForm {
         benchmark: map.get("benchmark").unwrap_or_default(),
         machine: map.get("machine").unwrap_or_default(),
         kernels,
@@ -51,16 +51,14 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareQuery {
 pub fn ComparePage() -> impl IntoView {
     let query_map = use_query_map();
     let query = Memo::new(move |_| query_from_map(&query_map.read()));
+    // The form parses here, with the API's types, before the server is asked.
     let table = Resource::new(
         move || query.get(),
         |q| async move {
-            if q.benchmark.is_empty()
-                || (q.machine.is_empty() && !q.columns)
-                || q.kernels.is_empty()
-            {
-                Ok(None)
-            } else {
-                get_compare(q).await.map(Some)
+            match q.parse() {
+                Ok(None) => Ok(None),
+                Ok(Some(q)) => get_compare(q).await.map(Some),
+                Err(e) => Err(crate::error::PageError::BadRequest(e)),
             }
         },
     );
@@ -92,7 +90,10 @@ pub fn ComparePage() -> impl IntoView {
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
                     }.into_any(),
-                    Err(e) => error_view(e),
+                    Err(e) => {
+                        super::set_page_status(e.status());
+                        error_view(e)
+                    }
                 }
             })}
         </Suspense>
@@ -111,7 +112,7 @@ pub fn PermalinkPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match comparison.await {
                     Ok(c) => {
-                        let live = live_href(&c.query);
+                        let live = live_href(&CompareForm::from(&c.query));
                         view! {
                             <p class="muted">
                                 "A permalink: these are the runs and numbers it was made with, whatever was uploaded since. "
@@ -128,7 +129,7 @@ pub fn PermalinkPage() -> impl IntoView {
 }
 
 /// The live compare URL of a query; all of its state is in the query string.
-fn live_href(q: &CompareQuery) -> String {
+fn live_href(q: &CompareForm) -> String {
     let mut url = format!(
         "/compare?benchmark={}&machine={}&{}={}",
         encode(&q.benchmark),
@@ -149,7 +150,7 @@ fn live_href(q: &CompareQuery) -> String {
 /// Benchmark, machine and the ordered kernel list (baseline first; drag or ↑/↓ to reorder).
 /// An island: choosing a benchmark or a machine fetches what there is to choose from then.
 #[island]
-fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
+fn ChoiceForm(initial: CompareForm, choices: CompareChoices) -> impl IntoView {
     let benchmark = RwSignal::new(initial.benchmark.clone());
     let machine = RwSignal::new(initial.machine.clone());
     let order = RwSignal::new(initial.kernels.clone());
@@ -176,8 +177,27 @@ fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
             }
         });
     };
+    // The form is checked here with the API's own parsing before the browser sends it.
+    let problem = RwSignal::new(String::new());
+    let metric = initial.metric.clone();
+    let check = move |ev: leptos::ev::SubmitEvent| {
+        let form = CompareForm {
+            benchmark: benchmark.get_untracked(),
+            machine: machine.get_untracked(),
+            kernels: order.get_untracked(),
+            metric: metric.clone(),
+            columns: false,
+        };
+        match form.parse() {
+            Err(e) => {
+                ev.prevent_default();
+                problem.set(e);
+            }
+            Ok(_) => problem.set(String::new()),
+        }
+    };
     view! {
-        <form id="compare-form" method="get" action="/compare" class="form">
+        <form id="compare-form" method="get" action="/compare" class="form" on:submit=check>
                 {move || match choices.get() {
                         Ok(c) => {
                             let available = c.kernels.clone();
@@ -249,6 +269,7 @@ fn ChoiceForm(initial: CompareQuery, choices: CompareChoices) -> impl IntoView {
             </div>
             <div></div>
             <button type="submit" id="compare-submit">"Compare"</button>
+            <p class="error" id="compare-problem" hidden=move || problem.get().is_empty()>{move || problem.get()}</p>
         </form>
     }
 }
@@ -446,7 +467,7 @@ fn ComparisonView(
     let mut text = mmtests_text(&c);
     let copied_text = text.clone();
     text.push_str(&format!("\nPermalink: {doc}\n"));
-    let kernels = c.query.kernels.clone();
+    let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
     let precision = c.precision;
     let ratio_view = ratio_view(&c);
     // What else differs between the baseline's runs and each kernel's (machine, CPU, config,
@@ -583,7 +604,7 @@ fn ComparisonView(
     view! {
         <section id="comparison" data-permalink=id.clone()>
             <p class="meta">
-                <strong>{c.query.benchmark.clone()}</strong> " on " <strong>{c.query.machine.clone()}</strong>
+                <strong>{c.query.benchmark.to_string()}</strong> " on " <strong>{c.query.machine_name().to_owned()}</strong>
                 ", baseline " <strong>{kernels.first().cloned().unwrap_or_default()}</strong>
             </p>
             <CompareActions doc=doc.clone() text=copied_text ratio=ratio />

@@ -100,7 +100,7 @@ pub fn TrendPage() -> impl IntoView {
             Suspend::new(async move {
                 match choices.await {
                     Ok((c, series)) => {
-                        view! { <TrendForm initial=query also=also choices=c series=series /> }
+                        view! { <TrendChooser initial=query also=also choices=c series=series /> }
                             .into_any()
                     }
                     Err(e) => error_view(e),
@@ -200,7 +200,7 @@ fn multiples_view(
 /// Benchmark, machine, other machines and the metric: an island, fetching what there is to
 /// choose from when the benchmark or the machine changes.
 #[island]
-fn TrendForm(
+fn TrendChooser(
     initial: TrendForm,
     also: Vec<String>,
     choices: CompareChoices,
@@ -223,8 +223,27 @@ fn TrendForm(
     let chosen = format!("{}\u{1f}{}", initial.metric, initial.param);
     let metric = RwSignal::new(initial.metric.clone());
     let param = RwSignal::new(initial.param.clone());
+    // The form is checked here with the API's own parsing before the browser sends it.
+    let problem = RwSignal::new(String::new());
+    let history = initial.history.clone();
+    let check = move |ev: leptos::ev::SubmitEvent| {
+        let form = TrendForm {
+            benchmark: benchmark.get_untracked(),
+            machine: machine.get_untracked(),
+            metric: metric.get_untracked(),
+            param: param.get_untracked(),
+            history: history.clone(),
+        };
+        match form.parse_any_param() {
+            Err(e) if !form.metric.is_empty() => {
+                ev.prevent_default();
+                problem.set(e);
+            }
+            _ => problem.set(String::new()),
+        }
+    };
     view! {
-        <form id="trend-form" method="get" action="/trend" class="form">
+        <form id="trend-form" method="get" action="/trend" class="form" on:submit=check>
                 {move || {
                     let chosen = chosen.clone();
                     let also = also.clone();
@@ -279,6 +298,7 @@ fn TrendForm(
             <input type="hidden" name="param" prop:value=move || param.get() value=initial.param.clone() />
             <div></div>
             <button type="submit" id="trend-submit">"Show"</button>
+            <p class="error" id="trend-problem" hidden=move || problem.get().is_empty()>{move || problem.get()}</p>
         </form>
     }
 }

@@ -176,10 +176,7 @@ impl Backend for StoreBackend {
     }
 
     async fn report(&self, q: ReportQuery, link: String) -> PageResult<String> {
-        self.0
-            .report(&q, &link)
-            .await
-            .map_err(page_error)
+        self.0.report(&q, &link).await.map_err(page_error)
     }
 
     async fn trend(&self, query: TrendQuery) -> PageResult<Trend> {
@@ -306,6 +303,8 @@ impl Backend for StoreBackend {
     }
 
     async fn permalink(&self, id: String) -> PageResult<Comparison> {
+        let id =
+            app::label::PermalinkId::parse(&id).map_err(|e| page_error(ApiError::NotFound(e)))?;
         Ok(self
             .0
             .compare_permalink(&id, None)

@@ -518,14 +518,9 @@ impl RunBuilder {
                         let metric = Label::parse(row.metric).map_err(|e| {
                             IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric))
                         })?;
-                        if row.param.chars().any(char::is_control)
-                            || row.param.chars().count() > app::label::LABEL_MAX_CHARS
-                        {
-                            return Err(IngestError::at_line(
-                                row.line,
-                                "param contains a control character or is too long",
-                            ));
-                        }
+                        // The same rule as a trend query's `param`.
+                        let param = app::label::Param::parse(row.param)
+                            .map_err(|e| IngestError::at_line(row.line, format!("param {e}")))?;
                         let unit = row
                             .unit
                             .map(|u| {
@@ -548,7 +543,7 @@ impl RunBuilder {
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {
                             metric,
-                            param: row.param.trim().to_owned(),
+                            param: param.into(),
                             unit,
                             direction: row.direction.unwrap_or_default(),
                             samples: Vec::new(),

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use app::compare::Comparison;
-use app::label::Label;
+use app::label::{Label, PermalinkId};
 use app::types::CompareQuery;
 use rand::distr::{Alphanumeric, SampleString};
 use serde::{Deserialize, Serialize};
@@ -18,9 +18,6 @@ use sha2::{Digest, Sha256};
 use crate::services::ServiceError;
 use crate::services::Services;
 use crate::store::CompareSeries;
-
-/// The most kernels one comparison may name.
-pub const MAX_KERNELS: usize = 16;
 
 /// Length of a permalink id: 12 alphanumerics, about 71 bits.
 const PERMALINK_LEN: usize = 12;
@@ -108,60 +105,6 @@ impl Default for CompareCache {
     }
 }
 
-/// Checks a query at the edge: names are labels, kernels are distinct and not too many.
-pub fn validate(query: &CompareQuery) -> Result<(), ServiceError> {
-    let label = |field: &str, value: &str| {
-        Label::parse(value).map_err(|e| ServiceError::Invalid(format!("{field} {e}")))
-    };
-    label("benchmark", &query.benchmark)?;
-    if !(query.columns && query.machine.is_empty()) {
-        label("machine", &query.machine)?;
-    }
-    if let Some(m) = &query.metric {
-        label("metric", m)?;
-    }
-    if query.kernels.is_empty() {
-        return Err(ServiceError::Invalid(
-            "kernels must name at least one kernel (kernels=K0,K1,...; K0 is the baseline)".into(),
-        ));
-    }
-    if query.kernels.len() > MAX_KERNELS {
-        return Err(ServiceError::Invalid(format!(
-            "kernels names {} kernels; a comparison takes at most {MAX_KERNELS}",
-            query.kernels.len()
-        )));
-    }
-    for (i, k) in query.kernels.iter().enumerate() {
-        label(&format!("kernel {}", i + 1), k)?;
-        if query.kernels[..i].contains(k) {
-            return Err(ServiceError::Invalid(format!("kernels names {k} twice")));
-        }
-        if query.columns {
-            let spec = app::types::ColumnSpec::parse(k).ok_or_else(|| {
-                ServiceError::Invalid(format!(
-                    "column {} ({k:?}) must be kernel@machine, key=value, or kernel@machine:key=value",
-                    i + 1
-                ))
-            })?;
-            for part in [&spec.kernel, &spec.machine].into_iter().flatten() {
-                label(&format!("column {}", i + 1), part)?;
-            }
-            if spec.machine.is_none() && query.machine.is_empty() {
-                return Err(ServiceError::Invalid(format!(
-                    "column {} ({k}) names no machine: write {k}@M or give machine=M",
-                    i + 1
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A permalink id as we hand them out; anything else cannot exist.
-pub fn plausible_permalink(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
 impl Services {
     /// Compares `query` over the runs stored now, and gives it a permalink. Served from memory
     /// while nothing was written since it was computed.
@@ -170,7 +113,6 @@ impl Services {
         query: CompareQuery,
         precision: Option<usize>,
     ) -> Result<Arc<Computed>, ServiceError> {
-        validate(&query)?;
         let generation = self.store.generation().await?;
         let key = CacheKey::Live(query.clone(), precision);
         let cached = self
@@ -190,7 +132,7 @@ impl Services {
             .kernels
             .iter()
             .filter(|k| !series.iter().any(|s| &s.kernel == *k))
-            .map(String::as_str)
+            .map(Label::as_str)
             .collect();
         if !missing.is_empty() {
             let metric = query
@@ -201,7 +143,7 @@ impl Services {
             return Err(ServiceError::NotFound(format!(
                 "no samples of benchmark {} on machine {}{metric} for kernel {}",
                 query.benchmark,
-                query.machine,
+                query.machine_name(),
                 missing.join(", ")
             )));
         }
@@ -225,17 +167,14 @@ impl Services {
     /// (and computed once while it stays in the cache).
     pub async fn compare_permalink(
         &self,
-        id: &str,
+        id: &PermalinkId,
         precision: Option<usize>,
     ) -> Result<Arc<Computed>, ServiceError> {
         let not_found = || ServiceError::NotFound(format!("no permalink {id}"));
-        if !plausible_permalink(id) {
-            return Err(not_found());
-        }
         // Valid while no stored run was deleted (by this process or another).
         self.store.generation().await?;
         let rewrites = self.store.rewrites() as u64;
-        let key = CacheKey::Pinned(id.to_owned(), precision);
+        let key = CacheKey::Pinned(id.to_string(), precision);
         let cached = self
             .compare_cache
             .entries
@@ -258,7 +197,7 @@ impl Services {
             .compare_series(&spec.query, Some(&spec.runs))
             .await?;
         let mut computed = self.compute(spec.query, series, precision).await?;
-        computed.comparison.permalink = Some(id.to_owned());
+        computed.comparison.permalink = Some(id.to_string());
         let computed = Arc::new(computed);
         self.compare_cache
             .entries
@@ -299,7 +238,8 @@ impl Services {
                 app::facts::merge(&runs)
             })
             .collect();
-        c.facts = app::facts::diff(&c.query.kernels, &merged);
+        let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
+        c.facts = app::facts::diff(&kernels, &merged);
         Ok(computed)
     }
 
@@ -373,26 +313,5 @@ mod tests {
         assert_eq!(csv_safe("+1"), "'+1");
         assert_eq!(csv_safe("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(csv_safe("5.4.0-vanilla"), "5.4.0-vanilla");
-    }
-
-    #[test]
-    fn queries_are_checked_at_the_edge() {
-        let q = |kernels: &[&str]| CompareQuery {
-            benchmark: "b".into(),
-            machine: "m".into(),
-            kernels: kernels.iter().map(ToString::to_string).collect(),
-            metric: None,
-            columns: false,
-        };
-        assert!(validate(&q(&["a", "b"])).is_ok());
-        let err = validate(&q(&["a", "a"])).unwrap_err().to_string();
-        assert!(err.contains("twice"), "{err}");
-        let err = validate(&q(&[])).unwrap_err().to_string();
-        assert!(err.contains("at least one"), "{err}");
-        let many: Vec<String> = (0..17).map(|i| i.to_string()).collect();
-        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
-        assert!(validate(&q(&refs)).is_err());
-        assert!(!plausible_permalink("../etc"));
-        assert!(plausible_permalink("aZ09"));
     }
 }

@@ -612,13 +612,7 @@ mod tests {
             "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n",
         )
         .await;
-        let compare = CompareQuery {
-            benchmark: "b".into(),
-            machine: "m1".into(),
-            kernels: vec!["6.1.0".into()],
-            metric: None,
-            columns: false,
-        };
+        let compare = CompareQuery::parse("b", "m1", &["6.1.0"]).unwrap();
         let read = |s: Vec<CompareSeries>| {
             s.into_iter()
                 .map(|s| (s.param, s.iterations, s.values))

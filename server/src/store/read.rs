@@ -363,12 +363,12 @@ impl Store {
                     if i > 0 {
                         q.push(" OR ");
                     }
-                    column_condition(q, engine, c, &query.machine);
+                    column_condition(q, engine, c, query.machine_name());
                 }
                 q.push(")");
             } else {
                 q.push(" AND m.name = ")
-                    .push_bind(query.machine.clone())
+                    .push_bind(query.machine_name().to_owned())
                     .push(" AND k.version IN ")
                     .push_list(query.kernels.iter().cloned());
             }
@@ -388,7 +388,7 @@ impl Store {
             q.push("CASE");
             for (i, c) in columns.iter().enumerate() {
                 q.push(" WHEN ");
-                column_condition(&mut q, engine, c, &query.machine);
+                column_condition(&mut q, engine, c, query.machine_name());
                 q.push(" THEN ").push_bind(query.kernels[i].clone());
             }
             q.push(" END");

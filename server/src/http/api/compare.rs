@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use app::compare::lkp_text;
-use app::label::{empty_as_none, Bounded, Kernels, Label};
+use app::label::{empty_as_none, Bounded, Kernels, Label, PermalinkId};
 use app::mmtests::mmtests_text;
 use app::types::CompareQuery;
 
@@ -185,21 +185,22 @@ pub async fn compare(
                 "give kernels=K0,K1 or columns=K0@M0,K1@M1, not both".into(),
             ))
         }
-        (None, Some(columns)) => CompareQuery {
-            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
-            machine: q.machine.map(String::from).unwrap_or_default(),
-            kernels: columns.into_strings(),
-            metric: q.metric.map(String::from),
-            columns: true,
-        },
-        (kernels, None) => CompareQuery {
-            benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?.into(),
-            machine: q.machine.ok_or_else(|| missing("machine"))?.into(),
-            kernels: kernels.ok_or_else(|| missing("kernels"))?.into_strings(),
-            metric: q.metric.map(String::from),
-            columns: false,
-        },
-    };
+        (None, Some(columns)) => CompareQuery::new(
+            q.benchmark.ok_or_else(|| missing("benchmark"))?,
+            q.machine,
+            columns.into_labels(),
+            q.metric,
+            true,
+        ),
+        (kernels, None) => CompareQuery::new(
+            q.benchmark.ok_or_else(|| missing("benchmark"))?,
+            Some(q.machine.ok_or_else(|| missing("machine"))?),
+            kernels.ok_or_else(|| missing("kernels"))?.into_labels(),
+            q.metric,
+            false,
+        ),
+    }
+    .map_err(ApiError::BadRequest)?;
     let view = ViewParams {
         format: q.format,
         style: q.style,
@@ -225,6 +226,8 @@ pub async fn permalink(
     ApiQuery(view): ApiQuery<ViewParams>,
 ) -> ApiResult<Response> {
     let shape = shape_of(&view, &headers, Shape::Json)?;
+    // An id Perfline would never hand out names no permalink.
+    let id = PermalinkId::parse(&id).map_err(ApiError::NotFound)?;
     let computed = state
         .compare_permalink(&id, precision(view.precision))
         .await?;
@@ -300,7 +303,7 @@ async fn respond(
                             text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
                         }
                         // Under the permalink: what else differs (the table above stays mmtests').
-                        let baseline = c.query.kernels.first().map_or("", String::as_str);
+                        let baseline = c.query.kernels.first().map_or("", Label::as_str);
                         let facts = app::facts::text(baseline, &c.facts);
                         if !facts.is_empty() {
                             text.push('\n');
@@ -362,11 +365,14 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     use crate::http::offline::{document, Part};
     let q = &c.query;
     let mut facts = vec![
-        ("benchmark".to_owned(), q.benchmark.clone()),
-        ("machine".to_owned(), q.machine.clone()),
+        ("benchmark".to_owned(), q.benchmark.to_string()),
+        ("machine".to_owned(), q.machine_name().to_owned()),
         (
             "baseline".to_owned(),
-            q.kernels.first().cloned().unwrap_or_default(),
+            q.kernels
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
         ),
     ];
     for r in &c.runs {
@@ -383,7 +389,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     if let Some(id) = &c.permalink {
         parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
     }
-    let baseline = q.kernels.first().map_or("", String::as_str);
+    let baseline = q.kernels.first().map_or("", Label::as_str);
     let facts = app::facts::text(baseline, &c.facts);
     if !facts.is_empty() {
         parts.push(Part::Heading("What else differs".into()));
@@ -398,8 +404,12 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
         &format!(
             "{} on {}: {}",
             q.benchmark,
-            q.machine,
-            q.kernels.join(" vs ")
+            q.machine_name(),
+            q.kernels
+                .iter()
+                .map(Label::as_str)
+                .collect::<Vec<_>>()
+                .join(" vs ")
         ),
         &parts,
     )

@@ -300,11 +300,13 @@ pub async fn commits(
     ApiQuery(q): ApiQuery<HistoryParams>,
     body: Bytes,
 ) -> ApiResult<Response> {
-    let repo = q.repo.map_or_else(|| "linux".to_owned(), String::from);
-    let branch = q.branch.map_or_else(|| "master".to_owned(), String::from);
-    if repo.contains('/') {
-        return Err(ApiError::BadRequest("repo may not contain '/'".into()));
-    }
+    // The same names a trend's `history=repo/branch` takes.
+    let name = HistoryName::new(
+        q.repo.as_ref().map_or("linux", Label::as_str),
+        q.branch.as_ref().map_or("master", Label::as_str),
+    )
+    .map_err(ApiError::BadRequest)?;
+    let (repo, branch) = (name.repo(), name.branch());
     let text = std::str::from_utf8(&body).map_err(|_| {
         ApiError::Unprocessable(crate::ingest::IngestError::new(
             "the commit list is not UTF-8 text",
@@ -313,7 +315,7 @@ pub async fn commits(
     let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
     let n = state
         .store
-        .put_history(&repo, &branch, &commits, principal.actor())
+        .put_history(repo, branch, &commits, principal.actor())
         .await?;
     Ok((
         StatusCode::CREATED,

@@ -33,13 +33,16 @@ impl Services {
                 )));
             }
         }
-        let query = app::types::CompareQuery {
-            benchmark: benchmark.to_owned(),
-            machine: machine.to_owned(),
-            kernels: vec![base.clone(), bad.clone()],
-            metric: None,
-            columns: false,
-        };
+        let commit =
+            |sha: &str| Label::parse(sha).map_err(|e| ServiceError::Invalid(e.to_string()));
+        let query = app::types::CompareQuery::new(
+            q.benchmark.clone(),
+            Some(q.machine.clone()),
+            vec![commit(&base)?, commit(&bad)?],
+            None,
+            false,
+        )
+        .map_err(ServiceError::Invalid)?;
         let c = self
             .heavy
             .run(move || crate::stats::compare(query, &series, None))
