@@ -1,0 +1,152 @@
+//! What the upload request says about its files ([`UploadMeta`]: benchmark, machine, kernel,
+//! commit, tags), and the rules for tags.
+
+use super::*;
+use app::label::{Label, TagValue, MAX_TAGS};
+
+/// What the upload request says about its files (form fields or query parameters). A file's own
+/// columns override these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UploadMeta {
+    pub benchmark: Option<Label>,
+    pub machine: Option<Label>,
+    pub kernel: Option<Label>,
+    pub commit: Option<Label>,
+    pub tags: Tags,
+    pub format: Option<Format>,
+    /// A bisect mark for every run of the upload.
+    pub mark: Option<app::trend::Mark>,
+    /// The commit's time in seconds since the epoch (`git log --format=%ct`).
+    pub commit_time: Option<i64>,
+}
+
+impl UploadMeta {
+    /// Sets one field from its text form, as it comes from a form or a query string. An empty
+    /// value leaves the field unset.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), IngestError> {
+        let value = value.trim();
+        if value.is_empty() {
+            return Ok(());
+        }
+        let label =
+            |v: &str| Label::parse(v).map_err(|e| IngestError::field(name, format!("{name} {e}")));
+        match name {
+            "benchmark" => self.benchmark = Some(label(value)?),
+            "machine" => self.machine = Some(label(value)?),
+            "kernel" => self.kernel = Some(label(value)?),
+            "commit" => self.commit = Some(label(value)?),
+            "tags" => self.tags = parse_tags(value)?,
+            "mark" => {
+                self.mark = Some(app::trend::Mark::parse(value).ok_or_else(|| {
+                    IngestError::field("mark", format!("mark must be good, bad or skip, not '{value}'"))
+                })?);
+            }
+            "commit_time" => {
+                self.commit_time = Some(value.parse::<i64>().map_err(|_| {
+                    IngestError::field(
+                        "commit_time",
+                        format!("commit_time must be seconds since the epoch (git log --format=%ct), not '{value}'"),
+                    )
+                })?);
+            }
+            "format" => {
+                if value != "auto" {
+                    self.format = Some(Format::parse(value).ok_or_else(|| {
+                        IngestError::field("format", format!("unknown format '{value}'; Perfline knows: auto, {}", Format::KNOWN.join(", ")))
+                    })?);
+                }
+            }
+            other => {
+                return Err(IngestError::field(
+                    other,
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// A canonical text of the metadata, part of the upload's digest.
+    pub fn canonical(&self) -> String {
+        let opt = |l: &Option<Label>| l.as_ref().map(|l| l.as_str().to_owned());
+        serde_json::json!({
+            "benchmark": opt(&self.benchmark),
+            "machine": opt(&self.machine),
+            "kernel": opt(&self.kernel),
+            "commit": opt(&self.commit),
+            "tags": self.tags.iter().map(|(k, v)| [k.as_str(), v.as_str()]).collect::<Vec<_>>(),
+            "format": self.format.map(Format::as_str),
+            "mark": self.mark.map(app::trend::Mark::as_str),
+            "commit_time": self.commit_time,
+        })
+        .to_string()
+    }
+}
+
+/// A run's tags: keys are labels, values [`TagValue`]s, sorted by key.
+pub type Tags = Vec<(Label, TagValue)>;
+
+/// Parses `k=v,k=v` into tags; keys are labels, values may be empty.
+pub fn parse_tags(raw: &str) -> Result<Tags, IngestError> {
+    let mut tags = Tags::new();
+    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            IngestError::field(
+                "tags",
+                format!(
+                    "tag '{}' is not key=value (write tags as k=v,k=v)",
+                    shorten(part)
+                ),
+            )
+        })?;
+        tags.push(tag(k, v)?);
+    }
+    finish_tags(tags, false)
+}
+
+/// One tag, validated.
+pub(crate) fn tag(key: &str, value: &str) -> Result<(Label, TagValue), IngestError> {
+    let key = Label::parse(key)
+        .map_err(|e| IngestError::field("tags", format!("tag key '{}' {e}", shorten(key))))?;
+    let value = TagValue::parse(value)
+        .map_err(|e| IngestError::field("tags", format!("tag '{key}' value {e}")))?;
+    Ok((key, value))
+}
+
+/// Sorts tags and refuses too many, or a key given twice (later ones replace earlier ones
+/// when `replace`). Linear after the sort, whatever the count.
+pub(crate) fn finish_tags(mut tags: Tags, replace: bool) -> Result<Tags, IngestError> {
+    // A stable sort keeps the given order within one key, so the last given wins.
+    tags.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Tags = Vec::with_capacity(tags.len());
+    for t in tags {
+        match out.last_mut() {
+            Some(last) if last.0 == t.0 => {
+                if !replace {
+                    return Err(IngestError::field(
+                        "tags",
+                        format!("tag '{}' is given twice", t.0),
+                    ));
+                }
+                *last = t;
+            }
+            _ => out.push(t),
+        }
+    }
+    if out.len() > MAX_TAGS {
+        return Err(IngestError::field(
+            "tags",
+            format!("{} tags given; at most {MAX_TAGS} are accepted", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+/// At most 60 characters of user text, for quoting in an error message.
+pub(crate) fn shorten(s: &str) -> String {
+    let mut out: String = s.chars().take(60).filter(|c| !c.is_control()).collect();
+    if s.chars().count() > 60 {
+        out.push('…');
+    }
+    out
+}

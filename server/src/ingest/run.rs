@@ -1,0 +1,287 @@
+//! What every parser produces and how: rows fed to a [`RunBuilder`], which groups them into runs
+//! (one per benchmark, machine, kernel and commit) and series (one per metric and param), and
+//! checks what no single row can (duplicate iterations, a unit or direction that changes).
+
+use std::collections::HashMap;
+
+use super::*;
+use app::label::{check_value, Direction, Label, TagValue, Unit};
+
+/// Which run a row belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunKey {
+    pub benchmark: Label,
+    pub machine: Label,
+    pub kernel: Label,
+    pub commit: Option<Label>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedSeries {
+    pub metric: Label,
+    pub param: String,
+    pub unit: Option<Unit>,
+    pub direction: Direction,
+    /// `(iteration, value)`, sorted by iteration once the builder finishes.
+    pub samples: Vec<(i64, f64)>,
+    /// The line each sample came from, for error messages.
+    lines: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedRun {
+    pub key: RunKey,
+    pub tags: Tags,
+    /// Facts the file states about the run (test type, thread count, confidence...).
+    pub facts: Vec<(String, String)>,
+    pub series: Vec<ParsedSeries>,
+}
+
+impl ParsedSeries {
+    /// A series computed from others (no source lines), one sample per iteration.
+    pub fn derived(
+        metric: Label,
+        unit: &str,
+        direction: Direction,
+        values: &[f64],
+    ) -> ParsedSeries {
+        ParsedSeries {
+            metric,
+            param: String::new(),
+            unit: Unit::parse(unit).ok(),
+            direction,
+            samples: values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64, *v))
+                .collect(),
+            lines: Vec::new(),
+        }
+    }
+}
+
+impl ParsedRun {
+    pub fn sample_count(&self) -> usize {
+        self.series.iter().map(|s| s.samples.len()).sum()
+    }
+}
+
+/// One row of any format, before grouping. `run` comes from [`RunBuilder::run`].
+pub struct Row<'a> {
+    pub line: u64,
+    pub run: usize,
+    pub metric: &'a str,
+    pub param: &'a str,
+    pub unit: Option<&'a str>,
+    pub direction: Option<Direction>,
+    pub iteration: Option<i64>,
+    pub value: f64,
+}
+
+/// Groups rows into runs and series.
+#[derive(Default)]
+pub struct RunBuilder {
+    runs: Vec<ParsedRun>,
+    /// Series and samples so far, over all runs (bounded by [`MAX_SERIES`], [`MAX_SAMPLES`]).
+    series_count: usize,
+    sample_count: usize,
+    /// A run that would exceed [`MAX_RUNS`], reported by the next `push` or `finish`.
+    too_many_runs: bool,
+    run_index: HashMap<RunKey, usize>,
+    series_index: HashMap<(usize, String, String), usize>,
+    /// The last (run, metric, param) seen and its series: rows usually come grouped.
+    last: Option<(usize, String, String, usize)>,
+}
+
+impl RunBuilder {
+    /// The index of the run with this key, created (with these tags) on first use.
+    pub fn run(&mut self, key: RunKey, tags: &[(Label, TagValue)]) -> usize {
+        if let Some(i) = self.run_index.get(&key) {
+            return *i;
+        }
+        let i = self.runs.len();
+        if i >= MAX_RUNS {
+            // Rows of it are refused by `push`; keep the index valid meanwhile.
+            self.too_many_runs = true;
+        }
+        self.run_index.insert(key.clone(), i);
+        self.runs.push(ParsedRun {
+            facts: Vec::new(),
+            key,
+            tags: tags.to_vec(),
+            series: Vec::new(),
+        });
+        i
+    }
+
+    pub fn push(&mut self, row: Row<'_>) -> Result<(), IngestError> {
+        check_value(row.value).map_err(|e| IngestError {
+            field: Some("value".into()),
+            ..IngestError::at_line(row.line, e)
+        })?;
+        if self.too_many_runs {
+            return Err(too_many_runs(Some(row.line)));
+        }
+        self.sample_count += 1;
+        if self.sample_count.is_multiple_of(65_536) && cancel::requested() {
+            return Err(cancelled());
+        }
+        if self.sample_count > MAX_SAMPLES {
+            return Err(IngestError::at_line(
+                row.line,
+                format!("more than {MAX_SAMPLES} samples in one upload; split it"),
+            ));
+        }
+        let run = row.run;
+        let series = match &self.last {
+            Some((r, m, p, s)) if *r == run && m == row.metric && p == row.param => *s,
+            _ => {
+                let key = (run, row.metric.to_owned(), row.param.to_owned());
+                let s = match self.series_index.get(&key) {
+                    Some(s) => *s,
+                    None => {
+                        let metric = Label::parse(row.metric).map_err(|e| {
+                            IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric))
+                        })?;
+                        // The same rule as a trend query's `param`.
+                        let param = app::label::Param::parse(row.param)
+                            .map_err(|e| IngestError::at_line(row.line, format!("param {e}")))?;
+                        let unit = row
+                            .unit
+                            .map(|u| {
+                                Unit::parse(u).map_err(|e| IngestError {
+                                    field: Some("unit".into()),
+                                    ..IngestError::at_line(
+                                        row.line,
+                                        format!("unit '{}' {e}", shorten(u)),
+                                    )
+                                })
+                            })
+                            .transpose()?;
+                        self.series_count += 1;
+                        if self.series_count > MAX_SERIES {
+                            return Err(IngestError::at_line(
+                                row.line,
+                                format!("more than {MAX_SERIES} series (metric and param) in one upload; split it"),
+                            ));
+                        }
+                        let series = &mut self.runs[run].series;
+                        series.push(ParsedSeries {
+                            metric,
+                            param: param.into(),
+                            unit,
+                            direction: row.direction.unwrap_or_default(),
+                            samples: Vec::new(),
+                            lines: Vec::new(),
+                        });
+                        self.series_index.insert(key.clone(), series.len() - 1);
+                        series.len() - 1
+                    }
+                };
+                self.last = Some((key.0, key.1, key.2, s));
+                s
+            }
+        };
+        let s = &mut self.runs[run].series[series];
+        if let Some(unit) = row.unit {
+            if s.unit.as_ref().map(Unit::as_str) != Some(unit.trim()) {
+                return Err(IngestError::at_line(
+                    row.line,
+                    format!(
+                        "unit '{}' differs from '{}' given earlier for metric {} param '{}'",
+                        shorten(unit),
+                        s.unit.as_ref().map_or("", Unit::as_str),
+                        s.metric,
+                        s.param
+                    ),
+                ));
+            }
+        }
+        if let Some(direction) = row.direction {
+            if s.direction != direction {
+                return Err(IngestError::at_line(
+                    row.line,
+                    format!(
+                        "direction '{}' differs from '{}' given earlier for metric {} param '{}'",
+                        direction.as_str(),
+                        s.direction.as_str(),
+                        s.metric,
+                        s.param
+                    ),
+                ));
+            }
+        }
+        let iteration = row.iteration.unwrap_or(s.samples.len() as i64);
+        s.samples.push((iteration, row.value));
+        s.lines.push(row.line);
+        Ok(())
+    }
+
+    /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
+    pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
+        if self.too_many_runs {
+            return Err(too_many_runs(None));
+        }
+        // A run is only created for rows, but a parser may create one before it finds any
+        // (sysbench names its run from the header): a run without samples is no result.
+        let mut runs: Vec<ParsedRun> = self
+            .runs
+            .into_iter()
+            .filter(|r| r.series.iter().any(|s| !s.samples.is_empty()))
+            .collect();
+        if runs.is_empty() {
+            return Err(IngestError::new(
+                "no samples found: the file has no result rows Perfline can read",
+            ));
+        }
+        for run in &mut runs {
+            run.series.retain(|s| !s.samples.is_empty());
+            for s in &run.series {
+                // Derived series do not pass through `push`.
+                if let Some(Err(e)) = s
+                    .samples
+                    .iter()
+                    .map(|(_, v)| check_value(*v))
+                    .find(Result::is_err)
+                {
+                    return Err(IngestError::field(
+                        "value",
+                        format!("metric {}: {e}", s.metric),
+                    ));
+                }
+            }
+        }
+        for run in &mut runs {
+            for s in &mut run.series {
+                let sorted = s.samples.windows(2).all(|w| w[0].0 < w[1].0);
+                if !sorted {
+                    let mut order: Vec<usize> = (0..s.samples.len()).collect();
+                    order.sort_by_key(|&i| (s.samples[i].0, s.lines[i]));
+                    for w in order.windows(2) {
+                        if s.samples[w[0]].0 == s.samples[w[1]].0 {
+                            return Err(IngestError::at_line(
+                                s.lines[w[1]],
+                                format!(
+                                    "iteration {} of metric {} param '{}' is given twice (first on line {})",
+                                    s.samples[w[0]].0, s.metric, s.param, s.lines[w[0]]
+                                ),
+                            ));
+                        }
+                    }
+                    s.samples = order.iter().map(|&i| s.samples[i]).collect();
+                }
+                s.lines = Vec::new();
+            }
+        }
+        Ok(runs)
+    }
+}
+
+fn too_many_runs(line: Option<u64>) -> IngestError {
+    IngestError {
+        line,
+        ..IngestError::new(format!(
+            "more than {MAX_RUNS} runs (benchmark, machine, kernel, commit) in one upload; split it"
+        ))
+    }
+}
