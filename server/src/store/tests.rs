@@ -1,0 +1,371 @@
+//! The store's own tests, run on both engines (`on_both_engines!`).
+
+use super::*;
+use crate::ingest::{parse_file, test_meta, Format};
+use app::types::CompareQuery;
+use sha2::Digest;
+use std::collections::HashMap;
+
+use super::testdb::TestDb;
+
+crate::store::on_both_engines!(
+    series_without_packed_samples_read_the_same,
+    trends_read_every_run_across_chunks_and_uploads,
+    the_data_version_moves_with_data_only,
+    deleting_an_upload_rebuilds_its_trends,
+    older_databases_get_their_packed_trends_at_start,
+    uploads_through_two_stores_at_once_are_serialised,
+);
+
+/// Two stores (two servers) upload runs of one series at the same time: every run is in
+/// the trend once, in chunks of the right sizes; the same bytes through both at once are
+/// stored once. Without the write lock (PostgreSQL's advisory lock, SQLite's one writer)
+/// both would find no upload with that digest and the second would fail on the unique
+/// digest.
+async fn uploads_through_two_stores_at_once_are_serialised(db: &TestDb) {
+    let (a, b) = (db.open().await, db.open().await);
+    let robot = |store: Store, from: usize| async move {
+        for i in from..from + 30 {
+            upload_csv(&store, &runs_csv(i, i + 1)).await;
+        }
+    };
+    let (ra, rb) = tokio::join!(
+        tokio::spawn(robot(a.clone(), 0)),
+        tokio::spawn(robot(b.clone(), 30))
+    );
+    ra.unwrap();
+    rb.unwrap();
+    for store in [&a, &b] {
+        let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+        let mut ids: Vec<i64> = runs.iter().map(|r| r.run_id).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (1..=60).collect::<Vec<i64>>());
+    }
+    let stored: Vec<(i64, i64)> = query_as(sql!("SELECT chunk, runs FROM trend_chunk"))
+        .fetch_all(&a.reader)
+        .await
+        .unwrap();
+    assert_eq!(stored, [(0, 60)]);
+    // The same bytes through both at once: stored once, the other told it exists.
+    for round in 0..10 {
+        let (_, runs) = parse_file(
+            runs_csv(100 + round, 101 + round).as_bytes(),
+            Some(Format::Csv),
+            &test_meta(),
+        )
+        .unwrap();
+        let upload = std::sync::Arc::new(NewUpload {
+            digest: format!("same-{round}"),
+            metadata: "{}".into(),
+            files: Vec::new(),
+            runs,
+            mark: None,
+            commit_time: None,
+            uploaded_by: "test".into(),
+        });
+        let put = |store: Store| {
+            let upload = upload.clone();
+            tokio::spawn(async move { store.insert_upload(&upload).await.unwrap() })
+        };
+        let (x, y) = tokio::join!(put(a.clone()), put(b.clone()));
+        let mut both = [x.unwrap(), y.unwrap()];
+        both.sort_by_key(|i| matches!(i, Inserted::Existing(_)));
+        match both {
+            [Inserted::Created(c), Inserted::Existing(e)] => assert_eq!(c, e),
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+}
+
+/// Series stored before `series.packed` existed are read from the `sample` table, with the
+/// same result, by comparisons and by the run page.
+async fn series_without_packed_samples_read_the_same(db: &TestDb) {
+    let store = db.open().await;
+    upload_csv(
+        &store,
+        "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n",
+    )
+    .await;
+    let compare = CompareQuery::parse("b", "m1", &["6.1.0"]).unwrap();
+    let read = |s: Vec<CompareSeries>| {
+        s.into_iter()
+            .map(|s| (s.param, s.iterations, s.values))
+            .collect::<Vec<_>>()
+    };
+    let packed = read(store.compare_series(&compare, None).await.unwrap());
+    assert_eq!(
+        packed,
+        [
+            ("64".to_owned(), vec![1, 2], vec![0.1, 1.25]),
+            ("128".to_owned(), vec![1], vec![3e10])
+        ]
+    );
+    // Make it a database from before `series.packed`: samples as rows, no packed blobs.
+    let run_before = store.run_series(1).await.unwrap();
+    let packed_rows: Vec<(i64, Vec<u8>)> = query_as(sql!("SELECT id, packed FROM series"))
+        .fetch_all(&store.writer)
+        .await
+        .unwrap();
+    for (id, bytes) in packed_rows {
+        let (iterations, values) = packed::unpack(&bytes).unwrap();
+        for (i, v) in iterations.into_iter().zip(values) {
+            query(sql!(
+                "INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)"
+            ))
+            .bind(id)
+            .bind(i)
+            .bind(v)
+            .execute(&store.writer)
+            .await
+            .unwrap();
+        }
+    }
+    query(sql!("UPDATE series SET packed = NULL"))
+        .execute(&store.writer)
+        .await
+        .unwrap();
+    assert_eq!(store.run_series(1).await.unwrap(), run_before);
+    let from_rows = read(store.compare_series(&compare, None).await.unwrap());
+    assert_eq!(from_rows, packed);
+}
+
+/// On PostgreSQL, a write through one store wakes the others' detectors (the data
+/// version's NOTIFY), and still does after the listening connection was cut: it is made
+/// again and listens again.
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_notices_wake_other_servers_even_after_a_lost_connection() {
+    use std::time::Duration;
+    let db = TestDb::postgres().await;
+    let (a, b) = (db.open().await, db.open().await);
+    let woken = b.alert_jobs_queued();
+    // Wakes left from before (the reconnection wakes too) are taken first.
+    let drain = || async {
+        while tokio::time::timeout(Duration::from_millis(300), woken.notified())
+            .await
+            .is_ok()
+        {}
+    };
+    let woken_by_upload = |csv: String| {
+        let (a, woken) = (a.clone(), woken.clone());
+        async move {
+            let notified = woken.notified();
+            upload_csv(&a, &csv).await;
+            tokio::time::timeout(Duration::from_secs(5), notified)
+                .await
+                .is_ok()
+        }
+    };
+    drain().await;
+    assert!(woken_by_upload(runs_csv(0, 1)).await, "B was not told");
+    let (killed,): (i64,) = query_as(sql!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+    ))
+    .fetch_one(&a.reader)
+    .await
+    .unwrap();
+    assert_eq!(killed, 2, "each store listens on a connection of its own");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drain().await;
+    assert!(
+        woken_by_upload(runs_csv(1, 2)).await,
+        "B was not told after its listening connection was cut"
+    );
+}
+
+/// Stores `csv` (a generic CSV with the test machine and kernel) as one upload.
+async fn upload_csv(store: &Store, csv: &str) {
+    let (_, runs) = parse_file(csv.as_bytes(), Some(Format::Csv), &test_meta()).unwrap();
+    let upload = NewUpload {
+        digest: format!("{:x}", sha2::Sha256::digest(csv.as_bytes())),
+        metadata: "{}".into(),
+        files: Vec::new(),
+        runs,
+        mark: None,
+        commit_time: None,
+        uploaded_by: "test".into(),
+    };
+    store.insert_upload(&upload).await.unwrap();
+}
+
+/// Runs `from..to`, one per commit, each with the samples `i` and `i + 1` of `tput`.
+fn runs_csv(from: usize, to: usize) -> String {
+    let mut csv = String::from("benchmark,commit,metric,iteration,value\n");
+    for i in from..to {
+        csv.push_str(&format!(
+            "b,{i:08x},tput,1,{i}\nb,{i:08x},tput,2,{}\n",
+            i + 1
+        ));
+    }
+    csv
+}
+
+/// What a trend reads of runs `0..n`: their ids, commits and sample summaries.
+fn expected(n: usize) -> Vec<(i64, String, usize, f64, f64, f64)> {
+    (0..n)
+        .map(|i| {
+            let v = i as f64;
+            (i as i64 + 1, format!("{i:08x}"), 2, v + v + 1.0, v, v + 1.0)
+        })
+        .collect()
+}
+
+fn summaries(runs: &TrendRuns) -> Vec<(i64, String, usize, f64, f64, f64)> {
+    runs.iter()
+        .map(|r| {
+            let commit = r.commit.as_deref().unwrap().to_owned();
+            (r.run_id, commit, r.n, r.sum, r.min, r.max)
+        })
+        .collect()
+}
+
+/// A trend reads the same runs whatever the chunks they were appended to, and full chunks
+/// kept in memory never hide runs appended later.
+async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
+    let store = db.open().await;
+    let chunk = trend_pack::CHUNK_RUNS as usize;
+    // A partial chunk; then one that fills it and starts the next; then a few more.
+    for (from, to) in [
+        (0, chunk - 24),
+        (chunk - 24, 2 * chunk + 10),
+        (2 * chunk + 10, 2 * chunk + 13),
+    ] {
+        upload_csv(&store, &runs_csv(from, to)).await;
+        for _ in 0..2 {
+            let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+            assert_eq!(summaries(&runs), expected(to));
+            let sizes: Vec<usize> = runs.chunks.iter().map(|c| c.len()).collect();
+            let full = to / chunk;
+            assert_eq!(sizes[..full], vec![chunk; full][..], "{sizes:?}");
+            assert_eq!(sizes[full..].iter().sum::<usize>(), to % chunk, "{sizes:?}");
+        }
+    }
+    let stored: Vec<(i64, i64)> =
+        query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
+            .fetch_all(&store.reader)
+            .await
+            .unwrap();
+    let n = 2 * chunk as i64 + 13;
+    assert_eq!(
+        stored,
+        [(0, n.min(chunk as i64)), (1, chunk as i64), (2, 13)]
+    );
+    // Marks are read with the runs.
+    store
+        .set_run_mark(3, Some(app::trend::Mark::Bad), "test")
+        .await
+        .unwrap();
+    let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+}
+
+/// The data version moves with every write of data, made through this store or another on
+/// the same file, and stays put for writes that change no data.
+async fn the_data_version_moves_with_data_only(db: &TestDb) {
+    let a = db.open().await;
+    let b = db.open().await;
+    let start = a.generation().await.unwrap();
+    upload_csv(&a, &runs_csv(0, 3)).await;
+    let uploaded = a.generation().await.unwrap();
+    assert!(uploaded > start);
+    assert_eq!(
+        b.generation().await.unwrap(),
+        uploaded,
+        "the other store sees it at once"
+    );
+    a.ensure_permalink("digest", "{}", "abc").await.unwrap();
+    a.create_token("robot", "hash", "upload", None, "test")
+        .await
+        .unwrap();
+    a.audit("test", "test", "nothing", "").await.unwrap();
+    assert_eq!(a.generation().await.unwrap(), uploaded);
+    assert_eq!(b.generation().await.unwrap(), uploaded);
+    assert!(b
+        .set_run_mark(1, Some(app::trend::Mark::Good), "test")
+        .await
+        .unwrap());
+    let marked = a.generation().await.unwrap();
+    assert!(marked > uploaded, "a mark through the other store is seen");
+    assert_eq!(b.generation().await.unwrap(), marked);
+}
+
+/// Deleting an upload rebuilds the trend chunks of its series from the runs that remain,
+/// across full chunks, and drops the copies of full chunks kept in memory.
+async fn deleting_an_upload_rebuilds_its_trends(db: &TestDb) {
+    let store = db.open().await;
+    let chunk = trend_pack::CHUNK_RUNS as usize;
+    upload_csv(&store, &runs_csv(0, chunk + 100)).await;
+    upload_csv(&store, &runs_csv(chunk + 100, 2 * chunk + 50)).await;
+    // Read once, so full chunks are in memory.
+    let all = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(summaries(&all), expected(2 * chunk + 50));
+    let deleted = store.delete_upload(1, "test").await.unwrap().unwrap();
+    assert_eq!(deleted.runs, chunk + 100);
+    store.generation().await.unwrap();
+    let left = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(summaries(&left), expected(2 * chunk + 50)[chunk + 100..]);
+    let stored: Vec<(i64, i64)> =
+        query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
+            .fetch_all(&store.reader)
+            .await
+            .unwrap();
+    assert_eq!(stored, [(0, chunk as i64 - 50)]);
+    assert!(store.delete_upload(1, "test").await.unwrap().is_none());
+    let gone = store.deleted(&[5, 7]).await.unwrap().unwrap();
+    assert_eq!((gone.upload_id, gone.deleted_by.as_str()), (1, "test"));
+    assert!(store
+        .deleted(&[chunk as i64 + 101])
+        .await
+        .unwrap()
+        .is_none());
+}
+
+/// A database written before the packed trend chunks and histories existed gets them when
+/// the server starts, with the same content as if they had been written with the runs.
+async fn older_databases_get_their_packed_trends_at_start(db: &TestDb) {
+    let store = db.open().await;
+    upload_csv(&store, &runs_csv(0, 40)).await;
+    let commits: Vec<HistoryCommit> = (0..40)
+        .map(|i| HistoryCommit {
+            sha: format!("{i:08x}"),
+            time: (i % 2 == 0).then_some(i64::from(i)),
+            subject: Some(format!("commit {i}")),
+        })
+        .collect();
+    store
+        .put_history("linux", "master", &commits, "test")
+        .await
+        .unwrap();
+    let runs = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
+    assert_eq!(runs, expected(40));
+    // Make it an older database: no chunks, no packed history, one series as sample rows.
+    for sql in [
+        sql!("DELETE FROM trend_chunk"),
+        sql!("UPDATE history SET packed = NULL"),
+        sql!("INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)"),
+        sql!("UPDATE series SET packed = NULL WHERE id = 7"),
+    ] {
+        query(sql).execute(&store.writer).await.unwrap();
+    }
+    store.close().await;
+    let store = db.open().await;
+    let again = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
+    assert_eq!(again, runs);
+    let history = store
+        .history_for(Some(("linux", "master")), &[])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(history.commits, commits);
+    // A replaced history is read anew, not from the copy in memory.
+    store
+        .put_history("linux", "master", &commits[..3], "test")
+        .await
+        .unwrap();
+    let history = store
+        .history_for(None, &["00000001"])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(history.commits, commits[..3]);
+}
