@@ -1,0 +1,54 @@
+//! The page of one stored upload (`/uploads/{id}`): its files and runs.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use super::super::{error_view, loading, parse_id, RunTable};
+use crate::api::get_upload;
+use crate::types::UploadDetail;
+
+#[component]
+pub fn UploadView() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || parse_id(params.read().get("id"));
+    let data = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => get_upload(id).await,
+            None => Ok(None),
+        }
+    });
+    view! {
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(Some(d)) => upload_view(d),
+                    Ok(None) => super::super::not_there("No such upload".into()),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn upload_view(d: UploadDetail) -> AnyView {
+    let u = d.upload;
+    view! {
+        <h1>{format!("Upload #{}", u.id)}</h1>
+        <p class="ok" id="upload-result">{format!("Stored {} runs with {} samples on {}.", u.runs, u.samples, u.created_at)}</p>
+        {u.uploaded_by.map(|by| view! { <p id="uploaded-by">"Uploaded by " <strong>{by}</strong></p> })}
+        <h2>"Files"</h2>
+        <ul>
+            {u.files.into_iter().map(|f| view! {
+                <li>
+                    {f.name.unwrap_or_else(|| "request body".into())} " — " {f.format} ", " {f.size} " bytes, sha256 "
+                    <span class="mono small">{f.sha256}</span> " "
+                    <a href=f.raw_url>"raw"</a>
+                </li>
+            }).collect_view()}
+        </ul>
+        <h2>"Runs"</h2>
+        <RunTable runs=d.runs />
+        <super::super::admin::DeleteUpload id=u.id />
+    }
+    .into_any()
+}
