@@ -33,6 +33,10 @@ pub enum Errors {
 /// What `GET /api/v1/trend` answers as JSON: one trend, or one per machine or param.
 #[derive(ToSchema)]
 #[serde(untagged)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a schema for the API description only, never built"
+)]
 pub enum TrendAnswer {
     One(app::trend::Trend),
     Several(Vec<app::trend::Trend>),
