@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::url::encode;
+
 /// Where a summary stands in triage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -314,18 +316,6 @@ pub fn query_string(pairs: &[(&str, &str)]) -> String {
         .map(|(k, v)| format!("{k}={}", encode(v)))
         .collect::<Vec<_>>()
         .join("&")
-}
-
-fn encode(v: &str) -> String {
-    let mut out = String::with_capacity(v.len());
-    for b in v.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// A page of summaries, newest first.

@@ -27,6 +27,7 @@ pub mod trend;
 #[cfg(feature = "ssr")]
 pub mod trend_page;
 pub mod types;
+pub mod url;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};

@@ -390,19 +390,7 @@ pub fn format_value(v: f64) -> String {
     }
 }
 
-/// Percent-encodes a query value (everything but unreserved characters).
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char);
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
+pub use crate::url::encode;
 
 #[cfg(test)]
 mod tests {

@@ -373,12 +373,7 @@ pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
 /// The answer to a failed browser form upload: the message, escaped, and a way back.
 fn html_error(e: ApiError, site: &str) -> Response {
     let status = e.status();
-    let message = e
-        .to_string()
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;");
+    let message = crate::http::offline::escape(&e.to_string());
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Upload refused</title>\
          <link rel=\"stylesheet\" href=\"/pkg/{site}.css\"></head><body><main><h1>Upload refused</h1>\
