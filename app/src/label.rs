@@ -246,7 +246,47 @@ macro_rules! text_newtype_impls {
         }
     )*};
 }
-text_newtype_impls!(TagValue, Unit, Param);
+text_newtype_impls!(TagValue, Unit, Param, Metric);
+
+/// The longest metric name Perfline accepts, in characters: LKP's keys name call traces
+/// (`perf-profile.calltrace.cycles-pp.…`) and run to hundreds.
+pub const METRIC_MAX_CHARS: usize = 1024;
+
+/// A metric's name: like a [`Label`] (trimmed, not empty, no control, invisible or
+/// direction-changing characters) but up to [`METRIC_MAX_CHARS`] characters, with any of the
+/// characters LKP's keys use (`: / % @ # + = ,`). Uploads and queries take the same ones.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Metric(String);
+
+impl Metric {
+    pub fn parse(raw: &str) -> Result<Self, LabelError> {
+        let text = check_text(raw, METRIC_MAX_CHARS).map_err(|e| match e {
+            LabelError::TooLong => LabelError::TooLongFor(METRIC_MAX_CHARS),
+            e => e,
+        })?;
+        if text.is_empty() {
+            return Err(LabelError::Empty);
+        }
+        Ok(Metric(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Metric {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<Metric> for String {
+    fn eq(&self, other: &Metric) -> bool {
+        *self == other.0
+    }
+}
 
 /// A metric's param (`threads=4`, `send-64`), or empty when the metric has none: at most
 /// [`LABEL_MAX_CHARS`] characters, no control, invisible or direction-changing characters.
@@ -762,6 +802,17 @@ mod openapi {
         }
     }
     impl ToSchema for Param {}
+
+    impl PartialSchema for Metric {
+        fn schema() -> RefOr<Schema> {
+            text(
+                "A metric's name: trimmed, not empty, no control or invisible characters.",
+                METRIC_MAX_CHARS,
+                Some(LABEL_PATTERN),
+            )
+        }
+    }
+    impl ToSchema for Metric {}
 
     impl PartialSchema for CommitSha {
         fn schema() -> RefOr<Schema> {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{CommitSha, HistoryName, Label, Param};
+use crate::label::{CommitSha, HistoryName, Label, Metric, Param};
 
 /// The `param` that asks for every param of a metric (`/trend?param=*`).
 pub const ALL_PARAMS: &str = "*";
@@ -50,7 +50,7 @@ impl Mark {
 pub struct TrendQuery {
     pub benchmark: Label,
     pub machine: Label,
-    pub metric: Label,
+    pub metric: Metric,
     #[serde(default)]
     pub param: Param,
     /// The history (`repo/branch`) to order commits by; default: the one holding most of them.
@@ -124,7 +124,7 @@ impl TrendForm {
         Ok(TrendQuery {
             benchmark: label("benchmark", &self.benchmark)?,
             machine: label("machine", &self.machine)?,
-            metric: label("metric", &self.metric)?,
+            metric: Metric::parse(&self.metric).map_err(|e| format!("metric {e}"))?,
             param: Param::parse(&self.param).map_err(|e| format!("param {e}"))?,
             history: match self.history.as_deref().map(str::trim) {
                 None | Some("") => None,

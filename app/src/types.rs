@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Direction, Label, MAX_KERNELS};
+use crate::label::{Direction, Label, Metric, MAX_KERNELS};
 
 /// One run as listed: a benchmark executed on one machine with one kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +88,10 @@ pub struct UploadResponse {
     pub created: bool,
     pub upload: UploadSummary,
     pub runs: Vec<RunSummary>,
+    /// What the files held that Perfline left out, and why (`file: key: reason`): an LKP job
+    /// is stored without a key it cannot take rather than refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +133,27 @@ pub struct RunPage {
     pub offset: i64,
 }
 
+/// The line an upload's answer gives what it left out: `2 keys skipped: a: why; b: why`, at
+/// most ten named; empty when nothing was.
+pub fn skipped_line(skipped: &[String]) -> String {
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = skipped.iter().take(10).map(String::as_str).collect();
+    let more = skipped.len() - shown.len();
+    format!(
+        "{} key{} skipped: {}{}\n",
+        skipped.len(),
+        if skipped.len() == 1 { "" } else { "s" },
+        shown.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// A comparison request: benchmark and machine, kernels with the baseline first. Parsed once
 /// where it comes in (the API's query string, the compare page's form, a permalink's stored
 /// spec): every name is a [`Label`], there are 1 to [`MAX_KERNELS`] distinct kernels, and with
@@ -145,7 +170,7 @@ pub struct CompareQuery {
     /// (`6.1.0@box-a`: a kernel on a machine; `governor=performance`: runs with that tag;
     /// `6.1.0@box-a:governor=performance`: both). Also the columns' labels.
     pub kernels: Vec<Label>,
-    pub metric: Option<Label>,
+    pub metric: Option<Metric>,
     /// `kernels` are column specs (`GET /api/v1/compare?columns=...`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub columns: bool,
@@ -160,7 +185,7 @@ struct RawCompareQuery {
     machine: Option<Label>,
     kernels: Vec<Label>,
     #[serde(default)]
-    metric: Option<Label>,
+    metric: Option<Metric>,
     #[serde(default)]
     columns: bool,
 }
@@ -182,7 +207,7 @@ impl CompareQuery {
         benchmark: Label,
         machine: Option<Label>,
         kernels: Vec<Label>,
-        metric: Option<Label>,
+        metric: Option<Metric>,
         columns: bool,
     ) -> Result<CompareQuery, String> {
         if kernels.is_empty() {
@@ -285,7 +310,7 @@ impl CompareForm {
             .collect::<Result<Vec<_>, _>>()?;
         let metric = match self.metric.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(m) => Some(label("metric", m)?),
+            Some(m) => Some(Metric::parse(m).map_err(|e| format!("metric {e}"))?),
         };
         CompareQuery::new(
             label("benchmark", &self.benchmark)?,

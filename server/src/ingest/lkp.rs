@@ -65,7 +65,7 @@ fn derived(
             "LKP {metric} is not a finite number"
         )));
     }
-    let label = app::label::Label::parse(metric)
+    let label = app::label::Metric::parse(metric)
         .map_err(|e| IngestError::new(format!("metric {metric} {e}")))?;
     run.series.push(super::ParsedSeries::derived(
         label,
@@ -248,15 +248,22 @@ pub fn detect_json(v: &Value) -> Option<super::Format> {
     if obj.contains_key("samples") || obj.is_empty() {
         return None;
     }
+    // LKP writes a few string values (a kernel's name, a state) among the numbers: they are
+    // skipped, but they do not make the document something else.
+    let scalar = |x: &Value| x.is_number() || x.is_string() || x.is_null();
+    let any_number =
+        |x: &Value| x.is_number() || x.as_array().is_some_and(|a| a.iter().any(Value::is_number));
     if obj.contains_key("stats_source")
-        || obj.values().all(|x| {
-            x.as_array()
-                .is_some_and(|a| a.iter().all(|e| e.is_number() || e.is_null()))
-        })
+        || obj
+            .values()
+            .all(|x| x.as_array().is_some_and(|a| a.iter().all(scalar)))
     {
         return Some(super::Format::LkpMatrix);
     }
-    if obj.values().all(Value::is_number) && obj.keys().any(|k| k.contains('.')) {
+    if obj.values().all(|x| x.is_number() || x.is_string())
+        && obj.values().any(any_number)
+        && obj.keys().any(|k| k.contains('.'))
+    {
         return Some(super::Format::LkpStats);
     }
     None
@@ -306,10 +313,15 @@ pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, In
     let m = meta_with_benchmark(meta, &keys)?;
     let mut b = RunBuilder::default();
     let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
+    let mut skipped = Vec::new();
     for (k, v) in &obj {
-        let value = v
-            .as_f64()
-            .ok_or_else(|| IngestError::field(k, format!("{k} is not a number")))?;
+        let value = match takeable(k, v) {
+            Ok(value) => value,
+            Err(why) => {
+                skipped.push(why);
+                continue;
+            }
+        };
         let (unit, direction) = failure_unit(k);
         b.push(Row {
             line: 1,
@@ -327,7 +339,47 @@ pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, In
             ..e
         })?;
     }
-    b.finish()
+    if skipped.len() == obj.len() {
+        return Err(nothing_to_store(&skipped));
+    }
+    let mut runs = b.finish()?;
+    if let Some(first) = runs.first_mut() {
+        first.skipped = skipped;
+    }
+    Ok(runs)
+}
+
+/// The refusal of an LKP document none of whose keys could be stored.
+fn nothing_to_store(skipped: &[String]) -> IngestError {
+    let shown: Vec<&str> = skipped.iter().take(5).map(String::as_str).collect();
+    IngestError::new(format!(
+        "no key of this LKP document can be stored: {}{}",
+        shown.join("; "),
+        if skipped.len() > shown.len() {
+            "; ..."
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The value of key `k`, or why the job is stored without it: a string (LKP writes a few), a
+/// value that is not a finite number within bounds, or a key Perfline cannot take as a metric.
+fn takeable(k: &str, v: &Value) -> Result<f64, String> {
+    let key = super::shorten(k);
+    if let Err(e) = app::label::Metric::parse(k) {
+        return Err(format!("{key}: the name {e}"));
+    }
+    match v {
+        Value::String(_) => Err(format!("{key}: a string, not a number")),
+        Value::Number(n) => {
+            let value = n
+                .as_f64()
+                .ok_or_else(|| format!("{key}: not a number Perfline can read"))?;
+            app::label::check_value(value).map_err(|e| format!("{key}: {e}"))
+        }
+        _ => Err(format!("{key}: not a number")),
+    }
 }
 
 /// `matrix.json`: `{"stats_source": [...], "<key>": [one value per run]}` → one run per column.
@@ -354,23 +406,41 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
         ));
     }
     let m = meta_with_benchmark(meta, &keys)?;
+    let takeable_cell = |k: &str| {
+        obj[k]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| takeable(k, v).is_ok()))
+    };
+    if !keys.iter().any(|k| takeable_cell(k)) {
+        let all: Vec<String> = keys
+            .iter()
+            .map(|k| format!("{}: no number Perfline can take", super::shorten(k)))
+            .collect();
+        return Err(nothing_to_store(&all));
+    }
+    // Keys the job is stored without, each said once however many columns it spoils.
+    let mut skipped: BTreeMap<&str, String> = BTreeMap::new();
     let mut out = Vec::with_capacity(columns);
     for col in 0..columns {
         let mut b = RunBuilder::default();
         let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
         for k in &keys {
             let Some(arr) = obj[*k].as_array() else {
-                return Err(IngestError::field(
-                    k,
-                    format!("{k} is not an array of values"),
-                ));
+                skipped
+                    .entry(k.as_str())
+                    .or_insert_with(|| format!("{}: not an array of values", super::shorten(k)));
+                continue;
             };
             match arr.get(col) {
                 None | Some(Value::Null) => {}
                 Some(v) => {
-                    let value = v.as_f64().ok_or_else(|| {
-                        IngestError::field(k, format!("{k}[{col}] is not a number"))
-                    })?;
+                    let value = match takeable(k, v) {
+                        Ok(value) => value,
+                        Err(why) => {
+                            skipped.entry(k.as_str()).or_insert(why);
+                            continue;
+                        }
+                    };
                     let (unit, direction) = failure_unit(k);
                     b.push(Row {
                         line: 1,
@@ -398,6 +468,9 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
             }
         }
         out.extend(runs);
+    }
+    if let Some(first) = out.first_mut() {
+        first.skipped = skipped.into_values().collect();
     }
     Ok(out)
 }
@@ -510,11 +583,21 @@ mod tests {
         assert!(runs[1]
             .facts
             .contains(&("stats_source".into(), "/result/a/1/stats.json".into())));
+        // A key it cannot take is left out (issue 28: the job is never refused for it) and
+        // said; a document with nothing it can take is still refused.
+        let some =
+            br#"{"stats_source": ["x"], "netperf.Throughput_Mbps": [1.5], "kernel": ["fast"]}"#;
+        let (_, runs) = parse_file(some, Some(Format::LkpMatrix), &test_meta()).unwrap();
+        assert_eq!(runs[0].series.len(), 1);
+        assert_eq!(
+            runs[0].skipped,
+            vec!["kernel: a string, not a number".to_owned()]
+        );
         let bad = br#"{"stats_source": ["x"], "netperf.Throughput_Mbps": ["fast"]}"#;
         let e = parse_file(bad, Some(Format::LkpMatrix), &test_meta()).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "field netperf.Throughput_Mbps: netperf.Throughput_Mbps[0] is not a number"
+            "no key of this LKP document can be stored: netperf.Throughput_Mbps: no number Perfline can take"
         );
     }
 }

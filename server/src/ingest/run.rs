@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::*;
-use app::label::{check_value, Direction, Label, TagValue, Unit};
+use app::label::{check_value, Direction, Label, Metric, TagValue, Unit};
 
 /// Which run a row belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -18,7 +18,7 @@ pub struct RunKey {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedSeries {
-    pub metric: Label,
+    pub metric: Metric,
     pub param: String,
     pub unit: Option<Unit>,
     pub direction: Direction,
@@ -35,12 +35,15 @@ pub struct ParsedRun {
     /// Facts the file states about the run (test type, thread count, confidence...).
     pub facts: Vec<(String, String)>,
     pub series: Vec<ParsedSeries>,
+    /// What the file held that Perfline could not take and left out, and why (`key: reason`):
+    /// an LKP job is stored without a key it cannot take rather than refused.
+    pub skipped: Vec<String>,
 }
 
 impl ParsedSeries {
     /// A series computed from others (no source lines), one sample per iteration.
     pub fn derived(
-        metric: Label,
+        metric: Metric,
         unit: &str,
         direction: Direction,
         values: &[f64],
@@ -110,6 +113,7 @@ impl RunBuilder {
             key,
             tags: tags.to_vec(),
             series: Vec::new(),
+            skipped: Vec::new(),
         });
         i
     }
@@ -140,7 +144,7 @@ impl RunBuilder {
                 let s = match self.series_index.get(&key) {
                     Some(s) => *s,
                     None => {
-                        let metric = Label::parse(row.metric).map_err(|e| {
+                        let metric = Metric::parse(row.metric).map_err(|e| {
                             IngestError::at_line(row.line, format!("metric '{}' {e}", row.metric))
                         })?;
                         // The same rule as a trend query's `param`.

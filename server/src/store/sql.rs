@@ -219,6 +219,8 @@ bind_as! {
     app::label::Label => |v| Arg::Text(Some(Cow::Owned(v.into())));
     &'q app::label::Label => |v| Arg::Text(Some(Cow::Borrowed(v.as_str())));
     app::label::Param => |v| Arg::Text(Some(Cow::Owned(v.into())));
+    &'q app::label::Metric => |v| Arg::Text(Some(Cow::Borrowed(v.as_str())));
+    app::label::Metric => |v| Arg::Text(Some(Cow::Owned(v.into())));
     &'q app::label::Param => |v| Arg::Text(Some(Cow::Borrowed(v.as_str())));
 }
 

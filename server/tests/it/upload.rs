@@ -366,3 +366,84 @@ async fn a_folder_packed_by_the_page_reads_like_tar_czf() {
     assert_eq!(page, cli);
     app.stop().await;
 }
+
+/// An LKP job as the robot writes it: keys of hundreds of characters with `: / % @ # + = ,`,
+/// a few string values, a key longer than any Perfline takes. The job is stored without what
+/// it cannot take, and the answer says what and why; a file that is no stats document at all
+/// is still refused, naming the line.
+#[tokio::test(flavor = "multi_thread")]
+async fn lkp_jobs_are_stored_without_the_keys_perfline_cannot_take() {
+    let app = spawn_app().await;
+    let long = format!(
+        "perf-profile.calltrace.cycles-pp.{}",
+        "entry_SYSCALL_64_after_hwframe.do_syscall_64.".repeat(21)
+    );
+    assert!((900..=1024).contains(&long.len()), "{}", long.len());
+    let too_long = format!("perf-profile.children.cycles-pp.{}", "x".repeat(1100));
+    let mut stats = serde_json::Map::new();
+    stats.insert("netperf.Throughput_Mbps".into(), 2497.1.into());
+    stats.insert("proc-vmstat.nr_dirty:ratio/%@#+=,".into(), 3.into());
+    stats.insert(long.clone(), 1.25.into());
+    stats.insert(too_long.clone(), 0.5.into());
+    stats.insert("kernel.version".into(), "4.16.0-rc1".into());
+    let body = serde_json::to_vec(&Value::Object(stats)).unwrap();
+    let r = app
+        .upload_raw(
+            "machine=lkp-bdw-de1&kernel=4.16.0&commit=a337531b94",
+            body.clone(),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let answer: Value = r.json().await.unwrap();
+    let skipped: Vec<&str> = answer["skipped"]
+        .as_array()
+        .expect("the answer lists what was skipped")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.contains("kernel.version") && s.contains("a string")),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.contains("perf-profile.children")
+                && s.contains("longer than 1024 characters")),
+        "{skipped:?}"
+    );
+    // The keys it could take are stored, the long one whole.
+    let run = answer["runs"][0]["id"].as_i64().unwrap();
+    let (_, detail) = app.get_json(&format!("/api/v1/runs/{run}")).await;
+    let metrics: Vec<&str> = detail["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics.len(), 3, "{metrics:?}");
+    assert!(metrics.contains(&long.as_str()));
+    assert!(metrics.contains(&"proc-vmstat.nr_dirty:ratio/%@#+=,"));
+    // The text answer says it in a line.
+    let r = app
+        .client
+        .post(app.url("/api/v1/upload?machine=lkp-bdw-de1&kernel=4.16.0&commit=a337531b95"))
+        .header("accept", "text/plain")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let text = r.text().await.unwrap();
+    assert!(text.contains("2 keys skipped: "), "{text}");
+    // A document that is not LKP's at all is still refused, naming the line.
+    let r = app
+        .upload_raw(
+            "machine=m&kernel=k&format=lkp-stats",
+            "{\"a.b\": 1,\n oops}",
+        )
+        .await;
+    assert_error(r, 422, "line 2").await;
+}

@@ -360,8 +360,10 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
                     u.runs
                 )
             };
+            let skipped = crate::types::skipped_line(&r.skipped);
             view! {
                 <p class="ok" id="upload-result">{stored} " " <a id="upload-link" href=u.page.clone()>{format!("Upload #{}", u.id)}</a></p>
+                {(!skipped.is_empty()).then(|| view! { <p class="muted" id="upload-skipped">{skipped.trim_end().to_owned()}</p> })}
                 <table id="upload-files">
                     <thead><tr><th>"file"</th><th>"format"</th><th class="num">"bytes"</th></tr></thead>
                     <tbody>

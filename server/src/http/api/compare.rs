@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use app::compare::lkp_text;
-use app::label::{empty_as_none, Bounded, Kernels, Label, PermalinkId};
+use app::label::{empty_as_none, Bounded, Kernels, Label, Metric, PermalinkId};
 use app::mmtests::mmtests_text;
 use app::types::CompareQuery;
 
@@ -124,7 +124,7 @@ pub struct CompareParams {
     /// `governor=performance`, `6.1.0@box-a:governor=performance` (comma-separated).
     columns: Option<Kernels>,
     #[serde(default, deserialize_with = "empty_as_none")]
-    metric: Option<Label>,
+    metric: Option<Metric>,
     /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
     format: Option<String>,
     /// `mmtests` (default) or `lkp`, for text.

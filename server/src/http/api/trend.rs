@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
-use app::label::{empty_as_none, Bounded, CommitSha, HistoryName, Label, Machines, Param};
+use app::label::{empty_as_none, Bounded, CommitSha, HistoryName, Label, Machines, Metric, Param};
 use app::trend::{Mark, TrendQuery};
 
 use super::extract::{ApiJson, ApiQuery};
@@ -28,7 +28,7 @@ pub struct TrendParams {
     #[serde(default, deserialize_with = "empty_as_none")]
     machine: Option<Label>,
     #[serde(default, deserialize_with = "empty_as_none")]
-    metric: Option<Label>,
+    metric: Option<Metric>,
     #[serde(default)]
     param: Param,
     /// Several machines on one chart (comma-separated), instead of `machine`.

@@ -276,8 +276,11 @@ async fn store(
                     });
                     continue;
                 }
-                let (format, file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
+                let (format, mut file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
                     .map_err(|e| e.in_file(&label))?;
+                for s in file_runs.iter_mut().flat_map(|r| r.skipped.iter_mut()) {
+                    *s = format!("{label}: {s}");
+                }
                 let sha = hex::encode(Sha256::digest(&bytes));
                 digest.update(sha.as_bytes());
                 new_files.push(NewFile {
@@ -332,6 +335,11 @@ async fn store(
             created: status == StatusCode::CREATED,
             upload: detail.upload,
             runs: detail.runs,
+            skipped: parsed
+                .runs
+                .iter()
+                .flat_map(|r| r.skipped.iter().cloned())
+                .collect(),
         },
     ))
 }
@@ -367,6 +375,7 @@ pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
             run.id, run.benchmark, run.machine, run.kernel, run.samples, run.page
         ));
     }
+    out.push_str(&app::types::skipped_line(&r.skipped));
     out
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use app::alerts::{Alert, CommitRef};
 use app::label::Direction;
-use app::label::{Label, Param};
+use app::label::{Label, Metric, Param};
 use app::trend::{Trend, TrendQuery};
 
 use super::detect::{self, Rule};
@@ -87,7 +87,7 @@ async fn examine(
     let (Ok(benchmark), Ok(machine), Ok(metric), Ok(param)) = (
         Label::parse(&job.benchmark),
         Label::parse(&job.machine),
-        Label::parse(&job.metric),
+        Metric::parse(&job.metric),
         Param::parse(&job.param),
     ) else {
         return Ok(None);

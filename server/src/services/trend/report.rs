@@ -1,6 +1,6 @@
 //! The LKP robot's regression mail: the changed metrics between two commits and their trends.
 
-use app::label::{Direction, Label, Param};
+use app::label::{Direction, Label, Metric, Param};
 use app::trend::{ReportQuery, TrendQuery};
 
 use super::names;
@@ -117,7 +117,7 @@ impl Services {
         out.push_str(&app::compare::lkp_report(&c, false, "commit", &described));
         for row in &changed {
             // Stored names were parsed at upload; a row whose are refused has no trend.
-            let (Ok(metric), Ok(param)) = (Label::parse(&row.metric), Param::parse(&row.param))
+            let (Ok(metric), Ok(param)) = (Metric::parse(&row.metric), Param::parse(&row.param))
             else {
                 continue;
             };
