@@ -272,3 +272,34 @@ async fn the_reference_page_lists_every_operation_without_loading_anything() {
     assert!(!html.contains("href=\"http"), "the page links out");
     app.stop().await;
 }
+
+/// Every `$ref` anywhere in the description names a schema it defines: a client generator or
+/// a fuzzer stops at the first one that does not (CI's schemathesis run did, on `CommitSha`).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_reference_in_the_description_resolves() {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v.as_str()) {
+                        ("$ref", Some(r)) => out.push(r.to_owned()),
+                        _ => refs(v, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let app = spawn_app().await;
+    let doc = description(&app).await;
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    assert!(all.len() > 50, "{all:?}");
+    let missing: Vec<&String> = all
+        .iter()
+        .filter(|r| doc.pointer(r.trim_start_matches('#')).is_none())
+        .collect();
+    assert!(missing.is_empty(), "unresolvable references: {missing:?}");
+    app.stop().await;
+}

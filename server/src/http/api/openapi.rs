@@ -128,8 +128,16 @@ impl Modify for Security {
     // The validated query types, which parameters name by reference.
     components(schemas(
         ErrorEnvelope,
+        app::label::Label,
+        app::label::TagValue,
+        app::label::Unit,
         app::label::Kernels,
         app::label::Machines,
+        app::label::Param,
+        app::label::Metric,
+        app::label::CommitSha,
+        app::label::PermalinkId,
+        app::label::HistoryName,
         app::label::Bounded<0, 10>,
         app::label::Bounded<0, 10_000>,
         app::label::Bounded<0, 100_000_000>,
