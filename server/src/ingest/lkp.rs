@@ -297,12 +297,12 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta
 
 /// A failure key (`dmesg.*`, `kmsg.*`, `last_state.*`: how often a warning or failure was seen
 /// in the run) is stored as such: unit `occurrences`, lower is better; LKP's text then shows it
-/// as `fail:runs`.
+/// as `fail:runs`. One of LKP's KPIs gets the direction lkp-tests gives it (`kpi`).
 fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
     if app::compare::is_failure_key(key) {
         (Some("occurrences"), Some(Direction::Lower))
     } else {
-        (None, None)
+        (None, super::kpi::direction(key))
     }
 }
 
@@ -418,13 +418,15 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
             .collect();
         return Err(nothing_to_store(&all));
     }
+    // Each key's unit and direction, once (not once per column).
+    let kinds: Vec<_> = keys.iter().map(|k| failure_unit(k)).collect();
     // Keys the job is stored without, each said once however many columns it spoils.
     let mut skipped: BTreeMap<&str, String> = BTreeMap::new();
     let mut out = Vec::with_capacity(columns);
     for col in 0..columns {
         let mut b = RunBuilder::default();
         let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
-        for k in &keys {
+        for (ki, k) in keys.iter().enumerate() {
             let Some(arr) = obj[*k].as_array() else {
                 skipped
                     .entry(k.as_str())
@@ -441,7 +443,7 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
                             continue;
                         }
                     };
-                    let (unit, direction) = failure_unit(k);
+                    let (unit, direction) = kinds[ki];
                     b.push(Row {
                         line: 1,
                         run,

@@ -9,6 +9,7 @@ pub mod facts;
 mod generic;
 mod hackbench;
 pub mod history;
+pub mod kpi;
 mod lkp;
 mod mmtests;
 mod netperf;
