@@ -3,12 +3,13 @@
 //! that remain. The runs it removed are remembered (`retired_run`), so a permalink that
 //! pinned one can say what happened to it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::history::TrendKey;
+use super::metric_key::Keys;
 use super::sql::{query, query_as, sql, Tx};
 use super::trend_pack::TrendRun;
-use super::write::{append_to_trends, id_of, series_rows, trend_records, Named, SeriesRow};
+use super::write::{append_to_trends, id_of, trend_records_of, Named};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -141,12 +142,8 @@ impl Store {
             return Ok(Some(String::new()));
         }
         let what = changes.join(", ");
-        let keys: Vec<(String, String)> = query_as(sql!(
-            "SELECT DISTINCT metric, param FROM series WHERE run_id = ?"
-        ))
-        .bind(id)
-        .fetch_all(&mut tx)
-        .await?;
+        let (keys, _) = series_keys(&mut tx, &self.keys, sql!("SELECT r.benchmark, r.machine_id, d.packed FROM run r JOIN run_data d ON d.run_id = r.id WHERE r.id = ?"), id).await?;
+        let keys: BTreeSet<(String, String)> = keys.into_values().flatten().collect();
         query(sql!(
             "UPDATE run SET machine_id = ?, kernel_id = ?, commit_sha = ?, tags = ? WHERE id = ?"
         ))
@@ -171,9 +168,7 @@ impl Store {
             machines.push(new_machine_id);
         }
         for m in &machines {
-            for (metric, param) in &keys {
-                rebuild_trend(&mut tx, &benchmark, *m, metric, param).await?;
-            }
+            rebuild_trends(&mut tx, &self.keys, &benchmark, *m, &keys).await?;
         }
         drop_orphans(&mut tx, kernel_id, machine_id).await?;
         super::tokens::audit_in(&mut tx, actor, "run.correct", &format!("run {id}"), &what).await?;
@@ -194,19 +189,7 @@ impl Store {
             return Ok(None);
         }
         // The series keys whose trends lose runs.
-        let keys: Vec<(String, i64, String, String)> = query_as(sql!(
-            "SELECT DISTINCT r.benchmark, r.machine_id, s.metric, s.param FROM run r \
-             JOIN series s ON s.run_id = r.id WHERE r.upload_id = ?"
-        ))
-        .bind(id)
-        .fetch_all(&mut tx)
-        .await?;
-        let (series,): (i64,) = query_as(sql!(
-            "SELECT COUNT(*) FROM series s JOIN run r ON r.id = s.run_id WHERE r.upload_id = ?"
-        ))
-        .bind(id)
-        .fetch_one(&mut tx)
-        .await?;
+        let (keys, series) = series_keys(&mut tx, &self.keys, sql!("SELECT r.benchmark, r.machine_id, d.packed FROM run r JOIN run_data d ON d.run_id = r.id WHERE r.upload_id = ?"), id).await?;
         let runs = query(
             sql!("INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
              SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?"),
@@ -231,8 +214,8 @@ impl Store {
         for (kernel_id, machine_id) in names {
             drop_orphans(&mut tx, kernel_id, machine_id).await?;
         }
-        for (benchmark, machine_id, metric, param) in keys {
-            rebuild_trend(&mut tx, &benchmark, machine_id, &metric, &param).await?;
+        for ((benchmark, machine_id), keys) in keys {
+            rebuild_trends(&mut tx, &self.keys, &benchmark, machine_id, &keys).await?;
         }
         super::tokens::audit_in(
             &mut tx,
@@ -246,10 +229,7 @@ impl Store {
         // Full trend chunks were rewritten: the copies in memory are no longer true.
         self.caches.clear();
         self.alert_jobs_queued.notify_one();
-        Ok(Some(Deleted {
-            runs,
-            series: series as usize,
-        }))
+        Ok(Some(Deleted { runs, series }))
     }
 
     /// Why the first of `runs` that was deleted is gone, if any was.
@@ -281,42 +261,48 @@ impl Store {
     }
 }
 
-/// Rebuilds the trend chunks of one series key from the runs it has now.
-async fn rebuild_trend(
+/// The series keys (metric, param) of the runs `sql` selects (benchmark, machine id and packed
+/// samples of each, by the one bound `id`), by benchmark and machine; and how many series
+/// they have.
+async fn series_keys(
     conn: &mut Tx,
+    keys: &Keys,
+    sql: &'static super::sql::Sql,
+    id: i64,
+) -> StoreResult<(BTreeMap<(String, i64), BTreeSet<(String, String)>>, usize)> {
+    let rows: Vec<(String, i64, Vec<u8>)> = query_as(sql).bind(id).fetch_all(&mut *conn).await?;
+    let mut out: BTreeMap<(String, i64), BTreeSet<(String, String)>> = BTreeMap::new();
+    let mut count = 0;
+    for (benchmark, machine_id, packed) in rows {
+        let series = super::run_pack::unpack(&packed)?;
+        count += series.len();
+        let names = keys
+            .names(
+                super::sql::Target::from(&mut *conn),
+                series.iter().map(|s| s.key),
+            )
+            .await?;
+        let set = out.entry((benchmark, machine_id)).or_default();
+        for s in &series {
+            let k = &names[&s.key];
+            set.insert((k.metric.clone(), k.param.clone()));
+        }
+    }
+    Ok((out, count))
+}
+
+/// Rebuilds the trend chunks of the series keys `wanted` of `benchmark` on `machine_id` from
+/// the runs they have now.
+async fn rebuild_trends(
+    conn: &mut Tx,
+    keys: &Keys,
     benchmark: &str,
     machine_id: i64,
-    metric: &str,
-    param: &str,
+    wanted: &BTreeSet<(String, String)>,
 ) -> StoreResult<()> {
-    query(
-        sql!("DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
-    )
-    .bind(benchmark)
-    .bind(machine_id)
-    .bind(metric)
-    .bind(param)
-    .execute(&mut *conn)
-    .await?;
-    let rows: Vec<SeriesRow> = query_as(sql!(
-        series_rows!(),
-        " WHERE r.benchmark = ? AND r.machine_id = ? AND s.metric = ? AND s.param = ? \
-         ORDER BY r.id, s.id"
-    ))
-    .bind(benchmark)
-    .bind(machine_id)
-    .bind(metric)
-    .bind(param)
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
-    trend_records(&mut *conn, rows, &mut trends).await?;
-    append_to_trends(&mut *conn, &trends).await?;
-    // The alert detector looks at the series again (its newest step may have moved or gone);
-    // a series left without runs has nothing to look at.
-    if trends.is_empty() {
+    for (metric, param) in wanted {
         query(
-            sql!("DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
+            sql!("DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
         )
         .bind(benchmark)
         .bind(machine_id)
@@ -324,9 +310,40 @@ async fn rebuild_trend(
         .bind(param)
         .execute(&mut *conn)
         .await?;
-    } else {
-        super::write::queue_alert_jobs(&mut *conn, &trends, 0).await?;
     }
+    let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
+    trend_records_of(
+        &mut *conn,
+        keys,
+        benchmark,
+        machine_id,
+        Some(wanted),
+        &mut trends,
+    )
+    .await?;
+    append_to_trends(&mut *conn, &trends).await?;
+    // The alert detector looks at the series again (its newest step may have moved or gone);
+    // a series left without runs has nothing to look at.
+    for (metric, param) in wanted {
+        let key = (
+            benchmark.to_owned(),
+            machine_id,
+            metric.clone(),
+            param.clone(),
+        );
+        if !trends.contains_key(&key) {
+            query(
+                sql!("DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
+            )
+            .bind(benchmark)
+            .bind(machine_id)
+            .bind(metric)
+            .bind(param)
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    super::write::queue_alert_jobs(&mut *conn, &trends, 0).await?;
     Ok(())
 }
 

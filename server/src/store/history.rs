@@ -5,7 +5,7 @@ use super::StoreResult;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::sql::{query, query_as, sql, Builder};
+use super::sql::{query, query_as, sql, Builder, Target};
 use app::trend::Mark;
 
 use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
@@ -298,40 +298,35 @@ impl Store {
         benchmark: &str,
         machine: &str,
     ) -> StoreResult<Vec<super::CompareSeries>> {
-        let rows = query(sql!(
-            "SELECT s.id, r.id, r.commit_sha, s.metric, s.param, s.unit, s.direction, s.packed \
-             FROM run r JOIN machine m ON m.id = r.machine_id JOIN series s ON s.run_id = r.id \
-             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY s.id"
+        let rows: Vec<(i64, String, Vec<u8>)> = query_as(sql!(
+            "SELECT r.id, r.commit_sha, d.packed \
+             FROM run r JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
+             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY r.id"
         ))
         .bind(benchmark)
         .bind(machine)
         .fetch_all(&self.reader)
         .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let packed: Option<Vec<u8>> = r.get(7);
-            let (iterations, values) = match packed {
-                Some(bytes) => super::packed::unpack(&bytes)?,
-                None => query_as::<(i64, f64)>(sql!(
-                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
-                ))
-                .bind(r.get::<i64, _>(0))
-                .fetch_all(&self.reader)
-                .await?
-                .into_iter()
-                .unzip(),
-            };
-            let direction: String = r.get(6);
-            out.push(super::CompareSeries {
-                run_id: r.get(1),
-                kernel: r.get(2),
-                metric: r.get(3),
-                param: r.get(4),
-                unit: r.get(5),
-                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
-                iterations,
-                values,
-            });
+        let mut out = Vec::new();
+        for (run_id, commit, packed) in rows {
+            let stored = super::run_pack::unpack(&packed)?;
+            let names = self
+                .keys
+                .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
+                .await?;
+            for s in stored {
+                let k = &names[&s.key];
+                out.push(super::CompareSeries {
+                    run_id,
+                    kernel: commit.clone(),
+                    metric: k.metric.clone(),
+                    param: k.param.clone(),
+                    unit: k.unit.clone(),
+                    direction: k.direction,
+                    iterations: s.iterations,
+                    values: s.values,
+                });
+            }
         }
         Ok(out)
     }

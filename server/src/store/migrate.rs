@@ -18,6 +18,8 @@ const TABLES: &[&str] = &[
     "upload",
     "upload_file",
     "run",
+    "metric_key",
+    "run_data",
     "series",
     "sample",
     "permalink",

@@ -16,10 +16,12 @@ mod delete;
 pub mod health;
 mod history;
 mod lease;
+mod metric_key;
 mod migrate;
 mod packed;
 pub mod postgres;
 mod read;
+mod run_pack;
 mod sql;
 #[cfg(test)]
 pub(crate) mod testdb;
@@ -70,6 +72,8 @@ pub struct Store {
     watcher: std::sync::Arc<Watcher>,
     /// Copies of data that does not change (full trend chunks, histories by version).
     caches: std::sync::Arc<cache::Caches>,
+    /// The metric dictionary's ids, both ways (`metric_key.rs`).
+    keys: std::sync::Arc<metric_key::Keys>,
     /// Told when an upload queues series for the alert detector.
     alert_jobs_queued: std::sync::Arc<tokio::sync::Notify>,
     /// Whether the database answers, as the probe found last.
@@ -194,6 +198,7 @@ impl Store {
             ("upload", sql!("SELECT COUNT(*) FROM upload")),
             ("upload_file", sql!("SELECT COUNT(*) FROM upload_file")),
             ("run", sql!("SELECT COUNT(*) FROM run")),
+            ("run_data", sql!("SELECT COUNT(*) FROM run_data")),
             ("series", sql!("SELECT COUNT(*) FROM series")),
             ("sample", sql!("SELECT COUNT(*) FROM sample")),
             ("permalink", sql!("SELECT COUNT(*) FROM permalink")),

@@ -118,6 +118,7 @@ impl Store {
             rewrites: Default::default(),
             watcher: std::sync::Arc::new(Watcher::Sqlite(tokio::sync::Mutex::new((watcher, None)))),
             caches: Default::default(),
+            keys: Default::default(),
             alert_jobs_queued: Default::default(),
             health: Default::default(),
         };
@@ -144,6 +145,7 @@ impl Store {
                 listener,
             }),
             caches: Default::default(),
+            keys: Default::default(),
             alert_jobs_queued,
             health: Default::default(),
         };

@@ -1,8 +1,10 @@
-//! The packed form of a series' samples in `series.packed`: `(iteration i64, value f64)` pairs,
+//! The packed form of a series' samples in the legacy `series.packed` (read when an older
+//! database is converted to `run_data`): `(iteration i64, value f64)` pairs,
 //! little-endian, in iteration order.
 
 const PAIR: usize = 16;
 
+#[cfg(test)]
 pub fn pack(samples: &[(i64, f64)]) -> Vec<u8> {
     let mut sorted = samples.to_vec();
     sorted.sort_by_key(|&(iteration, _)| iteration);

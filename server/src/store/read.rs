@@ -1,6 +1,6 @@
 //! Reading: runs, uploads, the dashboard lists and the samples behind a comparison.
 
-use super::{StoreError, StoreResult};
+use super::StoreResult;
 use std::collections::BTreeMap;
 
 use super::sql::{query, query_as, sql, Builder, Engine, Row, Target};
@@ -118,39 +118,32 @@ impl Store {
 
     /// The series of a run with their samples, metrics by name and parameters in natural order.
     pub async fn run_series(&self, run_id: i64) -> StoreResult<Vec<Series>> {
-        let rows = query(
-            sql!("SELECT id, metric, param, unit, direction, packed FROM series WHERE run_id = ? ORDER BY id"),
-        )
-        .bind(run_id)
-        .fetch_all(&self.reader)
-        .await?;
-        let mut series: Vec<Series> = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let direction: String = row.get("direction");
-            let packed: Option<Vec<u8>> = row.get("packed");
-            let samples = match packed {
-                Some(bytes) => {
-                    let (iterations, values) = super::packed::unpack(&bytes)?;
-                    iterations.into_iter().zip(values).collect()
+        let packed: Option<(Vec<u8>,)> =
+            query_as(sql!("SELECT packed FROM run_data WHERE run_id = ?"))
+                .bind(run_id)
+                .fetch_optional(&self.reader)
+                .await?;
+        let Some((packed,)) = packed else {
+            return Ok(Vec::new());
+        };
+        let stored = super::run_pack::unpack(&packed)?;
+        let names = self
+            .keys
+            .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
+            .await?;
+        let mut series: Vec<Series> = stored
+            .into_iter()
+            .map(|s| {
+                let k = &names[&s.key];
+                Series {
+                    metric: k.metric.clone(),
+                    param: k.param.clone(),
+                    unit: k.unit.clone(),
+                    direction: k.direction,
+                    samples: s.iterations.into_iter().zip(s.values).collect(),
                 }
-                // Stored before `series.packed` existed.
-                None => {
-                    query_as::<(i64, f64)>(sql!(
-                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
-                ))
-                    .bind(row.get::<i64, _>("id"))
-                    .fetch_all(&self.reader)
-                    .await?
-                }
-            };
-            series.push(Series {
-                metric: row.get("metric"),
-                param: row.get("param"),
-                unit: row.get("unit"),
-                direction: Direction::parse(&direction).unwrap_or_default(),
-                samples,
-            });
-        }
+            })
+            .collect();
         series.sort_by(|a, b| {
             a.metric
                 .cmp(&b.metric)
@@ -344,45 +337,8 @@ impl Store {
         } else {
             Vec::new()
         };
-        // The same filter serves both queries: series first (few rows, many columns), then
-        // their samples (many rows, two columns).
         let engine = self.reader.engine();
-        let filter = |q: &mut Builder<'_>, samples: bool| {
-            q.push(
-                " FROM run r JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
-                 JOIN series s ON s.run_id = r.id",
-            );
-            if samples {
-                q.push(" JOIN sample sa ON sa.series_id = s.id");
-            }
-            q.push(" WHERE r.benchmark = ");
-            q.push_bind(query.benchmark.clone());
-            if query.columns {
-                q.push(" AND (");
-                for (i, c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        q.push(" OR ");
-                    }
-                    column_condition(q, engine, c, query.machine_name());
-                }
-                q.push(")");
-            } else {
-                q.push(" AND m.name = ")
-                    .push_bind(query.machine_name().to_owned())
-                    .push(" AND k.version IN ")
-                    .push_list(query.kernels.iter().cloned());
-            }
-            if let Some(metric) = &query.metric {
-                q.push(" AND s.metric = ").push_bind(metric.clone());
-            }
-            if let Some(runs) = runs {
-                // One bound JSON array, not one variable per run: a permalink may pin tens of
-                // thousands of runs, beyond SQLite's bound-variable limit.
-                q.push(" AND r.id IN {ids}")
-                    .push_arg(serde_json::to_string(runs).unwrap_or_else(|_| "[]".into()));
-            }
-        };
-        let mut q = Builder::new("SELECT s.id, r.id, ");
+        let mut q = Builder::new("SELECT r.id, ");
         if query.columns {
             // The first column whose spec a run matches names it (its label is the spec).
             q.push("CASE");
@@ -395,66 +351,62 @@ impl Store {
         } else {
             q.push("k.version");
         }
-        q.push(", s.metric, s.param, s.unit, s.direction, s.packed");
-        filter(&mut q, false);
-        q.push(" ORDER BY s.id");
-        let rows = q.build().fetch_all(&self.reader).await?;
-        let mut index = std::collections::HashMap::with_capacity(rows.len());
-        let mut series = Vec::with_capacity(rows.len());
-        let mut unpacked = 0;
-        for r in &rows {
-            let direction: String = r.get(6);
-            let packed: Option<Vec<u8>> = r.get(7);
-            let (iterations, values) = match packed {
-                Some(bytes) => super::packed::unpack(&bytes)?,
-                None => {
-                    unpacked += 1;
-                    index.insert(r.get::<i64, _>(0), series.len());
-                    (Vec::new(), Vec::new())
+        q.push(
+            ", d.packed FROM run r JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id JOIN run_data d ON d.run_id = r.id",
+        );
+        q.push(" WHERE r.benchmark = ");
+        q.push_bind(query.benchmark.clone());
+        if query.columns {
+            q.push(" AND (");
+            for (i, c) in columns.iter().enumerate() {
+                if i > 0 {
+                    q.push(" OR ");
                 }
-            };
-            series.push(CompareSeries {
-                run_id: r.get(1),
-                kernel: r.get(2),
-                metric: r.get(3),
-                param: r.get(4),
-                unit: r.get(5),
-                direction: Direction::parse(&direction).unwrap_or_default(),
-                iterations,
-                values,
-            });
-        }
-        if unpacked == 0 {
-            return Ok(series);
-        }
-        // Series stored before `packed` existed: one row per series with its samples joined as
-        // text (a REAL prints with 15 significant digits, as many as any parsed input has).
-        let mut q = Builder::new(match engine {
-            Engine::Sqlite => {
-                "SELECT sa.series_id, group_concat(sa.iteration, ',' ORDER BY sa.iteration), \
-                 group_concat(sa.value, ',' ORDER BY sa.iteration)"
+                column_condition(&mut q, engine, c, query.machine_name());
             }
-            Engine::Postgres => {
-                "SELECT sa.series_id, string_agg(CAST(sa.iteration AS TEXT), ',' ORDER BY sa.iteration), \
-                 string_agg(CAST(sa.value AS TEXT), ',' ORDER BY sa.iteration)"
+            q.push(")");
+        } else {
+            q.push(" AND m.name = ")
+                .push_bind(query.machine_name().to_owned())
+                .push(" AND k.version IN ")
+                .push_list(query.kernels.iter().cloned());
+        }
+        if let Some(runs) = runs {
+            // One bound JSON array, not one variable per run: a permalink may pin tens of
+            // thousands of runs, beyond SQLite's bound-variable limit.
+            q.push(" AND r.id IN {ids}")
+                .push_arg(serde_json::to_string(runs).unwrap_or_else(|_| "[]".into()));
+        }
+        q.push(" ORDER BY r.id");
+        let rows: Vec<(i64, String, Vec<u8>)> = q.build_query_as().fetch_all(&self.reader).await?;
+        let mut series = Vec::new();
+        for (run_id, kernel, packed) in rows {
+            let stored = super::run_pack::unpack(&packed)?;
+            let names = self
+                .keys
+                .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
+                .await?;
+            for s in stored {
+                let k = &names[&s.key];
+                if query
+                    .metric
+                    .as_ref()
+                    .is_some_and(|m| m.as_str() != k.metric)
+                {
+                    continue;
+                }
+                series.push(CompareSeries {
+                    run_id,
+                    kernel: kernel.clone(),
+                    metric: k.metric.clone(),
+                    param: k.param.clone(),
+                    unit: k.unit.clone(),
+                    direction: k.direction,
+                    iterations: s.iterations,
+                    values: s.values,
+                });
             }
-        });
-        filter(&mut q, true);
-        q.push(" AND s.packed IS NULL GROUP BY sa.series_id");
-        let rows: Vec<(i64, String, String)> = q.build_query_as().fetch_all(&self.reader).await?;
-        for (id, iterations, values) in rows {
-            let Some(&i) = index.get(&id) else { continue };
-            let s = &mut series[i];
-            s.iterations = iterations
-                .split(',')
-                .map(str::parse::<i64>)
-                .collect::<Result<_, _>>()
-                .map_err(|e| StoreError::Corrupt(format!("series {id}: bad iteration: {e}")))?;
-            s.values = values
-                .split(',')
-                .map(str::parse::<f64>)
-                .collect::<Result<_, _>>()
-                .map_err(|e| StoreError::Corrupt(format!("series {id}: bad value: {e}")))?;
         }
         Ok(series)
     }

@@ -215,6 +215,7 @@ bind_as! {
     &'q [u8] => |v| Arg::Blob(Some(Cow::Borrowed(v)));
     &'q Vec<u8> => |v| Arg::Blob(Some(Cow::Borrowed(v.as_slice())));
     Vec<u8> => |v| Arg::Blob(Some(Cow::Owned(v)));
+    Option<Vec<u8>> => |v| Arg::Blob(v.map(Cow::Owned));
     // The validated names, bound as the text they are.
     app::label::Label => |v| Arg::Text(Some(Cow::Owned(v.into())));
     &'q app::label::Label => |v| Arg::Text(Some(Cow::Borrowed(v.as_str())));

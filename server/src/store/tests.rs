@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::testdb::TestDb;
 
 crate::store::on_both_engines!(
-    series_without_packed_samples_read_the_same,
+    series_of_older_databases_are_packed_at_start,
     trends_read_every_run_across_chunks_and_uploads,
     the_data_version_moves_with_data_only,
     deleting_an_upload_rebuilds_its_trends,
@@ -77,56 +77,107 @@ async fn uploads_through_two_stores_at_once_are_serialised(db: &TestDb) {
     }
 }
 
-/// Series stored before `series.packed` existed are read from the `sample` table, with the
-/// same result, by comparisons and by the run page.
-async fn series_without_packed_samples_read_the_same(db: &TestDb) {
+/// Makes `store`'s database one of before `run_data`: every run's series as `series` rows,
+/// those `as_rows` picks (by their index in the run) with their samples as `sample` rows (older
+/// still), the others packed in `series.packed`.
+async fn make_legacy(store: &Store, as_rows: impl Fn(usize) -> bool) {
+    let runs: Vec<(i64, Vec<u8>)> = query_as(sql!("SELECT run_id, packed FROM run_data"))
+        .fetch_all(&store.writer)
+        .await
+        .unwrap();
+    for (run_id, bytes) in runs {
+        let stored = run_pack::unpack(&bytes).unwrap();
+        let names = store
+            .keys
+            .names(Target::from(&store.writer), stored.iter().map(|s| s.key))
+            .await
+            .unwrap();
+        for (i, s) in stored.iter().enumerate() {
+            let k = &names[&s.key];
+            let samples: Vec<(i64, f64)> = s
+                .iterations
+                .iter()
+                .copied()
+                .zip(s.values.iter().copied())
+                .collect();
+            let (id,): (i64,) = query_as(sql!(
+                "INSERT INTO series (run_id, metric, param, unit, direction, packed) \
+                 VALUES (?, ?, ?, ?, ?, ?) RETURNING id"
+            ))
+            .bind(run_id)
+            .bind(k.metric.as_str())
+            .bind(k.param.as_str())
+            .bind(k.unit.as_deref())
+            .bind(k.direction.as_str())
+            .bind((!as_rows(i)).then(|| packed::pack(&samples)))
+            .fetch_one(&store.writer)
+            .await
+            .unwrap();
+            if as_rows(i) {
+                for (iteration, value) in samples {
+                    query(sql!(
+                        "INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)"
+                    ))
+                    .bind(id)
+                    .bind(iteration)
+                    .bind(value)
+                    .execute(&store.writer)
+                    .await
+                    .unwrap();
+                }
+            }
+        }
+    }
+    query(sql!("DELETE FROM run_data"))
+        .execute(&store.writer)
+        .await
+        .unwrap();
+}
+
+/// Series stored by older versions (a `series` row each, samples packed in it or as `sample`
+/// rows) are packed into `run_data` when the server starts, and read the same, by comparisons
+/// and by the run page.
+async fn series_of_older_databases_are_packed_at_start(db: &TestDb) {
     let store = db.open().await;
     upload_csv(
         &store,
-        "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\n",
+        "benchmark,metric,param,iteration,value\nb,tput,64,2,1.25\nb,tput,64,1,0.1\nb,tput,128,1,3e10\nb,lat,,7,2\n",
     )
     .await;
     let compare = CompareQuery::parse("b", "m1", &["6.1.0"]).unwrap();
     let read = |s: Vec<CompareSeries>| {
         s.into_iter()
-            .map(|s| (s.param, s.iterations, s.values))
+            .map(|s| (s.metric, s.param, s.iterations, s.values))
             .collect::<Vec<_>>()
     };
     let packed = read(store.compare_series(&compare, None).await.unwrap());
     assert_eq!(
         packed,
         [
-            ("64".to_owned(), vec![1, 2], vec![0.1, 1.25]),
-            ("128".to_owned(), vec![1], vec![3e10])
+            (
+                "tput".to_owned(),
+                "64".to_owned(),
+                vec![1, 2],
+                vec![0.1, 1.25]
+            ),
+            ("tput".to_owned(), "128".to_owned(), vec![1], vec![3e10]),
+            ("lat".to_owned(), String::new(), vec![7], vec![2.0]),
         ]
     );
-    // Make it a database from before `series.packed`: samples as rows, no packed blobs.
     let run_before = store.run_series(1).await.unwrap();
-    let packed_rows: Vec<(i64, Vec<u8>)> = query_as(sql!("SELECT id, packed FROM series"))
-        .fetch_all(&store.writer)
-        .await
-        .unwrap();
-    for (id, bytes) in packed_rows {
-        let (iterations, values) = packed::unpack(&bytes).unwrap();
-        for (i, v) in iterations.into_iter().zip(values) {
-            query(sql!(
-                "INSERT INTO sample (series_id, iteration, value) VALUES (?, ?, ?)"
-            ))
-            .bind(id)
-            .bind(i)
-            .bind(v)
-            .execute(&store.writer)
-            .await
-            .unwrap();
-        }
-    }
-    query(sql!("UPDATE series SET packed = NULL"))
-        .execute(&store.writer)
-        .await
-        .unwrap();
+    make_legacy(&store, |i| i % 2 == 1).await;
+    store.close().await;
+    let store = db.open().await;
     assert_eq!(store.run_series(1).await.unwrap(), run_before);
-    let from_rows = read(store.compare_series(&compare, None).await.unwrap());
-    assert_eq!(from_rows, packed);
+    assert_eq!(
+        read(store.compare_series(&compare, None).await.unwrap()),
+        packed
+    );
+    let counts: HashMap<String, i64> = store.table_counts().await.unwrap().into_iter().collect();
+    assert_eq!(
+        (counts["run_data"], counts["series"], counts["sample"]),
+        (1, 0, 0)
+    );
 }
 
 /// On PostgreSQL, a write through one store wakes the others' detectors (the data
@@ -338,15 +389,15 @@ async fn older_databases_get_their_packed_trends_at_start(db: &TestDb) {
         .unwrap();
     let runs = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());
     assert_eq!(runs, expected(40));
-    // Make it an older database: no chunks, no packed history, one series as sample rows.
+    // Make it an older database: no chunks, no packed history, series as rows, some of
+    // them with their samples as rows.
     for sql in [
         sql!("DELETE FROM trend_chunk"),
         sql!("UPDATE history SET packed = NULL"),
-        sql!("INSERT INTO sample (series_id, iteration, value) VALUES (7, 1, 6), (7, 2, 7)"),
-        sql!("UPDATE series SET packed = NULL WHERE id = 7"),
     ] {
         query(sql).execute(&store.writer).await.unwrap();
     }
+    make_legacy(&store, |_| true).await;
     store.close().await;
     let store = db.open().await;
     let again = summaries(&store.trend_runs("b", "m1", "tput", "").await.unwrap());

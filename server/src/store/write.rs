@@ -1,9 +1,10 @@
 //! Writing an upload: one transaction on the single writer connection.
 
 use super::{StoreError, StoreResult};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::sql::{query, query_as, sql, Tx};
+use super::metric_key::{Keys, MetricKey};
+use super::sql::{query, query_as, sql, Target, Tx};
 
 use super::history::TrendKey;
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
@@ -83,11 +84,13 @@ impl Store {
                 .await?;
         }
         let mut trends = BTreeMap::new();
+        // Each run's series by their ids in the metric dictionary, resolved once.
+        let (packed, learned) = self.pack_runs(&mut tx, &upload.runs).await?;
         if let Some(pg) = tx.postgres() {
-            insert_runs_postgres(pg, upload_id, upload, &mut trends).await?;
+            insert_runs_postgres(pg, upload_id, upload, &packed, &mut trends).await?;
         } else {
-            for run in &upload.runs {
-                insert_run(&mut tx, upload_id, run, upload, &mut trends).await?;
+            for (run, packed) in upload.runs.iter().zip(&packed) {
+                insert_run(&mut tx, upload_id, run, packed, upload, &mut trends).await?;
             }
         }
         append_to_trends(&mut tx, &trends).await?;
@@ -105,8 +108,54 @@ impl Store {
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
         tx.commit().await?;
+        self.keys.committed(learned);
         self.alert_jobs_queued.notify_one();
         Ok((Inserted::Created(upload_id), detail))
+    }
+
+    /// Each run's `run_data.packed`: its series named by their dictionary ids, resolved (and
+    /// the new ones inserted) in `tx` once for the whole upload. The second part is what the
+    /// dictionary's cache learns once `tx` commits.
+    pub(super) async fn pack_runs(
+        &self,
+        tx: &mut Tx,
+        runs: &[ParsedRun],
+    ) -> StoreResult<(Vec<Vec<u8>>, Vec<(MetricKey, i64)>)> {
+        let mut index: HashMap<MetricKey, usize> = HashMap::new();
+        let mut wanted = Vec::new();
+        let mut of_run: Vec<Vec<usize>> = Vec::with_capacity(runs.len());
+        for run in runs {
+            let mut slots = Vec::with_capacity(run.series.len());
+            for s in &run.series {
+                let key = MetricKey {
+                    metric: s.metric.as_str().to_owned(),
+                    param: s.param.clone(),
+                    unit: s.unit.as_ref().map(|u| u.as_str().to_owned()),
+                    direction: s.direction,
+                };
+                let next = wanted.len();
+                let slot = *index.entry(key.clone()).or_insert(next);
+                if slot == next {
+                    wanted.push(key);
+                }
+                slots.push(slot);
+            }
+            of_run.push(slots);
+        }
+        let (ids, learned) = self.keys.resolve(tx, &wanted).await?;
+        let packed = runs
+            .iter()
+            .zip(&of_run)
+            .map(|(run, slots)| {
+                super::run_pack::pack(
+                    run.series
+                        .iter()
+                        .zip(slots)
+                        .map(|(s, &slot)| (ids[slot], s.samples.as_slice())),
+                )
+            })
+            .collect();
+        Ok((packed, learned))
     }
 }
 
@@ -131,6 +180,7 @@ async fn insert_run(
     conn: &mut Tx,
     upload_id: i64,
     run: &ParsedRun,
+    packed: &[u8],
     upload: &NewUpload,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<i64> {
@@ -151,18 +201,12 @@ async fn insert_run(
     .bind(upload.commit_time)
     .fetch_one(&mut *conn)
     .await?;
-    // One row per series, its samples packed (see `packed.rs`).
-    for s in &run.series {
-        query(sql!("INSERT INTO series (run_id, metric, param, unit, direction, packed) VALUES (?, ?, ?, ?, ?, ?)"))
-            .bind(run_id)
-            .bind(s.metric.as_str())
-            .bind(&s.param)
-            .bind(s.unit.as_deref())
-            .bind(s.direction.as_str())
-            .bind(super::packed::pack(&s.samples))
-            .execute(&mut *conn)
-            .await?;
-    }
+    // Every series of the run in one row (see `run_pack.rs`).
+    query(sql!("INSERT INTO run_data (run_id, packed) VALUES (?, ?)"))
+        .bind(run_id)
+        .bind(packed)
+        .execute(&mut *conn)
+        .await?;
     add_trend_records(trends, run, run_id, machine_id, upload.commit_time);
     Ok(run_id)
 }
@@ -217,22 +261,23 @@ async fn ids_of_names(
     pg: &mut sqlx::PgConnection,
     sql: &'static str,
     mut names: Vec<&str>,
-) -> StoreResult<std::collections::HashMap<String, i64>> {
+) -> StoreResult<HashMap<String, i64>> {
     names.sort_unstable();
     names.dedup();
     let rows: Vec<(i64, String)> = sqlx::query_as(sql).bind(names).fetch_all(pg).await?;
     Ok(rows.into_iter().map(|(id, name)| (name, id)).collect())
 }
 
-/// Inserts all of an upload's runs and series on PostgreSQL in five statements, whatever
+/// Inserts all of an upload's runs and their packed series on PostgreSQL in five statements, whatever
 /// their number: machines and kernels (`UNNEST`ed names, upserted), the run ids (taken from
-/// the identity's sequence), the runs and the series, each column bound as one array and
+/// the identity's sequence), the runs and their `run_data`, each column bound as one array and
 /// `UNNEST`ed. (SQLite inserts them row by row: in process, a row costs microseconds; here each
 /// statement is a round trip.)
 async fn insert_runs_postgres(
     pg: &mut sqlx::PgConnection,
     upload_id: i64,
     upload: &NewUpload,
+    packed: &[Vec<u8>],
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
     let runs = &upload.runs;
@@ -299,26 +344,12 @@ async fn insert_runs_postgres(
     .bind(runs.iter().map(|r| r.sample_count() as i64).collect::<Vec<_>>())
     .execute(&mut *pg)
     .await?;
-    // Every series of every run, one row each, its samples packed (see `packed.rs`).
-    let series = || {
-        runs.iter()
-            .zip(&run_ids)
-            .flat_map(|(r, id)| r.series.iter().map(move |s| (*id, s)))
-    };
+    // Every run's series in one row each (see `run_pack.rs`).
     sqlx::query(
-        "INSERT INTO series (run_id, metric, param, unit, direction, packed) \
-         SELECT * FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[])",
+        "INSERT INTO run_data (run_id, packed) SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[])",
     )
-    .bind(series().map(|(id, _)| id).collect::<Vec<_>>())
-    .bind(series().map(|(_, s)| s.metric.as_str()).collect::<Vec<_>>())
-    .bind(series().map(|(_, s)| s.param.as_str()).collect::<Vec<_>>())
-    .bind(series().map(|(_, s)| s.unit.as_deref()).collect::<Vec<_>>())
-    .bind(series().map(|(_, s)| s.direction.as_str()).collect::<Vec<_>>())
-    .bind(
-        series()
-            .map(|(_, s)| super::packed::pack(&s.samples))
-            .collect::<Vec<_>>(),
-    )
+    .bind(&run_ids)
+    .bind(packed)
     .execute(&mut *pg)
     .await?;
     for (r, id) in runs.iter().zip(&run_ids) {
@@ -340,21 +371,34 @@ fn trend_record(run: TrendRun, values: &[f64]) -> TrendRun {
 }
 
 impl Store {
-    /// Fills what migration 0005 added for data stored before it: the packed trend chunks and
-    /// the packed histories. Does nothing on a database written since (every write keeps them).
+    /// Brings data stored by older versions up to date: `series` rows (and their `sample`
+    /// rows) become packed runs (migration 0011), and the packed trend chunks and histories
+    /// migration 0005 added are filled. Does nothing on a database written since.
     pub(super) async fn fill_packed(&self) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        let (chunks, series): (bool, bool) = query_as(sql!(
-            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM series)"
+        let learned = self.convert_series(&mut tx).await?;
+        let (chunks, data): (bool, bool) = query_as(sql!(
+            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM run_data)"
         ))
         .fetch_one(&mut tx)
         .await?;
-        if series && !chunks {
-            let rows: Vec<SeriesRow> = query_as(sql!(series_rows!(), " ORDER BY r.id, s.id"))
-                .fetch_all(&mut tx)
-                .await?;
+        if data && !chunks {
+            let pairs: Vec<(String, i64)> =
+                query_as(sql!("SELECT DISTINCT benchmark, machine_id FROM run"))
+                    .fetch_all(&mut tx)
+                    .await?;
             let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
-            trend_records(&mut tx, rows, &mut trends).await?;
+            for (benchmark, machine_id) in pairs {
+                trend_records_of(
+                    &mut tx,
+                    &self.keys,
+                    &benchmark,
+                    machine_id,
+                    None,
+                    &mut trends,
+                )
+                .await?;
+            }
             append_to_trends(&mut tx, &trends).await?;
         }
         let histories: Vec<(i64,)> = query_as(sql!("SELECT id FROM history WHERE packed IS NULL"))
@@ -377,80 +421,139 @@ impl Store {
                 .await?;
         }
         tx.commit().await?;
+        self.keys.committed(learned);
         Ok(())
+    }
+
+    /// Packs the `series` rows of older databases (their samples in `series.packed`, or in
+    /// `sample` rows older still) into `run_data`, then deletes them.
+    async fn convert_series(&self, tx: &mut Tx) -> StoreResult<Vec<(MetricKey, i64)>> {
+        type Legacy = (
+            i64,
+            i64,
+            String,
+            String,
+            Option<String>,
+            String,
+            Option<Vec<u8>>,
+        );
+        let rows: Vec<Legacy> = query_as(sql!(
+            "SELECT id, run_id, metric, param, unit, direction, packed FROM series ORDER BY run_id, id"
+        ))
+        .fetch_all(&mut *tx)
+        .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut runs: Vec<(i64, Vec<(MetricKey, Vec<(i64, f64)>)>)> = Vec::new();
+        for (series_id, run_id, metric, param, unit, direction, packed) in rows {
+            let samples: Vec<(i64, f64)> = match packed {
+                Some(bytes) => {
+                    let (iterations, values) = super::packed::unpack(&bytes)?;
+                    iterations.into_iter().zip(values).collect()
+                }
+                None => {
+                    query_as(sql!(
+                    "SELECT iteration, value FROM sample WHERE series_id = ? ORDER BY iteration"
+                ))
+                    .bind(series_id)
+                    .fetch_all(&mut *tx)
+                    .await?
+                }
+            };
+            let key = MetricKey {
+                metric,
+                param,
+                unit,
+                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
+            };
+            match runs.last_mut() {
+                Some((id, series)) if *id == run_id => series.push((key, samples)),
+                _ => runs.push((run_id, vec![(key, samples)])),
+            }
+        }
+        let mut wanted: Vec<MetricKey> = runs
+            .iter()
+            .flat_map(|(_, series)| series.iter().map(|(k, _)| k.clone()))
+            .collect();
+        wanted.sort_by(|a, b| (&a.metric, &a.param, &a.unit).cmp(&(&b.metric, &b.param, &b.unit)));
+        wanted.dedup();
+        let (ids, learned) = self.keys.resolve(tx, &wanted).await?;
+        let id_of: HashMap<&MetricKey, i64> = wanted.iter().zip(ids).collect();
+        for (run_id, series) in &runs {
+            let packed = super::run_pack::pack(
+                series
+                    .iter()
+                    .map(|(k, samples)| (id_of[k], samples.as_slice())),
+            );
+            query(sql!("INSERT INTO run_data (run_id, packed) VALUES (?, ?)"))
+                .bind(*run_id)
+                .bind(packed)
+                .execute(&mut *tx)
+                .await?;
+        }
+        query(sql!("DELETE FROM sample")).execute(&mut *tx).await?;
+        query(sql!("DELETE FROM series")).execute(&mut *tx).await?;
+        Ok(learned)
     }
 }
 
-/// A run's series as `fill_packed` reads it.
-pub(super) type SeriesRow = (
-    i64,
-    String,
-    i64,
-    String,
-    Option<String>,
-    Option<i64>,
-    i64,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<Vec<u8>>,
-);
-
-/// The series rows a trend's records are built from (append a WHERE and the run order).
-/// The rows `trend_records` reads: each series with its run.
-macro_rules! series_rows {
-    () => {
-        "SELECT r.id, r.benchmark, r.machine_id, k.version, r.commit_sha, r.commit_time, \
-     s.id, s.metric, s.param, s.unit, s.direction, s.packed \
-     FROM run r JOIN kernel k ON k.id = r.kernel_id JOIN series s ON s.run_id = r.id"
-    };
-}
-pub(super) use series_rows;
-
-/// The trend records of `rows` (in run order), by series key: what the packed trend chunks
-/// hold of each run. Series stored before `packed` existed read their `sample` rows.
-pub(super) async fn trend_records(
+/// The trend records of the runs of `benchmark` on `machine_id` (in run order), by series key:
+/// of every key, or of those `only` names (metric, param).
+pub(super) async fn trend_records_of(
     conn: &mut Tx,
-    rows: Vec<SeriesRow>,
+    keys: &Keys,
+    benchmark: &str,
+    machine_id: i64,
+    only: Option<&BTreeSet<(String, String)>>,
     trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
 ) -> StoreResult<()> {
-    for row in rows {
-        let (run_id, benchmark, machine_id, kernel, commit, commit_time) =
-            (row.0, row.1, row.2, row.3, row.4, row.5);
-        let (series_id, metric, param, unit, direction, packed) =
-            (row.6, row.7, row.8, row.9, row.10, row.11);
-        let values = match packed {
-            Some(bytes) => super::packed::unpack(&bytes)?.1,
-            None => query_as::<(f64,)>(sql!(
-                "SELECT value FROM sample WHERE series_id = ? ORDER BY iteration"
-            ))
-            .bind(series_id)
-            .fetch_all(&mut *conn)
-            .await?
-            .into_iter()
-            .map(|(v,)| v)
-            .collect(),
-        };
-        if values.is_empty() {
-            continue;
+    type RunRow = (i64, String, Option<String>, Option<i64>, Vec<u8>);
+    let rows: Vec<RunRow> = query_as(sql!(
+        "SELECT r.id, k.version, r.commit_sha, r.commit_time, d.packed FROM run r \
+         JOIN kernel k ON k.id = r.kernel_id JOIN run_data d ON d.run_id = r.id \
+         WHERE r.benchmark = ? AND r.machine_id = ? ORDER BY r.id"
+    ))
+    .bind(benchmark)
+    .bind(machine_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (run_id, kernel, commit, commit_time, packed) in rows {
+        let series = super::run_pack::unpack(&packed)?;
+        let names = keys
+            .names(Target::from(&mut *conn), series.iter().map(|s| s.key))
+            .await?;
+        let kernel: std::sync::Arc<str> = kernel.into();
+        let commit: Option<std::sync::Arc<str>> = commit.map(Into::into);
+        for s in series {
+            let k = &names[&s.key];
+            if s.values.is_empty()
+                || only.is_some_and(|only| !only.contains(&(k.metric.clone(), k.param.clone())))
+            {
+                continue;
+            }
+            let record = trend_record(
+                TrendRun {
+                    run_id,
+                    kernel: kernel.clone(),
+                    commit: commit.clone(),
+                    commit_time,
+                    unit: k.unit.as_deref().map(Into::into),
+                    direction: k.direction,
+                    ..TrendRun::default()
+                },
+                &s.values,
+            );
+            trends
+                .entry((
+                    benchmark.to_owned(),
+                    machine_id,
+                    k.metric.clone(),
+                    k.param.clone(),
+                ))
+                .or_default()
+                .push(record);
         }
-        let record = trend_record(
-            TrendRun {
-                run_id,
-                kernel: kernel.into(),
-                commit: commit.map(Into::into),
-                commit_time,
-                unit: unit.map(Into::into),
-                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
-                ..TrendRun::default()
-            },
-            &values,
-        );
-        trends
-            .entry((benchmark, machine_id, metric, param))
-            .or_default()
-            .push(record);
     }
     Ok(())
 }

@@ -232,7 +232,7 @@ async fn check_all_or_nothing(db: &Path, round: usize, samples_per_upload: usize
             );
         }
         let (orphans,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM series s LEFT JOIN run r ON r.id = s.run_id WHERE r.id IS NULL",
+            "SELECT COUNT(*) FROM run_data d LEFT JOIN run r ON r.id = d.run_id WHERE r.id IS NULL",
         )
         .fetch_one(&mut conn)
         .await

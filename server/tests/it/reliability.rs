@@ -333,7 +333,8 @@ async fn concurrent_uploads_store_once_or_each() {
     let counts: std::collections::HashMap<String, i64> = app.counts().await.into_iter().collect();
     assert_eq!(counts["upload"], 9);
     assert_eq!(counts["run"], 9);
-    assert_eq!(counts["series"], 9);
+    // One packed row of samples per run.
+    assert_eq!(counts["run_data"], 9);
 }
 
 /// A live comparison is cached only until the next write; a permalink keeps its numbers.

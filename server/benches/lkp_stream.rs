@@ -1,0 +1,199 @@
+//! A robot's LKP stream through `POST /api/v1/upload`, end to end (release, HTTP, the real
+//! server on port 0 with a fresh database): one `stats.json` of 5,000 keys per commit, one
+//! job after another, as an LKP robot sends them. Prints the upload time at jobs 10, 100,
+//! 1,000 and 2,000 (median of the ten jobs ending there), samples per second, and the bytes
+//! the database holds per sample beyond the raw files.
+//!
+//! `cargo bench -p perfline-server --bench lkp_stream` (`LKP_JOBS=200` for a shorter stream,
+//! `LKP_KEYS` for another job size; `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see
+//! `scripts/bench-postgres`).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use perfline_server::config::Database;
+
+/// The prefixes of a real job's keys and how many keys each has in 5,000.
+const FAMILIES: [(&str, usize); 12] = [
+    ("perf-profile.calltrace.cycles-pp.", 900),
+    ("perf-profile.children.cycles-pp.", 700),
+    ("perf-profile.self.cycles-pp.", 400),
+    ("sched_debug.cpu.", 800),
+    ("proc-vmstat.", 500),
+    ("perf-stat.", 400),
+    ("interrupts.CPU", 400),
+    ("mpstat.cpu.", 300),
+    ("slabinfo.", 250),
+    ("meminfo.", 150),
+    ("softirqs.CPU", 150),
+    ("vmstat.", 50),
+];
+
+const FUNCTIONS: [&str; 16] = [
+    "do_syscall_64",
+    "entry_SYSCALL_64_after_hwframe",
+    "tcp_sendmsg_locked",
+    "__sys_sendto",
+    "sock_sendmsg",
+    "tcp_recvmsg",
+    "ip_finish_output2",
+    "__softirqentry_text_start",
+    "net_rx_action",
+    "copy_user_enhanced_fast_string",
+    "skb_copy_datagram_iter",
+    "get_page_from_freelist",
+    "native_queued_spin_lock_slowpath",
+    "_raw_spin_lock_irqsave",
+    "tcp_v4_rcv",
+    "alloc_pages_vma",
+];
+
+/// The keys of a job of `n` keys: netperf's own first, then the families in proportion.
+fn keys(n: usize) -> Vec<String> {
+    let mut out = vec![
+        "netperf.Throughput_Mbps".to_owned(),
+        "netperf.Throughput_total_Mbps".to_owned(),
+        "netperf.workload".to_owned(),
+        "netperf.time.elapsed_time".to_owned(),
+        "netperf.time.voluntary_context_switches".to_owned(),
+    ];
+    let total: usize = FAMILIES.iter().map(|f| f.1).sum();
+    'outer: for (prefix, share) in FAMILIES {
+        for i in 0..share * n / total {
+            if out.len() == n {
+                break 'outer;
+            }
+            let key = if prefix.starts_with("perf-profile") {
+                // Call chains of 2 to 9 functions: keys of 60 to 250 characters.
+                let chain: Vec<&str> = (0..2 + i % 8)
+                    .map(|j| FUNCTIONS[(i * 7 + j * 3) % FUNCTIONS.len()])
+                    .collect();
+                format!("{prefix}{}.{i}", chain.join("."))
+            } else {
+                format!("{prefix}{i}.metric_{}", i % 37)
+            };
+            out.push(key);
+        }
+    }
+    while out.len() < n {
+        out.push(format!("meminfo.extra_{}", out.len()));
+    }
+    out
+}
+
+/// Job `job`'s `stats.json`: counters as integers, the rest as floats, a little noise.
+fn stats_json(keys: &[String], job: usize) -> Vec<u8> {
+    let mut out = String::with_capacity(keys.len() * 80);
+    out.push('{');
+    let mut seed = (job as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for (i, k) in keys.iter().enumerate() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let noise = (seed >> 11) as f64 / (1u64 << 53) as f64;
+        let level = 1000.0 + (i * 37 % 5000) as f64;
+        if i > 0 {
+            out.push(',');
+        }
+        if i % 2 == 0 {
+            out.push_str(&format!(
+                "\"{k}\":{}",
+                (level * (1.0 + 0.02 * noise)) as i64
+            ));
+        } else {
+            out.push_str(&format!("\"{k}\":{:.2}", level * (1.0 + 0.02 * noise)));
+        }
+    }
+    out.push('}');
+    out.into_bytes()
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let jobs = env("LKP_JOBS", 2000);
+    let n = env("LKP_KEYS", 5000);
+    let keys = keys(n);
+    let rt = common::runtime();
+    for (engine, db) in common::databases(&rt) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stream.db");
+        let sqlite = matches!(db, Database::Sqlite(_));
+        let (times, raw) = common::with_server_using(
+            &rt,
+            |c| {
+                c.db = if sqlite {
+                    Database::Sqlite(path.clone())
+                } else {
+                    db.clone()
+                };
+            },
+            |base, _| {
+                let keys = keys.clone();
+                async move {
+                    let client = reqwest::Client::new();
+                    let (mut times, mut raw) = (Vec::with_capacity(jobs), 0usize);
+                    for job in 0..jobs {
+                        let body = stats_json(&keys, job);
+                        raw += body.len();
+                        let t = Instant::now();
+                        let r = client
+                            .post(format!(
+                                "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                                 &commit={:040x}&format=lkp-stats",
+                                job as u128 * 0x1_0000_0001 + 0xabc
+                            ))
+                            .body(body)
+                            .send()
+                            .await
+                            .unwrap();
+                        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+                        times.push(t.elapsed());
+                    }
+                    (times, raw)
+                }
+            },
+        );
+        for at in [10, 100, 1000, 2000] {
+            if at > jobs {
+                break;
+            }
+            let m = median(times[at - 10..at].to_vec());
+            println!(
+                "lkp_stream on {engine:<8}: job {at:>5}: median {:>8.1} ms  {:>9.0} samples/s",
+                m.as_secs_f64() * 1e3,
+                n as f64 / m.as_secs_f64()
+            );
+        }
+        let first = median(times[..10.min(jobs)].to_vec());
+        let last = median(times[jobs.saturating_sub(10)..].to_vec());
+        println!(
+            "lkp_stream on {engine:<8}: last ten / first ten = {:.2}",
+            last.as_secs_f64() / first.as_secs_f64()
+        );
+        if sqlite {
+            let size: u64 = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .sum();
+            let samples = (jobs * n) as f64;
+            println!(
+                "lkp_stream on {engine:<8}: database {} bytes, raw files {raw} bytes, \
+                 {:.1} bytes per sample beyond the raw files",
+                size,
+                (size as f64 - raw as f64) / samples
+            );
+        }
+    }
+}
