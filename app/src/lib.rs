@@ -18,6 +18,7 @@ pub mod error;
 pub mod facts;
 pub mod kernel;
 pub mod label;
+#[cfg(feature = "ssr")]
 pub mod lkp;
 pub mod mmtests;
 mod pages;

@@ -179,6 +179,10 @@ fn base_has_failure_like(stat_base: &str, base_keys: &BaseKeys) -> bool {
             .copied()
             .collect()
     };
+    if candidates.is_empty() {
+        // Nothing to match: spare compiling the pattern (one per `.pass` key).
+        return false;
+    }
     match Pattern::new(&format!("^{stat_base}\\.(error|warn|fail)$")) {
         Ok(p) => candidates.iter().any(|k| p.is_match(k)),
         // Ruby would raise on an invalid pattern; read the prefix literally instead.

@@ -16,7 +16,8 @@
 //! - `lists.rs` (+ `etc/`, lkp-tests' lists and program names, see `etc/README.md`): failure
 //!   stats (A4), bisectable and report-allowlisted stats, perf metrics, the per-prefix
 //!   thresholds (B6), test programs (D1).
-//! - `pattern.rs`: the subset of Ruby regular expressions those lists use (bounded backtracking).
+//! - `pattern.rs`: those lists' Ruby regular expressions, translated for the `regex` crate
+//!   (Ruby's meaning kept: line anchors, ASCII `\d`/`\w`/`\s`, literal `{`; linear time).
 //! - `report.rs`: the rows (C: sums and %reproduction for failures, averages, population
 //!   deviations and absolute or relative changes for the rest), their order (D), the header
 //!   and the text (E, "The output"); [`job_axes`] (`Job#axes`).

@@ -1,49 +1,47 @@
-//! A small backtracking matcher for the regular expressions of lkp-tests' pattern lists
-//! (`etc/failure`, `etc/stat-denylist`, `etc/perf-metrics-threshold.yaml`, …), with Ruby's
-//! meaning for the syntax they use: literals and `\`-escapes, `.`, classes (`[0-9]`, `[^_]`),
-//! groups with `|`, the greedy `*`, `+`, `?` and `{n}`/`{n,}`/`{n,m}`/`{,m}` (a `{` that starts
-//! no interval is a literal, as in Ruby: `{#:#}`), `^`/`$` at line boundaries, `\d`, `\w`,
-//! `\s`. Anything else (lookaround, backreferences, lazy quantifiers, POSIX classes) is
-//! rejected when the pattern is compiled, so a list that compiles means what Ruby meant.
-//! `.` and negated classes consume one UTF-8 character; keys are matched as bytes.
+//! The regular expressions of lkp-tests' pattern lists (`etc/failure`, `etc/stat-denylist`,
+//! `etc/perf-metrics-threshold.yaml`, …), matched with the `regex` crate. [`translate`] rewrites
+//! the Ruby syntax they use into the crate's, keeping Ruby's meaning:
+//!
+//! - `^`/`$` are line anchors (multi-line mode), `.` is any character but `\n`;
+//! - `\d`, `\w`, `\s` (and `\D`, `\W`, `\S`) are ASCII-only;
+//! - a `{` that starts no interval (`{n}`, `{n,}`, `{n,m}`, `{,m}`) is a literal (`{#:#}`), and
+//!   `{,m}` is `{0,m}`;
+//! - an escaped punctuation character is that character (`\<` is not a word boundary).
+//!
+//! What the crate would read differently from Ruby is refused: group extensions other than
+//! `(?:` (flags, lookaround, named groups), possessive or stacked quantifiers (`a*+`), a repeated
+//! anchor (`^*`), nested classes and POSIX brackets (`[[:alpha:]]`), class intersection (`&&`)
+//! and escapes other than `\d \w \s \D \W \S \n \t`. The crate refuses the rest (backreferences,
+//! unbalanced parentheses). A list that compiles means what Ruby meant.
 //!
 //! One comparison builds a pattern from a key's own text (`skip_function_stat?` reads a `.pass`
-//! key's prefix as a regular expression, as Ruby interpolates it), so a match gives up after
-//! [`STEP_BUDGET`] steps (or 500 nested levels) and counts as no match: a crafted key cannot
-//! make it run for ever or overflow the stack.
+//! key's prefix as a regular expression, as Ruby interpolates it). The crate matches in linear
+//! time, and [`SIZE_LIMIT`] bounds what one pattern may compile to, so a crafted key can neither
+//! make a match run for ever nor take much memory (a pattern over the limit is an error).
 
-use std::cell::Cell;
 use std::fmt;
 
-/// The most backtracking steps one match may take (the lists' patterns need a few hundred).
-pub const STEP_BUDGET: u32 = 100_000;
-/// The deepest the backtracking may go (it is recursive; this keeps it well within a thread's
-/// stack).
-const MAX_DEPTH: u32 = 500;
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
-#[derive(Debug, Clone)]
-enum Node {
-    Lit(u8),
-    Any,
-    Class {
-        negated: bool,
-        ranges: Vec<(u8, u8)>,
-    },
-    LineStart,
-    LineEnd,
-    Group(Vec<Vec<Node>>),
-    Repeat {
-        node: Box<Node>,
-        min: usize,
-        max: Option<usize>,
-    },
-}
+/// The most memory one compiled pattern may take: a list's patterns need under 16 KiB; a key
+/// read as a pattern that needs more is refused (compiling one near the limit takes well under
+/// a millisecond).
+pub const SIZE_LIMIT: usize = 1 << 16;
 
 /// A pattern that could not be compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatternError {
     pub pattern: String,
-    pub reason: &'static str,
+    pub reason: String,
+}
+
+impl PatternError {
+    fn new(pattern: &str, reason: impl Into<String>) -> PatternError {
+        PatternError {
+            pattern: pattern.to_owned(),
+            reason: reason.into(),
+        }
+    }
 }
 
 impl fmt::Display for PatternError {
@@ -52,521 +50,212 @@ impl fmt::Display for PatternError {
     }
 }
 
+/// The contents of the ASCII classes `\d`, `\w` and `\s`.
+const DIGIT: &str = "0-9";
+const WORD: &str = "0-9A-Za-z_";
+const SPACE: &str = r"\t\n\x0B\x0C\r ";
+
+/// What a Ruby `\x` escape stands for.
+enum Escape {
+    Literal(char),
+    /// A class's contents, negated or not.
+    Class(&'static str, bool),
+}
+
+fn escape(e: char) -> Option<Escape> {
+    Some(match e {
+        'd' | 'D' => Escape::Class(DIGIT, e == 'D'),
+        'w' | 'W' => Escape::Class(WORD, e == 'W'),
+        's' | 'S' => Escape::Class(SPACE, e == 'S'),
+        'n' => Escape::Literal('\n'),
+        't' => Escape::Literal('\t'),
+        c if c.is_ascii_alphanumeric() => return None,
+        c => Escape::Literal(c),
+    })
+}
+
+/// `c` as a literal of the crate's syntax.
+fn literal(c: char) -> String {
+    regex::escape(c.encode_utf8(&mut [0; 4]))
+}
+
+/// The interval at the start of `rest` (just after its `{`), in the crate's syntax, and how many
+/// characters it takes (with the `}`); `None` when Ruby would read the `{` as a literal.
+fn interval(rest: &[char]) -> Option<(String, usize)> {
+    // Only digits and one comma come before the `}` (which keeps the scan short).
+    let end = rest.iter().position(|&c| !c.is_ascii_digit() && c != ',')?;
+    if rest[end] != '}' {
+        return None;
+    }
+    let body: String = rest[..end].iter().collect();
+    let q = match body.split_once(',') {
+        None if !body.is_empty() => format!("{{{body}}}"),
+        Some((min, max)) if !max.contains(',') && (!min.is_empty() || !max.is_empty()) => {
+            format!("{{{},{max}}}", if min.is_empty() { "0" } else { min })
+        }
+        _ => return None,
+    };
+    Some((q, end + 1))
+}
+
+/// The class at the start of `rest` (just after its `[`) appended to `out`; how many characters
+/// it takes (with the `]`).
+fn class(rest: &[char], out: &mut String) -> Result<usize, &'static str> {
+    out.push('[');
+    let mut i = 0;
+    if rest.first() == Some(&'^') {
+        out.push('^');
+        i = 1;
+    }
+    let first = i;
+    // One member: a literal character, or the contents of an escaped class.
+    let member = |i: &mut usize| -> Result<Escape, &'static str> {
+        let c = *rest.get(*i).ok_or("unterminated class")?;
+        *i += 1;
+        match c {
+            '[' => Err("nested class"),
+            '&' if rest.get(*i) == Some(&'&') => Err("class intersection"),
+            '\\' => {
+                let e = *rest.get(*i).ok_or("trailing backslash")?;
+                *i += 1;
+                escape(e).ok_or("unsupported escape in class")
+            }
+            c => Ok(Escape::Literal(c)),
+        }
+    };
+    loop {
+        // A first `]` is a literal, as in Ruby.
+        if rest.get(i) == Some(&']') && i > first {
+            out.push(']');
+            return Ok(i + 1);
+        }
+        match member(&mut i)? {
+            Escape::Class(set, false) => out.push_str(set),
+            Escape::Class(set, true) => out.push_str(&format!("[^{set}]")),
+            Escape::Literal(lo) => {
+                out.push_str(&literal(lo));
+                if rest.get(i) == Some(&'-') && rest.get(i + 1).is_some_and(|&c| c != ']') {
+                    i += 1;
+                    let Escape::Literal(hi) = member(&mut i)? else {
+                        return Err("class as a range's end");
+                    };
+                    out.push('-');
+                    out.push_str(&literal(hi));
+                }
+            }
+        }
+    }
+}
+
+/// What the translation ended with, for a quantifier that follows.
+#[derive(Clone, Copy, PartialEq)]
+enum Last {
+    /// The start, `(` or `|`.
+    Nothing,
+    Anchor,
+    Atom,
+    Quantifier,
+}
+
+/// A Ruby regular expression in the `regex` crate's syntax (with its meaning in Ruby, given
+/// multi-line mode); an error for syntax the two would read differently.
+pub fn translate(pattern: &str) -> Result<String, PatternError> {
+    let err = |reason: &str| PatternError::new(pattern, reason);
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut last = Last::Nothing;
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        let quantifier = match c {
+            '*' | '+' | '?' => Some(c.to_string()),
+            '{' => interval(&chars[i..]).map(|(q, len)| {
+                i += len;
+                q
+            }),
+            _ => None,
+        };
+        if let Some(q) = quantifier {
+            match last {
+                Last::Atom => {}
+                Last::Nothing => return Err(err("nothing to repeat")),
+                Last::Anchor => return Err(err("repeated anchor")),
+                Last::Quantifier => return Err(err("possessive or stacked quantifier")),
+            }
+            out.push_str(&q);
+            // Lazy, as in Ruby.
+            if chars.get(i) == Some(&'?') {
+                out.push('?');
+                i += 1;
+            }
+            last = Last::Quantifier;
+            continue;
+        }
+        last = Last::Atom;
+        match c {
+            '\\' => {
+                let e = *chars.get(i).ok_or_else(|| err("trailing backslash"))?;
+                i += 1;
+                match escape(e).ok_or_else(|| err("unsupported escape"))? {
+                    Escape::Literal(l) => out.push_str(&literal(l)),
+                    Escape::Class(set, negated) => {
+                        out.push_str(&format!("[{}{set}]", if negated { "^" } else { "" }));
+                    }
+                }
+            }
+            '.' | ')' => out.push(c),
+            '^' | '$' => {
+                out.push(c);
+                last = Last::Anchor;
+            }
+            '|' => {
+                out.push(c);
+                last = Last::Nothing;
+            }
+            '(' => {
+                if chars.get(i) == Some(&'?') {
+                    if chars.get(i + 1) != Some(&':') {
+                        return Err(err("group extension"));
+                    }
+                    i += 2;
+                    out.push_str("(?:");
+                } else {
+                    out.push('(');
+                }
+                last = Last::Nothing;
+            }
+            '[' => i += class(&chars[i..], &mut out).map_err(err)?,
+            c => out.push_str(&literal(c)),
+        }
+    }
+    Ok(out)
+}
+
 /// One compiled regular expression, matched anywhere in a key (Ruby's `=~`).
 #[derive(Debug, Clone)]
-pub struct Pattern {
-    nodes: Vec<Node>,
-    /// Starts with `^`: only position 0 can match (for keys without a newline).
-    anchored: bool,
-    /// Literal bytes every match starts with (after the `^`).
-    prefix: Vec<u8>,
-    /// The longest run of literal characters every match contains.
-    required: String,
-    /// Literal bytes every match ends with, before a final `$` (for keys without a newline).
-    suffix: Vec<u8>,
-}
-
-struct Parser<'a> {
-    src: &'a [u8],
-    pos: usize,
-    pattern: &'a str,
-}
-
-impl Parser<'_> {
-    fn err(&self, reason: &'static str) -> PatternError {
-        PatternError {
-            pattern: self.pattern.to_owned(),
-            reason,
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.src.get(self.pos).copied()
-    }
-
-    fn alternation(&mut self) -> Result<Vec<Vec<Node>>, PatternError> {
-        let mut alts = vec![self.sequence()?];
-        while self.peek() == Some(b'|') {
-            self.pos += 1;
-            alts.push(self.sequence()?);
-        }
-        Ok(alts)
-    }
-
-    fn sequence(&mut self) -> Result<Vec<Node>, PatternError> {
-        let mut seq = Vec::new();
-        while let Some(c) = self.peek() {
-            let atom = match c {
-                b'|' | b')' => break,
-                b'(' => {
-                    self.pos += 1;
-                    if self.src[self.pos..].starts_with(b"?:") {
-                        self.pos += 2;
-                    } else if self.peek() == Some(b'?') {
-                        return Err(self.err("group extension"));
-                    }
-                    let alts = self.alternation()?;
-                    if self.peek() != Some(b')') {
-                        return Err(self.err("unbalanced parenthesis"));
-                    }
-                    self.pos += 1;
-                    Node::Group(alts)
-                }
-                b'[' => {
-                    self.pos += 1;
-                    self.class()?
-                }
-                b'.' => {
-                    self.pos += 1;
-                    Node::Any
-                }
-                b'^' => {
-                    self.pos += 1;
-                    Node::LineStart
-                }
-                b'$' => {
-                    self.pos += 1;
-                    Node::LineEnd
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    let e = self.peek().ok_or_else(|| self.err("trailing backslash"))?;
-                    self.pos += 1;
-                    escape(e).ok_or_else(|| self.err("unsupported escape"))?
-                }
-                b'*' | b'+' | b'?' => return Err(self.err("nothing to repeat")),
-                b'{' if self.interval().is_some() => return Err(self.err("nothing to repeat")),
-                _ => {
-                    self.pos += 1;
-                    Node::Lit(c)
-                }
-            };
-            let atom = self.quantified(atom)?;
-            seq.push(atom);
-        }
-        Ok(seq)
-    }
-
-    /// An interval `{n}`, `{n,}`, `{n,m}` or `{,m}` at the current position, without consuming it:
-    /// `(min, max, length)`.
-    fn interval(&self) -> Option<(usize, Option<usize>, usize)> {
-        let rest = &self.src[self.pos..];
-        let end = rest.iter().position(|&c| c == b'}')?;
-        let body = std::str::from_utf8(&rest[1..end]).ok()?;
-        let number = |s: &str| -> Option<Option<usize>> {
-            if s.is_empty() {
-                Some(None)
-            } else if s.bytes().all(|c| c.is_ascii_digit()) {
-                s.parse().ok().map(Some)
-            } else {
-                None
-            }
-        };
-        let (min, max) = match body.split_once(',') {
-            None => {
-                let n = number(body)??;
-                (n, Some(n))
-            }
-            Some((lo, hi)) => {
-                let lo = number(lo)?;
-                let hi = number(hi)?;
-                if lo.is_none() && hi.is_none() {
-                    return None;
-                }
-                (lo.unwrap_or(0), hi)
-            }
-        };
-        Some((min, max, end + 1))
-    }
-
-    fn quantified(&mut self, atom: Node) -> Result<Node, PatternError> {
-        let (min, max) = match self.peek() {
-            Some(b'*') => {
-                self.pos += 1;
-                (0, None)
-            }
-            Some(b'+') => {
-                self.pos += 1;
-                (1, None)
-            }
-            Some(b'?') => {
-                self.pos += 1;
-                (0, Some(1))
-            }
-            Some(b'{') => match self.interval() {
-                Some((min, max, len)) => {
-                    self.pos += len;
-                    (min, max)
-                }
-                None => return Ok(atom),
-            },
-            _ => return Ok(atom),
-        };
-        if matches!(atom, Node::LineStart | Node::LineEnd) {
-            return Err(self.err("repeated anchor"));
-        }
-        if matches!(self.peek(), Some(b'*' | b'+' | b'?')) {
-            return Err(self.err("lazy, possessive or stacked quantifier"));
-        }
-        Ok(Node::Repeat {
-            node: Box::new(atom),
-            min,
-            max,
-        })
-    }
-
-    fn class(&mut self) -> Result<Node, PatternError> {
-        let mut negated = false;
-        if self.peek() == Some(b'^') {
-            negated = true;
-            self.pos += 1;
-        }
-        let mut ranges = Vec::new();
-        let mut first = true;
-        loop {
-            let c = self.peek().ok_or_else(|| self.err("unterminated class"))?;
-            self.pos += 1;
-            let lo = match c {
-                b']' if !first => break,
-                b'[' => return Err(self.err("nested class")),
-                b'\\' => {
-                    let e = self.peek().ok_or_else(|| self.err("trailing backslash"))?;
-                    self.pos += 1;
-                    match escape(e) {
-                        Some(Node::Lit(l)) => l,
-                        Some(Node::Class {
-                            negated: false,
-                            ranges: r,
-                        }) => {
-                            ranges.extend(r);
-                            first = false;
-                            continue;
-                        }
-                        _ => return Err(self.err("unsupported escape in class")),
-                    }
-                }
-                _ => c,
-            };
-            first = false;
-            if self.peek() == Some(b'-') && self.src.get(self.pos + 1).is_some_and(|&n| n != b']') {
-                self.pos += 1;
-                let mut hi = self.peek().ok_or_else(|| self.err("unterminated class"))?;
-                self.pos += 1;
-                if hi == b'\\' {
-                    hi = self.peek().ok_or_else(|| self.err("trailing backslash"))?;
-                    self.pos += 1;
-                }
-                if hi < lo {
-                    return Err(self.err("empty range"));
-                }
-                ranges.push((lo, hi));
-            } else {
-                ranges.push((lo, lo));
-            }
-        }
-        if ranges.iter().any(|&(_, hi)| hi >= 0x80) {
-            return Err(self.err("non-ASCII class"));
-        }
-        Ok(Node::Class { negated, ranges })
-    }
-}
-
-/// The node a `\x` escape stands for.
-fn escape(e: u8) -> Option<Node> {
-    let class = |ranges: Vec<(u8, u8)>| {
-        Some(Node::Class {
-            negated: false,
-            ranges,
-        })
-    };
-    match e {
-        b'd' => class(vec![(b'0', b'9')]),
-        b'w' => class(vec![(b'a', b'z'), (b'A', b'Z'), (b'0', b'9'), (b'_', b'_')]),
-        b's' => class(vec![(b' ', b' '), (b'\t', b'\r')]),
-        b'n' => Some(Node::Lit(b'\n')),
-        b't' => Some(Node::Lit(b'\t')),
-        c if c.is_ascii_alphanumeric() => None,
-        c => Some(Node::Lit(c)),
-    }
-}
-
-/// A key being matched: its bytes, whether they are all ASCII (every character one byte), and
-/// what is left of the match's step budget and depth.
-#[derive(Clone, Copy)]
-struct Subject<'a> {
-    s: &'a [u8],
-    ascii: bool,
-    /// The steps left.
-    budget: &'a Cell<u32>,
-    /// How deep the backtracking is.
-    depth: &'a Cell<u32>,
-}
-
-impl<'a> Subject<'a> {
-    fn new(key: &'a str, budget: &'a Cell<u32>, depth: &'a Cell<u32>) -> Subject<'a> {
-        Subject {
-            s: key.as_bytes(),
-            ascii: key.is_ascii(),
-            budget,
-            depth,
-        }
-    }
-
-    /// Takes one step; false when the budget is spent.
-    fn tick(self) -> bool {
-        let left = self.budget.get();
-        self.budget.set(left.saturating_sub(1));
-        left > 0
-    }
-
-    /// Enters one more level of backtracking (a step); false when the budget or the depth is
-    /// spent.
-    fn enter(self) -> bool {
-        let depth = self.depth.get();
-        if depth >= MAX_DEPTH || !self.tick() {
-            return false;
-        }
-        self.depth.set(depth + 1);
-        true
-    }
-
-    fn leave(self) {
-        self.depth.set(self.depth.get() - 1);
-    }
-
-    /// Length of the character starting at `pos`.
-    fn char_len(self, pos: usize) -> usize {
-        if self.ascii {
-            return 1;
-        }
-        let n = match self.s[pos] {
-            0xF0..=0xF7 => 4,
-            0xE0..=0xEF => 3,
-            0xC0..=0xDF => 2,
-            _ => 1,
-        };
-        n.min(self.s.len() - pos)
-    }
-
-    /// Where a one-character node ends when it matches at `pos`.
-    fn step(self, node: &Node, pos: usize) -> Option<usize> {
-        let c = *self.s.get(pos)?;
-        match node {
-            Node::Lit(l) => (c == *l).then_some(pos + 1),
-            Node::Any => (c != b'\n').then(|| pos + self.char_len(pos)),
-            Node::Class { negated, ranges } => {
-                let inside = ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c));
-                if *negated {
-                    (!inside).then(|| pos + self.char_len(pos))
-                } else {
-                    inside.then_some(pos + 1)
-                }
-            }
-            _ => None,
-        }
-    }
-}
-
-fn is_single(node: &Node) -> bool {
-    matches!(node, Node::Lit(_) | Node::Any | Node::Class { .. })
-}
-
-/// Matches `nodes` at `pos`, calling `k` with each end position until it accepts.
-fn matches(nodes: &[Node], s: Subject, pos: usize, k: &mut dyn FnMut(usize) -> bool) -> bool {
-    if !s.enter() {
-        return false;
-    }
-    let matched = matches_inner(nodes, s, pos, k);
-    s.leave();
-    matched
-}
-
-fn matches_inner(
-    nodes: &[Node],
-    s: Subject,
-    mut pos: usize,
-    k: &mut dyn FnMut(usize) -> bool,
-) -> bool {
-    // One-character nodes in a row need no backtracking: a loop, not a recursion.
-    let mut nodes = nodes;
-    while let Some((first, rest)) = nodes.split_first() {
-        if !is_single(first) {
-            break;
-        }
-        match s.step(first, pos) {
-            Some(np) if s.tick() => pos = np,
-            _ => return false,
-        }
-        nodes = rest;
-    }
-    let Some((first, rest)) = nodes.split_first() else {
-        return k(pos);
-    };
-    match first {
-        Node::LineStart => (pos == 0 || s.s[pos - 1] == b'\n') && matches(rest, s, pos, k),
-        Node::LineEnd => (pos == s.s.len() || s.s[pos] == b'\n') && matches(rest, s, pos, k),
-        Node::Group(alts) => alts
-            .iter()
-            .any(|alt| matches(alt, s, pos, &mut |p| matches(rest, s, p, k))),
-        Node::Repeat { node, min, max } if is_single(node) => {
-            let below_max = |n: usize| max.is_none_or(|m| n < m);
-            if s.ascii {
-                // Every step is one byte: the ends are `pos..=pos + n`.
-                let mut n = 0;
-                while below_max(n) && s.step(node, pos + n).is_some() {
-                    n += 1;
-                }
-                return n >= *min && (*min..=n).rev().any(|i| matches(rest, s, pos + i, k));
-            }
-            let mut ends = vec![pos];
-            let mut p = pos;
-            while below_max(ends.len() - 1) {
-                match s.step(node, p) {
-                    Some(np) => {
-                        p = np;
-                        ends.push(p);
-                    }
-                    None => break,
-                }
-            }
-            ends.len() > *min && ends[*min..].iter().rev().any(|&e| matches(rest, s, e, k))
-        }
-        Node::Repeat { node, min, max } => repeat(node, (*min, *max), 0, rest, s, pos, k),
-        // The one-character nodes were consumed above.
-        _ => false,
-    }
-}
-
-/// Greedy repetition of a group: one more iteration first, then the rest.
-fn repeat(
-    node: &Node,
-    (min, max): (usize, Option<usize>),
-    count: usize,
-    rest: &[Node],
-    s: Subject,
-    pos: usize,
-    k: &mut dyn FnMut(usize) -> bool,
-) -> bool {
-    if max.is_none_or(|m| count < m) {
-        let more = matches(std::slice::from_ref(node), s, pos, &mut |p| {
-            // An empty iteration past the minimum would loop for ever.
-            if p == pos && count >= min {
-                return false;
-            }
-            repeat(node, (min, max), count + 1, rest, s, p, k)
-        });
-        if more {
-            return true;
-        }
-    }
-    count >= min && matches(rest, s, pos, k)
-}
-
-/// The runs of literal bytes in a sequence (each one must appear in every match).
-fn literal_runs(nodes: &[Node]) -> Vec<Vec<u8>> {
-    let mut runs = vec![Vec::new()];
-    for n in nodes {
-        match n {
-            Node::Lit(c) => runs.last_mut().into_iter().for_each(|r| r.push(*c)),
-            _ => runs.push(Vec::new()),
-        }
-    }
-    runs.retain(|r| !r.is_empty());
-    runs
-}
+pub struct Pattern(Regex);
 
 impl Pattern {
-    /// Compiles a Ruby regular expression of the supported subset.
+    /// Compiles a Ruby regular expression (see [`translate`]).
     pub fn new(pattern: &str) -> Result<Pattern, PatternError> {
-        let mut p = Parser {
-            src: pattern.as_bytes(),
-            pos: 0,
-            pattern,
-        };
-        let alts = p.alternation()?;
-        if p.pos != p.src.len() {
-            return Err(p.err("unbalanced parenthesis"));
-        }
-        let nodes = if alts.len() == 1 {
-            alts.into_iter().next().unwrap_or_default()
-        } else {
-            vec![Node::Group(alts)]
-        };
-        let anchored = matches!(nodes.first(), Some(Node::LineStart));
-        let prefix = nodes
-            .iter()
-            .skip(usize::from(anchored))
-            .map_while(|n| match n {
-                Node::Lit(c) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        let required = literal_runs(&nodes)
-            .into_iter()
-            .max_by_key(Vec::len)
-            .unwrap_or_default();
-        // A run that splits a multi-byte character is no use as a `str` needle.
-        let required = String::from_utf8(required).unwrap_or_default();
-        let suffix = match nodes.split_last() {
-            Some((Node::LineEnd, before)) => {
-                let n = before
-                    .iter()
-                    .rev()
-                    .take_while(|n| matches!(n, Node::Lit(_)))
-                    .count();
-                literal_runs(&before[before.len() - n..])
-                    .pop()
-                    .unwrap_or_default()
-            }
-            _ => Vec::new(),
-        };
-        Ok(Pattern {
-            nodes,
-            anchored,
-            prefix,
-            required,
-            suffix,
-        })
+        RegexBuilder::new(&translate(pattern)?)
+            .multi_line(true)
+            .size_limit(SIZE_LIMIT)
+            .build()
+            .map(Pattern)
+            .map_err(|e| PatternError::new(pattern, e.to_string()))
     }
 
     /// Ruby's `key =~ pattern`: a match anywhere.
     pub fn is_match(&self, key: &str) -> bool {
-        let (budget, depth) = (Cell::new(STEP_BUDGET), Cell::new(0));
-        let s = Subject::new(key, &budget, &depth);
-        self.matches_subject(key, s, key.as_bytes().contains(&b'\n'))
-    }
-
-    fn matches_subject(&self, key: &str, s: Subject, multiline: bool) -> bool {
-        // Each pattern has the whole budget.
-        s.budget.set(STEP_BUDGET);
-        let bytes = s.s;
-        let mut accept = |_: usize| true;
-        if !multiline {
-            if !bytes.ends_with(&self.suffix) || !key.contains(self.required.as_str()) {
-                return false;
-            }
-            if self.anchored {
-                return bytes.starts_with(&self.prefix) && matches(&self.nodes, s, 0, &mut accept);
-            }
-        }
-        (0..=bytes.len()).any(|start| {
-            (start == bytes.len() || bytes[start] & 0xC0 != 0x80)
-                && bytes[start..].starts_with(&self.prefix)
-                && matches(&self.nodes, s, start, &mut accept)
-        })
+        self.0.is_match(key)
     }
 }
 
 /// A list of patterns, one per line of an lkp-tests `etc` file, that matches when any does
 /// (lkp-tests joins the lines with `|`).
 #[derive(Debug, Clone)]
-pub struct PatternList {
-    patterns: Vec<Pattern>,
-    /// The anchored patterns with a literal prefix, by the prefix's first byte.
-    by_first_byte: Vec<Vec<usize>>,
-    /// The others.
-    rest: Vec<usize>,
-}
+pub struct PatternList(RegexSet);
 
 impl PatternList {
     /// Compiles each line (`prefix` prepended, e.g. `^`).
@@ -574,48 +263,34 @@ impl PatternList {
         lines: impl IntoIterator<Item = &'a str>,
         prefix: &str,
     ) -> Result<PatternList, PatternError> {
-        let patterns: Vec<Pattern> = lines
-            .into_iter()
-            .map(|l| Pattern::new(&format!("{prefix}{l}")))
-            .collect::<Result<_, _>>()?;
-        let mut by_first_byte = vec![Vec::new(); 256];
-        let mut rest = Vec::new();
-        for (i, p) in patterns.iter().enumerate() {
-            match p.prefix.first() {
-                Some(&b) if p.anchored => by_first_byte[usize::from(b)].push(i),
-                _ => rest.push(i),
-            }
-        }
-        Ok(PatternList {
-            patterns,
-            by_first_byte,
-            rest,
-        })
+        let patterns: Vec<String> = lines.into_iter().map(|l| format!("{prefix}{l}")).collect();
+        let translated = patterns
+            .iter()
+            .map(|p| translate(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        RegexSetBuilder::new(&translated)
+            .multi_line(true)
+            .size_limit(SIZE_LIMIT.saturating_mul(patterns.len().max(1)))
+            .build()
+            .map(PatternList)
+            .map_err(|e| {
+                // Name the line at fault: the first that does not compile alone.
+                patterns
+                    .iter()
+                    .find_map(|p| Pattern::new(p).err())
+                    .unwrap_or_else(|| PatternError::new(&patterns.join("|"), e.to_string()))
+            })
     }
 
     pub fn is_match(&self, key: &str) -> bool {
-        let (budget, depth) = (Cell::new(STEP_BUDGET), Cell::new(0));
-        let s = Subject::new(key, &budget, &depth);
-        let multiline = key.as_bytes().contains(&b'\n');
-        if multiline {
-            return self
-                .patterns
-                .iter()
-                .any(|p| p.matches_subject(key, s, true));
-        }
-        let first = key
-            .as_bytes()
-            .first()
-            .map_or(&[][..], |&b| &self.by_first_byte[usize::from(b)][..]);
-        first
-            .iter()
-            .chain(&self.rest)
-            .any(|&i| self.patterns[i].matches_subject(key, s, false))
+        self.0.is_match(key)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::*;
 
     fn m(p: &str, s: &str) -> bool {
@@ -644,6 +319,12 @@ mod tests {
         assert!(!m(r"^kmsg\.(C|T)[0-9]{1,5}\]", "kmsg.T123456]"));
         assert!(m("{#:#}", "dmesg.a{#:#}b"));
         assert!(m("},at", "x},at"));
+        assert!(m("^a{,2}$", "aa"));
+        assert!(!m("^a{,2}$", "aaa"));
+        assert!(m("^a{ 1}$", "a{ 1}"));
+        assert!(m("^a{1,2,3}$", "a{1,2,3}"));
+        assert!(m("^a{,}{}$", "a{,}{}"));
+        assert!(m("^a{2,}$", "aaa"));
         assert!(m("^.*vmstat.*nr_.*$", "proc-vmstat.nr_dirty"));
         assert!(m("^iostat.*.[rw]/s$", "iostat.sda.r/s"));
         assert!(m(
@@ -651,24 +332,77 @@ mod tests {
             "dmesg.Bad_pagetable:#é[##]"
         ));
         assert!(m("Modules_linked_in", "dmesg.Modules_linked_in:x"));
-    }
-
-    #[test]
-    fn catastrophic_backtracking_gives_up() {
-        let key = format!("{}b", "a".repeat(40));
-        assert!(!m("^(a|a)*(a|a)*(a|a)*c", &key));
-        assert!(m("^(a|a)*b", &key));
-        // Deep, not long: 3,000 nested iterations give up instead of overflowing the stack.
-        let long = "a".repeat(3000);
-        assert!(!m("^(a)*$", &long));
-        assert!(m(&format!("^{long}$"), &long));
+        // Line anchors; `.` is not a newline.
+        assert!(m("^b$", "a\nb\nc"));
+        assert!(!m("^a.b$", "a\nb"));
+        // ASCII-only `\d`, `\w`, `\s`, in and out of classes.
+        assert!(m(r"^\d+$", "123"));
+        assert!(!m(r"^\d+$", "١٢٣"));
+        assert!(!m(r"^\w$", "é"));
+        assert!(m(r"^\W$", "é"));
+        assert!(!m(r"^\s$", "\u{a0}"));
+        assert!(m(r"^\s$", "\u{b}"));
+        assert!(m(r"^[\d_]+$", "1_2"));
+        assert!(m(r"^[^\d]$", "٣"));
+        assert!(m(r"^[\D]$", "x"));
+        // Punctuation and class members are literals.
+        assert!(m(r"\<a\>", "<a>"));
+        assert!(m("^[]a]+$", "]a"));
+        assert!(m("^[a-]+$", "-a"));
+        assert!(m("^[a~~b&]+$", "~&"));
+        assert!(m(r"^[\]\\]+$", r"]\"));
     }
 
     #[test]
     fn unsupported_syntax_is_refused() {
         assert!(Pattern::new("a(?=b)").is_err());
-        assert!(Pattern::new("a*?").is_err());
+        assert!(Pattern::new("(?i)a").is_err());
         assert!(Pattern::new("(a").is_err());
+        assert!(Pattern::new("a)").is_err());
         assert!(Pattern::new(r"\1").is_err());
+        assert!(Pattern::new(r"\h").is_err());
+        assert!(Pattern::new("*a").is_err());
+        assert!(Pattern::new("^*").is_err());
+        assert!(Pattern::new("[[:alpha:]]").is_err());
+        assert!(Pattern::new("[a-z&&b]").is_err());
+        assert!(Pattern::new("[a-\\d]").is_err());
+        // Possessive in Ruby, `(a*)+` to the crate.
+        assert!(Pattern::new("a*+").is_err());
+        // Lazy quantifiers mean the same in both (and nothing to a yes-or-no match).
+        assert!(m("^a*?b", "aab"));
+        assert!(m("^a{1,2}?$", "aa"));
+    }
+
+    #[test]
+    fn pathological_patterns_answer_quickly() {
+        let start = Instant::now();
+        let key = format!("{}b", "a".repeat(10_000));
+        assert!(!m("^(a|a)*(a|a)*(a|a)*c", &key));
+        assert!(m("^(a|a)*b", &key));
+        assert!(m("^(a*)*(a*)*$", &key[..10_000]));
+        assert!(!m("^(a*)*(a*)*$", &key));
+        // A key read as a pattern (`changed.rs`): whatever it says, it compiles to at most
+        // SIZE_LIMIT or not at all.
+        assert!(Pattern::new("(a{1000}){1000}").is_err());
+        assert!(Pattern::new(&"(".repeat(100_000)).is_err());
+        // A long run of `{` that start no interval translates in linear time.
+        assert!(translate(&"{1".repeat(100_000)).is_ok());
+        assert!(m(&"{1".repeat(1000), &"{1".repeat(1000)));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn lists_match_any_line() {
+        let list = PatternList::new(["dmesg.*", r"kmsg\.x", "{#:#}"], "^").unwrap();
+        assert!(list.is_match("dmesg.BUG"));
+        assert!(list.is_match("kmsg.x"));
+        assert!(list.is_match("{#:#}"));
+        assert!(!list.is_match("a.kmsg.x"));
+        let e = PatternList::new(["a", "b(?=c)"], "").unwrap_err();
+        assert_eq!(e.pattern, "b(?=c)");
     }
 }
