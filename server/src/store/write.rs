@@ -4,7 +4,7 @@ use super::{StoreError, StoreResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::metric_key::{Keys, MetricKey};
-use super::sql::{query, query_as, sql, Target, Tx};
+use super::sql::{query, query_as, sql, sql_each, Target, Tx};
 
 use super::history::TrendKey;
 use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
@@ -559,22 +559,36 @@ pub(super) async fn trend_records_of(
 }
 
 /// Queues every series key the upload touched for the alert detector (`alerts::detector`),
-/// in the upload's transaction: a 201 means the detector will look, even after a crash.
+/// in the upload's transaction: a 201 means the detector will look, even after a crash. One
+/// statement per benchmark and machine, the keys bound as one JSON array (an LKP job touches
+/// 5,000).
 pub(super) async fn queue_alert_jobs(
     conn: &mut Tx,
     trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
     upload_id: i64,
 ) -> StoreResult<()> {
+    let mut by_pair: BTreeMap<(&str, i64), Vec<(&str, &str)>> = BTreeMap::new();
     for (benchmark, machine_id, metric, param) in trends.keys() {
-        query(
-            sql!("INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT (benchmark, machine_id, metric, param) DO UPDATE SET upload_id = excluded.upload_id"),
-        )
+        by_pair
+            .entry((benchmark.as_str(), *machine_id))
+            .or_default()
+            .push((metric.as_str(), param.as_str()));
+    }
+    for ((benchmark, machine_id), keys) in by_pair {
+        query(sql_each!(
+            sqlite: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
+                     SELECT ?, ?, j.value ->> 0, j.value ->> 1, ? FROM json_each(?) j WHERE true \
+                     ON CONFLICT (benchmark, machine_id, metric, param) \
+                     DO UPDATE SET upload_id = excluded.upload_id",
+            postgres: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
+                       SELECT $1, $2, j ->> 0, j ->> 1, $3 FROM jsonb_array_elements($4::jsonb) j \
+                       ON CONFLICT (benchmark, machine_id, metric, param) \
+                       DO UPDATE SET upload_id = excluded.upload_id",
+        ))
         .bind(benchmark)
         .bind(machine_id)
-        .bind(metric)
-        .bind(param)
         .bind(upload_id)
+        .bind(serde_json::to_string(&keys)?)
         .execute(&mut *conn)
         .await?;
     }
