@@ -445,7 +445,9 @@ impl Store {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        let mut runs: Vec<(i64, Vec<(MetricKey, Vec<(i64, f64)>)>)> = Vec::new();
+        // Each run's series: its key and samples.
+        type LegacyRun = (i64, Vec<(MetricKey, Vec<(i64, f64)>)>);
+        let mut runs: Vec<LegacyRun> = Vec::new();
         for (series_id, run_id, metric, param, unit, direction, packed) in rows {
             let samples: Vec<(i64, f64)> = match packed {
                 Some(bytes) => {
