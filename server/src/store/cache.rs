@@ -1,13 +1,16 @@
 //! In-memory copies of stored data that does not change, so that a trend read right after a
 //! write reads only what the write touched:
 //!
-//! - full trend chunks: chunks are only appended to, so a chunk holding `CHUNK_RUNS` runs never
-//!   changes again (architecture invariant: nothing rewrites or deletes a full chunk);
-//! - histories, by their `version` (bumped whenever a history is replaced).
+//! - the runs of trend blocks, by series key: blocks are only added (`trend_block.rs`; a
+//!   deletion or correction that takes some apart drops every copy);
+//! - histories, by their `version` (bumped whenever a history is replaced);
+//! - the summaries of runs past a trend's last block (`trend_block.rs`), by run id: a stored
+//!   run's samples never change (a deletion drops every copy).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::trend_block::RunSummaries;
 use super::trend_pack::{History, TrendRun};
 
 /// The most runs kept decoded (~110 bytes each) before the chunk copies are dropped.
@@ -16,6 +19,9 @@ const MAX_CACHED_RUNS: usize = 1_000_000;
 /// The most histories kept (a kernel history of a million commits is ~100 MB decoded).
 const MAX_CACHED_HISTORIES: usize = 4;
 
+/// The most runs whose summaries are kept (an LKP job's are ~300 KB).
+const MAX_CACHED_SUMMARIES: usize = 96;
+
 /// A trend's series key by names: benchmark, machine, metric, param.
 pub type ChunkKey = [String; 4];
 
@@ -23,6 +29,7 @@ pub type ChunkKey = [String; 4];
 pub struct Caches {
     chunks: Mutex<Chunks>,
     histories: Mutex<HashMap<i64, (i64, Arc<History>)>>,
+    summaries: Mutex<HashMap<i64, Arc<RunSummaries>>>,
 }
 
 #[derive(Default)]
@@ -41,6 +48,25 @@ impl Caches {
         }
         if let Ok(mut h) = self.histories.lock() {
             h.clear();
+        }
+        if let Ok(mut s) = self.summaries.lock() {
+            s.clear();
+        }
+    }
+
+    /// The summaries of run `id`, if kept.
+    pub fn summaries(&self, id: i64) -> Option<Arc<RunSummaries>> {
+        self.summaries.lock().ok()?.get(&id).cloned()
+    }
+
+    /// Keeps the summaries of run `id` (read from committed data only: an id a rolled-back
+    /// write took may be taken again).
+    pub fn put_summaries(&self, id: i64, summaries: Arc<RunSummaries>) {
+        if let Ok(mut s) = self.summaries.lock() {
+            if s.len() >= MAX_CACHED_SUMMARIES {
+                s.clear();
+            }
+            s.insert(id, summaries);
         }
     }
 

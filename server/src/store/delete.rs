@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::history::TrendKey;
 use super::metric_key::Keys;
 use super::sql::{query, query_as, sql, Tx};
-use super::trend_pack::TrendRun;
-use super::write::{append_to_trends, id_of, trend_records_of, Named};
+use super::trend_block::{fold, unfold_from};
+use super::write::{id_of, Named};
 use super::{Store, StoreResult};
 
 /// What a deletion removed.
@@ -168,7 +168,7 @@ impl Store {
             machines.push(new_machine_id);
         }
         for m in &machines {
-            rebuild_trends(&mut tx, &self.keys, &benchmark, *m, &keys).await?;
+            refold(&mut tx, &benchmark, *m, id, &keys).await?;
         }
         drop_orphans(&mut tx, kernel_id, machine_id).await?;
         super::tokens::audit_in(&mut tx, actor, "run.correct", &format!("run {id}"), &what).await?;
@@ -190,6 +190,12 @@ impl Store {
         }
         // The series keys whose trends lose runs.
         let (keys, series) = series_keys(&mut tx, &self.keys, sql!("SELECT r.benchmark, r.machine_id, d.packed FROM run r JOIN run_data d ON d.run_id = r.id WHERE r.upload_id = ?"), id).await?;
+        // The trend blocks fold again from the one that holds its first run.
+        let (first_deleted,): (Option<i64>,) =
+            query_as(sql!("SELECT MIN(id) FROM run WHERE upload_id = ?"))
+                .bind(id)
+                .fetch_one(&mut tx)
+                .await?;
         let runs = query(
             sql!("INSERT INTO retired_run (run_id, upload_id, reason, deleted_by) \
              SELECT id, upload_id, 'deleted with upload ' || upload_id, ? FROM run WHERE upload_id = ?"),
@@ -215,7 +221,8 @@ impl Store {
             drop_orphans(&mut tx, kernel_id, machine_id).await?;
         }
         for ((benchmark, machine_id), keys) in keys {
-            rebuild_trends(&mut tx, &self.keys, &benchmark, machine_id, &keys).await?;
+            let first_run = first_deleted.unwrap_or_default();
+            refold(&mut tx, &benchmark, machine_id, first_run, &keys).await?;
         }
         super::tokens::audit_in(
             &mut tx,
@@ -291,59 +298,31 @@ async fn series_keys(
     Ok((out, count))
 }
 
-/// Rebuilds the trend chunks of the series keys `wanted` of `benchmark` on `machine_id` from
-/// the runs they have now.
-async fn rebuild_trends(
+/// Folds the trend blocks of `benchmark` on `machine_id` again from the one that holds run
+/// `first_run` (the first run deleted or changed), and has the alert detector look at the
+/// series keys `wanted` again (a newest step may have moved or gone; the detector drops a key
+/// left without runs).
+async fn refold(
     conn: &mut Tx,
-    keys: &Keys,
     benchmark: &str,
     machine_id: i64,
+    first_run: i64,
     wanted: &BTreeSet<(String, String)>,
 ) -> StoreResult<()> {
-    for (metric, param) in wanted {
-        query(
-            sql!("DELETE FROM trend_chunk WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
-        )
-        .bind(benchmark)
-        .bind(machine_id)
-        .bind(metric)
-        .bind(param)
-        .execute(&mut *conn)
-        .await?;
-    }
-    let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
-    trend_records_of(
-        &mut *conn,
-        keys,
-        benchmark,
-        machine_id,
-        Some(wanted),
-        &mut trends,
-    )
-    .await?;
-    append_to_trends(&mut *conn, &trends).await?;
-    // The alert detector looks at the series again (its newest step may have moved or gone);
-    // a series left without runs has nothing to look at.
-    for (metric, param) in wanted {
-        let key = (
-            benchmark.to_owned(),
-            machine_id,
-            metric.clone(),
-            param.clone(),
-        );
-        if !trends.contains_key(&key) {
-            query(
-                sql!("DELETE FROM alert_job WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ?"),
+    unfold_from(&mut *conn, benchmark, machine_id, first_run).await?;
+    fold(&mut *conn, benchmark, machine_id).await?;
+    let keys: BTreeSet<TrendKey> = wanted
+        .iter()
+        .map(|(metric, param)| {
+            (
+                benchmark.to_owned(),
+                machine_id,
+                metric.clone(),
+                param.clone(),
             )
-            .bind(benchmark)
-            .bind(machine_id)
-            .bind(metric)
-            .bind(param)
-            .execute(&mut *conn)
-            .await?;
-        }
-    }
-    super::write::queue_alert_jobs(&mut *conn, &trends, 0).await?;
+        })
+        .collect();
+    super::write::queue_alert_jobs(&mut *conn, &keys, 0).await?;
     Ok(())
 }
 
@@ -365,7 +344,7 @@ async fn drop_orphans(conn: &mut Tx, kernel_id: i64, machine_id: i64) -> StoreRe
     .await?;
     query(sql!(
         "DELETE FROM machine WHERE id = ? AND NOT EXISTS (SELECT 1 FROM run WHERE machine_id = ?) \
-         AND NOT EXISTS (SELECT 1 FROM trend_chunk WHERE machine_id = ?)"
+         AND NOT EXISTS (SELECT 1 FROM trend_block WHERE machine_id = ?)"
     ))
     .bind(machine_id)
     .bind(machine_id)

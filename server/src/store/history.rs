@@ -8,7 +8,11 @@ use std::sync::Arc;
 use super::sql::{query, query_as, sql, Builder, Target};
 use app::trend::Mark;
 
-use super::trend_pack::{History, TrendRun, TrendRuns, CHUNK_RUNS};
+use super::trend_block::{
+    heads_after, last_block, summaries_of, unpack_cell, unpack_heads, RunHead, RunSummaries,
+    Summary,
+};
+use super::trend_pack::{History, TrendRun, TrendRuns};
 use super::Store;
 use crate::ingest::history::HistoryCommit;
 
@@ -219,8 +223,8 @@ impl Store {
     }
 
     /// The runs of `benchmark` on `machine` with a summary of their samples of `metric` at
-    /// `param`, in run order, and the marks of the marked ones: from the packed trend chunks
-    /// (full ones from memory when read before), in one read transaction.
+    /// `param`, in run order, and the marks of the marked ones: the trend blocks (those read
+    /// before from memory), then the runs past the last block, in one read transaction.
     pub async fn trend_runs(
         &self,
         benchmark: &str,
@@ -231,31 +235,106 @@ impl Store {
         let key = [benchmark, machine, metric, param].map(str::to_owned);
         let mut chunks = self.caches.full_chunks(&key);
         let mut tx = self.reader.begin_read().await?;
-        let rows: Vec<(i64, i64, Vec<u8>)> = query_as(
-            sql!("SELECT c.chunk, c.runs, c.packed FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
-             WHERE c.benchmark = ? AND m.name = ? AND c.metric = ? AND c.param = ? AND c.chunk >= ? \
-             ORDER BY c.chunk"),
-        )
-        .bind(benchmark)
-        .bind(machine)
+        let machine_id: Option<(i64,)> = query_as(sql!("SELECT id FROM machine WHERE name = ?"))
+            .bind(machine)
+            .fetch_optional(&mut tx)
+            .await?;
+        let Some((machine_id,)) = machine_id else {
+            return Ok(TrendRuns::default());
+        };
+        // The dictionary's keys of this metric and param (one, unless its unit or direction
+        // changed along the way).
+        let ids: Vec<(i64,)> = query_as(sql!(
+            "SELECT id FROM metric_key WHERE metric = ? AND param = ?"
+        ))
         .bind(metric)
         .bind(param)
-        .bind(chunks.len() as i64)
         .fetch_all(&mut tx)
         .await?;
-        let known = chunks.len();
-        let mut full = Vec::new();
-        for (chunk, runs, bytes) in &rows {
-            let mut decoded = Vec::with_capacity((*runs).clamp(0, CHUNK_RUNS) as usize);
-            super::trend_pack::unpack_chunk(bytes, &mut decoded)?;
-            let decoded: Arc<[TrendRun]> = decoded.into();
-            // Full chunks never change again (chunks are only appended to).
-            if *runs == CHUNK_RUNS && *chunk as usize == known + full.len() {
-                full.push(decoded.clone());
+        let ids: Vec<i64> = ids.into_iter().map(|(id,)| id).collect();
+        let names = self
+            .keys
+            .names(Target::from(&mut tx), ids.iter().copied())
+            .await?;
+        let record = |head: &RunHead, key: i64, (n, sum, min, max): Summary| {
+            let k = &names[&key];
+            TrendRun {
+                run_id: head.run_id,
+                kernel: head.kernel.clone(),
+                commit: head.commit.clone(),
+                commit_time: head.commit_time,
+                unit: k.unit.as_deref().map(Into::into),
+                direction: k.direction,
+                n,
+                sum,
+                min,
+                max,
             }
-            chunks.push(decoded);
+        };
+        let known = chunks.len();
+        let blocks: Vec<(i64, Vec<u8>)> = query_as(sql!(
+            "SELECT block, runs FROM trend_block WHERE benchmark = ? AND machine_id = ? AND block >= ? \
+             ORDER BY block"
+        ))
+        .bind(benchmark)
+        .bind(machine_id)
+        .bind(known as i64)
+        .fetch_all(&mut tx)
+        .await?;
+        let cells: Vec<(i64, i64, Vec<u8>)> = if ids.is_empty() || blocks.is_empty() {
+            Vec::new()
+        } else {
+            query_as(sql!(
+                "SELECT block, metric_key, packed FROM trend_cell WHERE benchmark = ? \
+                 AND machine_id = ? AND metric_key IN {ids} AND block >= ? ORDER BY block"
+            ))
+            .bind(benchmark)
+            .bind(machine_id)
+            .bind(serde_json::to_string(&ids)?)
+            .bind(known as i64)
+            .fetch_all(&mut tx)
+            .await?
+        };
+        let mut by_block: HashMap<i64, Vec<(i64, &[u8])>> = HashMap::new();
+        for (block, key, packed) in &cells {
+            by_block.entry(*block).or_default().push((*key, packed));
         }
+        let mut full = Vec::with_capacity(blocks.len());
+        for (block, runs) in &blocks {
+            let heads = unpack_heads(runs)?;
+            let mut records: Vec<(usize, TrendRun)> = Vec::new();
+            for (key, packed) in by_block.get(block).into_iter().flatten() {
+                for (i, summary) in unpack_cell(packed)? {
+                    let head = heads.get(i).ok_or_else(|| {
+                        super::StoreError::Corrupt(format!(
+                            "trend block {block} has no run {i} for its cell"
+                        ))
+                    })?;
+                    records.push((i, record(head, *key, summary)));
+                }
+            }
+            records.sort_by_key(|(i, _)| *i);
+            let chunk: Arc<[TrendRun]> = records.into_iter().map(|(_, r)| r).collect();
+            full.push(chunk.clone());
+            chunks.push(chunk);
+        }
+        // Blocks never change (a deletion drops every copy in memory).
         self.caches.put_full_chunks(key, known, full);
+        let (_, last) = last_block(Target::from(&mut tx), benchmark, machine_id).await?;
+        let pending = heads_after(Target::from(&mut tx), benchmark, machine_id, last).await?;
+        let summaries = self.summaries(&mut tx, &pending).await?;
+        let mut tail = Vec::new();
+        for head in &pending {
+            let Some(s) = summaries.get(&head.run_id) else {
+                continue;
+            };
+            for &key in &ids {
+                if let Some(&summary) = s.get(&key) {
+                    tail.push(record(head, key, summary));
+                }
+            }
+        }
+        chunks.push(tail.into());
         let marks = query_as::<(i64, String)>(sql!(
             "SELECT r.id, r.mark FROM run r JOIN machine m ON m.id = r.machine_id \
              WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL"
@@ -270,22 +349,68 @@ impl Store {
         Ok(TrendRuns { chunks, marks })
     }
 
+    /// The summaries of the runs `heads` names, from memory or `run_data`.
+    async fn summaries(
+        &self,
+        tx: &mut super::sql::Tx,
+        heads: &[RunHead],
+    ) -> StoreResult<HashMap<i64, Arc<RunSummaries>>> {
+        let mut out = HashMap::with_capacity(heads.len());
+        let mut missing = Vec::new();
+        for h in heads {
+            match self.caches.summaries(h.run_id) {
+                Some(s) => {
+                    out.insert(h.run_id, s);
+                }
+                None => missing.push(h.run_id),
+            }
+        }
+        for (id, s) in summaries_of(Target::from(&mut *tx), &missing).await? {
+            let s = Arc::new(s);
+            self.caches.put_summaries(id, s.clone());
+            out.insert(id, s);
+        }
+        Ok(out)
+    }
+
     /// The metrics and params of `benchmark` on `machine`, for the trend page's choices.
     pub async fn trend_choices(
         &self,
         benchmark: &str,
         machine: &str,
     ) -> StoreResult<Vec<(String, String)>> {
-        let mut choices: Vec<(String, String)> = query_as(
-            sql!("SELECT DISTINCT c.metric, c.param FROM trend_chunk c JOIN machine m ON m.id = c.machine_id \
-             WHERE c.benchmark = ? AND m.name = ?"),
-        )
+        let mut tx = self.reader.begin_read().await?;
+        let machine_id: Option<(i64,)> = query_as(sql!("SELECT id FROM machine WHERE name = ?"))
+            .bind(machine)
+            .fetch_optional(&mut tx)
+            .await?;
+        let Some((machine_id,)) = machine_id else {
+            return Ok(Vec::new());
+        };
+        let folded: Vec<(i64,)> = query_as(sql!(
+            "SELECT metric_key FROM trend_key WHERE benchmark = ? AND machine_id = ?"
+        ))
         .bind(benchmark)
-        .bind(machine)
-        .fetch_all(&self.reader)
+        .bind(machine_id)
+        .fetch_all(&mut tx)
         .await?;
+        let mut ids: std::collections::BTreeSet<i64> = folded.into_iter().map(|(id,)| id).collect();
+        let (_, last) = last_block(Target::from(&mut tx), benchmark, machine_id).await?;
+        let pending = heads_after(Target::from(&mut tx), benchmark, machine_id, last).await?;
+        for s in self.summaries(&mut tx, &pending).await?.values() {
+            ids.extend(s.keys().copied());
+        }
+        let names = self
+            .keys
+            .names(Target::from(&mut tx), ids.iter().copied())
+            .await?;
+        let mut choices: Vec<(String, String)> = names
+            .values()
+            .map(|k| (k.metric.clone(), k.param.clone()))
+            .collect();
         // In byte order on both engines, whatever PostgreSQL's collation.
         choices.sort_unstable();
+        choices.dedup();
         Ok(choices)
     }
 }

@@ -28,6 +28,7 @@ pub(crate) mod testdb;
 #[cfg(test)]
 pub(crate) use testdb::on_both_engines;
 mod tokens;
+mod trend_block;
 mod trend_pack;
 mod write;
 

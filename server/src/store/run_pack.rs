@@ -23,7 +23,7 @@ pub struct PackedSeries {
     pub values: Vec<f64>,
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -69,18 +69,18 @@ pub fn pack<'a>(series: impl IntoIterator<Item = (i64, &'a [(i64, f64)])>) -> Ve
 }
 
 /// A cursor that fails, instead of panicking, on a torn blob.
-struct Reader<'a> {
-    bytes: &'a [u8],
+pub(super) struct Reader<'a> {
+    pub(super) bytes: &'a [u8],
 }
 
 impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
+    pub(super) fn byte(&mut self) -> Option<u8> {
         let (&b, rest) = self.bytes.split_first()?;
         self.bytes = rest;
         Some(b)
     }
 
-    fn varint(&mut self) -> Option<u64> {
+    pub(super) fn varint(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -92,7 +92,13 @@ impl Reader<'_> {
         None
     }
 
-    fn f64(&mut self) -> Option<f64> {
+    pub(super) fn i64(&mut self) -> Option<i64> {
+        let (head, rest) = self.bytes.split_first_chunk::<8>()?;
+        self.bytes = rest;
+        Some(i64::from_le_bytes(*head))
+    }
+
+    pub(super) fn f64(&mut self) -> Option<f64> {
         let (head, rest) = self.bytes.split_first_chunk::<8>()?;
         self.bytes = rest;
         Some(f64::from_le_bytes(*head))

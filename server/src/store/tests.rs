@@ -41,11 +41,13 @@ async fn uploads_through_two_stores_at_once_are_serialised(db: &TestDb) {
         ids.sort_unstable();
         assert_eq!(ids, (1..=60).collect::<Vec<i64>>());
     }
-    let stored: Vec<(i64, i64)> = query_as(sql!("SELECT chunk, runs FROM trend_chunk"))
+    // 60 runs: one block of 32, 28 waiting for the next.
+    let stored: Vec<(i64, i64)> = query_as(sql!("SELECT block, last_run FROM trend_block"))
         .fetch_all(&a.reader)
         .await
         .unwrap();
-    assert_eq!(stored, [(0, 60)]);
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].0, 0);
     // The same bytes through both at once: stored once, the other told it exists.
     for round in 0..10 {
         let (_, runs) = parse_file(
@@ -270,11 +272,11 @@ fn summaries(runs: &TrendRuns) -> Vec<(i64, String, usize, f64, f64, f64)> {
         .collect()
 }
 
-/// A trend reads the same runs whatever the chunks they were appended to, and full chunks
-/// kept in memory never hide runs appended later.
+/// A trend reads the same runs whatever the blocks they were folded into, and blocks kept in
+/// memory never hide runs uploaded later.
 async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
     let store = db.open().await;
-    let chunk = trend_pack::CHUNK_RUNS as usize;
+    let chunk = trend_block::BLOCK_RUNS;
     // A partial chunk; then one that fills it and starts the next; then a few more.
     for (from, to) in [
         (0, chunk - 24),
@@ -291,16 +293,14 @@ async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
             assert_eq!(sizes[full..].iter().sum::<usize>(), to % chunk, "{sizes:?}");
         }
     }
-    let stored: Vec<(i64, i64)> =
-        query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
-            .fetch_all(&store.reader)
-            .await
-            .unwrap();
-    let n = 2 * chunk as i64 + 13;
-    assert_eq!(
-        stored,
-        [(0, n.min(chunk as i64)), (1, chunk as i64), (2, 13)]
-    );
+    // Two full blocks; the last 13 runs wait in `run_data`.
+    let stored: Vec<(i64, i64)> = query_as(sql!(
+        "SELECT block, last_run FROM trend_block ORDER BY block"
+    ))
+    .fetch_all(&store.reader)
+    .await
+    .unwrap();
+    assert_eq!(stored, [(0, chunk as i64), (1, 2 * chunk as i64)]);
     // Marks are read with the runs.
     store
         .set_run_mark(3, Some(app::trend::Mark::Bad), "test")
@@ -340,35 +340,31 @@ async fn the_data_version_moves_with_data_only(db: &TestDb) {
     assert_eq!(b.generation().await.unwrap(), marked);
 }
 
-/// Deleting an upload rebuilds the trend chunks of its series from the runs that remain,
-/// across full chunks, and drops the copies of full chunks kept in memory.
+/// Deleting an upload folds the trend blocks of its series again from the runs that remain,
+/// and drops the copies of blocks kept in memory.
 async fn deleting_an_upload_rebuilds_its_trends(db: &TestDb) {
     let store = db.open().await;
-    let chunk = trend_pack::CHUNK_RUNS as usize;
-    upload_csv(&store, &runs_csv(0, chunk + 100)).await;
-    upload_csv(&store, &runs_csv(chunk + 100, 2 * chunk + 50)).await;
+    let chunk = trend_block::BLOCK_RUNS;
+    upload_csv(&store, &runs_csv(0, chunk + 10)).await;
+    upload_csv(&store, &runs_csv(chunk + 10, 2 * chunk + 5)).await;
     // Read once, so full chunks are in memory.
     let all = store.trend_runs("b", "m1", "tput", "").await.unwrap();
-    assert_eq!(summaries(&all), expected(2 * chunk + 50));
+    assert_eq!(summaries(&all), expected(2 * chunk + 5));
     let deleted = store.delete_upload(1, "test").await.unwrap().unwrap();
-    assert_eq!(deleted.runs, chunk + 100);
+    assert_eq!(deleted.runs, chunk + 10);
     store.generation().await.unwrap();
     let left = store.trend_runs("b", "m1", "tput", "").await.unwrap();
-    assert_eq!(summaries(&left), expected(2 * chunk + 50)[chunk + 100..]);
-    let stored: Vec<(i64, i64)> =
-        query_as(sql!("SELECT chunk, runs FROM trend_chunk ORDER BY chunk"))
-            .fetch_all(&store.reader)
-            .await
-            .unwrap();
-    assert_eq!(stored, [(0, chunk as i64 - 50)]);
+    assert_eq!(summaries(&left), expected(2 * chunk + 5)[chunk + 10..]);
+    // The chunk - 5 runs left: no full block, all read from `run_data`.
+    let stored: Vec<(i64,)> = query_as(sql!("SELECT block FROM trend_block"))
+        .fetch_all(&store.reader)
+        .await
+        .unwrap();
+    assert!(stored.is_empty(), "{stored:?}");
     assert!(store.delete_upload(1, "test").await.unwrap().is_none());
     let gone = store.deleted(&[5, 7]).await.unwrap().unwrap();
     assert_eq!((gone.upload_id, gone.deleted_by.as_str()), (1, "test"));
-    assert!(store
-        .deleted(&[chunk as i64 + 101])
-        .await
-        .unwrap()
-        .is_none());
+    assert!(store.deleted(&[chunk as i64 + 11]).await.unwrap().is_none());
 }
 
 /// A database written before the packed trend chunks and histories existed gets them when

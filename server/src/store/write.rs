@@ -3,12 +3,11 @@
 use super::{StoreError, StoreResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::metric_key::{Keys, MetricKey};
-use super::sql::{query, query_as, sql, sql_each, Target, Tx};
+use super::metric_key::MetricKey;
+use super::sql::{query, query_as, sql, sql_each, Tx};
 
 use super::history::TrendKey;
-use super::trend_pack::{pack_chunk, unpack_chunk, CHUNK_RUNS};
-use super::trend_pack::{HistoryCommit, TrendRun};
+use super::trend_pack::HistoryCommit;
 use super::Store;
 use crate::ingest::ParsedRun;
 
@@ -83,7 +82,8 @@ impl Store {
                 .execute(&mut tx)
                 .await?;
         }
-        let mut trends = BTreeMap::new();
+        // The series keys the upload touched, for the alert detector.
+        let mut trends: BTreeSet<TrendKey> = BTreeSet::new();
         // Each run's series by their ids in the metric dictionary, resolved once.
         let (packed, learned) = self.pack_runs(&mut tx, &upload.runs).await?;
         if let Some(pg) = tx.postgres() {
@@ -93,7 +93,12 @@ impl Store {
                 insert_run(&mut tx, upload_id, run, packed, upload, &mut trends).await?;
             }
         }
-        append_to_trends(&mut tx, &trends).await?;
+        // Each benchmark and machine the upload touched folds its waiting runs into a trend
+        // block once it has enough.
+        let pairs: BTreeSet<(&str, i64)> = trends.iter().map(|k| (k.0.as_str(), k.1)).collect();
+        for (benchmark, machine_id) in pairs {
+            super::trend_block::fold(&mut tx, benchmark, machine_id).await?;
+        }
         queue_alert_jobs(&mut tx, &trends, upload_id).await?;
         let samples: usize = upload.runs.iter().map(ParsedRun::sample_count).sum();
         super::tokens::audit_in(
@@ -182,7 +187,7 @@ async fn insert_run(
     run: &ParsedRun,
     packed: &[u8],
     upload: &NewUpload,
-    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
+    trends: &mut BTreeSet<TrendKey>,
 ) -> StoreResult<i64> {
     let machine_id = id_of(&mut *conn, Named::Machine, run.key.machine.as_str()).await?;
     let kernel_id = id_of(&mut *conn, Named::Kernel, run.key.kernel.as_str()).await?;
@@ -207,7 +212,7 @@ async fn insert_run(
         .bind(packed)
         .execute(&mut *conn)
         .await?;
-    add_trend_records(trends, run, run_id, machine_id, upload.commit_time);
+    add_trend_keys(trends, run, machine_id);
     Ok(run_id)
 }
 
@@ -221,38 +226,15 @@ fn tags_json(run: &ParsedRun) -> StoreResult<String> {
     )?)
 }
 
-/// Adds the trend record of each of a stored run's series with samples.
-fn add_trend_records(
-    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
-    run: &ParsedRun,
-    run_id: i64,
-    machine_id: i64,
-    commit_time: Option<i64>,
-) {
-    for s in &run.series {
-        if s.samples.is_empty() {
-            continue;
-        }
-        let values: Vec<f64> = s.samples.iter().map(|&(_, v)| v).collect();
-        let record = trend_record(
-            TrendRun {
-                run_id,
-                kernel: run.key.kernel.as_str().into(),
-                commit: run.key.commit.as_ref().map(|c| c.as_str().into()),
-                commit_time,
-                unit: s.unit.as_deref().map(Into::into),
-                direction: s.direction,
-                ..TrendRun::default()
-            },
-            &values,
-        );
-        let key = (
+/// Adds the series keys of a stored run's series with samples.
+fn add_trend_keys(trends: &mut BTreeSet<TrendKey>, run: &ParsedRun, machine_id: i64) {
+    for s in run.series.iter().filter(|s| !s.samples.is_empty()) {
+        trends.insert((
             run.key.benchmark.as_str().to_owned(),
             machine_id,
             s.metric.as_str().to_owned(),
             s.param.clone(),
-        );
-        trends.entry(key).or_default().push(record);
+        ));
     }
 }
 
@@ -278,7 +260,7 @@ async fn insert_runs_postgres(
     upload_id: i64,
     upload: &NewUpload,
     packed: &[Vec<u8>],
-    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
+    trends: &mut BTreeSet<TrendKey>,
 ) -> StoreResult<()> {
     let runs = &upload.runs;
     if runs.is_empty() {
@@ -352,54 +334,36 @@ async fn insert_runs_postgres(
     .bind(packed)
     .execute(&mut *pg)
     .await?;
-    for (r, id) in runs.iter().zip(&run_ids) {
-        add_trend_records(trends, r, *id, machine_of(r), upload.commit_time);
+    for r in runs {
+        add_trend_keys(trends, r, machine_of(r));
     }
     Ok(())
 }
 
-/// `run` with the summary of `values`.
-fn trend_record(run: TrendRun, values: &[f64]) -> TrendRun {
-    let (n, sum, min, max) = TrendRun::summary(values);
-    TrendRun {
-        n,
-        sum,
-        min,
-        max,
-        ..run
-    }
-}
-
 impl Store {
     /// Brings data stored by older versions up to date: `series` rows (and their `sample`
-    /// rows) become packed runs (migration 0011), and the packed trend chunks and histories
-    /// migration 0005 added are filled. Does nothing on a database written since.
+    /// rows) become packed runs (migration 0011), runs become trend blocks (0012), and the
+    /// packed histories of migration 0005 are filled. Does nothing on a database written since.
     pub(super) async fn fill_packed(&self) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
         let learned = self.convert_series(&mut tx).await?;
-        let (chunks, data): (bool, bool) = query_as(sql!(
-            "SELECT EXISTS (SELECT 1 FROM trend_chunk), EXISTS (SELECT 1 FROM run_data)"
+        // Trend chunks (migration 0005) gave way to trend blocks (0012).
+        query(sql!("DELETE FROM trend_chunk"))
+            .execute(&mut tx)
+            .await?;
+        let (blocks, data): (bool, bool) = query_as(sql!(
+            "SELECT EXISTS (SELECT 1 FROM trend_block), EXISTS (SELECT 1 FROM run_data)"
         ))
         .fetch_one(&mut tx)
         .await?;
-        if data && !chunks {
+        if data && !blocks {
             let pairs: Vec<(String, i64)> =
                 query_as(sql!("SELECT DISTINCT benchmark, machine_id FROM run"))
                     .fetch_all(&mut tx)
                     .await?;
-            let mut trends: BTreeMap<TrendKey, Vec<TrendRun>> = BTreeMap::new();
             for (benchmark, machine_id) in pairs {
-                trend_records_of(
-                    &mut tx,
-                    &self.keys,
-                    &benchmark,
-                    machine_id,
-                    None,
-                    &mut trends,
-                )
-                .await?;
+                super::trend_block::fold(&mut tx, &benchmark, machine_id).await?;
             }
-            append_to_trends(&mut tx, &trends).await?;
         }
         let histories: Vec<(i64,)> = query_as(sql!("SELECT id FROM history WHERE packed IS NULL"))
             .fetch_all(&mut tx)
@@ -500,77 +464,17 @@ impl Store {
     }
 }
 
-/// The trend records of the runs of `benchmark` on `machine_id` (in run order), by series key:
-/// of every key, or of those `only` names (metric, param).
-pub(super) async fn trend_records_of(
-    conn: &mut Tx,
-    keys: &Keys,
-    benchmark: &str,
-    machine_id: i64,
-    only: Option<&BTreeSet<(String, String)>>,
-    trends: &mut BTreeMap<TrendKey, Vec<TrendRun>>,
-) -> StoreResult<()> {
-    type RunRow = (i64, String, Option<String>, Option<i64>, Vec<u8>);
-    let rows: Vec<RunRow> = query_as(sql!(
-        "SELECT r.id, k.version, r.commit_sha, r.commit_time, d.packed FROM run r \
-         JOIN kernel k ON k.id = r.kernel_id JOIN run_data d ON d.run_id = r.id \
-         WHERE r.benchmark = ? AND r.machine_id = ? ORDER BY r.id"
-    ))
-    .bind(benchmark)
-    .bind(machine_id)
-    .fetch_all(&mut *conn)
-    .await?;
-    for (run_id, kernel, commit, commit_time, packed) in rows {
-        let series = super::run_pack::unpack(&packed)?;
-        let names = keys
-            .names(Target::from(&mut *conn), series.iter().map(|s| s.key))
-            .await?;
-        let kernel: std::sync::Arc<str> = kernel.into();
-        let commit: Option<std::sync::Arc<str>> = commit.map(Into::into);
-        for s in series {
-            let k = &names[&s.key];
-            if s.values.is_empty()
-                || only.is_some_and(|only| !only.contains(&(k.metric.clone(), k.param.clone())))
-            {
-                continue;
-            }
-            let record = trend_record(
-                TrendRun {
-                    run_id,
-                    kernel: kernel.clone(),
-                    commit: commit.clone(),
-                    commit_time,
-                    unit: k.unit.as_deref().map(Into::into),
-                    direction: k.direction,
-                    ..TrendRun::default()
-                },
-                &s.values,
-            );
-            trends
-                .entry((
-                    benchmark.to_owned(),
-                    machine_id,
-                    k.metric.clone(),
-                    k.param.clone(),
-                ))
-                .or_default()
-                .push(record);
-        }
-    }
-    Ok(())
-}
-
 /// Queues every series key the upload touched for the alert detector (`alerts::detector`),
 /// in the upload's transaction: a 201 means the detector will look, even after a crash. One
 /// statement per benchmark and machine, the keys bound as one JSON array (an LKP job touches
 /// 5,000).
 pub(super) async fn queue_alert_jobs(
     conn: &mut Tx,
-    trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
+    trends: &BTreeSet<TrendKey>,
     upload_id: i64,
 ) -> StoreResult<()> {
     let mut by_pair: BTreeMap<(&str, i64), Vec<(&str, &str)>> = BTreeMap::new();
-    for (benchmark, machine_id, metric, param) in trends.keys() {
+    for (benchmark, machine_id, metric, param) in trends {
         by_pair
             .entry((benchmark.as_str(), *machine_id))
             .or_default()
@@ -593,55 +497,6 @@ pub(super) async fn queue_alert_jobs(
         .bind(serde_json::to_string(&keys)?)
         .execute(&mut *conn)
         .await?;
-    }
-    Ok(())
-}
-
-/// Appends runs (in run order) to the packed trend chunks of their series keys: fills the last
-/// chunk of a key up to `CHUNK_RUNS` runs, then starts new ones.
-pub(super) async fn append_to_trends(
-    conn: &mut Tx,
-    trends: &BTreeMap<TrendKey, Vec<TrendRun>>,
-) -> StoreResult<()> {
-    for ((benchmark, machine_id, metric, param), new) in trends {
-        let last: Option<(i64, i64, Vec<u8>)> = query_as(sql!(
-            "SELECT chunk, runs, packed FROM trend_chunk \
-             WHERE benchmark = ? AND machine_id = ? AND metric = ? AND param = ? \
-             ORDER BY chunk DESC LIMIT 1"
-        ))
-        .bind(benchmark)
-        .bind(machine_id)
-        .bind(metric)
-        .bind(param)
-        .fetch_optional(&mut *conn)
-        .await?;
-        // A last chunk that is full is left as it is; one with room is rewritten with more runs.
-        let (first, mut runs) = match last {
-            Some((chunk, runs, _)) if runs >= CHUNK_RUNS => (chunk + 1, Vec::new()),
-            Some((chunk, _, packed)) => {
-                let mut runs = Vec::new();
-                unpack_chunk(&packed, &mut runs)?;
-                (chunk, runs)
-            }
-            None => (0, Vec::new()),
-        };
-        runs.extend(new.iter().cloned());
-        for (i, chunk) in runs.chunks(CHUNK_RUNS as usize).enumerate() {
-            query(
-                sql!("INSERT INTO trend_chunk (benchmark, machine_id, metric, param, chunk, runs, packed) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (benchmark, machine_id, metric, param, chunk) \
-                 DO UPDATE SET runs = excluded.runs, packed = excluded.packed"),
-            )
-            .bind(benchmark)
-            .bind(machine_id)
-            .bind(metric)
-            .bind(param)
-            .bind(first + i as i64)
-            .bind(chunk.len() as i64)
-            .bind(pack_chunk(chunk))
-            .execute(&mut *conn)
-            .await?;
-        }
     }
     Ok(())
 }
