@@ -80,7 +80,8 @@ impl Stat {
                 Stat::Max,
                 Stat::BHmean95,
             ],
-            Direction::Lower => [
+            // A metric of unknown direction is summarised as lower-is-better's are (arithmetic).
+            Direction::Lower | Direction::Unknown => [
                 Stat::Min,
                 Stat::Amean,
                 Stat::Stddev,
@@ -95,7 +96,7 @@ impl Stat {
     pub fn mean(direction: Direction) -> Stat {
         match direction {
             Direction::Higher => Stat::Hmean,
-            Direction::Lower => Stat::Amean,
+            Direction::Lower | Direction::Unknown => Stat::Amean,
         }
     }
 
@@ -197,9 +198,11 @@ pub fn significant(base: f64, base_sd: Option<f64>, new: f64, new_sd: Option<f64
     (d / s).abs() > 1.0
 }
 
-/// The verdict of a mean's change (positive = better) and its significance.
-pub fn verdict(significant: bool, mean_change: Option<f64>) -> Verdict {
+/// The verdict of a mean's change (positive = better, or up when the direction is unknown) and
+/// its significance.
+pub fn verdict(significant: bool, mean_change: Option<f64>, direction: Direction) -> Verdict {
     match mean_change {
+        Some(c) if significant && c != 0.0 && !direction.is_known() => Verdict::Changed,
         Some(c) if significant && c > 0.0 => Verdict::Improvement,
         Some(c) if significant && c < 0.0 => Verdict::Regression,
         Some(c) if !significant && c.abs() > 1.0 => Verdict::NeedsMoreRuns,
@@ -218,6 +221,8 @@ pub enum Verdict {
     Improvement,
     /// A significant change for the worse.
     Regression,
+    /// A significant change of a metric whose direction is unknown: neither better nor worse.
+    Changed,
     /// The mean moved by more than 1% but the noise hides whether it is real.
     NeedsMoreRuns,
     /// Within 1% and not significant.
@@ -396,7 +401,7 @@ pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Directi
         (Some(b), Some(n)) => significant(b, mean.spread(base), n, mean.spread(&stats)),
         _ => false,
     };
-    let verdict = verdict(significant, changes.mean);
+    let verdict = verdict(significant, changes.mean, direction);
     let lkp_change = if lkp_absolute(metric) {
         Some(stats.amean - base.amean)
     } else if base.amean != 0.0 {
@@ -496,7 +501,7 @@ fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
 /// changed (all rows with `all`).
 pub fn lkp_text(c: &Comparison, all: bool) -> String {
     let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
-    lkp_report(c, all, "kernel", &kernels)
+    lkp_report(c, all, "commit", &kernels)
 }
 
 /// lkp-tests' `fail:runs  %reproduction  fail:runs` block: per failure key (`is_failure_key`)
@@ -567,11 +572,12 @@ pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -
     let mut out = String::new();
     out.push_str(&"=".repeat(89));
     out.push('\n');
-    out.push_str("benchmark/machine:\n");
+    // lkp-tests' group header, its axes as far as Perfline knows them.
+    out.push_str("tbox_group/testcase:\n");
     out.push_str(&format!(
         "  {}/{}\n\n",
-        c.query.benchmark,
-        c.query.machine_name()
+        c.query.machine_name(),
+        c.query.benchmark
     ));
     out.push_str(&format!("{axis}: \n"));
     for k in described {

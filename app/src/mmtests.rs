@@ -190,7 +190,7 @@ pub fn summarise(sorted: &[f64], direction: Direction) -> Summary {
         sorted.last().copied().unwrap_or(f64::NAN),
     );
     let (min, max) = match direction {
-        Direction::Lower => (first, last),
+        Direction::Lower | Direction::Unknown => (first, last),
         Direction::Higher => (last, first),
     };
     let am = amean(sorted);
@@ -219,7 +219,7 @@ pub fn summarise(sorted: &[f64], direction: Direction) -> Summary {
     let best = &sorted[..count];
     let (mean, sd) = match direction {
         Direction::Higher => (hm, hstddev),
-        Direction::Lower => (am, stddev),
+        Direction::Lower | Direction::Unknown => (am, stddev),
     };
     // Stat.pm interpolates the stddev into R's input with Perl's %.15g.
     let ci = mean.and(sd).map(|sd| r_print7(via_string(sd) * Z975));
@@ -373,7 +373,8 @@ pub fn mark_significance(rows: &mut [Row]) {
             for (k, cell) in rows[i].cells.iter_mut().enumerate().skip(1) {
                 if let Some(cell) = cell {
                     cell.significant = marks[k];
-                    cell.verdict = crate::compare::verdict(cell.significant, cell.changes.mean);
+                    cell.verdict =
+                        crate::compare::verdict(cell.significant, cell.changes.mean, direction);
                 }
             }
         }
@@ -525,8 +526,11 @@ pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
                         match (aval, bval) {
                             (Some(a), Some(b)) => {
                                 let ratio = rdiff(Some(a), Some(b));
+                                // Unknown: the plain change, neither gain nor loss.
                                 let pct = match direction {
-                                    Direction::Higher => pdiff(Some(ratio), Some(1.0)),
+                                    Direction::Higher | Direction::Unknown => {
+                                        pdiff(Some(ratio), Some(1.0))
+                                    }
                                     Direction::Lower => pndiff(Some(ratio), Some(1.0)),
                                 };
                                 let normalised = base_has_ci.then(|| {
@@ -630,6 +634,7 @@ pub fn ratio_text(c: &Comparison) -> String {
         let preferred = match t.direction {
             Direction::Higher => "Higher",
             Direction::Lower => "Lower",
+            Direction::Unknown => "Unknown",
         };
         let max_len = t.rows.iter().map(|r| r.label.len()).max().unwrap_or(0) + 6;
         out.push_str(&header(&t.kernels, max_len));

@@ -214,7 +214,7 @@ pub struct TrendChange {
     pub after: f64,
     /// 100 · (after − before) / before.
     pub change_pct: f64,
-    /// `regression` or `improvement`, by the metric's direction.
+    /// `regression` or `improvement`, by the metric's direction; `change` when it is unknown.
     pub verdict: String,
     pub p_value: f64,
 }

@@ -5,7 +5,7 @@
 //! the database holds per sample beyond the raw files.
 //!
 //! `cargo bench -p perfline-server --bench lkp_stream` (`LKP_JOBS=200` for a shorter stream,
-//! `LKP_KEYS` for another job size; `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see
+//! `LKP_KEYS` for another job size, `LKP_KEEP_DB=path` to keep the SQLite file; `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see
 //! `scripts/bench-postgres`).
 
 mod common;
@@ -133,6 +133,8 @@ fn main() {
         let (times, raw) = common::with_server_using(
             &rt,
             |c| {
+                // A robot's stream, not a hostile client: no write rate limit.
+                c.write_rate = 0;
                 c.db = if sqlite {
                     Database::Sqlite(path.clone())
                 } else {
@@ -141,6 +143,7 @@ fn main() {
             },
             |base, _| {
                 let keys = keys.clone();
+                let (path, snapshot) = (path.clone(), dir.path().join("snapshot.db"));
                 async move {
                     let client = reqwest::Client::new();
                     let (mut times, mut raw) = (Vec::with_capacity(jobs), 0usize);
@@ -160,6 +163,13 @@ fn main() {
                             .unwrap();
                         assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
                         times.push(t.elapsed());
+                    }
+                    // A consistent copy without the write-ahead log (SQLite's `VACUUM INTO`,
+                    // what `perfline backup` makes): the bytes the data takes.
+                    if sqlite {
+                        perfline_server::store::Store::backup(&path, &snapshot)
+                            .await
+                            .unwrap();
                     }
                     (times, raw)
                 }
@@ -182,11 +192,12 @@ fn main() {
             "lkp_stream on {engine:<8}: last ten / first ten = {:.2}",
             last.as_secs_f64() / first.as_secs_f64()
         );
+        let snapshot = dir.path().join("snapshot.db");
+        if let (true, Ok(keep)) = (sqlite, std::env::var("LKP_KEEP_DB")) {
+            std::fs::copy(&snapshot, &keep).unwrap();
+        }
         if sqlite {
-            let size: u64 = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().metadata().unwrap().len())
-                .sum();
+            let size = std::fs::metadata(&snapshot).unwrap().len();
             let samples = (jobs * n) as f64;
             println!(
                 "lkp_stream on {engine:<8}: database {} bytes, raw files {raw} bytes, \

@@ -69,7 +69,9 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
                         let m = mean.of(stats)?;
                         let sd = match direction {
                             app::label::Direction::Higher => stats.hstddev,
-                            app::label::Direction::Lower => stats.stddev,
+                            app::label::Direction::Lower | app::label::Direction::Unknown => {
+                                stats.stddev
+                            }
                         }
                         .unwrap_or(0.0);
                         Some((x, plot_value(m), plot_value(sd)))
@@ -97,14 +99,15 @@ pub fn svg(c: &Comparison, metric: Option<&str>) -> anyhow::Result<String> {
             .map(|u| format!(" ({u})"))
             .unwrap_or_default();
         let caption = format!(
-            "{} on {}: {} {}{unit}, {} is better",
+            "{} on {}: {} {}{unit}, {}",
             c.query.benchmark,
             c.query.machine_name(),
             mean.name(),
             metric,
             match direction {
-                app::label::Direction::Higher => "higher",
-                app::label::Direction::Lower => "lower",
+                app::label::Direction::Higher => "higher is better",
+                app::label::Direction::Lower => "lower is better",
+                app::label::Direction::Unknown => "direction unknown",
             }
         );
         let (x_lo, x_hi) = match &powers {
@@ -225,6 +228,7 @@ mod tests {
             param: "64".into(),
             unit: Some("Mbps".into()),
             direction: Direction::Higher,
+            integer: false,
             iterations: (0..values.len() as i64).collect(),
             values,
         };

@@ -50,7 +50,7 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
             // Sorting ascending by this key puts the best samples first.
             best_first.push(match s.direction {
                 Direction::Higher => -v,
-                Direction::Lower => v,
+                Direction::Lower | Direction::Unknown => v,
             });
         }
     }
@@ -241,6 +241,65 @@ pub fn compare(
     })
 }
 
+/// Each kernel's runs as lkp-tests' matrix (`app::lkp::unite`), in `query.kernels` order. An
+/// LKP run is a job's `stats.json`: its series in stored order (the file's), each (metric,
+/// param) one key (`row_label`) with one value (an Integer where the file wrote one). Formats
+/// with iterations (CSV, mmtests) give each iteration of a run as one LKP run, as lkp-tests
+/// counts repeated jobs.
+pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::lkp::Matrix> {
+    use app::lkp::{unite, Run, Value};
+    let kernels: Vec<&str> = query.kernels.iter().map(|k| k.as_str()).collect();
+    // By kernel, LKP runs by (run, iteration index).
+    let mut runs: Vec<std::collections::BTreeMap<(i64, usize), Run>> =
+        vec![Default::default(); kernels.len()];
+    for s in series {
+        let Some(k) = kernels.iter().position(|k| *k == s.kernel) else {
+            continue;
+        };
+        let key = row_label(&s.metric, &s.param);
+        for (i, &v) in s.values.iter().enumerate() {
+            let value = if s.integer {
+                Value::Int(v as i128)
+            } else {
+                Value::Float(v)
+            };
+            runs[k]
+                .entry((s.run_id, i))
+                .or_default()
+                .insert(key.clone(), value);
+        }
+    }
+    runs.iter()
+        .map(|r| unite(&r.values().cloned().collect::<Vec<_>>()))
+        .collect()
+}
+
+/// The group header of an LKP table: the machine and the benchmark as lkp-tests' `tbox_group`
+/// and `testcase` (the job file's other axes are not uploaded), and the two labels.
+pub fn lkp_header(query: &CompareQuery, base: &str, head: &str) -> app::lkp::Header {
+    app::lkp::Header {
+        axes: vec![
+            ("tbox_group".to_owned(), query.machine_name().to_owned()),
+            ("testcase".to_owned(), query.benchmark.to_string()),
+        ],
+        base_commit: base.to_owned(),
+        head_commit: head.to_owned(),
+    }
+}
+
+/// lkp-tests' comparison (`app::lkp`, byte for byte the table its `ncompare` prints) of each
+/// kernel's runs against the first's ([`lkp_matrices`]): one table per kernel after the first.
+/// Empty when no key changed by lkp-tests' rules.
+pub fn lkp_text(query: &CompareQuery, series: &[CompareSeries]) -> String {
+    let matrices = lkp_matrices(query, series);
+    let mut out = String::new();
+    for k in 1..matrices.len() {
+        let header = lkp_header(query, &query.kernels[0], &query.kernels[k]);
+        out.push_str(&app::lkp::compare_text(&header, &matrices[0], &matrices[k]));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +313,7 @@ mod tests {
             param: "1".into(),
             unit: None,
             direction,
+            integer: false,
             iterations: (1..=values.len() as i64).collect(),
             values: values.to_vec(),
         }]

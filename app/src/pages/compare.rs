@@ -280,13 +280,15 @@ fn pct_text(p: f64) -> String {
 }
 
 /// The class and hover text of one cell of statistic row `i`.
-fn cell_class(stat_row: usize, cell: &Cell) -> String {
+fn cell_class(stat_row: usize, cell: &Cell, direction: Direction) -> String {
     let mut class = String::from("num");
     if cell.verdict == Verdict::Baseline {
         class.push_str(" baseline");
         return class;
     }
     match cell.changes.by_row(stat_row) {
+        // Of a metric whose direction is unknown, a change is a change.
+        Some(p) if p != 0.0 && !direction.is_known() => class.push_str(" changed"),
         Some(p) if p > 0.0 => class.push_str(" better"),
         Some(p) if p < 0.0 => class.push_str(" worse"),
         _ => {}
@@ -295,6 +297,7 @@ fn cell_class(stat_row: usize, cell: &Cell) -> String {
         match cell.verdict {
             Verdict::Improvement => class.push_str(" significant improvement"),
             Verdict::Regression => class.push_str(" significant regression"),
+            Verdict::Changed => class.push_str(" significant changed"),
             Verdict::NeedsMoreRuns => class.push_str(" needs-more-runs"),
             _ => {}
         }
@@ -325,7 +328,7 @@ fn cell_title(
     let s = &cell.stats;
     let cv = match direction {
         Direction::Higher => s.hcoeffvar,
-        Direction::Lower => s.coeffvar,
+        Direction::Lower | Direction::Unknown => s.coeffvar,
     };
     let mut t = format!(
         "n={} samples from run{} {}; CoeffVar {}",
@@ -342,12 +345,12 @@ fn cell_title(
             let mean = Stat::mean(direction);
             let spread = |c: &Cell| match direction {
                 Direction::Higher => c.stats.hstddev,
-                Direction::Lower => c.stats.stddev,
+                Direction::Lower | Direction::Unknown => c.stats.stddev,
             };
             let bi = interval(mean.of(&base.stats), spread(base), precision);
             let ni = interval(mean.of(&cell.stats), spread(cell), precision);
             let verdict = match cell.verdict {
-                Verdict::Improvement | Verdict::Regression => format!(
+                Verdict::Improvement | Verdict::Regression | Verdict::Changed => format!(
                     "Significant: the intervals mean ± {SIGNIFICANCE_Z}·stddev do not overlap (baseline {bi}, this {ni})."
                 ),
                 Verdict::NeedsMoreRuns => format!(
@@ -539,6 +542,7 @@ fn ComparisonView(
                         {match direction {
                             Direction::Higher => "Higher is better",
                             Direction::Lower => "Lower is better",
+                            Direction::Unknown => "Direction unknown: changes are changes",
                         }}
                     </th>
                 </tr>
@@ -560,7 +564,7 @@ fn ComparisonView(
                                     .of(&cell.stats)
                                     .map_or_else(|| "-".into(), |v| format!("{v:.precision$}"));
                                 let pct = cell.changes.by_row(i);
-                                let class = cell_class(i, cell);
+                                let class = cell_class(i, cell, direction);
                                 let title = cell_title(
                                     i,
                                     cell,

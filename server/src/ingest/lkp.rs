@@ -269,13 +269,69 @@ pub fn detect_json(v: &Value) -> Option<super::Format> {
     None
 }
 
-fn json(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, IngestError> {
-    let v: Value = serde_json::from_slice(super::strip_bom(bytes))
-        .map_err(|e| IngestError::at_line(e.line() as u64, format!("invalid JSON: {e}")))?;
-    match v {
-        Value::Object(o) => Ok(o),
-        _ => Err(IngestError::new("an LKP stats document is a JSON object")),
+/// An LKP document's top-level object with its keys in the file's order (lkp-tests reads it
+/// with Ruby's ordered Hash, and its comparison breaks ties by that order): a key given twice
+/// keeps its first place and takes its last value.
+struct Document {
+    entries: Vec<(String, Value)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Document {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.index.get(key).map(|&i| &self.entries[i].1)
     }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Document {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Document;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an LKP stats document (a JSON object)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Document, A::Error> {
+                let mut doc = Document {
+                    entries: Vec::new(),
+                    index: std::collections::HashMap::new(),
+                };
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    match doc.index.get(&k) {
+                        Some(&i) => doc.entries[i].1 = v,
+                        None => {
+                            doc.index.insert(k.clone(), doc.entries.len());
+                            doc.entries.push((k, v));
+                        }
+                    }
+                }
+                Ok(doc)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+fn json(bytes: &[u8]) -> Result<Document, IngestError> {
+    serde_json::from_slice(super::strip_bom(bytes)).map_err(|e| {
+        if e.is_data() {
+            IngestError::new("an LKP stats document is a JSON object")
+        } else {
+            IngestError::at_line(e.line() as u64, format!("invalid JSON: {e}"))
+        }
+    })
+}
+
+/// Whether LKP wrote `v` as an integer (`3`, not `3.0`): lkp-tests' comparison tells them apart.
+fn is_integer(v: &Value) -> bool {
+    v.as_number().is_some_and(|n| n.is_i64() || n.is_u64())
 }
 
 /// The benchmark of LKP keys (`netperf.Throughput_Mbps` → `netperf`), if the upload lacks one.
@@ -297,24 +353,28 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta
 
 /// A failure key (`dmesg.*`, `kmsg.*`, `last_state.*`: how often a warning or failure was seen
 /// in the run) is stored as such: unit `occurrences`, lower is better; LKP's text then shows it
-/// as `fail:runs`. One of LKP's KPIs gets the direction lkp-tests gives it (`kpi`).
+/// as `fail:runs`. One of LKP's KPIs gets the direction lkp-tests gives it (`kpi`); any other
+/// key's is unknown (a `proc-vmstat` counter is neither better nor worse when it moves).
 fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
     if app::compare::is_failure_key(key) {
         (Some("occurrences"), Some(Direction::Lower))
     } else {
-        (None, super::kpi::direction(key))
+        (
+            None,
+            Some(super::kpi::direction(key).unwrap_or(Direction::Unknown)),
+        )
     }
 }
 
 /// `stats.json`: `{"netperf.Throughput_Mbps": 2497.1, ...}` → one run, one sample per key.
 pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let obj = json(bytes)?;
-    let keys: Vec<&String> = obj.keys().collect();
+    let keys: Vec<&String> = obj.entries.iter().map(|(k, _)| k).collect();
     let m = meta_with_benchmark(meta, &keys)?;
     let mut b = RunBuilder::default();
     let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
     let mut skipped = Vec::new();
-    for (k, v) in &obj {
+    for (k, v) in &obj.entries {
         let value = match takeable(k, v) {
             Ok(value) => value,
             Err(why) => {
@@ -323,16 +383,19 @@ pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, In
             }
         };
         let (unit, direction) = failure_unit(k);
-        b.push(Row {
-            line: 1,
-            run,
-            metric: k,
-            param: "",
-            unit,
-            direction,
-            iteration: None,
-            value,
-        })
+        b.push_kind(
+            Row {
+                line: 1,
+                run,
+                metric: k,
+                param: "",
+                unit,
+                direction,
+                iteration: None,
+                value,
+            },
+            is_integer(v),
+        )
         .map_err(|e| IngestError {
             line: None,
             field: Some(k.clone()),
@@ -394,10 +457,16 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
                 .collect()
         })
         .unwrap_or_default();
-    let keys: Vec<&String> = obj.keys().filter(|k| *k != "stats_source").collect();
+    let keys: Vec<&String> = obj
+        .entries
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| *k != "stats_source")
+        .collect();
+    let value_of = |k: &str| obj.get(k).unwrap_or(&Value::Null);
     let columns = keys
         .iter()
-        .filter_map(|k| obj[*k].as_array().map(Vec::len))
+        .filter_map(|k| value_of(k).as_array().map(Vec::len))
         .max()
         .unwrap_or(0);
     if columns == 0 {
@@ -407,7 +476,7 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
     }
     let m = meta_with_benchmark(meta, &keys)?;
     let takeable_cell = |k: &str| {
-        obj[k]
+        value_of(k)
             .as_array()
             .is_some_and(|a| a.iter().any(|v| takeable(k, v).is_ok()))
     };
@@ -427,7 +496,7 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
         let mut b = RunBuilder::default();
         let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
         for (ki, k) in keys.iter().enumerate() {
-            let Some(arr) = obj[*k].as_array() else {
+            let Some(arr) = value_of(k).as_array() else {
                 skipped
                     .entry(k.as_str())
                     .or_insert_with(|| format!("{}: not an array of values", super::shorten(k)));
@@ -444,16 +513,19 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
                         }
                     };
                     let (unit, direction) = kinds[ki];
-                    b.push(Row {
-                        line: 1,
-                        run,
-                        metric: k,
-                        param: "",
-                        unit,
-                        direction,
-                        iteration: None,
-                        value,
-                    })
+                    b.push_kind(
+                        Row {
+                            line: 1,
+                            run,
+                            metric: k,
+                            param: "",
+                            unit,
+                            direction,
+                            iteration: None,
+                            value,
+                        },
+                        is_integer(v),
+                    )
                     .map_err(|e| IngestError {
                         line: None,
                         field: Some(format!("{k}[{col}]")),

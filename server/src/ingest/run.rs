@@ -24,6 +24,10 @@ pub struct ParsedSeries {
     pub direction: Direction,
     /// `(iteration, value)`, sorted by iteration once the builder finishes.
     pub samples: Vec<(i64, f64)>,
+    /// Whether the file wrote every sample as an integer (`3`, not `3.0`), where its format
+    /// tells (LKP's JSON: lkp-tests' comparison treats Integers and Floats apart); `None`
+    /// where it does not.
+    pub integer: Option<bool>,
     /// The line each sample came from, for error messages.
     lines: Vec<u64>,
 }
@@ -58,6 +62,7 @@ impl ParsedSeries {
                 .enumerate()
                 .map(|(i, v)| (i as i64, *v))
                 .collect(),
+            integer: None,
             lines: Vec::new(),
         }
     }
@@ -176,6 +181,7 @@ impl RunBuilder {
                             unit,
                             direction: row.direction.unwrap_or_default(),
                             samples: Vec::new(),
+                            integer: None,
                             lines: Vec::new(),
                         });
                         self.series_index.insert(key.clone(), series.len() - 1);
@@ -218,6 +224,17 @@ impl RunBuilder {
         let iteration = row.iteration.unwrap_or(s.samples.len() as i64);
         s.samples.push((iteration, row.value));
         s.lines.push(row.line);
+        Ok(())
+    }
+
+    /// [`RunBuilder::push`], saying whether the file wrote the value as an integer.
+    pub fn push_kind(&mut self, row: Row<'_>, integer: bool) -> Result<(), IngestError> {
+        let run = row.run;
+        self.push(row)?;
+        if let Some((_, _, _, s)) = self.last {
+            let s = &mut self.runs[run].series[s];
+            s.integer = Some(s.integer.unwrap_or(true) && integer);
+        }
         Ok(())
     }
 

@@ -416,20 +416,29 @@ impl Store {
 }
 
 impl Store {
-    /// Every series of `benchmark` on `machine` from runs with a commit, the commit (as stored,
-    /// perhaps abbreviated) in place of the kernel: what a report by commit compares.
+    /// Every series of `benchmark` on `machine` from runs of `commits` (full or abbreviated
+    /// either way), the commit (as stored) in place of the kernel: what a report compares.
     pub async fn commit_series(
         &self,
         benchmark: &str,
         machine: &str,
+        commits: [&str; 2],
     ) -> StoreResult<Vec<super::CompareSeries>> {
+        // Runs whose commit is either one, either abbreviating the other (the caller checks
+        // the exact rule); only these runs' samples are read.
         let rows: Vec<(i64, String, Vec<u8>)> = query_as(sql!(
             "SELECT r.id, r.commit_sha, d.packed \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
-             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL ORDER BY r.id"
+             WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL \
+             AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%' \
+                  OR r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%') ORDER BY r.id"
         ))
         .bind(benchmark)
         .bind(machine)
+        .bind(commits[0])
+        .bind(commits[0])
+        .bind(commits[1])
+        .bind(commits[1])
         .fetch_all(&self.reader)
         .await?;
         let mut out = Vec::new();
@@ -448,6 +457,7 @@ impl Store {
                     param: k.param.clone(),
                     unit: k.unit.clone(),
                     direction: k.direction,
+                    integer: s.integer,
                     iterations: s.iterations,
                     values: s.values,
                 });

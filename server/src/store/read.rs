@@ -38,6 +38,8 @@ pub struct CompareSeries {
     pub direction: Direction,
     /// The iteration numbers of `values`, in order.
     pub iterations: Vec<i64>,
+    /// The file wrote every value as an integer (LKP's JSON tells).
+    pub integer: bool,
     pub values: Vec<f64>,
 }
 
@@ -403,6 +405,7 @@ impl Store {
                     param: k.param.clone(),
                     unit: k.unit.clone(),
                     direction: k.direction,
+                    integer: s.integer,
                     iterations: s.iterations,
                     values: s.values,
                 });

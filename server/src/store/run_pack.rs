@@ -4,8 +4,9 @@
 //! ```text
 //! version (1 byte, 1)
 //! per series: key id (varint, a `metric_key` row), n (varint), iterations, n values (f64 LE)
-//! iterations: 0, then the first (zigzag varint) when they count up by one from it;
-//!             1, then n zigzag varint steps from the previous (from 0) otherwise
+//! iterations: a flags byte, bit 0 clear: the first (zigzag varint) follows and they count up
+//!             by one from it; set: n zigzag varint steps from the previous (from 0) follow;
+//!             bit 1 set: the file wrote every value as an integer
 //! ```
 //!
 //! One job of 5,000 one-sample LKP keys is ~65 KB: ~13 bytes a sample, against ~150 for a row
@@ -19,6 +20,8 @@ const VERSION: u8 = 1;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackedSeries {
     pub key: i64,
+    /// The file wrote every value as an integer (see `ParsedSeries::integer`).
+    pub integer: bool,
     pub iterations: Vec<i64>,
     pub values: Vec<f64>,
 }
@@ -39,10 +42,12 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-/// Packs `series` (`(key id, samples in iteration order)`), in the order given.
-pub fn pack<'a>(series: impl IntoIterator<Item = (i64, &'a [(i64, f64)])>) -> Vec<u8> {
+/// Packs `series` (`(key id, samples in iteration order, written as integers)`), in the
+/// order given.
+pub fn pack<'a>(series: impl IntoIterator<Item = (i64, &'a [(i64, f64)], bool)>) -> Vec<u8> {
     let mut out = vec![VERSION];
-    for (key, samples) in series {
+    for (key, samples, integer) in series {
+        let integer = if integer { 2 } else { 0 };
         put_varint(&mut out, key as u64);
         put_varint(&mut out, samples.len() as u64);
         let first = samples.first().map_or(0, |s| s.0);
@@ -51,10 +56,10 @@ pub fn pack<'a>(series: impl IntoIterator<Item = (i64, &'a [(i64, f64)])>) -> Ve
             .enumerate()
             .all(|(i, s)| Some(s.0) == first.checked_add(i as i64));
         if counting {
-            out.push(0);
+            out.push(integer);
             put_varint(&mut out, zigzag(first));
         } else {
-            out.push(1);
+            out.push(1 | integer);
             let mut previous = 0i64;
             for &(iteration, _) in samples {
                 put_varint(&mut out, zigzag(iteration.wrapping_sub(previous)));
@@ -127,23 +132,27 @@ fn decode(bytes: &[u8]) -> Option<Vec<PackedSeries>> {
             return None;
         }
         let mut iterations = Vec::with_capacity(n);
-        match r.byte()? {
+        let flags = r.byte()?;
+        if flags > 3 {
+            return None;
+        }
+        match flags & 1 {
             0 => {
                 let first = unzigzag(r.varint()?);
                 iterations.extend((0..n as i64).map(|i| first.wrapping_add(i)));
             }
-            1 => {
+            _ => {
                 let mut previous = 0i64;
                 for _ in 0..n {
                     previous = previous.wrapping_add(unzigzag(r.varint()?));
                     iterations.push(previous);
                 }
             }
-            _ => return None,
         }
         let values = (0..n).map(|_| r.f64()).collect::<Option<Vec<f64>>>()?;
         out.push(PackedSeries {
             key,
+            integer: flags & 2 != 0,
             iterations,
             values,
         });
@@ -176,11 +185,12 @@ mod tests {
                     (key, samples)
                 })
                 .collect();
-            let bytes = pack(series.iter().map(|(k, s)| (*k, s.as_slice())));
+            let bytes = pack(series.iter().map(|(k, s)| (*k, s.as_slice(), *k % 2 == 0)));
             let back = unpack(&bytes).unwrap();
             prop_assert_eq!(back.len(), series.len());
             for (b, (key, samples)) in back.iter().zip(&series) {
                 prop_assert_eq!(b.key, *key);
+                prop_assert_eq!(b.integer, *key % 2 == 0);
                 prop_assert_eq!(&b.iterations, &samples.iter().map(|s| s.0).collect::<Vec<_>>());
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 prop_assert_eq!(bits(&b.values), bits(&samples.iter().map(|s| s.1).collect::<Vec<_>>()));
@@ -195,7 +205,7 @@ mod tests {
     #[test]
     fn one_sample_series_are_small() {
         let samples = [(0i64, 3472.5f64)];
-        let bytes = pack((0..5000).map(|k| (k, &samples[..])));
+        let bytes = pack((0..5000).map(|k| (k, &samples[..], false)));
         assert!(bytes.len() < 5000 * 13, "{}", bytes.len());
     }
 
@@ -206,5 +216,7 @@ mod tests {
         put_varint(&mut bytes, u64::MAX >> 1);
         assert!(unpack(&bytes).is_err());
         assert!(unpack(&[2]).is_err());
+        // Unknown flags.
+        assert!(unpack(&[VERSION, 1, 1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
     }
 }

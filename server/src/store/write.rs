@@ -82,8 +82,9 @@ impl Store {
                 .execute(&mut tx)
                 .await?;
         }
-        // The series keys the upload touched, for the alert detector.
-        let mut trends: BTreeSet<TrendKey> = BTreeSet::new();
+        // The series keys the upload touched, for the alert detector, and every benchmark and
+        // machine it stored runs of.
+        let mut trends = Touched::default();
         // Each run's series by their ids in the metric dictionary, resolved once.
         let (packed, learned) = self.pack_runs(&mut tx, &upload.runs).await?;
         if let Some(pg) = tx.postgres() {
@@ -95,11 +96,10 @@ impl Store {
         }
         // Each benchmark and machine the upload touched folds its waiting runs into a trend
         // block once it has enough.
-        let pairs: BTreeSet<(&str, i64)> = trends.iter().map(|k| (k.0.as_str(), k.1)).collect();
-        for (benchmark, machine_id) in pairs {
-            super::trend_block::fold(&mut tx, benchmark, machine_id).await?;
+        for (benchmark, machine_id) in &trends.pairs {
+            super::trend_block::fold(&mut tx, benchmark, *machine_id).await?;
         }
-        queue_alert_jobs(&mut tx, &trends, upload_id).await?;
+        queue_alert_jobs(&mut tx, &trends.keys, upload_id).await?;
         let samples: usize = upload.runs.iter().map(ParsedRun::sample_count).sum();
         super::tokens::audit_in(
             &mut tx,
@@ -148,18 +148,15 @@ impl Store {
             of_run.push(slots);
         }
         let (ids, learned) = self.keys.resolve(tx, &wanted).await?;
-        let packed = runs
-            .iter()
-            .zip(&of_run)
-            .map(|(run, slots)| {
-                super::run_pack::pack(
-                    run.series
-                        .iter()
-                        .zip(slots)
-                        .map(|(s, &slot)| (ids[slot], s.samples.as_slice())),
-                )
-            })
-            .collect();
+        let packed =
+            runs.iter()
+                .zip(&of_run)
+                .map(|(run, slots)| {
+                    super::run_pack::pack(run.series.iter().zip(slots).map(|(s, &slot)| {
+                        (ids[slot], s.samples.as_slice(), s.integer == Some(true))
+                    }))
+                })
+                .collect();
         Ok((packed, learned))
     }
 }
@@ -187,7 +184,7 @@ async fn insert_run(
     run: &ParsedRun,
     packed: &[u8],
     upload: &NewUpload,
-    trends: &mut BTreeSet<TrendKey>,
+    trends: &mut Touched,
 ) -> StoreResult<i64> {
     let machine_id = id_of(&mut *conn, Named::Machine, run.key.machine.as_str()).await?;
     let kernel_id = id_of(&mut *conn, Named::Kernel, run.key.kernel.as_str()).await?;
@@ -226,10 +223,27 @@ fn tags_json(run: &ParsedRun) -> StoreResult<String> {
     )?)
 }
 
-/// Adds the series keys of a stored run's series with samples.
-fn add_trend_keys(trends: &mut BTreeSet<TrendKey>, run: &ParsedRun, machine_id: i64) {
-    for s in run.series.iter().filter(|s| !s.samples.is_empty()) {
-        trends.insert((
+/// What an upload touched: the benchmarks and machines it stored runs of, and the series keys
+/// the alert detector looks at.
+#[derive(Default)]
+struct Touched {
+    pairs: BTreeSet<(String, i64)>,
+    keys: BTreeSet<TrendKey>,
+}
+
+/// Adds the series keys of a stored run's series with samples and a known direction: the
+/// alert detector looks at those (a change of a metric whose direction is unknown raises no
+/// alert: most of an LKP job's 5,000 keys).
+fn add_trend_keys(trends: &mut Touched, run: &ParsedRun, machine_id: i64) {
+    trends
+        .pairs
+        .insert((run.key.benchmark.as_str().to_owned(), machine_id));
+    for s in run
+        .series
+        .iter()
+        .filter(|s| !s.samples.is_empty() && s.direction.is_known())
+    {
+        trends.keys.insert((
             run.key.benchmark.as_str().to_owned(),
             machine_id,
             s.metric.as_str().to_owned(),
@@ -260,7 +274,7 @@ async fn insert_runs_postgres(
     upload_id: i64,
     upload: &NewUpload,
     packed: &[Vec<u8>],
-    trends: &mut BTreeSet<TrendKey>,
+    trends: &mut Touched,
 ) -> StoreResult<()> {
     let runs = &upload.runs;
     if runs.is_empty() {
@@ -450,7 +464,7 @@ impl Store {
             let packed = super::run_pack::pack(
                 series
                     .iter()
-                    .map(|(k, samples)| (id_of[k], samples.as_slice())),
+                    .map(|(k, samples)| (id_of[k], samples.as_slice(), false)),
             );
             query(sql!("INSERT INTO run_data (run_id, packed) VALUES (?, ?)"))
                 .bind(*run_id)

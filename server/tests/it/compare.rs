@@ -139,12 +139,13 @@ async fn lkp_style_shows_the_changed_rows_like_ncompare() {
     let (status, text) = app.get_text(path).await;
     assert_eq!(status, 200, "{text}");
     let (report, _) = table_and_permalink(&text);
+    // lkp-tests' own layout (`app::lkp`): each iteration counts as one of LKP's runs.
     let header = "\
 =========================================================================================
-benchmark/machine:
-  netperf/lkp-bdw-de1
+tbox_group/testcase:
+  lkp-bdw-de1/netperf
 
-kernel: 
+commit: 
   4.16.0-rc1
   4.16.0-rc2
 
@@ -420,7 +421,8 @@ async fn lkp_failure_keys_print_as_fail_runs() {
         .get_text("/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=3ff6cde846857d45,a337531b942bd8a0&format=text&style=lkp")
         .await;
     assert_eq!(status, 200, "{text}");
-    let block = "       fail:runs  %reproduction    fail:runs\n           |             |             |\n           :4           50%           2:4     dmesg.WARNING:at#for_ip_interrupt_entry/0x\n         %stddev     %change         %stddev\n";
+    // lkp-tests' layout, to the trailing spaces of its second line.
+    let block = "       fail:runs  %reproduction    fail:runs\n           |             |             |    \n           :4           50%           2:4     dmesg.WARNING:at#for_ip_interrupt_entry/0x\n         %stddev     %change         %stddev\n";
     assert!(text.contains(block), "{text}");
     assert_eq!(
         text.matches("dmesg.WARNING").count(),

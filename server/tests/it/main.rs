@@ -10,6 +10,7 @@ mod client;
 mod compare;
 mod helpers;
 mod hostile;
+mod lkp_oracle;
 mod mmtests_oracle;
 mod openapi;
 mod pages;

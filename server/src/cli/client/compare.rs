@@ -80,6 +80,8 @@ pub(super) fn regressions(c: &app::compare::Comparison, lkp: bool) -> Vec<String
                     && match row.direction {
                         Direction::Higher => change < 0.0,
                         Direction::Lower => change > 0.0,
+                        // A change, neither better nor worse.
+                        Direction::Unknown => false,
                     }
             } else {
                 cell.verdict == Verdict::Regression

@@ -88,6 +88,8 @@ pub(super) fn newest_regression(
     let worse = match t.direction {
         Direction::Higher => step.after < step.before,
         Direction::Lower => step.after > step.before,
+        // A change, neither better nor worse: no regression.
+        Direction::Unknown => false,
     };
     if !worse {
         return None;

@@ -292,7 +292,15 @@ async fn respond(
                         serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
                     }
                     Shape::Text => {
-                        let mut text = if text_style {
+                        let mut text = if text_style && !all {
+                            // lkp-tests' own rules and layout, from the runs' samples.
+                            let text = crate::stats::lkp_text(&c.query, &computed.series);
+                            if text.is_empty() {
+                                "No metric changed by lkp-tests' rules.\n".to_owned()
+                            } else {
+                                text
+                            }
+                        } else if text_style {
                             lkp_text(c, all)
                         } else if ratio {
                             app::mmtests::ratio_text(c)

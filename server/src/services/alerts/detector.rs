@@ -105,6 +105,11 @@ async fn examine(
         Err(ServiceError::NotFound(_)) => return Ok(None),
         Err(e) => return Err(e),
     };
+    // A metric whose direction is unknown has no regressions (uploads do not queue one; a
+    // deletion may).
+    if !trend.direction.is_known() {
+        return Ok(None);
+    }
     let known = state
         .store
         .series_alerts(&job.benchmark, &job.machine, &job.metric, &job.param)
@@ -151,6 +156,8 @@ fn new_alert(
     let regression = match trend.direction {
         Direction::Higher => step.after < step.before,
         Direction::Lower => step.after > step.before,
+        // Not examined (see `examine`); were it, a change would not be a regression.
+        Direction::Unknown => false,
     };
     let undoes = if regression {
         Vec::new()

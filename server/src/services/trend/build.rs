@@ -211,9 +211,12 @@ pub fn build(
         .into_iter()
         .map(|c| {
             let p = &points[c.index];
-            let worse = match direction {
-                Direction::Higher => c.after < c.before,
-                Direction::Lower => c.after > c.before,
+            let verdict = match direction {
+                Direction::Higher if c.after < c.before => "regression",
+                Direction::Lower if c.after > c.before => "regression",
+                Direction::Higher | Direction::Lower => "improvement",
+                // Neither better nor worse.
+                Direction::Unknown => "change",
             };
             TrendChange {
                 x: c.index,
@@ -222,7 +225,7 @@ pub fn build(
                 before: c.before,
                 after: c.after,
                 change_pct: c.change_pct,
-                verdict: if worse { "regression" } else { "improvement" }.to_owned(),
+                verdict: verdict.to_owned(),
                 p_value: c.p_value,
             }
         })

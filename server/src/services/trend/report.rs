@@ -4,16 +4,21 @@ use app::label::{Direction, Label, Metric, Param};
 use app::trend::{ReportQuery, TrendQuery};
 
 use super::names;
+use crate::ingest::kpi;
 use crate::services::ServiceError;
 use crate::services::Services;
 
 impl Services {
-    /// The LKP robot's regression mail for `bad` against `base`: the `%stddev %change %stddev`
-    /// table of every metric LKP's rule calls changed, then the ASCII trend of each.
+    /// The LKP robot's regression mail for `bad` against `base`: a first line naming the KPI
+    /// that changed, lkp-tests' own table (`app::lkp`, byte for byte), then the ASCII trends of
+    /// the KPIs in it.
     pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
         let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
         let (base, bad) = (q.base.to_string(), q.bad.to_string());
-        let mut series = self.store.commit_series(benchmark, machine).await?;
+        let mut series = self
+            .store
+            .commit_series(benchmark, machine, [&base, &bad])
+            .await?;
         series.retain_mut(|s| {
             let matches = |c: &str| names(c, &s.kernel) || names(&s.kernel, c);
             if matches(&bad) {
@@ -43,9 +48,23 @@ impl Services {
             false,
         )
         .map_err(ServiceError::Invalid)?;
-        let c = self
+        // lkp-tests' rows (byte for byte its table), computed off the async threads.
+        let (header, rows, stored) = self
             .heavy
-            .run(move || crate::stats::compare(query, &series, None))
+            .run(move || {
+                let matrices = crate::stats::lkp_matrices(&query, &series);
+                let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
+                let rows = app::lkp::compare(&matrices[0], &matrices[1]);
+                // Each printed key's stored (metric, param), for its trend.
+                let stored: std::collections::HashMap<String, (String, String)> = series
+                    .iter()
+                    .map(|s| {
+                        let label = app::compare::row_label(&s.metric, &s.param);
+                        (label, (s.metric.clone(), s.param.clone()))
+                    })
+                    .collect();
+                Ok::<_, ServiceError>((header, rows, stored))
+            })
             .await??;
         let history = self
             .store
@@ -60,65 +79,30 @@ impl Services {
                 .map(|s| format!(" (\"{s}\")"))
                 .unwrap_or_default()
         };
-        let changed: Vec<&app::compare::Row> = c
-            .rows
-            .iter()
-            // Failure keys are the fail:runs block's, not changed means with a trend.
-            .filter(|r| !app::compare::is_failure_key(&r.metric))
-            .filter(|r| {
-                r.cells
-                    .get(1)
-                    .and_then(|x| x.as_ref())
-                    .is_some_and(|x| x.lkp_changed)
-            })
-            .collect();
         let mut out = String::new();
-        let worst = changed.iter().max_by(|a, b| {
-            let pct = |r: &&&app::compare::Row| {
-                r.cells[1]
-                    .as_ref()
-                    .and_then(|x| x.lkp_change)
-                    .unwrap_or(0.0)
-                    .abs()
-            };
-            pct(a).total_cmp(&pct(b))
-        });
-        match worst {
-            Some(row) => {
-                let cell = row.cells[1].as_ref().expect("changed rows have the cell");
-                let pct = cell.lkp_change.unwrap_or(0.0);
-                let worse = match row.direction {
-                    Direction::Higher => pct < 0.0,
-                    Direction::Lower => pct > 0.0,
-                };
-                // LKP's stats keys carry their benchmark already (`netperf.Throughput_Mbps`).
-                let name = if row.label.starts_with(&format!("{benchmark}.")) {
-                    row.label.clone()
-                } else {
-                    format!("{benchmark}.{}", row.label)
-                };
-                out.push_str(&format!(
-                    "FYI, we noticed a {pct:+.1}% {} of {name} due to commit:\n\n",
-                    if worse { "regression" } else { "improvement" },
-                ));
-            }
-            None => out.push_str(&format!(
-                "No metric of {benchmark} on {machine} changed between these commits by LKP's rule.\n\n"
-            )),
-        }
+        out.push_str(&headline(benchmark, machine, &rows));
         out.push_str(&format!("commit: {bad}{}\n", subject(&bad)));
         out.push_str(&format!(
             "in testcase: {benchmark}\non test machine: {machine}\n\n"
         ));
-        let described: Vec<String> = [&base, &bad]
+        out.push_str(&app::lkp::render(&header, &rows));
+        // The trends of the KPIs that changed (of the first three changed keys when none is a
+        // KPI): a job's table can have hundreds of rows, a mail shows the ones that matter.
+        let kpis: Vec<&app::lkp::Row> = rows
             .iter()
-            .map(|s| format!("{}{}", s.chars().take(10).collect::<String>(), subject(s)))
+            .filter(|r| !r.is_failure() && kpi_direction(benchmark, &r.key).is_some())
             .collect();
-        out.push_str(&app::compare::lkp_report(&c, false, "commit", &described));
-        for row in &changed {
+        let shown: Vec<&app::lkp::Row> = if kpis.is_empty() {
+            rows.iter().filter(|r| !r.is_failure()).take(3).collect()
+        } else {
+            kpis
+        };
+        for row in shown {
+            let Some((metric, param)) = stored.get(&row.key) else {
+                continue;
+            };
             // Stored names were parsed at upload; a row whose are refused has no trend.
-            let (Ok(metric), Ok(param)) = (Metric::parse(&row.metric), Param::parse(&row.param))
-            else {
+            let (Ok(metric), Ok(param)) = (Metric::parse(metric), Param::parse(param)) else {
                 continue;
             };
             let trend = self
@@ -136,4 +120,66 @@ impl Services {
         out.push_str(&format!("Permalink: {link}\n"));
         Ok(out)
     }
+}
+
+/// The mail's first line: the first of lkp-tests' rows (in its order) that is one of its KPIs,
+/// a regression or an improvement by the KPI's direction; else the first changed key, a change
+/// (a key without a known direction is neither better nor worse).
+fn headline(benchmark: &str, machine: &str, rows: &[app::lkp::Row]) -> String {
+    use app::lkp::RowStat;
+    let perf = |r: &app::lkp::Row| match r.stat {
+        RowStat::Perf {
+            change, absolute, ..
+        } => Some((change.to_f64(), absolute)),
+        RowStat::Failure { .. } => None,
+    };
+    let amount = |change: f64, absolute: bool| {
+        if absolute {
+            format!("{change:+.1}")
+        } else {
+            format!("{change:+.1}%")
+        }
+    };
+    let kpi = rows
+        .iter()
+        .find_map(|r| Some((r, perf(r)?, kpi_direction(benchmark, &r.key)?)));
+    if let Some((row, (change, absolute), direction)) = kpi {
+        let worse = match direction {
+            Direction::Higher => change < 0.0,
+            Direction::Lower => change > 0.0,
+            // lkp-tests' KPIs all have a direction.
+            Direction::Unknown => false,
+        };
+        return format!(
+            "FYI, we noticed a {} {} of {} due to commit:\n\n",
+            amount(change, absolute),
+            if worse { "regression" } else { "improvement" },
+            full_name(benchmark, &row.key)
+        );
+    }
+    match rows.iter().find_map(|r| Some((r, perf(r)?))) {
+        Some((row, (change, absolute))) => format!(
+            "FYI, we noticed a {} change of {} due to commit:\n\n",
+            amount(change, absolute),
+            full_name(benchmark, &row.key)
+        ),
+        None => format!(
+            "No metric of {benchmark} on {machine} changed between these commits by lkp-tests' rules.\n\n"
+        ),
+    }
+}
+
+/// A key as LKP names it: its stats keys carry their testcase (`netperf.Throughput_Mbps`);
+/// other formats' metrics get the benchmark in front.
+fn full_name(benchmark: &str, key: &str) -> String {
+    if key.starts_with(&format!("{benchmark}.")) {
+        key.to_owned()
+    } else {
+        format!("{benchmark}.{key}")
+    }
+}
+
+/// The direction lkp-tests gives a key, by its full name.
+fn kpi_direction(benchmark: &str, key: &str) -> Option<Direction> {
+    kpi::direction(&full_name(benchmark, key))
 }
