@@ -84,6 +84,11 @@ fn keys(n: usize) -> Vec<String> {
 
 /// Job `job`'s `stats.json`: counters as integers, the rest as floats, a little noise.
 fn stats_json(keys: &[String], job: usize) -> Vec<u8> {
+    stats_json_scaled(keys, job, 1.0)
+}
+
+/// [`stats_json`] with the KPI (`netperf.Throughput_Mbps`, the first key) scaled by `kpi`.
+fn stats_json_scaled(keys: &[String], job: usize, kpi: f64) -> Vec<u8> {
     let mut out = String::with_capacity(keys.len() * 80);
     out.push('{');
     let mut seed = (job as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -93,6 +98,7 @@ fn stats_json(keys: &[String], job: usize) -> Vec<u8> {
         seed ^= seed << 17;
         let noise = (seed >> 11) as f64 / (1u64 << 53) as f64;
         let level = 1000.0 + (i * 37 % 5000) as f64;
+        let level = if i == 0 { level * kpi } else { level };
         if i > 0 {
             out.push(',');
         }
@@ -125,12 +131,34 @@ fn main() {
     let jobs = env("LKP_JOBS", 2000);
     let n = env("LKP_KEYS", 5000);
     let keys = keys(n);
+    // Parsing alone (no HTTP, no SQL), for where the time goes.
+    let body = stats_json(&keys, 0);
+    let mut meta = perfline_server::ingest::UploadMeta::default();
+    meta.set("machine", "lkp-bdw-de1").unwrap();
+    meta.set("kernel", "4.19.0-rc1").unwrap();
+    let parse: Vec<Duration> = (0..21)
+        .map(|_| {
+            let t = Instant::now();
+            let (_, runs) = perfline_server::ingest::parse_file(
+                &body,
+                Some(perfline_server::ingest::Format::LkpStats),
+                &meta,
+            )
+            .unwrap();
+            assert_eq!(runs[0].sample_count(), n);
+            t.elapsed()
+        })
+        .collect();
+    println!(
+        "lkp_stream: parsing one job alone: median {:.1} ms",
+        median(parse).as_secs_f64() * 1e3
+    );
     let rt = common::runtime();
     for (engine, db) in common::databases(&rt) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("stream.db");
         let sqlite = matches!(db, Database::Sqlite(_));
-        let (times, raw) = common::with_server_using(
+        let (times, raw, pg_bytes) = common::with_server_using(
             &rt,
             |c| {
                 // A robot's stream, not a hostile client: no write rate limit.
@@ -141,7 +169,7 @@ fn main() {
                     db.clone()
                 };
             },
-            |base, _| {
+            |base, store| {
                 let keys = keys.clone();
                 let (path, snapshot) = (path.clone(), dir.path().join("snapshot.db"));
                 async move {
@@ -154,7 +182,7 @@ fn main() {
                         let r = client
                             .post(format!(
                                 "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
-                                 &commit={:040x}&format=lkp-stats",
+                                 &benchmark=netperf&commit={:040x}&format=lkp-stats",
                                 job as u128 * 0x1_0000_0001 + 0xabc
                             ))
                             .body(body)
@@ -164,14 +192,59 @@ fn main() {
                         assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
                         times.push(t.elapsed());
                     }
+                    // The regression mail of a base and a bad commit, six jobs each, the KPI
+                    // 6 % down at the bad one: cold, then four more times.
+                    for (commit, kpi) in [("ba5e", 1.0), ("bad0", 0.94)] {
+                        for job in 0..6 {
+                            let r = client
+                                .post(format!(
+                                    "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                                     &benchmark=netperf&commit={commit}{:036x}&format=lkp-stats",
+                                    0
+                                ))
+                                .body(stats_json_scaled(&keys, 100_000 + job, kpi))
+                                .send()
+                                .await
+                                .unwrap();
+                            assert_eq!(r.status().as_u16(), 201);
+                        }
+                    }
+                    let mut reports = Vec::new();
+                    let mut first_line = String::new();
+                    for _ in 0..5 {
+                        let t = Instant::now();
+                        let r = client
+                            .get(format!(
+                                "{base}/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1\
+                                 &base=ba5e{:036x}&bad=bad0{:036x}",
+                                0, 0
+                            ))
+                            .send()
+                            .await
+                            .unwrap();
+                        let status = r.status().as_u16();
+                        let text = r.text().await.unwrap();
+                        assert_eq!(status, 200, "{text}");
+                        reports.push(t.elapsed());
+                        first_line = text.lines().next().unwrap_or_default().to_owned();
+                    }
+                    println!(
+                        "lkp_stream: report of one job's base and bad commit: cold {:.1} ms, then \
+                         median {:.1} ms; \"{first_line}\"",
+                        reports[0].as_secs_f64() * 1e3,
+                        median(reports[1..].to_vec()).as_secs_f64() * 1e3
+                    );
                     // A consistent copy without the write-ahead log (SQLite's `VACUUM INTO`,
                     // what `perfline backup` makes): the bytes the data takes.
-                    if sqlite {
+                    let pg_bytes = if sqlite {
                         perfline_server::store::Store::backup(&path, &snapshot)
                             .await
                             .unwrap();
-                    }
-                    (times, raw)
+                        None
+                    } else {
+                        store.database_bytes().await.unwrap()
+                    };
+                    (times, raw, pg_bytes)
                 }
             },
         );
@@ -195,6 +268,14 @@ fn main() {
         let snapshot = dir.path().join("snapshot.db");
         if let (true, Ok(keep)) = (sqlite, std::env::var("LKP_KEEP_DB")) {
             std::fs::copy(&snapshot, &keep).unwrap();
+        }
+        if let Some(bytes) = pg_bytes {
+            // PostgreSQL keeps the raw files compressed (lz4): the whole database, per sample.
+            println!(
+                "lkp_stream on {engine:<8}: database {bytes} bytes in all, raw files {raw} bytes \
+                 uncompressed, {:.1} bytes per sample in all",
+                bytes as f64 / (jobs * n) as f64
+            );
         }
         if sqlite {
             let size = std::fs::metadata(&snapshot).unwrap().len();

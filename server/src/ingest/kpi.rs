@@ -3,7 +3,8 @@
 //! `index-latency-all.yaml`; the sign of its number is the direction (positive: higher is
 //! better). The files are unchanged copies from lkp-tests (`lkp-kpis/README.md` says which).
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 use app::label::Direction;
 use regex::RegexSet;
@@ -57,9 +58,26 @@ static PERF: LazyLock<Table> =
 static LATENCY: LazyLock<Table> =
     LazyLock::new(|| Table::parse(include_str!("lkp-kpis/index-latency-all.yaml")));
 
+/// Keys looked up before: a robot sends the same 5,000 keys job after job, and matching one
+/// against ~250 patterns costs more than the rest of its parsing.
+static SEEN: LazyLock<Mutex<HashMap<String, Option<Direction>>>> = LazyLock::new(Default::default);
+
+/// The most keys remembered (then forgotten all at once).
+const MAX_SEEN: usize = 200_000;
+
 /// The direction lkp-tests gives stats key `key`, if it is one of its KPIs.
 pub fn direction(key: &str) -> Option<Direction> {
-    PERF.direction(key).or_else(|| LATENCY.direction(key))
+    if let Some(&d) = SEEN.lock().ok().as_ref().and_then(|m| m.get(key)) {
+        return d;
+    }
+    let d = PERF.direction(key).or_else(|| LATENCY.direction(key));
+    if let Ok(mut m) = SEEN.lock() {
+        if m.len() >= MAX_SEEN {
+            m.clear();
+        }
+        m.insert(key.to_owned(), d);
+    }
+    d
 }
 
 #[cfg(test)]

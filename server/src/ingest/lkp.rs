@@ -334,7 +334,10 @@ fn is_integer(v: &Value) -> bool {
     v.as_number().is_some_and(|n| n.is_i64() || n.is_u64())
 }
 
-/// The benchmark of LKP keys (`netperf.Throughput_Mbps` → `netperf`), if the upload lacks one.
+/// The benchmark of LKP keys (`netperf.Throughput_Mbps` → `netperf`), if the upload lacks one:
+/// the most common prefix that is one of lkp-tests' test programs (a real job's keys are mostly
+/// its monitors': thousands of `perf-profile.*`, `sched_debug.*`, `proc-vmstat.*`), else the most
+/// common prefix.
 fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta, IngestError> {
     let mut m = meta.clone();
     if m.benchmark.is_none() {
@@ -344,7 +347,14 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta
                 *prefixes.entry(p).or_default() += 1;
             }
         }
-        if let Some((p, _)) = prefixes.into_iter().max_by_key(|(_, n)| *n) {
+        let most = |test_only: bool| {
+            prefixes
+                .iter()
+                .filter(|(p, _)| !test_only || app::lkp::is_test_program(p))
+                .max_by_key(|(_, n)| **n)
+                .map(|(p, _)| *p)
+        };
+        if let Some(p) = most(true).or_else(|| most(false)) {
             m.set("benchmark", p)?;
         }
     }
@@ -643,6 +653,38 @@ mod tests {
         assert_eq!(runs[0].series.len(), 3);
         assert_eq!(runs[0].series[0].metric.as_str(), "netperf.Throughput_Mbps");
         assert_eq!(runs[0].series[0].samples, vec![(0, 2497.1)]);
+    }
+
+    /// A real job's keys are mostly its monitors': the benchmark is the test program's prefix,
+    /// its keys keep the file's order, and only KPIs and failure counts have a direction.
+    #[test]
+    fn a_real_jobs_benchmark_order_and_directions() {
+        let mut text = String::from("{");
+        for i in 0..20 {
+            text.push_str(&format!("\"perf-profile.children.cycles-pp.f{i}\": 1.5, "));
+        }
+        text.push_str(
+            r#""netperf.Throughput_Mbps": 2497, "proc-vmstat.nr_dirty": 12.0, "dmesg.BUG:x": 1}"#,
+        );
+        let (_, runs) = parse_file(text.as_bytes(), None, &test_meta()).unwrap();
+        let run = &runs[0];
+        assert_eq!(run.key.benchmark.as_str(), "netperf");
+        let names: Vec<&str> = run.series.iter().map(|s| s.metric.as_str()).collect();
+        assert_eq!(names[0], "perf-profile.children.cycles-pp.f0");
+        assert_eq!(
+            names[20..],
+            [
+                "netperf.Throughput_Mbps",
+                "proc-vmstat.nr_dirty",
+                "dmesg.BUG:x"
+            ]
+        );
+        use app::label::Direction;
+        let kind = |i: usize| (run.series[i].direction, run.series[i].integer);
+        assert_eq!(kind(20), (Direction::Higher, Some(true)));
+        assert_eq!(kind(21), (Direction::Unknown, Some(false)));
+        assert_eq!(kind(22), (Direction::Lower, Some(true)));
+        assert_eq!(kind(0), (Direction::Unknown, Some(false)));
     }
 
     #[test]

@@ -271,7 +271,7 @@ async fn bad_history_and_trend_requests_say_what_is_wrong() {
         (
             "/api/v1/trend?benchmark=b&machine=m&metric=x",
             404,
-            "no runs",
+            "No runs of b on m.",
         ),
         (
             "/api/v1/trend?benchmark=b&machine=m&metric=x&width=5",
@@ -615,4 +615,30 @@ async fn a_long_history_page_ships_only_what_its_first_view_shows() {
     assert_eq!(point["sha"], points[hidden]["sha"]);
     assert_eq!(point["runs"], points[hidden]["runs"]);
     assert_eq!(point["runs"].as_array().unwrap().len(), 1);
+}
+
+/// A trend of a metric the runs do not have answers a sentence naming the nearest one (a
+/// robot's job has thousands of metrics; a typo must not mean reading them all).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_metric_is_answered_with_the_nearest_one() {
+    let app = seeded().await;
+    let r = app
+        .client
+        .get(app.url("/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mpbs"))
+        .send()
+        .await
+        .unwrap();
+    assert_error(
+        r,
+        404,
+        "No runs of netperf on lkp-bdw-de1 have a metric named Throughput_Mpbs; did you mean Throughput_Mbps?",
+    )
+    .await;
+    let r = app
+        .client
+        .get(app.url("/api/v1/trend?benchmark=netperf&machine=nowhere&metric=Throughput_Mbps"))
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 404, "No runs of netperf on nowhere.").await;
 }

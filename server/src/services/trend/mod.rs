@@ -44,6 +44,34 @@ impl Services {
         Ok(trend)
     }
 
+    /// Why a trend has no runs, as a sentence that names the nearest metric there is (a robot's
+    /// job has thousands; a typo should not mean reading them all).
+    async fn no_such_metric(&self, query: &TrendQuery) -> Result<String, ServiceError> {
+        let (benchmark, machine) = (query.benchmark.as_str(), query.machine.as_str());
+        let choices = self.store.trend_choices(benchmark, machine).await?;
+        let (metric, param) = (query.metric.as_str(), query.param.as_str());
+        let named = if param.is_empty() {
+            format!("a metric named {metric}")
+        } else {
+            format!("a metric named {metric} at param {param}")
+        };
+        let nearest = choices.iter().max_by(|a, b| {
+            let score = |c: &(String, String)| {
+                strsim::jaro_winkler(metric, &c.0) + 0.1 * strsim::jaro_winkler(param, &c.1)
+            };
+            score(a).total_cmp(&score(b))
+        });
+        Ok(match nearest {
+            None => format!("No runs of {benchmark} on {machine}."),
+            Some((m, p)) if p.is_empty() => {
+                format!("No runs of {benchmark} on {machine} have {named}; did you mean {m}?")
+            }
+            Some((m, p)) => format!(
+                "No runs of {benchmark} on {machine} have {named}; did you mean {m} at param {p}?"
+            ),
+        })
+    }
+
     async fn compute_trend(&self, query: TrendQuery) -> Result<Trend, ServiceError> {
         let runs = self
             .store
@@ -55,10 +83,7 @@ impl Services {
             )
             .await?;
         if runs.is_empty() {
-            return Err(ServiceError::NotFound(format!(
-                "no runs of benchmark {} on machine {} with metric {} at param {:?}",
-                query.benchmark, query.machine, query.metric, query.param
-            )));
+            return Err(ServiceError::NotFound(self.no_such_metric(&query).await?));
         }
         // The newest runs' commits choose the history (they tell branches apart best).
         let mut shas: Vec<&str> = Vec::new();
