@@ -286,15 +286,20 @@ impl AlertSummary {
         query_string(&q)
     }
 
-    /// The comparison page's query of the two kernels.
+    /// The comparison page's query of the step: its two commits when both are known (a robot
+    /// uploads many commits under one kernel version), else its two kernels.
     pub fn compare_query(&self) -> String {
+        let (what, columns) = match (&self.good.sha, &self.bad.sha) {
+            (Some(good), Some(bad)) => ("commits", format!("{good},{bad}")),
+            _ => (
+                "kernels",
+                format!("{},{}", self.good.kernel, self.bad.kernel),
+            ),
+        };
         query_string(&[
             ("benchmark", self.benchmark.as_str()),
             ("machine", self.machine.as_str()),
-            (
-                "kernels",
-                &format!("{},{}", self.good.kernel, self.bad.kernel),
-            ),
+            (what, &columns),
         ])
     }
 
@@ -412,6 +417,11 @@ mod tests {
     #[test]
     fn subject_and_bisect_read_like_the_robot() {
         let s = summary(Some("1111111111aa"), Some("a337531b94ff"), Some(41));
+        // Both commits known: the comparison is of the step's commits, not its kernels.
+        assert_eq!(
+            s.compare_query(),
+            "benchmark=netperf&machine=lkp-bdw-de1&commits=1111111111aa%2Ca337531b94ff"
+        );
         assert_eq!(
             s.subject(),
             "netperf.Throughput_Mbps -6.1% regression on lkp-bdw-de1 at a337531b94ff"

@@ -149,12 +149,18 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
         .map(|c| {
             let before = &t.points[c.x.saturating_sub(1)];
             let after = &t.points[c.x];
+            // The step's two commits when both are known (a robot uploads many commits under
+            // one kernel version), else its two kernels.
+            let (what, a, b) = match (sha(before), sha(after)) {
+                (Some(a), Some(b)) => ("commits", a.to_string(), b.to_string()),
+                _ => ("kernels", before.kernel.clone(), after.kernel.clone()),
+            };
             let compare = format!(
-                "/compare?benchmark={}&machine={}&kernels={},{}&metric={}",
+                "/compare?benchmark={}&machine={}&{what}={},{}&metric={}",
                 encode(&tq.benchmark),
                 encode(&tq.machine),
-                encode(&before.kernel),
-                encode(&after.kernel),
+                encode(&a),
+                encode(&b),
                 encode(&tq.metric)
             );
             let report = match (sha(before), sha(after)) {

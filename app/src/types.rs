@@ -336,7 +336,9 @@ impl From<&CompareQuery> for CompareForm {
 }
 
 /// One column of a comparison across machines or configurations, parsed from its spec:
-/// `[kernel][@machine][:key=value]`, or `key=value` alone.
+/// `[kernel][@machine][:key=value]`, or `key=value` alone. The key `commit` selects runs by
+/// their commit (full or abbreviated either way, 7 to 64 hex digits), not by a tag:
+/// `commit=3ff6cde846` is how `commits=BASE,HEAD` compares a robot's commits under one kernel.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ColumnSpec {
@@ -369,6 +371,9 @@ impl ColumnSpec {
             Some((k, m)) => (k.trim(), Some(m.trim())),
             None => (head.trim(), None),
         };
+        if let Some(("commit", sha)) = tag.as_ref().map(|(k, v)| (k.as_str(), v.as_str())) {
+            crate::label::CommitSha::parse(sha).ok()?;
+        }
         let c = ColumnSpec {
             kernel: (!kernel.is_empty()).then(|| kernel.to_owned()),
             machine: machine.filter(|m| !m.is_empty()).map(str::to_owned),

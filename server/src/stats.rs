@@ -293,8 +293,13 @@ pub fn lkp_header(query: &CompareQuery, base: &str, head: &str) -> app::lkp::Hea
 pub fn lkp_text(query: &CompareQuery, series: &[CompareSeries]) -> String {
     let matrices = lkp_matrices(query, series);
     let mut out = String::new();
+    // `commits=` columns are `commit=SHA`: LKP names them by the sha.
+    let label = |k: &app::label::Label| {
+        let k = k.as_str();
+        k.strip_prefix("commit=").unwrap_or(k).to_owned()
+    };
     for k in 1..matrices.len() {
-        let header = lkp_header(query, &query.kernels[0], &query.kernels[k]);
+        let header = lkp_header(query, &label(&query.kernels[0]), &label(&query.kernels[k]));
         out.push_str(&app::lkp::compare_text(&header, &matrices[0], &matrices[k]));
     }
     out

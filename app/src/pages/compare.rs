@@ -36,6 +36,17 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
             .map(str::to_owned)
             .collect();
     }
+    // `commits=BASE,HEAD`: a robot's commits under one kernel version.
+    let commits = map.get("commits").filter(|c| !c.trim().is_empty());
+    if let (Some(list), None) = (&commits, &columns) {
+        kernels = list
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(|c| format!("commit={c}"))
+            .collect();
+    }
+    let columns = columns.or(commits);
     let mut seen = std::collections::HashSet::new();
     kernels.retain(|k| seen.insert(k.clone()));
     CompareForm {

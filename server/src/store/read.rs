@@ -486,7 +486,15 @@ fn column_condition(
     if !m.is_empty() {
         q.push(" AND m.name = ").push_bind(m);
     }
-    if let Some((key, value)) = &c.tag {
+    if let Some((key, value)) = c.tag.as_ref().filter(|(k, _)| k == "commit") {
+        // The run's commit, either abbreviating the other (the spec checked it is hex).
+        let _ = key;
+        q.push(" AND (r.commit_sha LIKE ")
+            .push_bind(value.clone())
+            .push(" || '%' OR ")
+            .push_bind(value.clone())
+            .push(" LIKE r.commit_sha || '%')");
+    } else if let Some((key, value)) = &c.tag {
         // Tags are stored as a JSON array of `[key, value]` pairs.
         q.push(match engine {
             Engine::Sqlite => {

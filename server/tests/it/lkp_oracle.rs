@@ -1,6 +1,8 @@
 //! The LKP oracle: ten cases printed by lkp-tests' own `Compare::Comparer` (see
 //! `tests/fixtures/lkp-oracle/README.md`), each job's `stats.json` uploaded as a robot does;
-//! Perfline's `style=lkp` text must be lkp-tests' table, byte for byte.
+//! Perfline's `style=lkp` text must be lkp-tests' table, byte for byte. As a robot does, every
+//! job is uploaded under one kernel version, and the comparison selects by commit
+//! (`commits=BASE,HEAD`).
 //!
 //! The group header's axes are the one difference by design: lkp-tests takes them from the
 //! job file (rootfs, kconfig, compiler and the job's params, in the job's order), which an
@@ -62,7 +64,7 @@ async fn lkp_text_is_lkp_tests_table_byte_for_byte() {
                 let r = app
                     .upload_raw(
                         &format!(
-                            "benchmark={testcase}&machine={machine}-{case}&kernel={commit}\
+                            "benchmark={testcase}&machine={machine}-{case}&kernel=4.19.0-rc1\
                              &commit={commit}&format=lkp-stats"
                         ),
                         body,
@@ -79,7 +81,7 @@ async fn lkp_text_is_lkp_tests_table_byte_for_byte() {
         let (status, text) = app
             .get_text(&format!(
                 "/api/v1/compare?benchmark={testcase}&machine={machine}-{case}\
-                 &kernels={},{}&format=text&style=lkp",
+                 &commits={},{}&format=text&style=lkp",
                 commits[0], commits[1]
             ))
             .await;

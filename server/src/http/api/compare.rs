@@ -121,8 +121,13 @@ pub struct CompareParams {
     /// Kernels, the baseline first (or `columns`).
     kernels: Option<Kernels>,
     /// Columns across machines or configurations instead of kernels: `6.1.0@box-a`,
-    /// `governor=performance`, `6.1.0@box-a:governor=performance` (comma-separated).
+    /// `governor=performance`, `6.1.0@box-a:governor=performance`, `commit=3ff6cde846`
+    /// (comma-separated).
     columns: Option<Kernels>,
+    /// Commits instead of kernels, the baseline first (full or abbreviated shas): a robot
+    /// uploads many commits under one kernel version. The same as
+    /// `columns=commit=BASE,commit=HEAD`.
+    commits: Option<Kernels>,
     #[serde(default, deserialize_with = "empty_as_none")]
     metric: Option<Metric>,
     /// `json`, `text`, `csv`, `svg` or `html`; without it the `Accept` header decides.
@@ -179,10 +184,29 @@ pub async fn compare(
             "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
         ))
     };
-    let query = match (q.kernels, q.columns) {
+    let columns = match (q.columns, q.commits) {
         (Some(_), Some(_)) => {
             return Err(ApiError::BadRequest(
-                "give kernels=K0,K1 or columns=K0@M0,K1@M1, not both".into(),
+                "give columns=... or commits=BASE,HEAD, not both".into(),
+            ))
+        }
+        (None, Some(commits)) => Some(
+            Kernels::try_from(
+                commits
+                    .into_labels()
+                    .iter()
+                    .map(|c| format!("commit={c}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            )
+            .map_err(|e| ApiError::BadRequest(format!("commits {e}")))?,
+        ),
+        (columns, None) => columns,
+    };
+    let query = match (q.kernels, columns) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "give kernels=K0,K1, or columns=K0@M0,K1@M1 or commits=BASE,HEAD, not both".into(),
             ))
         }
         (None, Some(columns)) => CompareQuery::new(
