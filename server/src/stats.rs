@@ -248,7 +248,11 @@ pub fn compare(
 /// counts repeated jobs.
 pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::lkp::Matrix> {
     use app::lkp::{unite, Run, Value};
-    let kernels: Vec<&str> = query.kernels.iter().map(|k| k.as_str()).collect();
+    let kernels: Vec<&str> = query
+        .kernels
+        .iter()
+        .map(app::label::Label::as_str)
+        .collect();
     // By kernel, LKP runs by (run, iteration index).
     let mut runs: Vec<std::collections::BTreeMap<(i64, usize), Run>> =
         vec![Default::default(); kernels.len()];
