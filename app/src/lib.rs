@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod label;
 #[cfg(feature = "ssr")]
 pub mod lkp;
+pub mod lkp_programs;
 pub mod mmtests;
 mod pages;
 pub use pages::PageStatus;

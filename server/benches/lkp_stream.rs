@@ -89,6 +89,11 @@ fn stats_json(keys: &[String], job: usize) -> Vec<u8> {
 
 /// [`stats_json`] with the KPI (`netperf.Throughput_Mbps`, the first key) scaled by `kpi`.
 fn stats_json_scaled(keys: &[String], job: usize, kpi: f64) -> Vec<u8> {
+    stats_json_with(keys, job, |i| if i == 0 { kpi } else { 1.0 })
+}
+
+/// [`stats_json`] with key `i`'s level scaled by `scale(i)`.
+fn stats_json_with(keys: &[String], job: usize, scale: impl Fn(usize) -> f64) -> Vec<u8> {
     let mut out = String::with_capacity(keys.len() * 80);
     out.push('{');
     let mut seed = (job as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -98,7 +103,7 @@ fn stats_json_scaled(keys: &[String], job: usize, kpi: f64) -> Vec<u8> {
         seed ^= seed << 17;
         let noise = (seed >> 11) as f64 / (1u64 << 53) as f64;
         let level = 1000.0 + (i * 37 % 5000) as f64;
-        let level = if i == 0 { level * kpi } else { level };
+        let level = level * scale(i);
         if i > 0 {
             out.push(',');
         }
@@ -125,6 +130,85 @@ fn env(name: &str, default: usize) -> usize {
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// The alert summaries once the detector has nothing queued: how many, and each one's lead
+/// metric.
+async fn alerts_when_idle(
+    client: &reqwest::Client,
+    base: &str,
+    store: &perfline_server::store::Store,
+) -> (i64, Vec<String>) {
+    while !store.alert_jobs(1).await.unwrap().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let v: serde_json::Value = client
+        .get(format!("{base}/api/v1/alerts?limit=100"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let leads = v["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let alerts = s["alerts"].as_array().unwrap();
+            let metrics: Vec<&str> = alerts
+                .iter()
+                .map(|a| a["metric"].as_str().unwrap())
+                .collect();
+            format!(
+                "{} at {}",
+                metrics.join(" + "),
+                s["bad"]["sha"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    (v["total"].as_i64().unwrap(), leads)
+}
+
+/// The stream of issue 28: 200 commits, the KPIs 6 % down from commit 170 with 80 other keys
+/// (of unknown direction) moving with them; how many summaries the detector raises, and how
+/// long after the last upload the summary is there.
+fn step_stream(rt: &tokio::runtime::Runtime, keys: &[String]) {
+    let jobs = env("LKP_STEP_JOBS", 200);
+    common::with_server_using(
+        rt,
+        |c| c.write_rate = 0,
+        |base, store| async move {
+            let client = reqwest::Client::new();
+            for job in 0..jobs {
+                let body = stats_json_with(keys, job, |i| match i {
+                    _ if job < 170 => 1.0,
+                    0 | 1 => 0.94,
+                    5..=84 => 1.1,
+                    _ => 1.0,
+                });
+                let r = client
+                    .post(format!(
+                        "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                         &benchmark=netperf&commit={:040x}&format=lkp-stats",
+                        job as u128 * 0x1_0000_0001 + 0xabc
+                    ))
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+            }
+            let t = Instant::now();
+            let (total, leads) = alerts_when_idle(&client, &base, &store).await;
+            println!(
+                "lkp_stream: step stream of {jobs} jobs (KPIs -6 % and 80 other keys +10 % from \
+                 commit 170): {total} alert summaries {leads:?}, there {:.0} ms after the last \
+                 upload",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        },
+    );
 }
 
 fn main() {
@@ -154,6 +238,7 @@ fn main() {
         median(parse).as_secs_f64() * 1e3
     );
     let rt = common::runtime();
+    step_stream(&rt, &keys);
     for (engine, db) in common::databases(&rt) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("stream.db");
@@ -192,6 +277,12 @@ fn main() {
                         assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
                         times.push(t.elapsed());
                     }
+                    // An A/A stream: no key moved, so the detector should say nothing.
+                    let (total, leads) = alerts_when_idle(&client, &base, &store).await;
+                    println!(
+                        "lkp_stream: alert summaries after {jobs} jobs without a change: \
+                         {total} {leads:?}"
+                    );
                     // The regression mail of a base and a bad commit, six jobs each, the KPI
                     // 6 % down at the bad one: cold, then four more times.
                     for (commit, kpi) in [("ba5e", 1.0), ("bad0", 0.94)] {

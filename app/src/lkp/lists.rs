@@ -24,8 +24,6 @@ const REPORT_ALLOWLIST: &str = include_str!("etc/report-allowlist");
 const PERF_METRICS_PATTERNS: &str = include_str!("etc/perf-metrics-patterns");
 const PERF_METRICS_PREFIXES: &str = include_str!("etc/perf-metrics-prefixes");
 const PERF_METRICS_THRESHOLD: &str = include_str!("etc/perf-metrics-threshold.yaml");
-const PROGRAMS_RUN: &str = include_str!("etc/programs-run");
-const PROGRAMS_DAEMON: &str = include_str!("etc/programs-daemon");
 const PROGRAMS_PARSE: &str = include_str!("etc/programs-parse");
 const LINUX_TEST_CASES: &str = include_str!("etc/linux-test-cases");
 const OTHER_TEST_CASES: &str = include_str!("etc/other-test-cases");
@@ -51,13 +49,10 @@ struct Lists {
     /// `<test>.` prefixes of performance test programs (without the dot).
     perf_tests: HashSet<&'static str>,
     thresholds: Vec<(Pattern, Num)>,
-    all_tests: HashSet<&'static str>,
 }
 
 static LISTS: LazyLock<Lists> = LazyLock::new(|| {
-    let run: HashSet<&str> = lines(PROGRAMS_RUN).collect();
-    let daemon: HashSet<&str> = lines(PROGRAMS_DAEMON).collect();
-    let all_tests: HashSet<&str> = run.union(&daemon).copied().collect();
+    let all_tests = &*crate::lkp_programs::ALL_TESTS;
     let functional: HashSet<&str> = lines(LINUX_TEST_CASES).map(str::trim).collect();
     let other: HashSet<&str> = lines(OTHER_TEST_CASES).map(str::trim).collect();
     // `test_prefixes` (`lib/perf_metrics.rb`): parsers that are also tests or daemons, less
@@ -76,7 +71,6 @@ static LISTS: LazyLock<Lists> = LazyLock::new(|| {
         perf_metrics_prefixes: PERF_METRICS_PREFIXES.split_whitespace().collect(),
         perf_tests,
         thresholds: thresholds(),
-        all_tests,
     }
 });
 
@@ -168,7 +162,7 @@ pub fn is_reasonable_change(key: &str, delta: Num, max: Num) -> bool {
 
 /// Whether `base` (a key's part before the first `.`) is a test program or daemon.
 pub fn is_test_program(base: &str) -> bool {
-    LISTS.all_tests.contains(base)
+    crate::lkp_programs::is_test_program(base)
 }
 
 #[cfg(test)]

@@ -350,7 +350,7 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta
         let most = |test_only: bool| {
             prefixes
                 .iter()
-                .filter(|(p, _)| !test_only || app::lkp::is_test_program(p))
+                .filter(|(p, _)| !test_only || app::lkp_programs::is_test_program(p))
                 .max_by_key(|(_, n)| **n)
                 .map(|(p, _)| *p)
         };
