@@ -5,8 +5,8 @@
 //! the database holds per sample beyond the raw files.
 //!
 //! `cargo bench -p perfline-server --bench lkp_stream` (`LKP_JOBS=200` for a shorter stream,
-//! `LKP_KEYS` for another job size, `LKP_KEEP_DB=path` to keep the SQLite file; `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see
-//! `scripts/bench-postgres`).
+//! `LKP_KEYS` for another job size, `LKP_KEEP_DB=path` to keep the SQLite file;
+//! `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see `scripts/bench-postgres`).
 
 mod common;
 
@@ -132,6 +132,26 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// Job `job`'s commit in the stream.
+fn commit_of(job: usize) -> String {
+    format!("{:040x}", job as u128 * 0x1_0000_0001 + 0xabc)
+}
+
+/// Uploads one job's `stats.json` as the robot does: one machine, one kernel version, the
+/// benchmark and the commit said.
+async fn upload(client: &reqwest::Client, base: &str, commit: &str, body: Vec<u8>) {
+    let r = client
+        .post(format!(
+            "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+             &benchmark=netperf&commit={commit}&format=lkp-stats"
+        ))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+}
+
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
 async fn alerts_when_idle(
@@ -187,17 +207,7 @@ fn step_stream(rt: &tokio::runtime::Runtime, keys: &[String]) {
                     5..=84 => 1.1,
                     _ => 1.0,
                 });
-                let r = client
-                    .post(format!(
-                        "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
-                         &benchmark=netperf&commit={:040x}&format=lkp-stats",
-                        job as u128 * 0x1_0000_0001 + 0xabc
-                    ))
-                    .body(body)
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+                upload(&client, &base, &commit_of(job), body).await;
             }
             let t = Instant::now();
             let (total, leads) = alerts_when_idle(&client, &base, &store).await;
@@ -264,17 +274,7 @@ fn main() {
                         let body = stats_json(&keys, job);
                         raw += body.len();
                         let t = Instant::now();
-                        let r = client
-                            .post(format!(
-                                "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
-                                 &benchmark=netperf&commit={:040x}&format=lkp-stats",
-                                job as u128 * 0x1_0000_0001 + 0xabc
-                            ))
-                            .body(body)
-                            .send()
-                            .await
-                            .unwrap();
-                        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+                        upload(&client, &base, &commit_of(job), body).await;
                         times.push(t.elapsed());
                     }
                     // An A/A stream: no key moved, so the detector should say nothing.
@@ -287,17 +287,9 @@ fn main() {
                     // 6 % down at the bad one: cold, then four more times.
                     for (commit, kpi) in [("ba5e", 1.0), ("bad0", 0.94)] {
                         for job in 0..6 {
-                            let r = client
-                                .post(format!(
-                                    "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
-                                     &benchmark=netperf&commit={commit}{:036x}&format=lkp-stats",
-                                    0
-                                ))
-                                .body(stats_json_scaled(&keys, 100_000 + job, kpi))
-                                .send()
-                                .await
-                                .unwrap();
-                            assert_eq!(r.status().as_u16(), 201);
+                            let commit = format!("{commit}{:036x}", 0);
+                            let body = stats_json_scaled(&keys, 100_000 + job, kpi);
+                            upload(&client, &base, &commit, body).await;
                         }
                     }
                     let mut reports = Vec::new();

@@ -160,11 +160,6 @@ pub fn is_reasonable_change(key: &str, delta: Num, max: Num) -> bool {
     }
 }
 
-/// Whether `base` (a key's part before the first `.`) is a test program or daemon.
-pub fn is_test_program(base: &str) -> bool {
-    crate::lkp_programs::is_test_program(base)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,9 +194,9 @@ mod tests {
         assert!(!is_perf_metric("sched_debug.cpu.nr_switches.avg"));
         assert!(!is_perf_metric("meminfo.Active"));
         assert!(!is_perf_metric("mpstat.cpu.all.usr%"));
-        assert!(is_test_program("netperf"));
-        assert!(is_test_program("netserver"));
-        assert!(!is_test_program("mpstat"));
+        assert!(crate::lkp_programs::is_test_program("netperf"));
+        assert!(crate::lkp_programs::is_test_program("netserver"));
+        assert!(!crate::lkp_programs::is_test_program("mpstat"));
     }
 
     #[test]

@@ -50,7 +50,6 @@ mod report;
 
 pub use changed::changed_stats;
 pub use json::Json;
-pub use lists::is_test_program;
 pub use matrix::{matrix_from_runs, unite, LkpError, Matrix, Run, Value, INCOMPLETE_RUN};
 pub use num::Num;
 pub use report::{compare, job_axes, render, Header, Job, Row, RowStat};

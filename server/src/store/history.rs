@@ -235,11 +235,7 @@ impl Store {
         let key = [benchmark, machine, metric, param].map(str::to_owned);
         let mut chunks = self.caches.full_chunks(&key);
         let mut tx = self.reader.begin_read().await?;
-        let machine_id: Option<(i64,)> = query_as(sql!("SELECT id FROM machine WHERE name = ?"))
-            .bind(machine)
-            .fetch_optional(&mut tx)
-            .await?;
-        let Some((machine_id,)) = machine_id else {
+        let Some(machine_id) = machine_id(&mut tx, machine).await? else {
             return Ok(TrendRuns::default());
         };
         // The dictionary's keys of this metric and param (one, unless its unit or direction
@@ -380,11 +376,7 @@ impl Store {
         machine: &str,
     ) -> StoreResult<Vec<(String, String)>> {
         let mut tx = self.reader.begin_read().await?;
-        let machine_id: Option<(i64,)> = query_as(sql!("SELECT id FROM machine WHERE name = ?"))
-            .bind(machine)
-            .fetch_optional(&mut tx)
-            .await?;
-        let Some((machine_id,)) = machine_id else {
+        let Some(machine_id) = machine_id(&mut tx, machine).await? else {
             return Ok(Vec::new());
         };
         let folded: Vec<(i64,)> = query_as(sql!(
@@ -441,29 +433,7 @@ impl Store {
         .bind(commits[1])
         .fetch_all(&self.reader)
         .await?;
-        let mut out = Vec::new();
-        for (run_id, commit, packed) in rows {
-            let stored = super::run_pack::unpack(&packed)?;
-            let names = self
-                .keys
-                .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
-                .await?;
-            for s in stored {
-                let k = &names[&s.key];
-                out.push(super::CompareSeries {
-                    run_id,
-                    kernel: commit.clone(),
-                    metric: k.metric.clone(),
-                    param: k.param.clone(),
-                    unit: k.unit.clone(),
-                    direction: k.direction,
-                    integer: s.integer,
-                    iterations: s.iterations,
-                    values: s.values,
-                });
-            }
-        }
-        Ok(out)
+        self.decode_runs(rows, None).await
     }
 }
 
@@ -500,4 +470,13 @@ impl CommitMarks {
             .find_map(|n| sha.get(..n).and_then(|short| self.by_sha.get(short)))
             .copied()
     }
+}
+
+/// The id of the machine named `name`, if there is one.
+async fn machine_id(tx: &mut super::sql::Tx, name: &str) -> StoreResult<Option<i64>> {
+    let row: Option<(i64,)> = query_as(sql!("SELECT id FROM machine WHERE name = ?"))
+        .bind(name)
+        .fetch_optional(tx)
+        .await?;
+    Ok(row.map(|(id,)| id))
 }

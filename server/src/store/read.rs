@@ -382,36 +382,8 @@ impl Store {
         }
         q.push(" ORDER BY r.id");
         let rows: Vec<(i64, String, Vec<u8>)> = q.build_query_as().fetch_all(&self.reader).await?;
-        let mut series = Vec::new();
-        for (run_id, kernel, packed) in rows {
-            let stored = super::run_pack::unpack(&packed)?;
-            let names = self
-                .keys
-                .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
-                .await?;
-            for s in stored {
-                let k = &names[&s.key];
-                if query
-                    .metric
-                    .as_ref()
-                    .is_some_and(|m| m.as_str() != k.metric)
-                {
-                    continue;
-                }
-                series.push(CompareSeries {
-                    run_id,
-                    kernel: kernel.clone(),
-                    metric: k.metric.clone(),
-                    param: k.param.clone(),
-                    unit: k.unit.clone(),
-                    direction: k.direction,
-                    integer: s.integer,
-                    iterations: s.iterations,
-                    values: s.values,
-                });
-            }
-        }
-        Ok(series)
+        self.decode_runs(rows, query.metric.as_ref().map(app::label::Metric::as_str))
+            .await
     }
 }
 
@@ -513,4 +485,41 @@ fn column_condition(
         .push(")");
     }
     q.push(")");
+}
+
+impl Store {
+    /// The series of packed runs (`(run id, column label, run_data.packed)`, in run order), each
+    /// labelled with its run's column; only `metric`'s when given.
+    pub(super) async fn decode_runs(
+        &self,
+        rows: Vec<(i64, String, Vec<u8>)>,
+        metric: Option<&str>,
+    ) -> StoreResult<Vec<CompareSeries>> {
+        let mut series = Vec::new();
+        for (run_id, kernel, packed) in rows {
+            let stored = super::run_pack::unpack(&packed)?;
+            let names = self
+                .keys
+                .names(Target::from(&self.reader), stored.iter().map(|s| s.key))
+                .await?;
+            for s in stored {
+                let k = &names[&s.key];
+                if metric.is_some_and(|m| m != k.metric) {
+                    continue;
+                }
+                series.push(CompareSeries {
+                    run_id,
+                    kernel: kernel.clone(),
+                    metric: k.metric.clone(),
+                    param: k.param.clone(),
+                    unit: k.unit.clone(),
+                    direction: k.direction,
+                    integer: s.integer,
+                    iterations: s.iterations,
+                    values: s.values,
+                });
+            }
+        }
+        Ok(series)
+    }
 }
