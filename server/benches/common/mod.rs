@@ -17,7 +17,15 @@ pub const KERNELS: [&str; 5] = [
 ];
 
 /// The multi-threaded runtime the benchmarks run the server and their clients on.
+/// With `PERFLINE_BENCH_LOG` set (`perfline_server=debug`), the server's log goes to stderr:
+/// every request's stages (parse, store, query, ...) with their times.
 pub fn runtime() -> tokio::runtime::Runtime {
+    if let Ok(filter) = std::env::var("PERFLINE_BENCH_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -60,7 +60,8 @@ static LATENCY: LazyLock<Table> =
 
 /// Keys looked up before: a robot sends the same 5,000 keys job after job, and matching one
 /// against ~250 patterns costs more than the rest of its parsing.
-static SEEN: LazyLock<Mutex<HashMap<String, Option<Direction>>>> = LazyLock::new(Default::default);
+type Seen = HashMap<String, Option<Direction>, foldhash::fast::RandomState>;
+static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Default::default);
 
 /// The most keys remembered (then forgotten all at once).
 const MAX_SEEN: usize = 200_000;

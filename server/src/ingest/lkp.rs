@@ -11,12 +11,13 @@
 //!   `throughput_best` = kb / best time, `throughput_avg` = kb / mean time (rounded to 2 places),
 //!   `throughput_worst` = kb / worst time.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 
 use app::label::Direction;
 use serde_json::Value;
 
-use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
 
 /// Whether the text is an LKP raw log: timestamped command lines or LKP's markers.
 pub fn detect_raw(text: &str) -> bool {
@@ -271,47 +272,92 @@ pub fn detect_json(v: &Value) -> Option<super::Format> {
 
 /// An LKP document's top-level object with its keys in the file's order (lkp-tests reads it
 /// with Ruby's ordered Hash, and its comparison breaks ties by that order): a key given twice
-/// keeps its first place and takes its last value.
-struct Document {
-    entries: Vec<(String, Value)>,
-    index: std::collections::HashMap<String, usize>,
+/// keeps its first place and takes its last value. Keys borrow the upload's bytes where they
+/// hold no escapes (a job's 5,000 keys are not copied).
+struct Document<'a> {
+    entries: Vec<(Cow<'a, str>, Value)>,
 }
 
-impl Document {
+impl Document<'_> {
+    /// A key's value (a linear search: for the one or two keys a parser asks for by name).
     fn get(&self, key: &str) -> Option<&Value> {
-        self.index.get(key).map(|&i| &self.entries[i].1)
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     fn len(&self) -> usize {
         self.entries.len()
     }
+
+    /// Folds a key given twice into its first place with its last value.
+    fn merge_repeated_keys(&mut self) {
+        let mut first: HashMap<&str, usize, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
+        let mut repeated: Vec<(usize, usize)> = Vec::new();
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            if let Some(&f) = first.get(k.as_ref()) {
+                repeated.push((f, i));
+            } else {
+                first.insert(k, i);
+            }
+        }
+        if repeated.is_empty() {
+            return;
+        }
+        for &(f, i) in &repeated {
+            self.entries[f].1 = std::mem::take(&mut self.entries[i].1);
+        }
+        let gone: std::collections::HashSet<usize> = repeated.iter().map(|&(_, i)| i).collect();
+        let mut i = 0;
+        self.entries.retain(|_| {
+            i += 1;
+            !gone.contains(&(i - 1))
+        });
+    }
 }
 
-impl<'de> serde::Deserialize<'de> for Document {
+/// A key of the document, borrowed from the input where it can be.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visit;
         impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Document;
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Document<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Document<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an LKP stats document (a JSON object)")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<Document, A::Error> {
-                let mut doc = Document {
-                    entries: Vec::new(),
-                    index: std::collections::HashMap::new(),
-                };
-                while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                    match doc.index.get(&k) {
-                        Some(&i) => doc.entries[i].1 = v,
-                        None => {
-                            doc.index.insert(k.clone(), doc.entries.len());
-                            doc.entries.push((k, v));
-                        }
-                    }
+            ) -> Result<Document<'de>, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some((Key(k), v)) = map.next_entry::<Key<'de>, Value>()? {
+                    entries.push((k, v));
                 }
+                let mut doc = Document { entries };
+                doc.merge_repeated_keys();
                 Ok(doc)
             }
         }
@@ -319,7 +365,7 @@ impl<'de> serde::Deserialize<'de> for Document {
     }
 }
 
-fn json(bytes: &[u8]) -> Result<Document, IngestError> {
+fn json(bytes: &[u8]) -> Result<Document<'_>, IngestError> {
     serde_json::from_slice(super::strip_bom(bytes)).map_err(|e| {
         if e.is_data() {
             IngestError::new("an LKP stats document is a JSON object")
@@ -338,7 +384,7 @@ fn is_integer(v: &Value) -> bool {
 /// the most common prefix that is one of lkp-tests' test programs (a real job's keys are mostly
 /// its monitors': thousands of `perf-profile.*`, `sched_debug.*`, `proc-vmstat.*`), else the most
 /// common prefix.
-fn meta_with_benchmark(meta: &UploadMeta, keys: &[&String]) -> Result<UploadMeta, IngestError> {
+fn meta_with_benchmark(meta: &UploadMeta, keys: &[&str]) -> Result<UploadMeta, IngestError> {
     let mut m = meta.clone();
     if m.benchmark.is_none() {
         let mut prefixes: BTreeMap<&str, usize> = BTreeMap::new();
@@ -379,36 +425,30 @@ fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
 /// `stats.json`: `{"netperf.Throughput_Mbps": 2497.1, ...}` → one run, one sample per key.
 pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
     let obj = json(bytes)?;
-    let keys: Vec<&String> = obj.entries.iter().map(|(k, _)| k).collect();
+    let keys: Vec<&str> = obj.entries.iter().map(|(k, _)| k.as_ref()).collect();
     let m = meta_with_benchmark(meta, &keys)?;
     let mut b = RunBuilder::default();
     let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
     let mut skipped = Vec::new();
     for (k, v) in &obj.entries {
-        let value = match takeable(k, v) {
-            Ok(value) => value,
+        let (metric, value) = match takeable(k, v) {
+            Ok(taken) => taken,
             Err(why) => {
                 skipped.push(why);
                 continue;
             }
         };
         let (unit, direction) = failure_unit(k);
-        b.push_kind(
-            Row {
-                line: 1,
-                run,
-                metric: k,
-                param: "",
-                unit,
-                direction,
-                iteration: None,
-                value,
-            },
+        b.push_unique(
+            run,
+            metric,
+            unit,
+            direction.unwrap_or_default(),
+            value,
             is_integer(v),
         )
         .map_err(|e| IngestError {
-            line: None,
-            field: Some(k.clone()),
+            field: Some(k.to_string()),
             ..e
         })?;
     }
@@ -438,20 +478,19 @@ fn nothing_to_store(skipped: &[String]) -> IngestError {
 
 /// The value of key `k`, or why the job is stored without it: a string (LKP writes a few), a
 /// value that is not a finite number within bounds, or a key Perfline cannot take as a metric.
-fn takeable(k: &str, v: &Value) -> Result<f64, String> {
-    let key = super::shorten(k);
-    if let Err(e) = app::label::Metric::parse(k) {
-        return Err(format!("{key}: the name {e}"));
-    }
+fn takeable(k: &str, v: &Value) -> Result<(app::label::Metric, f64), String> {
+    let key = || super::shorten(k);
+    let metric = app::label::Metric::parse(k).map_err(|e| format!("{}: the name {e}", key()))?;
     match v {
-        Value::String(_) => Err(format!("{key}: a string, not a number")),
+        Value::String(_) => Err(format!("{}: a string, not a number", key())),
         Value::Number(n) => {
             let value = n
                 .as_f64()
-                .ok_or_else(|| format!("{key}: not a number Perfline can read"))?;
-            app::label::check_value(value).map_err(|e| format!("{key}: {e}"))
+                .ok_or_else(|| format!("{}: not a number Perfline can read", key()))?;
+            let value = app::label::check_value(value).map_err(|e| format!("{}: {e}", key()))?;
+            Ok((metric, value))
         }
-        _ => Err(format!("{key}: not a number")),
+        _ => Err(format!("{}: not a number", key())),
     }
 }
 
@@ -467,16 +506,15 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
                 .collect()
         })
         .unwrap_or_default();
-    let keys: Vec<&String> = obj
+    let entries: Vec<(&str, &Value)> = obj
         .entries
         .iter()
-        .map(|(k, _)| k)
-        .filter(|k| *k != "stats_source")
+        .map(|(k, v)| (k.as_ref(), v))
+        .filter(|(k, _)| *k != "stats_source")
         .collect();
-    let value_of = |k: &str| obj.get(k).unwrap_or(&Value::Null);
-    let columns = keys
+    let columns = entries
         .iter()
-        .filter_map(|k| value_of(k).as_array().map(Vec::len))
+        .filter_map(|(_, v)| v.as_array().map(Vec::len))
         .max()
         .unwrap_or(0);
     if columns == 0 {
@@ -484,13 +522,13 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
             "LKP matrix.json without any column of values",
         ));
     }
+    let keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
     let m = meta_with_benchmark(meta, &keys)?;
-    let takeable_cell = |k: &str| {
-        value_of(k)
-            .as_array()
+    let takeable_cell = |(k, v): &(&str, &Value)| {
+        v.as_array()
             .is_some_and(|a| a.iter().any(|v| takeable(k, v).is_ok()))
     };
-    if !keys.iter().any(|k| takeable_cell(k)) {
+    if !entries.iter().any(takeable_cell) {
         let all: Vec<String> = keys
             .iter()
             .map(|k| format!("{}: no number Perfline can take", super::shorten(k)))
@@ -505,39 +543,33 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
     for col in 0..columns {
         let mut b = RunBuilder::default();
         let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
-        for (ki, k) in keys.iter().enumerate() {
-            let Some(arr) = value_of(k).as_array() else {
+        for (ki, (k, v)) in entries.iter().enumerate() {
+            let Some(arr) = v.as_array() else {
                 skipped
-                    .entry(k.as_str())
+                    .entry(k)
                     .or_insert_with(|| format!("{}: not an array of values", super::shorten(k)));
                 continue;
             };
             match arr.get(col) {
                 None | Some(Value::Null) => {}
                 Some(v) => {
-                    let value = match takeable(k, v) {
-                        Ok(value) => value,
+                    let (metric, value) = match takeable(k, v) {
+                        Ok(taken) => taken,
                         Err(why) => {
-                            skipped.entry(k.as_str()).or_insert(why);
+                            skipped.entry(k).or_insert(why);
                             continue;
                         }
                     };
                     let (unit, direction) = kinds[ki];
-                    b.push_kind(
-                        Row {
-                            line: 1,
-                            run,
-                            metric: k,
-                            param: "",
-                            unit,
-                            direction,
-                            iteration: None,
-                            value,
-                        },
+                    b.push_unique(
+                        run,
+                        metric,
+                        unit,
+                        direction.unwrap_or_default(),
+                        value,
                         is_integer(v),
                     )
                     .map_err(|e| IngestError {
-                        line: None,
                         field: Some(format!("{k}[{col}]")),
                         ..e
                     })?;
@@ -685,6 +717,24 @@ mod tests {
         assert_eq!(kind(21), (Direction::Unknown, Some(false)));
         assert_eq!(kind(22), (Direction::Lower, Some(true)));
         assert_eq!(kind(0), (Direction::Unknown, Some(false)));
+    }
+
+    /// A key given twice keeps its first place and takes its last value, as Ruby's Hash does.
+    #[test]
+    fn a_repeated_key_keeps_its_place_and_its_last_value() {
+        let text = br#"{"netperf.a": 1, "netperf.b": 2, "netperf.a": 3, "netperf.c": 4, "netperf.b": 5}"#;
+        let (_, runs) = parse_file(text, Some(Format::LkpStats), &test_meta()).unwrap();
+        let got: Vec<(&str, f64)> = runs[0]
+            .series
+            .iter()
+            .map(|s| (s.metric.as_str(), s.samples[0].1))
+            .collect();
+        assert_eq!(got, [("netperf.a", 3.0), ("netperf.b", 5.0), ("netperf.c", 4.0)]);
+        // Keys with escapes (not borrowed from the upload) are the same keys.
+        let text = br#"{"netperf.\u0061": 1, "netperf.a": 2}"#;
+        let (_, runs) = parse_file(text, Some(Format::LkpStats), &test_meta()).unwrap();
+        assert_eq!(runs[0].series.len(), 1);
+        assert_eq!(runs[0].series[0].samples, vec![(0, 2.0)]);
     }
 
     #[test]

@@ -96,9 +96,10 @@ pub struct RunBuilder {
     /// A run that would exceed [`MAX_RUNS`], reported by the next `push` or `finish`.
     too_many_runs: bool,
     run_index: HashMap<RunKey, usize>,
-    series_index: HashMap<(usize, String, String), usize>,
-    /// The last (run, metric, param) seen and its series: rows usually come grouped.
-    last: Option<(usize, String, String, usize)>,
+    /// (Seeded per process: its keys come from the client, bounded by [`MAX_SERIES`].)
+    series_index: HashMap<(usize, String, String), usize, foldhash::fast::RandomState>,
+    /// The last run and series a row went to: rows usually come grouped.
+    last: Option<(usize, usize)>,
 }
 
 impl RunBuilder {
@@ -123,27 +124,87 @@ impl RunBuilder {
         i
     }
 
-    pub fn push(&mut self, row: Row<'_>) -> Result<(), IngestError> {
-        check_value(row.value).map_err(|e| IngestError {
-            field: Some("value".into()),
-            ..IngestError::at_line(row.line, e)
-        })?;
+    /// Counts one more sample against the upload's bounds.
+    fn count_sample(&mut self, line: Option<u64>) -> Result<(), IngestError> {
         if self.too_many_runs {
-            return Err(too_many_runs(Some(row.line)));
+            return Err(too_many_runs(line));
         }
         self.sample_count += 1;
         if self.sample_count.is_multiple_of(65_536) && cancel::requested() {
             return Err(cancelled());
         }
         if self.sample_count > MAX_SAMPLES {
-            return Err(IngestError::at_line(
-                row.line,
-                format!("more than {MAX_SAMPLES} samples in one upload; split it"),
-            ));
+            return Err(IngestError {
+                line,
+                ..IngestError::new(format!(
+                    "more than {MAX_SAMPLES} samples in one upload; split it"
+                ))
+            });
         }
+        Ok(())
+    }
+
+    /// Counts one more series against the upload's bound.
+    fn count_series(&mut self, line: Option<u64>) -> Result<(), IngestError> {
+        self.series_count += 1;
+        if self.series_count > MAX_SERIES {
+            return Err(IngestError {
+                line,
+                ..IngestError::new(format!(
+                    "more than {MAX_SERIES} series (metric and param) in one upload; split it"
+                ))
+            });
+        }
+        Ok(())
+    }
+
+    /// The one sample of a series no other row of run `run` names: an LKP document gives each
+    /// key once, so its 5,000 keys skip `push`'s lookup and line bookkeeping. (A series pushed
+    /// here must not also get rows through `push`.)
+    pub fn push_unique(
+        &mut self,
+        run: usize,
+        metric: Metric,
+        unit: Option<&str>,
+        direction: Direction,
+        value: f64,
+        integer: bool,
+    ) -> Result<(), IngestError> {
+        check_value(value).map_err(|e| IngestError::field("value", e))?;
+        self.count_sample(None)?;
+        self.count_series(None)?;
+        let unit = unit
+            .map(|u| {
+                Unit::parse(u).map_err(|e| IngestError::field("unit", format!("unit '{}' {e}", shorten(u))))
+            })
+            .transpose()?;
+        self.runs[run].series.push(ParsedSeries {
+            metric,
+            param: String::new(),
+            unit,
+            direction,
+            samples: vec![(0, value)],
+            integer: Some(integer),
+            lines: Vec::new(),
+        });
+        Ok(())
+    }
+
+    pub fn push(&mut self, row: Row<'_>) -> Result<(), IngestError> {
+        check_value(row.value).map_err(|e| IngestError {
+            field: Some("value".into()),
+            ..IngestError::at_line(row.line, e)
+        })?;
+        self.count_sample(Some(row.line))?;
         let run = row.run;
         let series = match &self.last {
-            Some((r, m, p, s)) if *r == run && m == row.metric && p == row.param => *s,
+            Some((r, s))
+                if *r == run
+                    && self.runs[run].series[*s].metric.as_str() == row.metric
+                    && self.runs[run].series[*s].param == row.param =>
+            {
+                *s
+            }
             _ => {
                 let key = (run, row.metric.to_owned(), row.param.to_owned());
                 let s = match self.series_index.get(&key) {
@@ -167,13 +228,7 @@ impl RunBuilder {
                                 })
                             })
                             .transpose()?;
-                        self.series_count += 1;
-                        if self.series_count > MAX_SERIES {
-                            return Err(IngestError::at_line(
-                                row.line,
-                                format!("more than {MAX_SERIES} series (metric and param) in one upload; split it"),
-                            ));
-                        }
+                        self.count_series(Some(row.line))?;
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {
                             metric,
@@ -184,11 +239,11 @@ impl RunBuilder {
                             integer: None,
                             lines: Vec::new(),
                         });
-                        self.series_index.insert(key.clone(), series.len() - 1);
+                        self.series_index.insert(key, series.len() - 1);
                         series.len() - 1
                     }
                 };
-                self.last = Some((key.0, key.1, key.2, s));
+                self.last = Some((run, s));
                 s
             }
         };
@@ -224,17 +279,6 @@ impl RunBuilder {
         let iteration = row.iteration.unwrap_or(s.samples.len() as i64);
         s.samples.push((iteration, row.value));
         s.lines.push(row.line);
-        Ok(())
-    }
-
-    /// [`RunBuilder::push`], saying whether the file wrote the value as an integer.
-    pub fn push_kind(&mut self, row: Row<'_>, integer: bool) -> Result<(), IngestError> {
-        let run = row.run;
-        self.push(row)?;
-        if let Some((_, _, _, s)) = self.last {
-            let s = &mut self.runs[run].series[s];
-            s.integer = Some(s.integer.unwrap_or(true) && integer);
-        }
         Ok(())
     }
 

@@ -24,6 +24,44 @@ pub struct MetricKey {
     pub direction: Direction,
 }
 
+impl MetricKey {
+    pub fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            metric: &self.metric,
+            param: &self.param,
+            unit: self.unit.as_deref(),
+            direction: self.direction,
+        }
+    }
+}
+
+/// A [`MetricKey`] by borrowed names: an upload's 5,000 series are looked up in the cache
+/// without copying their names. Hashes as the owned key does (`&str` and `String` hash alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyRef<'a> {
+    pub metric: &'a str,
+    pub param: &'a str,
+    pub unit: Option<&'a str>,
+    pub direction: Direction,
+}
+
+impl KeyRef<'_> {
+    fn to_owned(self) -> MetricKey {
+        MetricKey {
+            metric: self.metric.to_owned(),
+            param: self.param.to_owned(),
+            unit: self.unit.map(str::to_owned),
+            direction: self.direction,
+        }
+    }
+}
+
+impl hashbrown::Equivalent<MetricKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &MetricKey) -> bool {
+        *self == key.as_ref()
+    }
+}
+
 type Row = (i64, String, String, String, String);
 
 fn key_of((_, metric, param, unit, direction): &Row) -> StoreResult<MetricKey> {
@@ -38,6 +76,13 @@ fn key_of((_, metric, param, unit, direction): &Row) -> StoreResult<MetricKey> {
     })
 }
 
+/// What a transaction resolved: handed to [`Keys::committed`] once it commits.
+#[derive(Default)]
+pub struct Resolved {
+    learned: Vec<(MetricKey, i64)>,
+    ids: Vec<i64>,
+}
+
 /// The in-memory copy of the dictionary, both ways.
 #[derive(Default)]
 pub struct Keys {
@@ -46,8 +91,12 @@ pub struct Keys {
 
 #[derive(Default)]
 struct Inner {
-    by_key: HashMap<MetricKey, i64>,
-    by_id: HashMap<i64, Arc<MetricKey>>,
+    /// (hashbrown's map, seeded per process, for lookups by [`KeyRef`].)
+    by_key: hashbrown::HashMap<MetricKey, i64>,
+    by_id: HashMap<i64, Arc<MetricKey>, foldhash::fast::RandomState>,
+    /// The keys last resolved, in order: a robot's next job names the same ones in the same
+    /// order, and they are compared in place rather than hashed.
+    recent: Vec<(Arc<MetricKey>, i64)>,
 }
 
 impl Keys {
@@ -65,12 +114,18 @@ impl Keys {
     pub async fn resolve(
         &self,
         tx: &mut Tx,
-        wanted: &[MetricKey],
-    ) -> StoreResult<(Vec<i64>, Vec<(MetricKey, i64)>)> {
+        wanted: &[KeyRef<'_>],
+    ) -> StoreResult<(Vec<i64>, Resolved)> {
         let mut ids = vec![0i64; wanted.len()];
         let mut missing: Vec<usize> = Vec::new();
         if let Ok(inner) = self.inner.lock() {
             for (i, k) in wanted.iter().enumerate() {
+                if let Some((known, id)) = inner.recent.get(i) {
+                    if *k == MetricKey::as_ref(known) {
+                        ids[i] = *id;
+                        continue;
+                    }
+                }
                 match inner.by_key.get(k) {
                     Some(&id) => ids[i] = id,
                     None => missing.push(i),
@@ -79,27 +134,38 @@ impl Keys {
         }
         let mut learned = Vec::with_capacity(missing.len());
         for i in missing {
-            let k = &wanted[i];
+            let k = wanted[i];
             let (id,): (i64,) = query_as(sql!(
                 "INSERT INTO metric_key (metric, param, unit, direction) VALUES (?, ?, ?, ?) \
                  ON CONFLICT (metric, param, unit, direction) DO UPDATE SET metric = excluded.metric \
                  RETURNING id"
             ))
-            .bind(k.metric.as_str())
-            .bind(k.param.as_str())
-            .bind(k.unit.as_deref().unwrap_or(""))
+            .bind(k.metric)
+            .bind(k.param)
+            .bind(k.unit.unwrap_or(""))
             .bind(k.direction.as_str())
             .fetch_one(&mut *tx)
             .await?;
             ids[i] = id;
-            learned.push((k.clone(), id));
+            learned.push((k.to_owned(), id));
         }
-        Ok((ids, learned))
+        let resolved = Resolved {
+            learned,
+            ids: ids.clone(),
+        };
+        Ok((ids, resolved))
     }
 
-    /// Learns the ids [`Keys::resolve`] found, after their transaction committed.
-    pub fn committed(&self, learned: Vec<(MetricKey, i64)>) {
+    /// Learns what [`Keys::resolve`] found, after its transaction committed.
+    pub fn committed(&self, Resolved { learned, ids }: Resolved) {
         self.learn(learned);
+        if let Ok(mut inner) = self.inner.lock() {
+            let recent: Option<Vec<_>> = ids
+                .iter()
+                .map(|id| inner.by_id.get(id).map(|k| (k.clone(), *id)))
+                .collect();
+            inner.recent = recent.unwrap_or_default();
+        }
     }
 
     /// The keys of `ids`, reading those not known yet (one query for the range they span).

@@ -15,7 +15,72 @@ crate::store::on_both_engines!(
     deleting_an_upload_rebuilds_its_trends,
     older_databases_get_their_packed_trends_at_start,
     uploads_through_two_stores_at_once_are_serialised,
+    jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent,
 );
+
+/// The metric dictionary compares a job's keys in place with the last job's: jobs whose keys
+/// come in another order, lose one, gain one or change a key's direction each read back with
+/// their own values (a key matched by place must be the same key).
+async fn jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent(db: &TestDb) {
+    let store = db.open().await;
+    let jobs = [
+        r#"{"netperf.Throughput_Mbps": 1, "proc-vmstat.a": 2, "proc-vmstat.b": 3}"#,
+        r#"{"netperf.Throughput_Mbps": 11, "proc-vmstat.a": 12, "proc-vmstat.b": 13}"#,
+        r#"{"proc-vmstat.b": 23, "netperf.Throughput_Mbps": 21, "proc-vmstat.a": 22}"#,
+        r#"{"netperf.Throughput_Mbps": 31, "proc-vmstat.b": 33}"#,
+        r#"{"netperf.Throughput_Mbps": 41, "proc-vmstat.c": 44, "proc-vmstat.b": 43}"#,
+        r#"{"netperf.Throughput_Mbps": 51, "dmesg.proc-vmstat.a": 55, "proc-vmstat.b": 53}"#,
+    ];
+    for (i, job) in jobs.iter().enumerate() {
+        let (_, runs) = parse_file(job.as_bytes(), Some(Format::LkpStats), &test_meta()).unwrap();
+        let id = store
+            .insert_upload(&NewUpload {
+                digest: format!("job-{i}"),
+                metadata: "{}".into(),
+                files: Vec::new(),
+                runs,
+                mark: None,
+                commit_time: None,
+                uploaded_by: "test".into(),
+            })
+            .await
+            .unwrap();
+        let Inserted::Created(upload_id) = id else {
+            panic!("job {i} was not new")
+        };
+        let (run_id,): (i64,) = query_as(sql!("SELECT id FROM run WHERE upload_id = ?"))
+            .bind(upload_id)
+            .fetch_one(&store.reader)
+            .await
+            .unwrap();
+        let mut got: Vec<(String, f64, String)> = store
+            .run_series(run_id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.metric, s.samples[0].1, s.direction.as_str().to_owned()))
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut want: Vec<(String, f64, String)> = serde_json::from_str::<
+            serde_json::Map<String, serde_json::Value>,
+        >(job)
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| {
+            let direction = if k.starts_with("netperf.") {
+                "higher"
+            } else if k.starts_with("dmesg.") {
+                "lower"
+            } else {
+                "unknown"
+            };
+            (k, v.as_f64().unwrap(), direction.to_owned())
+        })
+        .collect();
+        want.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(got, want, "job {i}");
+    }
+}
 
 /// Two stores (two servers) upload runs of one series at the same time: every run is in
 /// the trend once, in chunks of the right sizes; the same bytes through both at once are

@@ -3,7 +3,7 @@
 use super::{StoreError, StoreResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::metric_key::MetricKey;
+use super::metric_key::{KeyRef, MetricKey, Resolved};
 use super::sql::{query, query_as, sql, sql_each, Tx};
 
 use super::history::TrendKey;
@@ -125,27 +125,35 @@ impl Store {
         &self,
         tx: &mut Tx,
         runs: &[ParsedRun],
-    ) -> StoreResult<(Vec<Vec<u8>>, Vec<(MetricKey, i64)>)> {
-        let mut index: HashMap<MetricKey, usize> = HashMap::new();
+    ) -> StoreResult<(Vec<Vec<u8>>, Resolved)> {
+        fn key(s: &crate::ingest::ParsedSeries) -> KeyRef<'_> {
+            KeyRef {
+                metric: s.metric.as_str(),
+                param: &s.param,
+                unit: s.unit.as_ref().map(|u| u.as_str()),
+                direction: s.direction,
+            }
+        }
         let mut wanted = Vec::new();
         let mut of_run: Vec<Vec<usize>> = Vec::with_capacity(runs.len());
-        for run in runs {
-            let mut slots = Vec::with_capacity(run.series.len());
-            for s in &run.series {
-                let key = MetricKey {
-                    metric: s.metric.as_str().to_owned(),
-                    param: s.param.clone(),
-                    unit: s.unit.as_ref().map(|u| u.as_str().to_owned()),
-                    direction: s.direction,
-                };
-                let next = wanted.len();
-                let slot = *index.entry(key.clone()).or_insert(next);
-                if slot == next {
-                    wanted.push(key);
+        if let [run] = runs {
+            // A run's series differ in metric or param: its keys are distinct as they are.
+            wanted.extend(run.series.iter().map(key));
+            of_run.push((0..wanted.len()).collect());
+        } else {
+            let mut index: hashbrown::HashMap<KeyRef<'_>, usize> = hashbrown::HashMap::new();
+            for run in runs {
+                let mut slots = Vec::with_capacity(run.series.len());
+                for s in &run.series {
+                    let next = wanted.len();
+                    let slot = *index.entry(key(s)).or_insert(next);
+                    if slot == next {
+                        wanted.push(key(s));
+                    }
+                    slots.push(slot);
                 }
-                slots.push(slot);
+                of_run.push(slots);
             }
-            of_run.push(slots);
         }
         let (ids, learned) = self.keys.resolve(tx, &wanted).await?;
         let packed =
@@ -405,7 +413,7 @@ impl Store {
 
     /// Packs the `series` rows of older databases (their samples in `series.packed`, or in
     /// `sample` rows older still) into `run_data`, then deletes them.
-    async fn convert_series(&self, tx: &mut Tx) -> StoreResult<Vec<(MetricKey, i64)>> {
+    async fn convert_series(&self, tx: &mut Tx) -> StoreResult<Resolved> {
         type Legacy = (
             i64,
             i64,
@@ -421,7 +429,7 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         if rows.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Resolved::default());
         }
         // Each run's series: its key and samples.
         type LegacyRun = (i64, Vec<(MetricKey, Vec<(i64, f64)>)>);
@@ -458,7 +466,8 @@ impl Store {
             .collect();
         wanted.sort_by(|a, b| (&a.metric, &a.param, &a.unit).cmp(&(&b.metric, &b.param, &b.unit)));
         wanted.dedup();
-        let (ids, learned) = self.keys.resolve(tx, &wanted).await?;
+        let refs: Vec<KeyRef<'_>> = wanted.iter().map(MetricKey::as_ref).collect();
+        let (ids, learned) = self.keys.resolve(tx, &refs).await?;
         let id_of: HashMap<&MetricKey, i64> = wanted.iter().zip(ids).collect();
         for (run_id, series) in &runs {
             let packed = super::run_pack::pack(
