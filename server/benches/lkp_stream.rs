@@ -154,6 +154,35 @@ async fn upload(client: &reqwest::Client, base: &str, commit: &str, body: Vec<u8
 
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
+/// The alert detector's work over the stream, from the server's `/metrics`: its passes, the
+/// series it examined, and its time per upload (wall time: an upper bound of its CPU time).
+async fn detector_cost(client: &reqwest::Client, base: &str, uploads: usize) {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /metrics"))
+    };
+    let (passes, seconds) = (
+        value("perfline_detector_pass_seconds_count"),
+        value("perfline_detector_pass_seconds_sum"),
+    );
+    println!(
+        "lkp_stream: detector: {passes} passes over {} series, {:.1} ms in all, \
+         {:.2} ms per upload of {uploads}",
+        value("perfline_detector_series_total"),
+        seconds * 1e3,
+        seconds * 1e3 / uploads as f64
+    );
+}
+
 async fn alerts_when_idle(
     client: &reqwest::Client,
     base: &str,
@@ -283,6 +312,7 @@ fn main() {
                         "lkp_stream: alert summaries after {jobs} jobs without a change: \
                          {total} {leads:?}"
                     );
+                    detector_cost(&client, &base, jobs).await;
                     // The regression mail of a base and a bad commit, six jobs each, the KPI
                     // 6 % down at the bad one: cold, then four more times.
                     for (commit, kpi) in [("ba5e", 1.0), ("bad0", 0.94)] {
@@ -325,13 +355,17 @@ fn main() {
                             .unwrap();
                         None
                     } else {
-                        store.database_bytes().await.unwrap()
+                        store
+                            .database_bytes()
+                            .await
+                            .unwrap()
+                            .zip(store.raw_file_bytes().await.unwrap())
                     };
                     (times, raw, pg_bytes)
                 }
             },
         );
-        for at in [10, 100, 1000, 2000] {
+        for at in [10, 100, 1000, 2000, 5000, 10_000] {
             if at > jobs {
                 break;
             }
@@ -352,12 +386,16 @@ fn main() {
         if let (true, Ok(keep)) = (sqlite, std::env::var("LKP_KEEP_DB")) {
             std::fs::copy(&snapshot, &keep).unwrap();
         }
-        if let Some(bytes) = pg_bytes {
-            // PostgreSQL keeps the raw files compressed (lz4): the whole database, per sample.
+        if let Some((bytes, raw_table)) = pg_bytes {
+            // PostgreSQL keeps the raw files compressed (lz4) in `upload_file`: the whole
+            // database per sample, and what is not that table.
+            let samples = (jobs * n) as f64;
             println!(
                 "lkp_stream on {engine:<8}: database {bytes} bytes in all, raw files {raw} bytes \
-                 uncompressed, {:.1} bytes per sample in all",
-                bytes as f64 / (jobs * n) as f64
+                 uncompressed ({raw_table} bytes stored), {:.1} bytes per sample in all, \
+                 {:.1} beyond the raw files",
+                bytes as f64 / samples,
+                (bytes - raw_table) as f64 / samples
             );
         }
         if sqlite {

@@ -47,6 +47,10 @@ pub struct Metrics {
     pub alert_jobs: Gauge,
     pub unnotified_events: Gauge,
     pub outbox_pending: Gauge,
+    /// Wall time of each alert detector pass (an upper bound of its CPU time) and the series
+    /// it examined.
+    pub detector_seconds: Histogram,
+    pub detector_series: Counter,
 }
 
 fn latency_histogram() -> Histogram {
@@ -101,8 +105,22 @@ impl Default for Metrics {
             "Notifications (webhooks, mails) not yet delivered",
             outbox_pending.clone(),
         );
+        let detector_seconds = latency_histogram();
+        let detector_series = Counter::default();
+        registry.register(
+            "detector_pass_seconds",
+            "Time of each alert detector pass over a batch of queued series",
+            detector_seconds.clone(),
+        );
+        registry.register(
+            "detector_series",
+            "Series the alert detector examined",
+            detector_series.clone(),
+        );
         Metrics {
             registry: Mutex::new(registry),
+            detector_seconds,
+            detector_series,
             requests,
             latency,
             uploads,

@@ -186,6 +186,18 @@ impl Store {
         Ok(Some(bytes))
     }
 
+    /// PostgreSQL only: the bytes of the table that keeps the raw files (with its TOAST data
+    /// and indexes), to tell them from what the rest of the database takes.
+    pub async fn raw_file_bytes(&self) -> StoreResult<Option<i64>> {
+        if self.engine() == Engine::Sqlite {
+            return Ok(None);
+        }
+        let (bytes,): (i64,) = query_as(sql!("SELECT pg_total_relation_size('upload_file')"))
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(Some(bytes))
+    }
+
     /// Row counts of every table, for tests and the health check.
     pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
         Store::counts_in(Target::from(&self.reader)).await

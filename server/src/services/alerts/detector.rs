@@ -55,6 +55,7 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
 
 /// One batch: how many series were examined.
 pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
+    let started = std::time::Instant::now();
     let jobs = state.store.alert_jobs(BATCH).await?;
     if jobs.is_empty() {
         return Ok(0);
@@ -67,6 +68,11 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
         }
     }
     state.store.record_alerts(&jobs, &found).await?;
+    state
+        .metrics
+        .detector_seconds
+        .observe(started.elapsed().as_secs_f64());
+    state.metrics.detector_series.inc_by(jobs.len() as u64);
     if !found.is_empty() {
         tracing::info!(series = jobs.len(), alerts = found.len(), "alerts found");
     }
