@@ -184,6 +184,37 @@ pub struct AlertSummary {
     /// Only in `GET /api/v1/alerts/{id}`: every event, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<AlertEvent>,
+    /// Only in `GET /api/v1/alerts/{id}`, for a step between two commits: the other metrics
+    /// that changed between them by lkp-tests' rules (seed 001's rows under the KPI), in its
+    /// order, at most [`MAX_SUPPORTING`]; most have no direction and raise no alert of their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supporting: Vec<SupportingRow>,
+    /// How many such rows there are in all (the report has every one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub supporting_total: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The most supporting rows a summary carries.
+pub const MAX_SUPPORTING: usize = 100;
+
+/// A metric that changed at a summary's step alongside its alerts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct SupportingRow {
+    pub metric: String,
+    /// The direction Perfline knows for it (`unknown` for most of a job's keys).
+    pub direction: crate::label::Direction,
+    /// The means over the good and the bad commit's runs (a failure key: its summed counts).
+    pub before: f64,
+    pub after: f64,
+    /// The change as lkp-tests prints it: in percent, or absolute (`absolute`) for
+    /// `perf-profile` and `…%` keys and for a failure key's %reproduction.
+    pub change: f64,
+    pub absolute: bool,
 }
 
 impl AlertSummary {
@@ -394,6 +425,8 @@ mod tests {
             improvements: 0,
             created_at: String::new(),
             updated_at: String::new(),
+            supporting: vec![],
+            supporting_total: 0,
             alerts: vec![Alert {
                 id: 1,
                 metric: "Throughput_Mbps".into(),

@@ -283,6 +283,7 @@ fn SummaryView(
         </p>
     }
     .into_any();
+    let supporting = supporting_table(&s);
     let events = s.events.iter().map(|e| view! {
         <li>{format!("{} {}: {}{}{}", e.at, e.actor, e.status,
             if e.assignee.is_empty() { String::new() } else { format!(", assigned to {}", e.assignee) },
@@ -321,11 +322,63 @@ fn SummaryView(
             {fixed}
             {fixes}
             {table}
+            {supporting}
             {links}
             {form}
             {events}
         </article>
     }
+}
+
+/// The other metrics that changed at the step (one summary's page only): seed 001's rows
+/// under the KPI, in lkp-tests' order.
+fn supporting_table(s: &AlertSummary) -> Option<AnyView> {
+    if s.supporting.is_empty() {
+        return None;
+    }
+    let rows = s
+        .supporting
+        .iter()
+        .map(|r| {
+            let change = if r.absolute {
+                format!("{:+.2}", r.change)
+            } else {
+                format!("{:+.1}%", r.change)
+            };
+            view! {
+                <tr class=format!("supporting direction-{}", r.direction.as_str())>
+                    <td>{r.metric.clone()}</td>
+                    <td class="num">{format!("{:.2}", r.before)}</td>
+                    <td class="num">{format!("{:.2}", r.after)}</td>
+                    <td class="num change">{change}</td>
+                    <td>{r.direction.as_str()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let shown = s.supporting.len();
+    let total = s.supporting_total as usize;
+    let more = (total > shown).then(|| {
+        view! { <p class="muted">{format!("The first {shown} of {total}; the LKP-style report has every one.")}</p> }
+    });
+    Some(
+        view! {
+            <details class="supporting" open>
+                <summary>{format!("Changed alongside at this step: {total} other metric(s)")}</summary>
+                <div class="table-scroll">
+                    <table class="supporting">
+                        <thead><tr>
+                            <th>"Metric"</th><th class="num">"Before"</th><th class="num">"After"</th>
+                            <th class="num">"Change"</th><th>"Direction"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+                {more}
+            </details>
+        }
+        .into_any(),
+    )
 }
 
 fn alert_row(a: &Alert, trend: String) -> impl IntoView {

@@ -252,7 +252,6 @@ impl Backend for StoreBackend {
 
     async fn alert(&self, id: i64) -> PageResult<app::alerts::AlertSummary> {
         self.0
-            .store
             .alert_summary(id)
             .await
             .map_err(page_error)?

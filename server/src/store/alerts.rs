@@ -122,6 +122,8 @@ fn summary_row(r: &Row) -> AlertSummary {
         updated_at: r.get(16),
         alerts: Vec::new(),
         events: Vec::new(),
+        supporting: Vec::new(),
+        supporting_total: 0,
     }
 }
 

@@ -119,6 +119,102 @@ async fn robot_with_a_step(app: &TestApp, bearer: Option<&str>) {
     }
 }
 
+/// An LKP job of commit `i` (run `run`): the KPI, two keys without a direction that move with
+/// it, one that does not move, and a failure key that appears with the step.
+fn lkp_job(i: usize, run: usize, stepped: bool) -> String {
+    let noise = 1.0 + (((i * 31 + run * 7) % 11) as f64 - 5.0) / 2500.0;
+    let (kpi, pages, profile) = if stepped {
+        (2345.0, 1200.0, 12.5)
+    } else {
+        (2500.0, 1000.0, 10.0)
+    };
+    format!(
+        r#"{{"netperf.Throughput_Mbps": {}, "proc-vmstat.nr_free_pages": {}, "perf-profile.children.cycles-pp.tcp_sendmsg": {}, "sched_debug.cpu.nr_switches": {}, "dmesg.WARNING:at_tcp_sendmsg": {}}}"#,
+        kpi * noise,
+        pages * noise,
+        profile * noise,
+        5000.0 * noise,
+        u8::from(stepped)
+    )
+}
+
+/// Issue 28: a robot's LKP jobs with a KPI step and keys without a direction moving at the
+/// same commit: one summary, about the KPI, and the other keys ride along as its supporting
+/// rows (seed 001's rows under the KPI), not as summaries of their own.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_lkp_step_is_one_kpi_summary_with_the_changed_keys_alongside() {
+    let app = spawn_app().await;
+    upload_history(&app, 40, None).await;
+    for i in (0..32).step_by(2) {
+        for run in 0..3 {
+            let r = app
+                .client
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                     &commit={}&format=lkp-stats",
+                    sha(i)
+                )))
+                .body(lkp_job(i, run, i >= 24))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    }
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let s = &all[0];
+    let metrics: Vec<&str> = s["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["netperf.Throughput_Mbps"]);
+    assert_eq!(s["good"]["sha"], sha(22));
+    assert_eq!(s["bad"]["sha"], sha(24));
+    // The list stays light; one summary carries its supporting rows.
+    assert!(s.get("supporting").is_none());
+    let id = s["id"].as_i64().unwrap();
+    let (status, one) = app.get_json(&format!("/api/v1/alerts/{id}")).await;
+    assert_eq!(status, 200, "{one}");
+    let rows: Vec<(String, String, f64, bool)> = one["supporting"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no supporting rows: {one:#}"))
+        .iter()
+        .map(|r| {
+            (
+                r["metric"].as_str().unwrap().to_owned(),
+                r["direction"].as_str().unwrap().to_owned(),
+                // In percent to the nearest one (the noise moves it a little), else to 0.1.
+                if r["absolute"].as_bool().unwrap() {
+                    (r["change"].as_f64().unwrap() * 10.0).round() / 10.0
+                } else {
+                    r["change"].as_f64().unwrap().round()
+                },
+                r["absolute"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // lkp-tests' order (failure stats first); perf-profile's change absolute, the others in
+    // percent; the unmoved key is not there, nor the KPI (the summary's own).
+    assert_eq!(
+        rows,
+        [
+            ("dmesg.WARNING:at_tcp_sendmsg".to_owned(), "lower".to_owned(), 100.0, true),
+            (
+                "perf-profile.children.cycles-pp.tcp_sendmsg".to_owned(),
+                "unknown".to_owned(),
+                2.5,
+                true
+            ),
+            ("proc-vmstat.nr_free_pages".to_owned(), "unknown".to_owned(), 20.0, false),
+        ]
+    );
+    assert_eq!(one["supporting_total"], 3);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() {
     let app = spawn_app().await;

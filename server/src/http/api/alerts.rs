@@ -27,7 +27,8 @@ pub async fn list(
     Ok(Json(state.store.alert_summaries(&filter).await?))
 }
 
-/// `GET /api/v1/alerts/{id}`: one summary with its alerts and every event.
+/// `GET /api/v1/alerts/{id}`: one summary with its alerts, every event, and the other metrics
+/// that changed at its step (`supporting`).
 #[utoipa::path(get, path = "/alerts/{id}", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(("id" = i64, Path, description = "The summary")),
     responses((status = 200, description = "One summary with its alerts and every triage event", body = AlertSummary), crate::http::api::openapi::Errors))]
 pub async fn show(
@@ -35,7 +36,6 @@ pub async fn show(
     Path(id): Path<i64>,
 ) -> ApiResult<Json<AlertSummary>> {
     state
-        .store
         .alert_summary(id)
         .await?
         .map(Json)

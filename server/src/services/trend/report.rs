@@ -8,11 +8,17 @@ use crate::ingest::kpi;
 use crate::services::ServiceError;
 use crate::services::Services;
 
+/// lkp-tests' comparison of two commits: its header, its printed rows, and each printed key's
+/// stored (metric, param).
+type LkpRows = (
+    app::lkp::Header,
+    Vec<app::lkp::Row>,
+    std::collections::HashMap<String, (String, String)>,
+);
+
 impl Services {
-    /// The LKP robot's regression mail for `bad` against `base`: a first line naming the KPI
-    /// that changed, lkp-tests' own table (`app::lkp`, byte for byte), then the ASCII trends of
-    /// the KPIs in it.
-    pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
+    /// lkp-tests' rows (byte for byte its table) for `bad` against `base`.
+    async fn lkp_rows(&self, q: &ReportQuery) -> Result<LkpRows, ServiceError> {
         let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
         let (base, bad) = (q.base.to_string(), q.bad.to_string());
         let mut series = self
@@ -48,15 +54,13 @@ impl Services {
             false,
         )
         .map_err(ServiceError::Invalid)?;
-        // lkp-tests' rows (byte for byte its table), computed off the async threads.
-        let (header, rows, stored) = self
-            .heavy
+        // Computed off the async threads.
+        self.heavy
             .run(move || {
                 let matrices = crate::stats::lkp_matrices(&query, &series);
                 let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
                 let rows = app::lkp::compare(&matrices[0], &matrices[1]);
-                // Each printed key's stored (metric, param), for its trend.
-                let stored: std::collections::HashMap<String, (String, String)> = series
+                let stored = series
                     .iter()
                     .map(|s| {
                         let label = app::compare::row_label(&s.metric, &s.param);
@@ -65,7 +69,65 @@ impl Services {
                     .collect();
                 Ok::<_, ServiceError>((header, rows, stored))
             })
-            .await??;
+            .await?
+    }
+
+    /// The summary `id` with the other metrics that changed at its step (both commits known),
+    /// as lkp-tests selects them: seed 001's rows under the KPI.
+    pub async fn alert_summary(
+        &self,
+        id: i64,
+    ) -> Result<Option<app::alerts::AlertSummary>, ServiceError> {
+        let Some(mut summary) = self.store.alert_summary(id).await? else {
+            return Ok(None);
+        };
+        let (Some(base), Some(bad)) = (&summary.good.sha, &summary.bad.sha) else {
+            return Ok(Some(summary));
+        };
+        // Stored names were parsed at upload.
+        let (Ok(benchmark), Ok(machine), Ok(base), Ok(bad)) = (
+            Label::parse(&summary.benchmark),
+            Label::parse(&summary.machine),
+            app::label::CommitSha::parse(base),
+            app::label::CommitSha::parse(bad),
+        ) else {
+            return Ok(Some(summary));
+        };
+        let q = ReportQuery {
+            benchmark,
+            machine,
+            base,
+            bad,
+        };
+        let rows = match self.lkp_rows(&q).await {
+            Ok((_, rows, _)) => rows,
+            // The runs of a commit were deleted since: the summary without its rows.
+            Err(ServiceError::NotFound(_)) => return Ok(Some(summary)),
+            Err(e) => return Err(e),
+        };
+        let alerted: std::collections::HashSet<String> = summary
+            .alerts
+            .iter()
+            .map(|a| app::compare::row_label(&a.metric, &a.param))
+            .collect();
+        let rows: Vec<&app::lkp::Row> =
+            rows.iter().filter(|r| !alerted.contains(&r.key)).collect();
+        summary.supporting_total = rows.len() as u32;
+        summary.supporting = rows
+            .into_iter()
+            .take(app::alerts::MAX_SUPPORTING)
+            .map(|r| supporting_row(&summary.benchmark, r))
+            .collect();
+        Ok(Some(summary))
+    }
+
+    /// The LKP robot's regression mail for `bad` against `base`: a first line naming the KPI
+    /// that changed, lkp-tests' own table (`app::lkp`, byte for byte), then the ASCII trends of
+    /// the KPIs in it.
+    pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
+        let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
+        let (base, bad) = (q.base.to_string(), q.bad.to_string());
+        let (header, rows, stored) = self.lkp_rows(q).await?;
         let history = self
             .store
             .history_for(None, &[base.as_str(), bad.as_str()])
@@ -119,6 +181,36 @@ impl Services {
         }
         out.push_str(&format!("Permalink: {link}\n"));
         Ok(out)
+    }
+}
+
+fn supporting_row(benchmark: &str, r: &app::lkp::Row) -> app::alerts::SupportingRow {
+    use app::lkp::RowStat;
+    let direction = if r.is_failure() {
+        Direction::Lower
+    } else {
+        kpi_direction(benchmark, &r.key).unwrap_or(Direction::Unknown)
+    };
+    let (before, after, change, absolute) = match &r.stat {
+        RowStat::Failure {
+            fails,
+            reproduction,
+            ..
+        } => (fails[0].to_f64(), fails[1].to_f64(), *reproduction, true),
+        RowStat::Perf {
+            avgs,
+            change,
+            absolute,
+            ..
+        } => (avgs[0].to_f64(), avgs[1].to_f64(), change.to_f64(), *absolute),
+    };
+    app::alerts::SupportingRow {
+        metric: r.key.clone(),
+        direction,
+        before,
+        after,
+        change,
+        absolute,
     }
 }
 
