@@ -312,6 +312,102 @@ pub struct Comparison {
     /// (`crate::facts`): kernels without differences are left out.
     #[serde(default)]
     pub facts: Vec<crate::facts::FactsDiff>,
+    /// Of a comparison over [`PAGE_ROWS`] rows (an LKP job's thousands of keys): the labels
+    /// lkp-tests' rules select as changed between the first two kernels, in its order. Pages
+    /// show these rows first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+/// A comparison of more rows than this is shown a page at a time, changed rows first.
+pub const PAGE_ROWS: usize = 50;
+
+/// Which rows of a large comparison a page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowsPage {
+    /// Rows in all, rows whose label holds the filter, and how many of those changed.
+    pub total: usize,
+    pub matched: usize,
+    pub changed: usize,
+    /// 1-based, within `1..=pages`.
+    pub page: usize,
+    pub pages: usize,
+}
+
+impl Comparison {
+    /// Whether a row changed: lkp-tests selects it, or one of its cells is a significant change.
+    fn row_changed(&self, changed: &std::collections::HashSet<&str>, row: &Row) -> bool {
+        changed.contains(row.label.as_str())
+            || row.cells.iter().flatten().any(|c| {
+                matches!(
+                    c.verdict,
+                    Verdict::Improvement | Verdict::Regression | Verdict::Changed
+                )
+            })
+    }
+
+    /// The comparison a page shows: the rows whose label holds `filter` (in any case), changed
+    /// ones first (lkp-tests' selection in its order, then significant changes), then the rest
+    /// in their order; [`PAGE_ROWS`] of them from page `page` (1-based, clamped). A comparison
+    /// of at most [`PAGE_ROWS`] rows is shown whole, as it is.
+    pub fn page(&self, filter: &str, page: usize) -> (Comparison, Option<RowsPage>) {
+        if self.rows.len() <= PAGE_ROWS && filter.is_empty() {
+            return (self.clone(), None);
+        }
+        let needle = filter.trim().to_lowercase();
+        let changed: std::collections::HashSet<&str> =
+            self.changed.iter().map(String::as_str).collect();
+        let rank: std::collections::HashMap<&str, usize> = self
+            .changed
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.as_str(), i))
+            .collect();
+        let mut rows: Vec<(usize, &Row)> = self
+            .rows
+            .iter()
+            .filter(|r| needle.is_empty() || r.label.to_lowercase().contains(&needle))
+            .map(|r| {
+                let order = match rank.get(r.label.as_str()) {
+                    Some(&i) => i,
+                    None if self.row_changed(&changed, r) => self.changed.len(),
+                    None => usize::MAX,
+                };
+                (order, r)
+            })
+            .collect();
+        // Stable: rows of one rank keep the comparison's order.
+        rows.sort_by_key(|(order, _)| *order);
+        let matched = rows.len();
+        let n_changed = rows.iter().filter(|(o, _)| *o != usize::MAX).count();
+        let pages = matched.div_ceil(PAGE_ROWS).max(1);
+        let page = page.clamp(1, pages);
+        let shown: Vec<Row> = rows
+            .into_iter()
+            .skip((page - 1) * PAGE_ROWS)
+            .take(PAGE_ROWS)
+            .map(|(_, r)| r.clone())
+            .collect();
+        let c = Comparison {
+            query: self.query.clone(),
+            runs: self.runs.clone(),
+            precision: self.precision,
+            permalink: self.permalink.clone(),
+            rows: shown,
+            facts: self.facts.clone(),
+            changed: self.changed.clone(),
+        };
+        (
+            c,
+            Some(RowsPage {
+                total: self.rows.len(),
+                matched,
+                changed: n_changed,
+                page,
+                pages,
+            }),
+        )
+    }
 }
 
 /// The label mmtests gives a row.
@@ -747,6 +843,7 @@ mod tests {
                 cells: vec![Some(base), Some(other)],
             }],
             facts: Vec::new(),
+            changed: Vec::new(),
         };
         // A 0 throughput has no harmonic mean: mmtests prints the cell as 0.00 (np22).
         let text = crate::mmtests::table(&c);

@@ -238,6 +238,7 @@ pub fn compare(
         permalink: None,
         rows,
         facts: Vec::new(),
+        changed: Vec::new(),
     })
 }
 

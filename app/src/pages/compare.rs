@@ -84,6 +84,24 @@ pub fn ComparePage() -> impl IntoView {
         },
     );
     let ratio = query_map.read_untracked().get("ratio").as_deref() == Some("1");
+    let rows_view = move || {
+        let q = query.get_untracked();
+        let mut hidden = vec![
+            ("benchmark".to_owned(), q.benchmark.clone()),
+            ("machine".to_owned(), q.machine.clone()),
+            (
+                if q.columns { "columns" } else { "kernels" }.to_owned(),
+                q.kernels.join(","),
+            ),
+        ];
+        if let Some(m) = &q.metric {
+            hidden.push(("metric".to_owned(), m.clone()));
+        }
+        if ratio {
+            hidden.push(("ratio".to_owned(), "1".to_owned()));
+        }
+        RowsView::from_map(&query_map.read_untracked(), "/compare".to_owned(), hidden)
+    };
     view! {
         <h1>"Compare kernels"</h1>
         <Suspense fallback=loading>
@@ -97,7 +115,7 @@ pub fn ComparePage() -> impl IntoView {
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match table.await {
-                    Ok(Some(c)) => view! { <ComparisonView c=c ratio=ratio /> }.into_any(),
+                    Ok(Some(c)) => view! { <ComparisonView c=c ratio=ratio rows=rows_view() /> }.into_any(),
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
                     }.into_any(),
@@ -115,8 +133,21 @@ pub fn ComparePage() -> impl IntoView {
 pub fn PermalinkPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    let ratio = use_query_map().read_untracked().get("ratio").as_deref() == Some("1");
+    let query_map = use_query_map();
+    let ratio = query_map.read_untracked().get("ratio").as_deref() == Some("1");
     let comparison = Resource::new(move || id.get(), get_permalink);
+    let rows_view = move || {
+        let hidden = if ratio {
+            vec![("ratio".to_owned(), "1".to_owned())]
+        } else {
+            Vec::new()
+        };
+        RowsView::from_map(
+            &query_map.read_untracked(),
+            format!("/c/{}", id.get_untracked()),
+            hidden,
+        )
+    };
     view! {
         <h1>"Comparison " <span class="mono">{move || id.get()}</span></h1>
         <Suspense fallback=loading>
@@ -129,7 +160,7 @@ pub fn PermalinkPage() -> impl IntoView {
                                 "A permalink: these are the runs and numbers it was made with, whatever was uploaded since. "
                                 <a href=live>"Compare again with today's runs"</a>
                             </p>
-                            <ComparisonView c=c ratio=ratio />
+                            <ComparisonView c=c ratio=ratio rows=rows_view() />
                         }.into_any()
                     }
                     Err(e) => error_view(e),
@@ -137,6 +168,91 @@ pub fn PermalinkPage() -> impl IntoView {
             })}
         </Suspense>
     }
+}
+
+/// Which rows of a large comparison the page shows (`filter=`, `page=` in its URL), and how to
+/// link to another page of them: the page's path and the rest of its query.
+#[derive(Clone)]
+pub struct RowsView {
+    action: String,
+    hidden: Vec<(String, String)>,
+    filter: String,
+    page: usize,
+}
+
+impl RowsView {
+    fn from_map(
+        map: &leptos_router::params::ParamsMap,
+        action: String,
+        hidden: Vec<(String, String)>,
+    ) -> RowsView {
+        RowsView {
+            action,
+            hidden,
+            filter: map.get("filter").unwrap_or_default(),
+            page: map
+                .get("page")
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(1),
+        }
+    }
+
+    fn href(&self, page: usize) -> String {
+        let mut pairs: Vec<String> = self
+            .hidden
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        if !self.filter.is_empty() {
+            pairs.push(format!("filter={}", encode(&self.filter)));
+        }
+        pairs.push(format!("page={page}"));
+        format!("{}?{}", self.action, pairs.join("&"))
+    }
+}
+
+/// The filter and the pages of a large comparison: a plain GET form (it works before and
+/// without the WASM) and links to the previous and next pages.
+fn rows_pager(rows: &RowsView, p: &crate::compare::RowsPage) -> AnyView {
+    let first = (p.page - 1) * crate::compare::PAGE_ROWS + 1;
+    let last = (first + crate::compare::PAGE_ROWS - 1).min(p.matched);
+    let what = if rows.filter.is_empty() {
+        format!("{} metrics", p.total)
+    } else {
+        format!("{} of {} metrics match \"{}\"", p.matched, p.total, rows.filter)
+    };
+    let place = if p.matched == 0 {
+        format!("{what}: none to show.")
+    } else {
+        format!(
+            "{what}; {} changed, shown first. Rows {first}–{last}, page {} of {}.",
+            p.changed, p.page, p.pages
+        )
+    };
+    let hidden = rows
+        .hidden
+        .iter()
+        .map(|(k, v)| view! { <input type="hidden" name=k.clone() value=v.clone() /> })
+        .collect_view();
+    let prev = (p.page > 1).then(|| {
+        view! { <a class="rows-prev" rel="prev" href=rows.href(p.page - 1)>"← Previous"</a> }
+    });
+    let next = (p.page < p.pages).then(|| {
+        view! { <a class="rows-next" rel="next" href=rows.href(p.page + 1)>"Next →"</a> }
+    });
+    view! {
+        <form class="rows-filter" id="rows-filter" method="get" action=rows.action.clone() role="search">
+            {hidden}
+            <label>"Filter metrics "
+                <input type="search" name="filter" value=rows.filter.clone()
+                    placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
+            </label>
+            " "
+            <button type="submit">"Filter"</button>
+        </form>
+        <p class="rows-page" id="rows-page">{place}" " {prev}" " {next}</p>
+    }
+    .into_any()
 }
 
 /// The live compare URL of a query; all of its state is in the query string.
@@ -471,11 +587,16 @@ fn ComparisonView(
     c: Comparison,
     /// The ratio view first (`ratio=1` in the page's URL).
     ratio: bool,
+    /// Which rows of a large comparison to show.
+    rows: RowsView,
 ) -> impl IntoView {
     if c.rows.is_empty() {
         return view! { <p class="muted" id="compare-empty">"No samples for this choice."</p> }
             .into_any();
     }
+    // An LKP job's thousands of keys: a page of rows at a time, changed ones first.
+    let (c, paging) = c.page(&rows.filter, rows.page);
+    let pager = paging.as_ref().map(|p| rows_pager(&rows, p));
     let id = c.permalink.clone().unwrap_or_default();
     let doc = format!("/c/{id}");
     let mut text = mmtests_text(&c);
@@ -528,6 +649,10 @@ fn ComparisonView(
             metrics.push(row.metric.clone());
         }
     }
+    // A page of a large comparison charts its first few (changed) metrics only.
+    if paging.is_some() {
+        metrics.truncate(4);
+    }
     let charts = metrics
         .into_iter()
         .enumerate()
@@ -541,7 +666,7 @@ fn ComparisonView(
         })
         .collect_view();
     let mut body = Vec::new();
-    for direction in [Direction::Higher, Direction::Lower] {
+    for direction in [Direction::Higher, Direction::Lower, Direction::Unknown] {
         let rows: Vec<_> = c.rows.iter().filter(|r| r.direction == direction).collect();
         if rows.is_empty() {
             continue;
@@ -631,6 +756,7 @@ fn ComparisonView(
                     <pre id="ratio-text">{ratio_text}</pre>
                 </details>
             </div>
+            {pager}
             {charts}
             <table id="compare-table" class="compare" class:hidden=ratio>
                 <thead>

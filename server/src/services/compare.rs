@@ -215,8 +215,20 @@ impl Services {
         let mut computed = crate::services::work::stage(
             tracing::info_span!("stats"),
             self.heavy.run(move || {
-                crate::stats::compare(query, &series, precision)
-                    .map(|comparison| Computed::new(comparison, series))
+                let lkp_query = query.clone();
+                crate::stats::compare(query, &series, precision).map(|mut comparison| {
+                    // A large comparison (an LKP job's keys): the rows lkp-tests' rules
+                    // select, which its pages show first.
+                    if comparison.rows.len() > app::compare::PAGE_ROWS && lkp_query.kernels.len() >= 2
+                    {
+                        let m = crate::stats::lkp_matrices(&lkp_query, &series);
+                        comparison.changed = app::lkp::compare(&m[0], &m[1])
+                            .into_iter()
+                            .map(|r| r.key)
+                            .collect();
+                    }
+                    Computed::new(comparison, series)
+                })
             }),
         )
         .await??;

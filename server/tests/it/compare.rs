@@ -2,6 +2,7 @@
 //! permalinks, exports, and bad requests.
 
 use serde_json::Value;
+use std::time::{Duration, Instant};
 
 use crate::helpers::*;
 
@@ -642,4 +643,90 @@ async fn columns_across_machines_and_tags() {
             .unwrap();
         assert_error(r, 400, needle).await;
     }
+}
+
+/// An LKP job of `n` keys: the KPI, then monitors' keys. Side `bad` has the KPI 6 % down and
+/// the first 20 `proc-vmstat` keys 30 % up; `run` varies the values a little.
+pub(crate) fn big_job(n: usize, bad: bool, run: usize) -> String {
+    let noise = 1.0 + (run as f64 - 1.0) / 1000.0;
+    let mut keys = vec![format!(
+        "\"netperf.Throughput_Mbps\": {}",
+        if bad { 2345.0 } else { 2500.0 } * noise
+    )];
+    let prefixes = ["proc-vmstat.", "sched_debug.cpu.", "perf-stat.", "meminfo.", "slabinfo."];
+    for i in 1..n {
+        let prefix = prefixes[i % prefixes.len()];
+        let moved = bad && prefix == "proc-vmstat." && i < 100;
+        let value = (1000 + i) as f64 * noise * if moved { 1.3 } else { 1.0 };
+        keys.push(format!("\"{prefix}key_{i}\": {value}"));
+    }
+    format!("{{{}}}", keys.join(", "))
+}
+
+/// Issue 28: the compare page of two commits of 5,000-key jobs is one page of rows, changed
+/// ones first, with a filter and pages; not 37 MB of every key.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
+    let app = spawn_app().await;
+    for (commit, bad) in [("a".repeat(40), false), ("b".repeat(40), true)] {
+        for run in 0..3 {
+            let r = app
+                .client
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                     &commit={commit}&format=lkp-stats"
+                )))
+                .body(big_job(5000, bad, run))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    }
+    let page = format!(
+        "/compare?benchmark=netperf&machine=lkp-bdw-de1&commits={},{}",
+        "a".repeat(40),
+        "b".repeat(40)
+    );
+    let started = Instant::now();
+    let (status, html) = app.get_text(&page).await;
+    let took = started.elapsed();
+    assert_eq!(status, 200);
+    assert!(html.len() <= 1_000_000, "{} bytes", html.len());
+    eprintln!("compare page of two 5,000-key commits: {} bytes in {took:?}", html.len());
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(
+        html.contains("5000 metrics; 20 changed, shown first. Rows 1–50, page 1 of 100."),
+        "{}",
+        &html[html.find("rows-page").unwrap_or(0)..][..300.min(html.len())]
+    );
+    // The KPI leads (lkp-tests' order: the testcase's own keys first), then the moved keys.
+    let labels: Vec<&str> = html
+        .split("data-label=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert_eq!(labels[0], "netperf.Throughput_Mbps");
+    let first: std::collections::BTreeSet<&str> = labels.iter().copied().take(300).collect();
+    assert_eq!(first.len(), 50, "50 rows, each with its statistics");
+    assert!(first.contains("proc-vmstat.key_5"));
+    // A filter by prefix and the next page, as links and a plain form.
+    assert!(html.contains("id=\"rows-filter\""));
+    assert!(html.contains("&amp;page=2\"") || html.contains("&page=2\""));
+    let (status, html) = app.get_text(&format!("{page}&filter=SLABINFO&page=3")).await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("1000 of 5000 metrics match \"SLABINFO\"")
+            || html.contains("1000 of 5000 metrics match &quot;SLABINFO&quot;"),
+        "{}",
+        &html[html.find("rows-page").unwrap_or(0)..][..300.min(html.len())]
+    );
+    assert!(html.contains("Rows 101–150, page 3 of 20."));
+    let labels: Vec<&str> = html
+        .split("data-label=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(!labels.is_empty());
+    assert!(labels.iter().all(|l| l.starts_with("slabinfo.")), "{labels:?}");
 }
