@@ -5,7 +5,8 @@
 //! the database holds per sample beyond the raw files.
 //!
 //! `cargo bench -p perfline-server --bench lkp_stream` (`LKP_JOBS=200` for a shorter stream,
-//! `LKP_KEYS` for another job size, `LKP_KEEP_DB=path` to keep the SQLite file;
+//! `LKP_KEYS` for another job size, `LKP_KEEP_DB=path` to keep the SQLite file,
+//! `LKP_SOAK_SECS=600` for four robots at one job a second each instead, see [`soak`];
 //! `PERFLINE_BENCH_PG` adds a run on PostgreSQL, see `scripts/bench-postgres`).
 
 mod common;
@@ -140,9 +141,19 @@ fn commit_of(job: usize) -> String {
 /// Uploads one job's `stats.json` as the robot does: one machine, one kernel version, the
 /// benchmark and the commit said.
 async fn upload(client: &reqwest::Client, base: &str, commit: &str, body: Vec<u8>) {
+    upload_on(client, base, "lkp-bdw-de1", commit, body).await;
+}
+
+async fn upload_on(
+    client: &reqwest::Client,
+    base: &str,
+    machine: &str,
+    commit: &str,
+    body: Vec<u8>,
+) {
     let r = client
         .post(format!(
-            "{base}/api/v1/upload?machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+            "{base}/api/v1/upload?machine={machine}&kernel=4.19.0-rc1\
              &benchmark=netperf&commit={commit}&format=lkp-stats"
         ))
         .body(body)
@@ -152,8 +163,6 @@ async fn upload(client: &reqwest::Client, base: &str, commit: &str, body: Vec<u8
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
 }
 
-/// The alert summaries once the detector has nothing queued: how many, and each one's lead
-/// metric.
 /// The alert detector's work over the stream, from the server's `/metrics`: its passes, the
 /// series it examined, and its time per upload (wall time: an upper bound of its CPU time).
 async fn detector_cost(client: &reqwest::Client, base: &str, uploads: usize) {
@@ -183,6 +192,8 @@ async fn detector_cost(client: &reqwest::Client, base: &str, uploads: usize) {
     );
 }
 
+/// The alert summaries once the detector has nothing queued: how many, and each one's lead
+/// metric.
 async fn alerts_when_idle(
     client: &reqwest::Client,
     base: &str,
@@ -250,10 +261,141 @@ fn step_stream(rt: &tokio::runtime::Runtime, keys: &[String]) {
     );
 }
 
+/// Four robots, each uploading one 5,000-key job a second to its own machine for `secs`
+/// seconds (issue 28: upload p99 ≤ 2 s); halfway, robot 0's KPI drops 6 %, and after each of
+/// its jobs from then on it waits (up to 5 s) for the alert: the time from the upload that
+/// completes the step to the alert in `GET /api/v1/alerts` (≤ 5 s).
+fn soak(rt: &tokio::runtime::Runtime, keys: &[String], secs: u64) {
+    const ROBOTS: usize = 4;
+    // Bodies made beforehand (the robots' own machines would make them): each upload names
+    // its own commit, so equal bytes are still new uploads.
+    let flat: Vec<Vec<u8>> = (0..20).map(|j| stats_json(keys, j)).collect();
+    let stepped: Vec<Vec<u8>> = (0..20)
+        .map(|j| stats_json_scaled(keys, 100 + j, 0.94))
+        .collect();
+    let (flat, stepped) = (std::sync::Arc::new(flat), std::sync::Arc::new(stepped));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("soak.db");
+    common::with_server_using(
+        rt,
+        |c| {
+            c.write_rate = 0;
+            c.db = Database::Sqlite(path.clone());
+        },
+        |base, _store| async move {
+            let started = Instant::now();
+            let end = started + Duration::from_secs(secs);
+            let step_at = started + Duration::from_secs(secs / 2);
+            let mut tasks = Vec::new();
+            for robot in 0..ROBOTS {
+                let (base, flat, stepped) = (base.clone(), flat.clone(), stepped.clone());
+                tasks.push(tokio::spawn(async move {
+                    let client = reqwest::Client::new();
+                    let machine = format!("lkp-soak-{robot}");
+                    let mut tick = tokio::time::interval(Duration::from_secs(1));
+                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                    let (mut times, mut after_step, mut delay) = (Vec::new(), 0u32, None);
+                    let mut job = 0usize;
+                    while Instant::now() < end {
+                        tick.tick().await;
+                        let step = robot == 0 && Instant::now() >= step_at;
+                        let body = if step {
+                            stepped[job % stepped.len()].clone()
+                        } else {
+                            flat[job % flat.len()].clone()
+                        };
+                        let commit = format!("{:08x}{:032x}", robot, job);
+                        let t = Instant::now();
+                        upload_on(&client, &base, &machine, &commit, body).await;
+                        let done = Instant::now();
+                        times.push(done - t);
+                        job += 1;
+                        if !step || delay.is_some() {
+                            continue;
+                        }
+                        after_step += 1;
+                        // Wait for the alert up to 5 s after this upload.
+                        while done.elapsed() < Duration::from_secs(5) {
+                            let v: serde_json::Value = client
+                                .get(format!("{base}/api/v1/alerts?machine={machine}&status=all"))
+                                .send()
+                                .await
+                                .unwrap()
+                                .json()
+                                .await
+                                .unwrap();
+                            if let Some(s) = v["summaries"].as_array().and_then(|a| a.first()) {
+                                // Made after this upload, not an earlier one's: it counted
+                                // every post-step point uploaded so far.
+                                let points = s["alerts"][0]["points_after"].as_u64().unwrap_or(0);
+                                delay = Some((done.elapsed(), after_step, points));
+                                break;
+                            }
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                    (times, delay)
+                }));
+            }
+            let mut all = Vec::new();
+            let mut alert = None;
+            for (robot, t) in tasks.into_iter().enumerate() {
+                let (times, delay) = t.await.unwrap();
+                all.extend(times);
+                if robot == 0 {
+                    alert = delay;
+                }
+            }
+            all.sort();
+            let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
+            println!(
+                "lkp_stream soak: {ROBOTS} robots x 1 job/s x {secs} s: {} uploads, \
+                 p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+                all.len(),
+                pct(0.5).as_secs_f64() * 1e3,
+                pct(0.99).as_secs_f64() * 1e3,
+                all[all.len() - 1].as_secs_f64() * 1e3
+            );
+            let client = reqwest::Client::new();
+            let v: serde_json::Value = client
+                .get(format!("{base}/api/v1/alerts?status=all&limit=100"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let machines: Vec<&str> = v["summaries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["machine"].as_str().unwrap())
+                .collect();
+            match alert {
+                Some((delay, uploads, points)) => println!(
+                    "lkp_stream soak: alert visible {:.0} ms after the upload that completed \
+                     the step (the {uploads}th after it; the alert counts {points} points \
+                     after the step); summaries on {machines:?}",
+                    delay.as_secs_f64() * 1e3
+                ),
+                None => println!(
+                    "lkp_stream soak: no alert within 5 s of any upload after the step; \
+                     summaries on {machines:?}"
+                ),
+            }
+        },
+    );
+}
+
 fn main() {
     let jobs = env("LKP_JOBS", 2000);
     let n = env("LKP_KEYS", 5000);
     let keys = keys(n);
+    if let Ok(secs) = std::env::var("LKP_SOAK_SECS") {
+        let secs = secs.parse().expect("LKP_SOAK_SECS is a number of seconds");
+        soak(&common::runtime(), &keys, secs);
+        return;
+    }
     // Parsing alone (no HTTP, no SQL), for where the time goes.
     let body = stats_json(&keys, 0);
     let mut meta = perfline_server::ingest::UploadMeta::default();

@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::{error_view, loading, parse_id};
 use crate::api::get_run;
@@ -9,6 +9,14 @@ use crate::types::{format_value, RunDetail, Series};
 pub fn RunView() -> impl IntoView {
     let params = use_params_map();
     let id = move || parse_id(params.read().get("id"));
+    let query = use_query_map();
+    let shown = move || {
+        let q = query.read_untracked();
+        Shown {
+            filter: q.get("filter").unwrap_or_default(),
+            page: q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1),
+        }
+    };
     let data = Resource::new(id, |id| async move {
         match id {
             Some(id) => get_run(id).await,
@@ -19,7 +27,7 @@ pub fn RunView() -> impl IntoView {
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(Some(d)) => run_view(d),
+                    Ok(Some(d)) => run_view(d, shown()),
                     Ok(None) => super::not_there("No such run".into()),
                     Err(e) => error_view(e),
                 }
@@ -28,7 +36,51 @@ pub fn RunView() -> impl IntoView {
     }
 }
 
-fn run_view(d: RunDetail) -> AnyView {
+/// A run of more series than this (an LKP job's 5,000 keys) is shown a page at a time.
+const PAGE_SERIES: usize = 100;
+
+/// Which series the page shows: `filter=` (part of a name, any case) and `page=` in its URL.
+struct Shown {
+    filter: String,
+    page: usize,
+}
+
+/// The series a page shows, metrics with a direction (a job's KPIs and failure counts) first,
+/// then by name (so by prefix), and the prefixes with their counts; the page as a
+/// `(page, pages, matched)` when the run is paged.
+fn page_of(
+    mut series: Vec<Series>,
+    shown: &Shown,
+) -> (Vec<Series>, Vec<(String, usize)>, Option<(usize, usize, usize)>) {
+    if series.len() <= PAGE_SERIES && shown.filter.is_empty() {
+        return (series, Vec::new(), None);
+    }
+    let mut prefixes: std::collections::BTreeMap<String, usize> = Default::default();
+    for s in &series {
+        let prefix = s.metric.split_once('.').map_or(s.metric.as_str(), |(p, _)| p);
+        *prefixes.entry(prefix.to_owned()).or_default() += 1;
+    }
+    let needle = shown.filter.trim().to_lowercase();
+    series.retain(|s| needle.is_empty() || s.metric.to_lowercase().contains(&needle));
+    series.sort_by(|a, b| {
+        (!a.direction.is_known(), &a.metric, &a.param).cmp(&(
+            !b.direction.is_known(),
+            &b.metric,
+            &b.param,
+        ))
+    });
+    let matched = series.len();
+    let pages = matched.div_ceil(PAGE_SERIES).max(1);
+    let page = shown.page.clamp(1, pages);
+    let series = series
+        .into_iter()
+        .skip((page - 1) * PAGE_SERIES)
+        .take(PAGE_SERIES)
+        .collect();
+    (series, prefixes.into_iter().collect(), Some((page, pages, matched)))
+}
+
+fn run_view(d: RunDetail, shown: Shown) -> AnyView {
     let r = d.run;
     let run_id = r.id;
     let tags = r
@@ -37,6 +89,56 @@ fn run_view(d: RunDetail) -> AnyView {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(", ");
+    let total = d.series.len();
+    let (series, prefixes, paged) = page_of(d.series, &shown);
+    let here = format!("/runs/{run_id}");
+    let link = |filter: &str, page: usize| {
+        let mut url = format!("{here}?page={page}");
+        if !filter.is_empty() {
+            url.push_str(&format!("&filter={}", crate::url::encode(filter)));
+        }
+        url
+    };
+    let pager = paged.map(|(page, pages, matched)| {
+        let groups = prefixes
+            .iter()
+            .map(|(p, n)| {
+                let href = link(&format!("{p}."), 1);
+                view! { <li><a href=href>{p.clone()}</a>{format!(" {n}")}</li> }
+            })
+            .collect_view();
+        let what = if shown.filter.is_empty() {
+            format!("{total} series")
+        } else {
+            format!("{matched} of {total} series match \"{}\"", shown.filter)
+        };
+        let first = (page - 1) * PAGE_SERIES + 1;
+        let last = (first + PAGE_SERIES - 1).min(matched);
+        let prev = (page > 1).then(|| view! { <a rel="prev" href=link(&shown.filter, page - 1)>"← Previous"</a> });
+        let next = (page < pages).then(|| view! { <a rel="next" href=link(&shown.filter, page + 1)>"Next →"</a> });
+        view! {
+            <details class="prefixes">
+                <summary>{format!("By prefix ({})", prefixes.len())}</summary>
+                <ul class="prefixes">{groups}</ul>
+            </details>
+            <form class="rows-filter" id="series-filter" method="get" action=here.clone() role="search">
+                <label>"Filter metrics "
+                    <input type="search" name="filter" value=shown.filter.clone()
+                        placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
+                </label>
+                " "
+                <button type="submit">"Filter"</button>
+            </form>
+            <p class="rows-page" id="series-page">
+                {if matched == 0 {
+                    format!("{what}: none to show.")
+                } else {
+                    format!("{what}; those with a direction first. Rows {first}–{last}, page {page} of {pages}.")
+                }}
+                " " {prev} " " {next}
+            </p>
+        }
+    });
     view! {
         <h1>{format!("Run #{}: {}", r.id, r.benchmark)}</h1>
         <dl class="facts">
@@ -49,6 +151,7 @@ fn run_view(d: RunDetail) -> AnyView {
             <dt>"Uploaded"</dt><dd>{r.created_at} " in " <a href=format!("/uploads/{}", r.upload_id)>{format!("upload #{}", r.upload_id)}</a>
                 {r.uploaded_by.map(|by| view! { " by " <strong class="uploaded-by">{by}</strong> })}</dd>
         </dl>
+        {pager}
         <table class="series">
             <thead>
                 <tr>
@@ -58,7 +161,7 @@ fn run_view(d: RunDetail) -> AnyView {
                 </tr>
             </thead>
             <tbody>
-                {d.series.into_iter().map(series_row).collect_view()}
+                {series.into_iter().map(series_row).collect_view()}
             </tbody>
         </table>
         <super::admin::CorrectRun id=run_id />

@@ -85,6 +85,37 @@ async fn compare_share_and_open_a_permalink_in_chromium() {
     );
 }
 
+/// Issue 28: two commits of three 5,000-key LKP jobs each; the compare and run pages and every
+/// page at 400 px wide, as `e2e/lkp_jobs.mjs` checks them.
+#[tokio::test(flavor = "multi_thread")]
+async fn pages_of_5000_key_jobs_and_at_400_px_in_chromium() {
+    let app = spawn_app().await;
+    let (good, bad) = ("a".repeat(40), "b".repeat(40));
+    let mut first_run = None;
+    for (commit, stepped) in [(&good, false), (&bad, true)] {
+        for run in 0..3 {
+            let r = app
+                .client
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                     &commit={commit}&format=lkp-stats"
+                )))
+                .body(crate::compare::big_job(5000, stepped, run))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+            let v: serde_json::Value = r.json().await.unwrap();
+            first_run.get_or_insert(v["runs"][0]["id"].as_i64().unwrap());
+        }
+    }
+    run_e2e(
+        "lkp_jobs.mjs",
+        vec![app.base.clone(), good, bad, first_run.unwrap().to_string()],
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn mark_a_commit_bad_with_the_keyboard_in_chromium() {
     let app = crate::trend::seeded().await;

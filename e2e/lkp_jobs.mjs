@@ -1,0 +1,82 @@
+// Browser test (issue 28): pages of 5,000-key LKP jobs in real headless Chromium — the compare
+// page of two commits (changed rows first, filtered by keyboard, paged), a run's page (metrics
+// with a direction first, by prefix), and every page at 400 px wide (navigation whole, no
+// sideways page scroll, the trend chart at a readable height).
+// Usage: node e2e/lkp_jobs.mjs <base-url> <base-commit> <head-commit> <run-id>
+// Run by server/tests/it/browser.rs, which starts the server and uploads the jobs.
+import { run, step } from './lib.mjs';
+
+const [base, good, bad, runId] = process.argv.slice(2);
+if (!runId) {
+  console.error('usage: node e2e/lkp_jobs.mjs <base-url> <base-commit> <head-commit> <run-id>');
+  process.exit(2);
+}
+const labels = (page) => page.$$eval('#compare-table tr[data-label]', (trs) => [...new Set(trs.map((t) => t.dataset.label))]);
+
+await run(async (page) => {
+  const compare = `${base}/compare?benchmark=netperf&machine=lkp-bdw-de1&commits=${good},${bad}`;
+  const started = Date.now();
+  // Readable: the table is there (the charts may still be drawing).
+  const answer = await page.goto(compare, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('#compare-table');
+  const took = Date.now() - started;
+  const bytes = (await answer.body()).length;
+  if (bytes > 1_000_000) throw new Error(`compare page is ${bytes} bytes`);
+  if (took > 2000) throw new Error(`compare page readable after ${took} ms`);
+  step(`compare page of two commits of 5,000-key jobs: ${bytes} bytes, readable in ${took} ms`);
+  const place = await page.textContent('#rows-page');
+  if (!place.includes('5000 metrics; 20 changed, shown first')) throw new Error(`rows: ${place}`);
+  let shown = await labels(page);
+  if (shown[0] !== 'netperf.Throughput_Mbps' || shown.length !== 50) throw new Error(`rows shown: ${shown.slice(0, 5)} (${shown.length})`);
+  step(`the KPI leads, 50 rows a page: ${place.trim()}`);
+
+  // The filter with the keyboard: focus it, type, Enter.
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.focus('#rows-filter input[name="filter"]');
+  await page.keyboard.type('sched_debug');
+  await Promise.all([page.waitForURL(/filter=sched_debug/), page.keyboard.press('Enter')]);
+  await page.waitForSelector('#compare-table');
+  shown = await labels(page);
+  if (!shown.length || !shown.every((l) => l.startsWith('sched_debug.'))) throw new Error(`filtered rows: ${shown.slice(0, 5)}`);
+  await Promise.all([page.waitForURL(/page=2/), page.click('#rows-page a[rel="next"]')]);
+  const second = await page.textContent('#rows-page');
+  if (!second.includes('1000 of 5000 metrics match') || !second.includes('page 2 of 20')) throw new Error(`page 2: ${second}`);
+  step(`filtered by keyboard and paged: ${second.trim()}`);
+
+  // A run's page: its 5,000 series a hundred at a time, those with a direction first.
+  await page.goto(`${base}/runs/${runId}`);
+  const runPlace = await page.textContent('#series-page');
+  if (!runPlace.includes('5000 series; those with a direction first. Rows 1–100, page 1 of 50.')) throw new Error(`run page: ${runPlace}`);
+  const first = await page.$$eval('table.series tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+  if (first.length !== 100 || first[0] !== 'netperf.Throughput_Mbps') throw new Error(`run rows: ${first.slice(0, 3)} (${first.length})`);
+  await page.click('details.prefixes summary');
+  await Promise.all([page.waitForURL(/filter=slabinfo/), page.click('ul.prefixes a:text-is("slabinfo")')]);
+  const slab = await page.$$eval('table.series tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+  if (!slab.length || !slab.every((m) => m.startsWith('slabinfo.'))) throw new Error(`prefix rows: ${slab.slice(0, 3)}`);
+  step(`run page: ${runPlace.trim()}; a prefix's link shows its ${slab.length} rows`);
+
+  // At 400 px: the navigation whole, the page never wider than the screen, charts readable.
+  await page.setViewportSize({ width: 400, height: 800 });
+  const pages = ['/', '/upload', compare.slice(base.length), `/runs/${runId}`, '/alerts',
+    '/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=netperf.Throughput_Mbps'];
+  for (const path of pages) {
+    await page.goto(`${base}${path}`);
+    await page.waitForSelector('body[data-hydrated="true"]');
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (wide > 401) {
+      // The innermost elements that stick out, to say what to fix.
+      const out = await page.evaluate(() => [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > 401 && ![...e.children].some((c) => c.getBoundingClientRect().right > 401))
+        .slice(0, 8).map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`));
+      throw new Error(`${path} is ${wide} px wide at 400 px: ${out.join(', ')}`);
+    }
+    const cut = await page.$$eval('header.top nav a', (as) => as.filter((a) => a.getBoundingClientRect().right > 400).map((a) => a.textContent));
+    if (cut.length) throw new Error(`${path}: navigation cut off at 400 px: ${cut}`);
+    if (path.startsWith('/trend')) {
+      const h = await page.$eval('.chart-box', (c) => c.getBoundingClientRect().height);
+      if (h < 200) throw new Error(`trend chart ${h} px high at 400 px`);
+      step(`trend chart ${Math.round(h)} px high at 400 px`);
+    }
+  }
+  step(`${pages.length} pages at 400 px: navigation whole, nothing wider than the screen`);
+});
