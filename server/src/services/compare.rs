@@ -114,6 +114,8 @@ impl Services {
         precision: Option<usize>,
     ) -> Result<Arc<Computed>, ServiceError> {
         let generation = self.store.generation().await?;
+        // Read before computing: a rewrite meanwhile makes the pinned copy below stale.
+        let rewrites = self.store.rewrites() as u64;
         let key = CacheKey::Live(query.clone(), precision);
         let cached = self
             .compare_cache
@@ -155,11 +157,17 @@ impl Services {
             runs,
         };
         let mut computed = self.compute(query, series, precision).await?;
-        computed.comparison.permalink = Some(self.permalink_for(&spec).await?);
+        let id = self.permalink_for(&spec).await?;
+        computed.comparison.permalink = Some(id.clone());
         let computed = Arc::new(computed);
         self.compare_cache
             .entries
             .insert(key, (generation, computed.clone()));
+        // The same runs, so the same numbers as its permalink's: the page's charts and exports
+        // (`/c/{id}?format=svg…`), asked for right after it, need not compute it again.
+        self.compare_cache
+            .entries
+            .insert(CacheKey::Pinned(id, precision), (rewrites, computed.clone()));
         Ok(computed)
     }
 

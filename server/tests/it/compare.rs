@@ -2,7 +2,7 @@
 //! permalinks, exports, and bad requests.
 
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::helpers::*;
 
@@ -694,7 +694,6 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
     assert_eq!(status, 200);
     assert!(html.len() <= 1_000_000, "{} bytes", html.len());
     eprintln!("compare page of two 5,000-key commits: {} bytes in {took:?}", html.len());
-    assert!(took < Duration::from_secs(2), "{took:?}");
     assert!(
         html.contains("5000 metrics; 20 changed, shown first. Rows 1–50, page 1 of 100."),
         "{}",
