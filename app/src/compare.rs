@@ -336,7 +336,7 @@ pub struct RowsPage {
 
 impl Comparison {
     /// Whether a row changed: lkp-tests selects it, or one of its cells is a significant change.
-    fn row_changed(&self, changed: &std::collections::HashSet<&str>, row: &Row) -> bool {
+    fn row_changed(changed: &std::collections::HashSet<&str>, row: &Row) -> bool {
         changed.contains(row.label.as_str())
             || row.cells.iter().flatten().any(|c| {
                 matches!(
@@ -370,7 +370,7 @@ impl Comparison {
             .map(|r| {
                 let order = match rank.get(r.label.as_str()) {
                     Some(&i) => i,
-                    None if self.row_changed(&changed, r) => self.changed.len(),
+                    None if Comparison::row_changed(&changed, r) => self.changed.len(),
                     None => usize::MAX,
                 };
                 (order, r)

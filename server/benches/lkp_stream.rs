@@ -304,7 +304,7 @@ fn soak(rt: &tokio::runtime::Runtime, keys: &[String], secs: u64) {
                         } else {
                             flat[job % flat.len()].clone()
                         };
-                        let commit = format!("{:08x}{:032x}", robot, job);
+                        let commit = format!("{robot:08x}{job:032x}");
                         let t = Instant::now();
                         upload_on(&client, &base, &machine, &commit, body).await;
                         let done = Instant::now();

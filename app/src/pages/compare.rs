@@ -190,10 +190,7 @@ impl RowsView {
             action,
             hidden,
             filter: map.get("filter").unwrap_or_default(),
-            page: map
-                .get("page")
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(1),
+            page: map.get("page").and_then(|p| p.parse().ok()).unwrap_or(1),
         }
     }
 
@@ -219,7 +216,10 @@ fn rows_pager(rows: &RowsView, p: &crate::compare::RowsPage) -> AnyView {
     let what = if rows.filter.is_empty() {
         format!("{} metrics", p.total)
     } else {
-        format!("{} of {} metrics match \"{}\"", p.matched, p.total, rows.filter)
+        format!(
+            "{} of {} metrics match \"{}\"",
+            p.matched, p.total, rows.filter
+        )
     };
     let place = if p.matched == 0 {
         format!("{what}: none to show.")

@@ -45,19 +45,26 @@ struct Shown {
     page: usize,
 }
 
+/// A page of series, every prefix with its count, and `(page, pages, matched)` when paged.
+type Paged = (
+    Vec<Series>,
+    Vec<(String, usize)>,
+    Option<(usize, usize, usize)>,
+);
+
 /// The series a page shows, metrics with a direction (a job's KPIs and failure counts) first,
 /// then by name (so by prefix), and the prefixes with their counts; the page as a
 /// `(page, pages, matched)` when the run is paged.
-fn page_of(
-    mut series: Vec<Series>,
-    shown: &Shown,
-) -> (Vec<Series>, Vec<(String, usize)>, Option<(usize, usize, usize)>) {
+fn page_of(mut series: Vec<Series>, shown: &Shown) -> Paged {
     if series.len() <= PAGE_SERIES && shown.filter.is_empty() {
         return (series, Vec::new(), None);
     }
     let mut prefixes: std::collections::BTreeMap<String, usize> = Default::default();
     for s in &series {
-        let prefix = s.metric.split_once('.').map_or(s.metric.as_str(), |(p, _)| p);
+        let prefix = s
+            .metric
+            .split_once('.')
+            .map_or(s.metric.as_str(), |(p, _)| p);
         *prefixes.entry(prefix.to_owned()).or_default() += 1;
     }
     let needle = shown.filter.trim().to_lowercase();
@@ -77,7 +84,11 @@ fn page_of(
         .skip((page - 1) * PAGE_SERIES)
         .take(PAGE_SERIES)
         .collect();
-    (series, prefixes.into_iter().collect(), Some((page, pages, matched)))
+    (
+        series,
+        prefixes.into_iter().collect(),
+        Some((page, pages, matched)),
+    )
 }
 
 fn run_view(d: RunDetail, shown: Shown) -> AnyView {

@@ -722,14 +722,18 @@ mod tests {
     /// A key given twice keeps its first place and takes its last value, as Ruby's Hash does.
     #[test]
     fn a_repeated_key_keeps_its_place_and_its_last_value() {
-        let text = br#"{"netperf.a": 1, "netperf.b": 2, "netperf.a": 3, "netperf.c": 4, "netperf.b": 5}"#;
+        let text =
+            br#"{"netperf.a": 1, "netperf.b": 2, "netperf.a": 3, "netperf.c": 4, "netperf.b": 5}"#;
         let (_, runs) = parse_file(text, Some(Format::LkpStats), &test_meta()).unwrap();
         let got: Vec<(&str, f64)> = runs[0]
             .series
             .iter()
             .map(|s| (s.metric.as_str(), s.samples[0].1))
             .collect();
-        assert_eq!(got, [("netperf.a", 3.0), ("netperf.b", 5.0), ("netperf.c", 4.0)]);
+        assert_eq!(
+            got,
+            [("netperf.a", 3.0), ("netperf.b", 5.0), ("netperf.c", 4.0)]
+        );
         // Keys with escapes (not borrowed from the upload) are the same keys.
         let text = br#"{"netperf.\u0061": 1, "netperf.a": 2}"#;
         let (_, runs) = parse_file(text, Some(Format::LkpStats), &test_meta()).unwrap();

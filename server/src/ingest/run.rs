@@ -175,7 +175,8 @@ impl RunBuilder {
         self.count_series(None)?;
         let unit = unit
             .map(|u| {
-                Unit::parse(u).map_err(|e| IngestError::field("unit", format!("unit '{}' {e}", shorten(u))))
+                Unit::parse(u)
+                    .map_err(|e| IngestError::field("unit", format!("unit '{}' {e}", shorten(u))))
             })
             .transpose()?;
         self.runs[run].series.push(ParsedSeries {

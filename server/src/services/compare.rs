@@ -165,9 +165,10 @@ impl Services {
             .insert(key, (generation, computed.clone()));
         // The same runs, so the same numbers as its permalink's: the page's charts and exports
         // (`/c/{id}?format=svg…`), asked for right after it, need not compute it again.
-        self.compare_cache
-            .entries
-            .insert(CacheKey::Pinned(id, precision), (rewrites, computed.clone()));
+        self.compare_cache.entries.insert(
+            CacheKey::Pinned(id, precision),
+            (rewrites, computed.clone()),
+        );
         Ok(computed)
     }
 
@@ -227,7 +228,8 @@ impl Services {
                 crate::stats::compare(query, &series, precision).map(|mut comparison| {
                     // A large comparison (an LKP job's keys): the rows lkp-tests' rules
                     // select, which its pages show first.
-                    if comparison.rows.len() > app::compare::PAGE_ROWS && lkp_query.kernels.len() >= 2
+                    if comparison.rows.len() > app::compare::PAGE_ROWS
+                        && lkp_query.kernels.len() >= 2
                     {
                         let m = crate::stats::lkp_matrices(&lkp_query, &series);
                         comparison.changed = app::lkp::compare(&m[0], &m[1])

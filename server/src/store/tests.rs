@@ -61,22 +61,21 @@ async fn jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent(db: &Tes
             .map(|s| (s.metric, s.samples[0].1, s.direction.as_str().to_owned()))
             .collect();
         got.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut want: Vec<(String, f64, String)> = serde_json::from_str::<
-            serde_json::Map<String, serde_json::Value>,
-        >(job)
-        .unwrap()
-        .into_iter()
-        .map(|(k, v)| {
-            let direction = if k.starts_with("netperf.") {
-                "higher"
-            } else if k.starts_with("dmesg.") {
-                "lower"
-            } else {
-                "unknown"
-            };
-            (k, v.as_f64().unwrap(), direction.to_owned())
-        })
-        .collect();
+        let mut want: Vec<(String, f64, String)> =
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(job)
+                .unwrap()
+                .into_iter()
+                .map(|(k, v)| {
+                    let direction = if k.starts_with("netperf.") {
+                        "higher"
+                    } else if k.starts_with("dmesg.") {
+                        "lower"
+                    } else {
+                        "unknown"
+                    };
+                    (k, v.as_f64().unwrap(), direction.to_owned())
+                })
+                .collect();
         want.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(got, want, "job {i}");
     }

@@ -130,7 +130,7 @@ impl Store {
             KeyRef {
                 metric: s.metric.as_str(),
                 param: &s.param,
-                unit: s.unit.as_ref().map(|u| u.as_str()),
+                unit: s.unit.as_ref().map(app::label::Unit::as_str),
                 direction: s.direction,
             }
         }

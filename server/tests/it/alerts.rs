@@ -202,14 +202,24 @@ async fn an_lkp_step_is_one_kpi_summary_with_the_changed_keys_alongside() {
     assert_eq!(
         rows,
         [
-            ("dmesg.WARNING:at_tcp_sendmsg".to_owned(), "lower".to_owned(), 100.0, true),
+            (
+                "dmesg.WARNING:at_tcp_sendmsg".to_owned(),
+                "lower".to_owned(),
+                100.0,
+                true
+            ),
             (
                 "perf-profile.children.cycles-pp.tcp_sendmsg".to_owned(),
                 "unknown".to_owned(),
                 2.5,
                 true
             ),
-            ("proc-vmstat.nr_free_pages".to_owned(), "unknown".to_owned(), 20.0, false),
+            (
+                "proc-vmstat.nr_free_pages".to_owned(),
+                "unknown".to_owned(),
+                20.0,
+                false
+            ),
         ]
     );
     assert_eq!(one["supporting_total"], 3);

@@ -653,7 +653,13 @@ pub(crate) fn big_job(n: usize, bad: bool, run: usize) -> String {
         "\"netperf.Throughput_Mbps\": {}",
         if bad { 2345.0 } else { 2500.0 } * noise
     )];
-    let prefixes = ["proc-vmstat.", "sched_debug.cpu.", "perf-stat.", "meminfo.", "slabinfo."];
+    let prefixes = [
+        "proc-vmstat.",
+        "sched_debug.cpu.",
+        "perf-stat.",
+        "meminfo.",
+        "slabinfo.",
+    ];
     for i in 1..n {
         let prefix = prefixes[i % prefixes.len()];
         let moved = bad && prefix == "proc-vmstat." && i < 100;
@@ -693,7 +699,10 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
     let took = started.elapsed();
     assert_eq!(status, 200);
     assert!(html.len() <= 1_000_000, "{} bytes", html.len());
-    eprintln!("compare page of two 5,000-key commits: {} bytes in {took:?}", html.len());
+    eprintln!(
+        "compare page of two 5,000-key commits: {} bytes in {took:?}",
+        html.len()
+    );
     assert!(
         html.contains("5000 metrics; 20 changed, shown first. Rows 1–50, page 1 of 100."),
         "{}",
@@ -712,7 +721,9 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
     // A filter by prefix and the next page, as links and a plain form.
     assert!(html.contains("id=\"rows-filter\""));
     assert!(html.contains("&amp;page=2\"") || html.contains("&page=2\""));
-    let (status, html) = app.get_text(&format!("{page}&filter=SLABINFO&page=3")).await;
+    let (status, html) = app
+        .get_text(&format!("{page}&filter=SLABINFO&page=3"))
+        .await;
     assert_eq!(status, 200);
     assert!(
         html.contains("1000 of 5000 metrics match \"SLABINFO\"")
@@ -727,5 +738,8 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
         .map(|s| &s[..s.find('"').unwrap()])
         .collect();
     assert!(!labels.is_empty());
-    assert!(labels.iter().all(|l| l.starts_with("slabinfo.")), "{labels:?}");
+    assert!(
+        labels.iter().all(|l| l.starts_with("slabinfo.")),
+        "{labels:?}"
+    );
 }

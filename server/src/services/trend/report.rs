@@ -110,8 +110,7 @@ impl Services {
             .iter()
             .map(|a| app::compare::row_label(&a.metric, &a.param))
             .collect();
-        let rows: Vec<&app::lkp::Row> =
-            rows.iter().filter(|r| !alerted.contains(&r.key)).collect();
+        let rows: Vec<&app::lkp::Row> = rows.iter().filter(|r| !alerted.contains(&r.key)).collect();
         summary.supporting_total = rows.len() as u32;
         summary.supporting = rows
             .into_iter()
@@ -202,7 +201,12 @@ fn supporting_row(benchmark: &str, r: &app::lkp::Row) -> app::alerts::Supporting
             change,
             absolute,
             ..
-        } => (avgs[0].to_f64(), avgs[1].to_f64(), change.to_f64(), *absolute),
+        } => (
+            avgs[0].to_f64(),
+            avgs[1].to_f64(),
+            change.to_f64(),
+            *absolute,
+        ),
     };
     app::alerts::SupportingRow {
         metric: r.key.clone(),
