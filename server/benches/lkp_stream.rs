@@ -192,6 +192,11 @@ async fn detector_cost(client: &reqwest::Client, base: &str, uploads: usize) {
     );
 }
 
+/// `GET url` as JSON.
+async fn get_json(client: &reqwest::Client, url: String) -> serde_json::Value {
+    client.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
 async fn alerts_when_idle(
@@ -202,14 +207,7 @@ async fn alerts_when_idle(
     while !store.alert_jobs(1).await.unwrap().is_empty() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let v: serde_json::Value = client
-        .get(format!("{base}/api/v1/alerts?limit=100"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v = get_json(client, format!("{base}/api/v1/alerts?limit=100")).await;
     let leads = v["summaries"]
         .as_array()
         .unwrap()
@@ -316,14 +314,11 @@ fn soak(rt: &tokio::runtime::Runtime, keys: &[String], secs: u64) {
                         after_step += 1;
                         // Wait for the alert up to 5 s after this upload.
                         while done.elapsed() < Duration::from_secs(5) {
-                            let v: serde_json::Value = client
-                                .get(format!("{base}/api/v1/alerts?machine={machine}&status=all"))
-                                .send()
-                                .await
-                                .unwrap()
-                                .json()
-                                .await
-                                .unwrap();
+                            let v = get_json(
+                                &client,
+                                format!("{base}/api/v1/alerts?machine={machine}&status=all"),
+                            )
+                            .await;
                             if let Some(s) = v["summaries"].as_array().and_then(|a| a.first()) {
                                 // Made after this upload, not an earlier one's: it counted
                                 // every post-step point uploaded so far.
@@ -357,14 +352,11 @@ fn soak(rt: &tokio::runtime::Runtime, keys: &[String], secs: u64) {
                 all[all.len() - 1].as_secs_f64() * 1e3
             );
             let client = reqwest::Client::new();
-            let v: serde_json::Value = client
-                .get(format!("{base}/api/v1/alerts?status=all&limit=100"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let v = get_json(
+                &client,
+                format!("{base}/api/v1/alerts?status=all&limit=100"),
+            )
+            .await;
             let machines: Vec<&str> = v["summaries"]
                 .as_array()
                 .unwrap()

@@ -229,28 +229,11 @@ fn rows_pager(rows: &RowsView, p: &crate::compare::RowsPage) -> AnyView {
             p.changed, p.page, p.pages
         )
     };
-    let hidden = rows
-        .hidden
-        .iter()
-        .map(|(k, v)| view! { <input type="hidden" name=k.clone() value=v.clone() /> })
-        .collect_view();
-    let prev = (p.page > 1).then(|| {
-        view! { <a class="rows-prev" rel="prev" href=rows.href(p.page - 1)>"← Previous"</a> }
-    });
-    let next = (p.page < p.pages).then(|| {
-        view! { <a class="rows-next" rel="next" href=rows.href(p.page + 1)>"Next →"</a> }
-    });
+    let prev = (p.page > 1).then(|| rows.href(p.page - 1));
+    let next = (p.page < p.pages).then(|| rows.href(p.page + 1));
     view! {
-        <form class="rows-filter" id="rows-filter" method="get" action=rows.action.clone() role="search">
-            {hidden}
-            <label>"Filter metrics "
-                <input type="search" name="filter" value=rows.filter.clone()
-                    placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
-            </label>
-            " "
-            <button type="submit">"Filter"</button>
-        </form>
-        <p class="rows-page" id="rows-page">{place}" " {prev}" " {next}</p>
+        {super::metric_filter("rows-filter", rows.action.clone(), &rows.hidden, rows.filter.clone())}
+        <p class="rows-page" id="rows-page">{place}" " {super::prev_next(prev, next)}</p>
     }
     .into_any()
 }

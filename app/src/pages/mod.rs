@@ -170,3 +170,36 @@ pub(crate) fn RunTable(runs: Vec<RunSummary>) -> impl IntoView {
 pub(crate) fn parse_id(raw: Option<String>) -> Option<i64> {
     raw.and_then(|s| s.parse::<i64>().ok()).filter(|id| *id > 0)
 }
+
+/// The filter of a long list of metrics (a compare page's rows, a run's series): a plain GET
+/// form to `action`, carrying `hidden` fields, so it works before hydration and by keyboard.
+pub fn metric_filter(
+    id: &'static str,
+    action: String,
+    hidden: &[(String, String)],
+    filter: String,
+) -> impl IntoView {
+    let hidden = hidden
+        .iter()
+        .map(|(k, v)| view! { <input type="hidden" name=k.clone() value=v.clone() /> })
+        .collect_view();
+    view! {
+        <form class="rows-filter" id=id method="get" action=action role="search">
+            {hidden}
+            <label>"Filter metrics "
+                <input type="search" name="filter" value=filter
+                    placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
+            </label>
+            " "
+            <button type="submit">"Filter"</button>
+        </form>
+    }
+}
+
+/// Links to the previous and next pages of a list, where there are such pages.
+pub fn prev_next(prev: Option<String>, next: Option<String>) -> impl IntoView {
+    let prev =
+        prev.map(|href| view! { <a class="rows-prev" rel="prev" href=href>"← Previous"</a> });
+    let next = next.map(|href| view! { <a class="rows-next" rel="next" href=href>"Next →"</a> });
+    view! { {prev} " " {next} }
+}

@@ -125,28 +125,21 @@ fn run_view(d: RunDetail, shown: Shown) -> AnyView {
         };
         let first = (page - 1) * PAGE_SERIES + 1;
         let last = (first + PAGE_SERIES - 1).min(matched);
-        let prev = (page > 1).then(|| view! { <a rel="prev" href=link(&shown.filter, page - 1)>"← Previous"</a> });
-        let next = (page < pages).then(|| view! { <a rel="next" href=link(&shown.filter, page + 1)>"Next →"</a> });
+        let prev = (page > 1).then(|| link(&shown.filter, page - 1));
+        let next = (page < pages).then(|| link(&shown.filter, page + 1));
         view! {
             <details class="prefixes">
                 <summary>{format!("By prefix ({})", prefixes.len())}</summary>
                 <ul class="prefixes">{groups}</ul>
             </details>
-            <form class="rows-filter" id="series-filter" method="get" action=here.clone() role="search">
-                <label>"Filter metrics "
-                    <input type="search" name="filter" value=shown.filter.clone()
-                        placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
-                </label>
-                " "
-                <button type="submit">"Filter"</button>
-            </form>
+            {super::metric_filter("series-filter", here.clone(), &[], shown.filter.clone())}
             <p class="rows-page" id="series-page">
                 {if matched == 0 {
                     format!("{what}: none to show.")
                 } else {
                     format!("{what}; those with a direction first. Rows {first}–{last}, page {page} of {pages}.")
                 }}
-                " " {prev} " " {next}
+                " " {super::prev_next(prev, next)}
             </p>
         }
     });
