@@ -351,6 +351,7 @@ fn list_10000(rt: &tokio::runtime::Runtime) {
                         spark_step: 40,
                     },
                     undoes: Vec::new(),
+                    into: None,
                 })
                 .collect();
             store.record_alerts(&[], &found).await.unwrap();

@@ -30,6 +30,17 @@ pub struct NewAlert {
     pub alert: Alert,
     /// Summaries with open regressions on this series that this improvement undoes.
     pub undoes: Vec<i64>,
+    /// The stored summary of the same step (found at a neighbouring commit for another
+    /// metric) this alert joins instead of opening its own.
+    pub into: Option<i64>,
+}
+
+/// A summary's commit range, for the detector to find the one a neighbouring step belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSummary {
+    pub id: i64,
+    pub good: CommitRef,
+    pub bad: CommitRef,
 }
 
 /// An alert already stored for a series: where its step is, for the detector's dedup.
@@ -93,6 +104,16 @@ macro_rules! summary_columns {
      history, commits_between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
      FROM alert_summary"
     };
+}
+
+/// The `LIKE` pattern of the commits `sha` abbreviates (itself, if it is not hex: it then
+/// matches nothing, as no stored commit has a `%` or `_`).
+fn sha_prefix(sha: &str) -> String {
+    if sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        format!("{}%", sha.to_ascii_lowercase())
+    } else {
+        sha.to_owned()
+    }
 }
 
 fn commit(kernel: String, sha: String) -> CommitRef {
@@ -180,6 +201,60 @@ async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -
     .bind(summary_id)
     .execute(&mut *conn)
     .await?;
+    Ok(())
+}
+
+/// Stores one alert in summary `summary_id`, counts it, and marks fixed the regressions it
+/// undoes.
+async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult<()> {
+    let x = &a.alert;
+    query(
+        sql!("INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
+         p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    )
+    .bind(summary_id)
+    .bind(&x.metric)
+    .bind(&x.param)
+    .bind(&x.unit)
+    .bind(x.direction.as_str())
+    .bind(i64::from(x.regression))
+    .bind(x.before)
+    .bind(x.after)
+    .bind(x.change_pct)
+    .bind(x.p_value)
+    .bind(i64::from(x.points_before))
+    .bind(i64::from(x.points_after))
+    .bind(serde_json::to_string(&x.spark)?)
+    .bind(i64::from(x.spark_step))
+    .execute(&mut *tx)
+    .await?;
+    query(
+        sql!("UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
+         worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?"),
+    )
+    .bind(i64::from(x.regression))
+    .bind(i64::from(!x.regression))
+    .bind(x.change_pct.abs())
+    .bind(summary_id)
+    .execute(&mut *tx)
+    .await?;
+    for undone in &a.undoes {
+        let changed = query(sql!(
+            "UPDATE alert_summary SET status = 'fixed', fixed_by = ?, \
+             note = CASE WHEN note = '' THEN ? ELSE note END, \
+             updated_at = {now_ms} \
+             WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')"
+        ))
+        .bind(summary_id)
+        .bind(format!("undone by the improvement of summary {summary_id}"))
+        .bind(undone)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed > 0 {
+            insert_event(&mut *tx, *undone, "status", "perfline").await?;
+        }
+    }
     Ok(())
 }
 
@@ -274,6 +349,158 @@ impl Store {
         Ok(())
     }
 
+    /// The newest summaries of `benchmark` on `machine` (any status), for the detector to
+    /// join an alert to the summary of a step found at a neighbouring commit.
+    pub async fn step_summaries(
+        &self,
+        benchmark: &str,
+        machine: &str,
+    ) -> StoreResult<Vec<StepSummary>> {
+        let rows = query(sql!(
+            "SELECT id, good_kernel, good_sha, bad_kernel, bad_sha FROM alert_summary \
+             WHERE benchmark = ? AND machine = ? ORDER BY id DESC LIMIT 100"
+        ))
+        .bind(benchmark)
+        .bind(machine)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| StepSummary {
+                id: r.get(0),
+                good: commit(r.get(1), r.get(2)),
+                bad: commit(r.get(3), r.get(4)),
+            })
+            .collect())
+    }
+
+    /// Moves the open summaries whose commit range holds `culprit` (a bisection's first bad
+    /// commit) in their history to it: the range becomes the culprit's parent and the culprit,
+    /// with a `bisected` event. A summary already at that range takes the moved one's alerts.
+    /// Which summaries moved.
+    pub async fn move_to_culprit(&self, culprit: &str, actor: &str) -> StoreResult<Vec<i64>> {
+        let mut tx = self.writer.begin_write().await?;
+        // Every open summary with a history that knows the culprit, and the positions of
+        // its ends and of the culprit there (commits may be abbreviated on either side).
+        let rows = query(sql!(
+            "SELECT s.id, c.history_id, c.position, \
+               (SELECT min(g.position) FROM history_commit g WHERE g.history_id = c.history_id \
+                 AND s.good_sha <> '' AND (g.sha = s.good_sha OR substr(g.sha, 1, length(s.good_sha)) = s.good_sha)), \
+               (SELECT min(b.position) FROM history_commit b WHERE b.history_id = c.history_id \
+                 AND s.bad_sha <> '' AND (b.sha = s.bad_sha OR substr(b.sha, 1, length(s.bad_sha)) = s.bad_sha)), \
+               s.benchmark, s.machine, s.good_kernel, s.bad_kernel, c.sha \
+             FROM alert_summary s \
+             JOIN history h ON s.history = h.repo || '/' || h.branch \
+             JOIN history_commit c ON c.history_id = h.id AND c.sha LIKE ? \
+             WHERE s.status IN ('new', 'acknowledged', 'investigating')"
+        ))
+        .bind(sha_prefix(culprit))
+        .fetch_all(&mut tx)
+        .await?;
+        let mut moved = Vec::new();
+        for r in &rows {
+            let (id, history_id, at): (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
+            let (Some(good), Some(bad)) = (r.get::<Option<i64>, _>(3), r.get::<Option<i64>, _>(4))
+            else {
+                continue;
+            };
+            // Already there, or the culprit is outside the range.
+            if !(good < at && at <= bad) || (good == at - 1 && bad == at) {
+                continue;
+            }
+            let Some((parent,)): Option<(String,)> = query_as(sql!(
+                "SELECT sha FROM history_commit WHERE history_id = ? AND position = ?"
+            ))
+            .bind(history_id)
+            .bind(at - 1)
+            .fetch_optional(&mut tx)
+            .await?
+            else {
+                continue;
+            };
+            let (benchmark, machine, good_kernel, bad_kernel): (String, String, String, String) =
+                (r.get(5), r.get(6), r.get(7), r.get(8));
+            let culprit: String = r.get(9);
+            let there: Option<(i64,)> = query_as(sql!(
+                "SELECT id FROM alert_summary WHERE benchmark = ? AND machine = ? AND good_kernel = ? \
+                 AND good_sha = ? AND bad_kernel = ? AND bad_sha = ? AND id <> ?"
+            ))
+            .bind(&benchmark)
+            .bind(&machine)
+            .bind(&good_kernel)
+            .bind(&parent)
+            .bind(&bad_kernel)
+            .bind(&culprit)
+            .bind(id)
+            .fetch_optional(&mut tx)
+            .await?;
+            let target = match there {
+                Some((other,)) => {
+                    // The range is another summary's already: it takes this one's alerts.
+                    query(sql!("UPDATE alert SET summary_id = ? WHERE summary_id = ?"))
+                        .bind(other)
+                        .bind(id)
+                        .execute(&mut tx)
+                        .await?;
+                    query(sql!(
+                        "UPDATE alert_summary SET \
+                         regressions = (SELECT count(*) FROM alert WHERE summary_id = ? AND regression <> 0), \
+                         improvements = (SELECT count(*) FROM alert WHERE summary_id = ? AND regression = 0), \
+                         worst_pct = {greatest}(worst_pct, (SELECT worst_pct FROM alert_summary WHERE id = ?)), \
+                         updated_at = {now_ms} WHERE id = ?"
+                    ))
+                    .bind(other)
+                    .bind(other)
+                    .bind(id)
+                    .bind(other)
+                    .execute(&mut tx)
+                    .await?;
+                    query(sql!("UPDATE alert_summary SET fixed_by = NULL WHERE fixed_by = ?"))
+                        .bind(id)
+                        .execute(&mut tx)
+                        .await?;
+                    query(sql!("DELETE FROM alert_summary WHERE id = ?"))
+                        .bind(id)
+                        .execute(&mut tx)
+                        .await?;
+                    other
+                }
+                None => {
+                    query(sql!(
+                        "UPDATE alert_summary SET good_sha = ?, bad_sha = ?, commits_between = 0, \
+                         updated_at = {now_ms} WHERE id = ?"
+                    ))
+                    .bind(&parent)
+                    .bind(&culprit)
+                    .bind(id)
+                    .execute(&mut tx)
+                    .await?;
+                    id
+                }
+            };
+            insert_event(&mut tx, target, "bisected", actor).await?;
+            moved.push(target);
+        }
+        tx.commit().await?;
+        moved.dedup();
+        Ok(moved)
+    }
+
+    /// The position of `sha` (full or abbreviated) in history `repo/branch`.
+    pub async fn commit_position(&self, history: &str, sha: &str) -> StoreResult<Option<usize>> {
+        let row: Option<(Option<i64>,)> = query_as(sql!(
+            "SELECT min(c.position) FROM history h JOIN history_commit c ON c.history_id = h.id \
+             WHERE h.repo || '/' || h.branch = ? AND c.sha LIKE ?"
+        ))
+        .bind(history)
+        .bind(sha_prefix(sha))
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row
+            .and_then(|(p,)| p)
+            .and_then(|p| usize::try_from(p).ok()))
+    }
+
     /// The alerts stored for one series.
     pub async fn series_alerts(
         &self,
@@ -312,6 +539,17 @@ impl Store {
     pub async fn record_alerts(&self, done: &[AlertJob], found: &[NewAlert]) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
         for a in found {
+            if let Some(id) = a.into {
+                let still: Option<(i64,)> =
+                    query_as(sql!("SELECT id FROM alert_summary WHERE id = ?"))
+                        .bind(id)
+                        .fetch_optional(&mut tx)
+                        .await?;
+                if still.is_some() {
+                    insert_alert(&mut tx, id, a).await?;
+                    continue;
+                }
+            }
             let key = (
                 &a.good.kernel,
                 a.good.sha.as_deref().unwrap_or(""),
@@ -353,54 +591,7 @@ impl Store {
                     .0
                 }
             };
-            let x = &a.alert;
-            query(
-                sql!("INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
-                 p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-            )
-            .bind(summary_id)
-            .bind(&x.metric)
-            .bind(&x.param)
-            .bind(&x.unit)
-            .bind(x.direction.as_str())
-            .bind(i64::from(x.regression))
-            .bind(x.before)
-            .bind(x.after)
-            .bind(x.change_pct)
-            .bind(x.p_value)
-            .bind(i64::from(x.points_before))
-            .bind(i64::from(x.points_after))
-            .bind(serde_json::to_string(&x.spark)?)
-            .bind(i64::from(x.spark_step))
-            .execute(&mut tx)
-            .await?;
-            query(
-                sql!("UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
-                 worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?"),
-            )
-            .bind(i64::from(x.regression))
-            .bind(i64::from(!x.regression))
-            .bind(x.change_pct.abs())
-            .bind(summary_id)
-            .execute(&mut tx)
-            .await?;
-            for undone in &a.undoes {
-                let changed = query(sql!(
-                    "UPDATE alert_summary SET status = 'fixed', fixed_by = ?, \
-                     note = CASE WHEN note = '' THEN ? ELSE note END, \
-                     updated_at = {now_ms} \
-                     WHERE id = ? AND status IN ('new', 'acknowledged', 'investigating')"
-                ))
-                .bind(summary_id)
-                .bind(format!("undone by the improvement of summary {summary_id}"))
-                .bind(undone)
-                .execute(&mut tx)
-                .await?
-                .rows_affected();
-                if changed > 0 {
-                    insert_event(&mut tx, *undone, "status", "perfline").await?;
-                }
-            }
+            insert_alert(&mut tx, summary_id, a).await?;
         }
         for j in done {
             query(

@@ -868,3 +868,107 @@ async fn queued_series_are_examined_after_a_restart() {
     assert_eq!(all[0]["bad"]["sha"], sha(24));
     app.stop().await;
 }
+
+/// Commit `i` with two metrics: throughput drops 6 % from commit `tput_step`, latency rises
+/// 8 % from commit `lat_step`.
+fn two_metrics_csv(i: usize, tput_step: usize, lat_step: usize) -> String {
+    let mut csv = String::from("kernel,commit,metric,iteration,value,direction\n");
+    for it in 1..=5 {
+        let noise = 1.0 + (((i * 31 + it * 3) % 11) as f64 - 5.0) / 2500.0;
+        let tput = if i < tput_step { 2500.0 } else { 2350.0 };
+        let lat = if i < lat_step { 50.0 } else { 54.0 };
+        csv.push_str(&format!(
+            "v6.{i},{},Throughput_Mbps,{it},{},higher\nv6.{i},{},latency_us,{it},{},lower\n",
+            sha(i),
+            tput * noise,
+            sha(i),
+            lat * noise
+        ));
+    }
+    csv
+}
+
+#[tokio::test]
+async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
+    let app = spawn_app().await;
+    upload_history(&app, 60, None).await;
+    // Every other commit: throughput steps at 24, latency (noisier to find) at 26, which
+    // the detector sees at neighbouring commits.
+    let upload = |i: usize| {
+        let app = &app;
+        async move {
+            let r = app
+                .client
+                .post(app.url("/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1"))
+                .body(two_metrics_csv(i, 24, 26))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    };
+    for i in (0..24).step_by(2) {
+        upload(i).await;
+    }
+    settle(&app).await;
+    // Throughput's step is found first (latency has not lasted four commits yet) ...
+    for i in (24..32).step_by(2) {
+        upload(i).await;
+        settle(&app).await;
+    }
+    // ... and latency's a commit later, joined to the same summary.
+    for i in (32..40).step_by(2) {
+        upload(i).await;
+    }
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let s = &all[0];
+    let metrics: Vec<&str> = s["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics.len(), 2, "{metrics:?}");
+    assert!(metrics.contains(&"Throughput_Mbps") && metrics.contains(&"latency_us"));
+    assert_eq!(s["good"]["sha"], sha(22));
+    assert_eq!(s["bad"]["sha"], sha(24));
+    assert_eq!(s["between"], 1);
+
+    // A bisection of 22..24 ends on 23: the summary moves there, with an event.
+    let log = format!(
+        "git bisect start\n# bad: [{b}] commit number 24\ngit bisect bad {b}\n\
+         # good: [{g}] commit number 22\ngit bisect good {g}\n\
+         # bad: [{c}] commit number 23\ngit bisect bad {c}\n\
+         # first bad commit: [{c}] commit number 23\n",
+        b = sha(24),
+        g = sha(22),
+        c = sha(23)
+    );
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisect"))
+        .body(log)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = r.json().await.unwrap();
+    let id = s["id"].as_i64().unwrap();
+    assert_eq!(v["moved_alerts"], json!([id]), "{v}");
+    let (status, one) = app.get_json(&format!("/api/v1/alerts/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(one["good"]["sha"], sha(22));
+    assert_eq!(one["bad"]["sha"], sha(23));
+    assert_eq!(one["between"], 0);
+    assert_eq!(one["alerts"].as_array().unwrap().len(), 2);
+    let last = one["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["kind"], "bisected", "{one:#}");
+    // Later uploads do not raise the step again at its old place.
+    for i in (40..44).step_by(2) {
+        upload(i).await;
+    }
+    settle(&app).await;
+    assert_eq!(summaries(&app, "status=all").await.len(), 1);
+}

@@ -327,7 +327,7 @@ pub async fn commits(
 /// `POST /api/v1/bisect` with the output of `git bisect log`.
 #[utoipa::path(post, path = "/bisect", tag = "trends", security(("bearer" = ["mark"]), ("session" = ["mark"])),
     request_body(content = String, content_type = "text/plain", description = "The output of `git bisect log`"),
-    responses((status = 200, description = "The marks set: `{marks: [{sha, mark}], first_bad}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
+    responses((status = 200, description = "The marks set: `{marks: [{sha, mark}], first_bad, moved_alerts}` (the alert summaries moved to the first bad commit)", body = serde_json::Value), crate::http::api::openapi::Errors))]
 pub async fn bisect(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -343,11 +343,26 @@ pub async fn bisect(
         .store
         .set_commit_marks(&marks, first_bad.as_deref(), principal.actor())
         .await?;
+    // The bisection found the culprit: the summaries of its step move to it.
+    let moved = match &first_bad {
+        Some(culprit) => {
+            let moved = state
+                .store
+                .move_to_culprit(culprit, principal.actor())
+                .await?;
+            if !moved.is_empty() {
+                state.wakers.events.notify_one();
+            }
+            moved
+        }
+        None => Vec::new(),
+    };
     let list: Vec<serde_json::Value> = marks
         .iter()
         .map(|(sha, m)| serde_json::json!({"sha": sha, "mark": m.as_str()}))
         .collect();
-    Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad})).into_response())
+    Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad, "moved_alerts": moved}))
+        .into_response())
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

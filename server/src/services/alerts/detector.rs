@@ -63,7 +63,7 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
     let rules = state.store.alert_rules().await?;
     let mut found = Vec::new();
     for job in &jobs {
-        if let Some(a) = examine(state, job, &rules).await? {
+        if let Some(a) = examine(state, job, &rules, &found).await? {
             found.push(a);
         }
     }
@@ -84,6 +84,7 @@ async fn examine(
     state: &Services,
     job: &AlertJob,
     rules: &[Rule],
+    found: &[NewAlert],
 ) -> Result<Option<NewAlert>, ServiceError> {
     let settings = detect::settings_for(rules, &job.benchmark, &job.metric, &job.param);
     if settings.ignore {
@@ -129,10 +130,27 @@ async fn examine(
             _ => false,
         })
     };
-    let known_at: Vec<(usize, &crate::store::KnownAlert)> = known
-        .iter()
-        .filter_map(|k| index_of(&k.bad).map(|i| (i, k)))
-        .collect();
+    let history = trend.order.strip_prefix("history ");
+    let mut known_at: Vec<(usize, &crate::store::KnownAlert)> = Vec::new();
+    for k in &known {
+        if let Some(i) = index_of(&k.bad) {
+            known_at.push((i, k));
+            continue;
+        }
+        // A bisection moved the summary to a commit with no runs: the step is at the first
+        // point from it on in the history.
+        if let (Some(h), Some(sha)) = (history, k.bad.sha.as_deref()) {
+            if let Some(at) = state.store.commit_position(h, sha).await? {
+                if let Some(i) = trend
+                    .points
+                    .iter()
+                    .position(|p| p.position.is_some_and(|q| q >= at))
+                {
+                    known_at.push((i, k));
+                }
+            }
+        }
+    }
     let known_indices: Vec<usize> = known_at.iter().map(|(i, _)| *i).collect();
     let since = known_indices.iter().max().copied();
     let t = trend.clone();
@@ -148,7 +166,37 @@ async fn examine(
     if detect::is_known(step.index, &known_indices, &settings) {
         return Ok(None);
     }
-    Ok(Some(new_alert(job, &trend, &step, &means, &known_at)))
+    let mut alert = new_alert(job, &trend, &step, &means, &known_at);
+    // One step, one summary: a step of another metric found at a neighbouring commit (noise
+    // moves a change point by a commit or two) is the same step.
+    let near = |c: &CommitRef| {
+        index_of(c).filter(|&i| i.abs_diff(step.index) <= detect::same_step_tolerance(&settings))
+    };
+    let in_batch = found
+        .iter()
+        .filter(|f| f.benchmark == job.benchmark && f.machine == job.machine)
+        .filter(|f| f.into.is_none_or(|id| !alert.undoes.contains(&id)))
+        .filter_map(|f| near(&f.bad).map(|i| (i.abs_diff(step.index), f)))
+        .min_by_key(|(d, _)| *d);
+    if let Some((_, f)) = in_batch {
+        alert.good = f.good.clone();
+        alert.bad = f.bad.clone();
+        alert.history = f.history.clone();
+        alert.between = f.between;
+        alert.into = f.into;
+    } else {
+        let stored = state
+            .store
+            .step_summaries(&job.benchmark, &job.machine)
+            .await?;
+        alert.into = stored
+            .iter()
+            .filter(|s| !alert.undoes.contains(&s.id))
+            .filter_map(|s| near(&s.bad).map(|i| (i.abs_diff(step.index), s.id)))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, id)| id);
+    }
+    Ok(Some(alert))
 }
 
 fn new_alert(
@@ -216,5 +264,6 @@ fn new_alert(
             spark_step: spark_step as u32,
         },
         undoes,
+        into: None,
     }
 }

@@ -138,6 +138,15 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
 
 /// The body of an update: who changed what.
 pub fn event_body(s: &AlertSummary, e: &AlertEvent, links: &Links) -> String {
+    if e.kind == "bisected" {
+        return format!(
+            "{} bisected this alert to its first bad commit: {}\n\n{}\n\nAlert: {}\n",
+            e.actor,
+            s.bad.sha.as_deref().unwrap_or(&s.bad.kernel),
+            s.subject(),
+            links.alert
+        );
+    }
     let mut out = format!(
         "{} set this alert to {}{}.\n",
         e.actor,

@@ -339,10 +339,10 @@ async fn render(
     };
     let origin = state.notice_origin();
     let links = mail::Links::new(&origin, &summary);
-    let event_name = if e.event.kind == "new" {
-        "alert.new"
-    } else {
-        "alert.status"
+    let event_name = match e.event.kind.as_str() {
+        "new" => "alert.new",
+        "bisected" => "alert.bisected",
+        _ => "alert.status",
     };
     let mut out = Vec::new();
     if !channels.webhooks.is_empty() {
