@@ -16,6 +16,23 @@ await run(async (page) => {
   if (open.length !== 2 || !open.every((t) => t.includes('regression'))) throw new Error(`dashboard: ${open}`);
   step(`the dashboard leads with ${open.length} open regressions`);
 
+  // The metric filter is a type-to-search picker of the metrics with alerts: type, arrow
+  // down to the match, Enter chooses it, Enter again filters.
+  await page.goto(`${base}/alerts`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.focus('#alert-metric');
+  await page.keyboard.type('put_m');
+  await page.waitForSelector('#alert-metric-list li[data-metric="Throughput_Mbps"]');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForSelector('#alert-metric-list li.active[data-metric="Throughput_Mbps"]');
+  await page.keyboard.press('Enter');
+  if ((await page.inputValue('#alert-metric')) !== 'Throughput_Mbps') throw new Error('the picker did not fill the field');
+  await Promise.all([page.waitForURL(/metric=Throughput_Mbps/), page.keyboard.press('Enter')]);
+  await page.waitForSelector('.alert-summary');
+  const filtered = await page.$$eval('.alert-summary', (as) => as.length);
+  if (filtered !== 2) throw new Error(`summaries on Throughput_Mbps: ${filtered}`);
+  step('the metric picker: typed, chosen with the arrow keys and Enter, filtered by it');
+
   await page.goto(`${base}/alerts`);
   await page.waitForSelector('body[data-hydrated="true"]');
   await page.waitForSelector('.alert-summary');

@@ -44,6 +44,29 @@ await run(async (page) => {
   if (!second.includes('1000 of 5000 metrics match') || !second.includes('page 2 of 20')) throw new Error(`page 2: ${second}`);
   step(`filtered by keyboard and paged: ${second.trim()}`);
 
+  // The trend form's metric among 5,000: a type-to-search picker, KPIs first, never a
+  // <select> of them all.
+  await page.goto(`${base}/trend?benchmark=netperf&machine=lkp-bdw-de1`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  if (await page.$('select#series')) throw new Error('the metric picker is a <select> of 5,000 options');
+  await page.focus('#series');
+  await page.keyboard.type('through');
+  await page.waitForSelector('#series-list li[data-metric]');
+  const offered = await page.$$eval('#series-list li', (ls) => ls.map((l) => l.dataset.metric));
+  if (offered[0] !== 'netperf.Throughput_Mbps' || offered.length > 50) throw new Error(`offered: ${offered.slice(0, 5)} (${offered.length})`);
+  const said = await page.textContent('#series-status');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await Promise.all([page.waitForURL(/metric=netperf.Throughput_Mbps/), page.click('#trend-submit')]);
+  await page.waitForSelector('.chart-box');
+  step(`trend picker: "through" offers ${offered.length} (${said.trim()}), the KPI first; chosen by keyboard, charted`);
+  // Typing every metric's prefix narrows to fifty with the count of the rest.
+  await page.fill('#series', '');
+  await page.focus('#series');
+  await page.keyboard.type('sched_debug');
+  await page.waitForFunction(() => document.querySelector('#series-status').textContent.includes('type more'));
+  step(`trend picker on a common prefix: ${(await page.textContent('#series-status')).trim()}`);
+
   // A run's page: its 5,000 series a hundred at a time, those with a direction first.
   await page.goto(`${base}/runs/${runId}`);
   const runPlace = await page.textContent('#series-page');

@@ -373,6 +373,8 @@ pub struct AlertFilter {
     pub status: Option<String>,
     pub benchmark: Option<String>,
     pub machine: Option<String>,
+    /// Summaries with an alert on this metric (its whole name).
+    pub metric: Option<String>,
     /// `regression` or `improvement`: summaries with at least one such alert.
     pub direction: Option<String>,
     /// Summaries created at or after this time (`2026-12-01` or `2026-12-01T10:00:00Z`).

@@ -35,6 +35,8 @@ pub trait Backend: Send + Sync + 'static {
         benchmark: String,
         machine: String,
     ) -> PageResult<Vec<(String, String)>>;
+    /// A type-to-search picker's matches.
+    async fn metric_matches(&self, search: MetricSearch) -> PageResult<MetricMatches>;
     async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()>;
     /// Who is asking (signed in or not) and what they may write.
     async fn whoami(&self) -> PageResult<Who>;
@@ -222,6 +224,13 @@ pub async fn get_trend_choices(
     backend()?.trend_choices(benchmark, machine).await
 }
 needs!(GetTrendChoices, Read);
+
+/// What a type-to-search metric picker offers for the text typed so far.
+#[server(prefix = "/sfn", endpoint = "metric_matches")]
+pub async fn get_metric_matches(search: MetricSearch) -> PageResult<MetricMatches> {
+    backend()?.metric_matches(search).await
+}
+needs!(GetMetricMatches, Read);
 
 #[server(prefix = "/sfn", endpoint = "alerts")]
 pub async fn get_alerts(

@@ -392,6 +392,52 @@ pub struct CompareChoices {
     pub kernels: Vec<String>,
 }
 
+/// What a type-to-search metric picker asks: the metrics of a benchmark on a machine (the
+/// trend and compare pages), or those with alerts (`alerts`), whose name contains `text`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct MetricSearch {
+    pub benchmark: String,
+    pub machine: String,
+    pub alerts: bool,
+    pub text: String,
+}
+
+/// The most matches a picker shows; the rest are a more precise word away.
+pub const MAX_METRIC_MATCHES: usize = 50;
+
+/// The longest text a picker searches for.
+pub const MAX_METRIC_SEARCH: usize = 1024;
+
+/// A picker's answer: KPIs first, then names starting with the text, then the others
+/// containing it; at most [`MAX_METRIC_MATCHES`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MetricMatches {
+    /// Metrics (with params) to search among.
+    pub total: usize,
+    /// How many contain the text.
+    pub matching: usize,
+    pub matches: Vec<MetricMatch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricMatch {
+    pub metric: String,
+    pub param: String,
+    /// One of LKP's KPIs (a metric with a known direction).
+    pub kpi: bool,
+}
+
+impl MetricMatch {
+    /// `metric`, or `metric @ param`.
+    pub fn label(&self) -> String {
+        if self.param.is_empty() {
+            self.metric.clone()
+        } else {
+            format!("{} @ {}", self.metric, self.param)
+        }
+    }
+}
+
 /// Orders parameters naturally: numbers by value, then text.
 pub fn compare_params(a: &str, b: &str) -> std::cmp::Ordering {
     match (a.parse::<f64>(), b.parse::<f64>()) {

@@ -19,6 +19,7 @@ fn filter_from_map(map: &leptos_router::params::ParamsMap) -> (AlertFilter, Opti
             status: Some(get("status").unwrap_or_else(|| "open".into())),
             benchmark: get("benchmark"),
             machine: get("machine"),
+            metric: get("metric"),
             direction: get("direction"),
             since: get("since"),
             limit: Some(100),
@@ -197,6 +198,10 @@ fn AlertFilterForm(initial: AlertFilter) -> impl IntoView {
             </label>
             <label>"Benchmark " <input name="benchmark" value=initial.benchmark.unwrap_or_default() size="12" /></label>
             <label>"Machine " <input name="machine" value=initial.machine.unwrap_or_default() size="12" /></label>
+            <label for="alert-metric">"Metric "</label>
+            <super::picker::MetricSearchField id="alert-metric".to_owned() name="metric".to_owned()
+                initial=initial.metric.unwrap_or_default() benchmark=String::new() machine=String::new()
+                alerts=true placeholder="any metric".to_owned() />
             <label>"Since " <input name="since" placeholder="2026-12-01" value=initial.since.unwrap_or_default() size="11" /></label>
             <button type="submit">"Filter"</button>
         </form>

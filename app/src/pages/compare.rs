@@ -181,6 +181,17 @@ pub struct RowsView {
 }
 
 impl RowsView {
+    /// The benchmark and machine the filter's picker searches, when the comparison names both.
+    fn search(&self) -> Option<(String, String)> {
+        let get = |k: &str| {
+            self.hidden
+                .iter()
+                .find(|(key, v)| key == k && !v.is_empty())
+                .map(|(_, v)| v.clone())
+        };
+        Some((get("benchmark")?, get("machine")?))
+    }
+
     fn from_map(
         map: &leptos_router::params::ParamsMap,
         action: String,
@@ -232,7 +243,7 @@ fn rows_pager(rows: &RowsView, p: &crate::compare::RowsPage) -> AnyView {
     let prev = (p.page > 1).then(|| rows.href(p.page - 1));
     let next = (p.page < p.pages).then(|| rows.href(p.page + 1));
     view! {
-        {super::metric_filter("rows-filter", rows.action.clone(), &rows.hidden, rows.filter.clone())}
+        {super::metric_filter("rows-filter", rows.action.clone(), &rows.hidden, rows.filter.clone(), rows.search())}
         <p class="rows-page" id="rows-page">{place}" " {super::prev_next(prev, next)}</p>
     }
     .into_any()

@@ -4,6 +4,7 @@ mod admin;
 mod alerts;
 mod compare;
 mod dashboard;
+mod picker;
 mod run;
 mod signin;
 mod trend;
@@ -173,23 +174,37 @@ pub(crate) fn parse_id(raw: Option<String>) -> Option<i64> {
 
 /// The filter of a long list of metrics (a compare page's rows, a run's series): a plain GET
 /// form to `action`, carrying `hidden` fields, so it works before hydration and by keyboard.
+/// With `search` (benchmark, machine), its field is a type-to-search picker once hydrated.
 pub fn metric_filter(
     id: &'static str,
     action: String,
     hidden: &[(String, String)],
     filter: String,
+    search: Option<(String, String)>,
 ) -> impl IntoView {
     let hidden = hidden
         .iter()
         .map(|(k, v)| view! { <input type="hidden" name=k.clone() value=v.clone() /> })
         .collect_view();
+    let placeholder = "a prefix or part of a name".to_owned();
+    let field = match search {
+        Some((benchmark, machine)) => view! {
+            <picker::MetricSearchField id=format!("{id}-metric") name="filter".to_owned()
+                initial=filter benchmark=benchmark machine=machine alerts=false
+                placeholder=placeholder />
+        }
+        .into_any(),
+        None => view! {
+            <input type="search" name="filter" value=filter placeholder=placeholder
+                aria-label="Filter metrics by name" />
+        }
+        .into_any(),
+    };
     view! {
         <form class="rows-filter" id=id method="get" action=action role="search">
             {hidden}
-            <label>"Filter metrics "
-                <input type="search" name="filter" value=filter
-                    placeholder="a prefix or part of a name" aria-label="Filter metrics by name" />
-            </label>
+            <label for=format!("{id}-metric")>"Filter metrics "</label>
+            {field}
             " "
             <button type="submit">"Filter"</button>
         </form>

@@ -132,7 +132,7 @@ fn run_view(d: RunDetail, shown: Shown) -> AnyView {
                 <summary>{format!("By prefix ({})", prefixes.len())}</summary>
                 <ul class="prefixes">{groups}</ul>
             </details>
-            {super::metric_filter("series-filter", here.clone(), &[], shown.filter.clone())}
+            {super::metric_filter("series-filter", here.clone(), &[], shown.filter.clone(), None)}
             <p class="rows-page" id="series-page">
                 {if matched == 0 {
                     format!("{what}: none to show.")

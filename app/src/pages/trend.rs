@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::dashboard::encode;
+use super::picker::MetricCombo;
 use super::{copy_to_clipboard, error_view, loading, select_options};
 use crate::api::{
     get_compare_choices, get_report, get_trend_choices, get_trend_multiples, get_trend_point,
@@ -99,8 +100,8 @@ pub fn TrendPage() -> impl IntoView {
             let (query, also) = (query.clone(), also.clone());
             Suspend::new(async move {
                 match choices.await {
-                    Ok((c, series)) => {
-                        view! { <TrendChooser initial=query also=also choices=c series=series /> }
+                    Ok((c, series, n)) => {
+                        view! { <TrendChooser initial=query also=also choices=c series=series n_series=n /> }
                             .into_any()
                     }
                     Err(e) => error_view(e),
@@ -139,11 +140,16 @@ pub fn TrendPage() -> impl IntoView {
     }
 }
 
-/// What the form offers: benchmarks and machines, and the chosen pair's metrics and params.
+/// Up to this many series, the trend form's metric is a `<select>`; beyond, a type-to-search
+/// picker that asks the server (an LKP job's 5,000 keys are never all in the page).
+pub const MAX_SELECT_SERIES: usize = 200;
+
+/// What the form offers: benchmarks and machines, and the chosen pair's metrics and params
+/// (none when there are more than [`MAX_SELECT_SERIES`]), and how many there are.
 async fn form_choices(
     b: String,
     m: String,
-) -> crate::error::PageResult<(CompareChoices, Vec<(String, String)>)> {
+) -> crate::error::PageResult<(CompareChoices, Vec<(String, String)>, usize)> {
     let mut c = get_compare_choices(
         (!b.is_empty()).then_some(b.clone()),
         (!m.is_empty()).then_some(m.clone()),
@@ -151,12 +157,16 @@ async fn form_choices(
     .await?;
     // The form offers no kernels (a long history has thousands): not in the island's props.
     c.kernels.clear();
-    let series = if b.is_empty() || m.is_empty() {
+    let mut series = if b.is_empty() || m.is_empty() {
         Vec::new()
     } else {
         get_trend_choices(b, m).await?
     };
-    Ok((c, series))
+    let n = series.len();
+    if n > MAX_SELECT_SERIES {
+        series = Vec::new();
+    }
+    Ok((c, series, n))
 }
 
 /// The small multiples of `param=*`, or (`overlay`) all of them on one chart.
@@ -205,10 +215,11 @@ fn TrendChooser(
     also: Vec<String>,
     choices: CompareChoices,
     series: Vec<(String, String)>,
+    n_series: usize,
 ) -> impl IntoView {
     let benchmark = RwSignal::new(initial.benchmark.clone());
     let machine = RwSignal::new(initial.machine.clone());
-    let choices = RwSignal::new(Ok::<_, String>((choices, series)));
+    let choices = RwSignal::new(Ok::<_, String>((choices, series, n_series)));
     let latest = super::Latest::new();
     let refresh = move || {
         let (b, m) = (benchmark.get_untracked(), machine.get_untracked());
@@ -221,6 +232,7 @@ fn TrendChooser(
         });
     };
     let chosen = format!("{}\u{1f}{}", initial.metric, initial.param);
+    let (initial_metric, initial_param) = (initial.metric.clone(), initial.param.clone());
     let metric = RwSignal::new(initial.metric.clone());
     let param = RwSignal::new(initial.param.clone());
     // The form is checked here with the API's own parsing before the browser sends it.
@@ -248,7 +260,7 @@ fn TrendChooser(
                     let chosen = chosen.clone();
                     let also = also.clone();
                     match choices.get() {
-                        Ok((c, series)) => view! {
+                        Ok((c, series, n_series)) => view! {
                             <label for="benchmark">"Benchmark"</label>
                             <select id="benchmark" name="benchmark" on:change=move |ev| { benchmark.set(event_target_value(&ev)); refresh(); }>
                                 <option value="">"—"</option>
@@ -267,6 +279,23 @@ fn TrendChooser(
                                 }).collect_view()}
                             </select>
                             <label for="series">"Metric"</label>
+                            {if n_series > MAX_SELECT_SERIES {
+                                let shown = if initial_param.is_empty() || initial_param == ALL {
+                                    initial_metric.clone()
+                                } else {
+                                    format!("{initial_metric} @ {initial_param}")
+                                };
+                                view! {
+                                    <MetricCombo id="series".to_owned() initial=shown
+                                        benchmark=Signal::from(benchmark) machine=Signal::from(machine)
+                                        on_text=Callback::new(move |(m, p): (String, String)| {
+                                            metric.set(m);
+                                            param.set(p);
+                                        })
+                                        placeholder=format!("type to search {n_series} metrics")
+                                    />
+                                }.into_any()
+                            } else { view! {
                             <select id="series" on:change=move |ev| {
                                 let v = event_target_value(&ev);
                                 let (m, p) = v.split_once('\u{1f}').unwrap_or((&v, ""));
@@ -290,6 +319,7 @@ fn TrendChooser(
                                     view! { <option value=value selected=selected>{label}</option> }
                                 }).collect_view()}
                             </select>
+                            }.into_any() }}
                         }.into_any(),
                         Err(e) => error_view(e),
                     }

@@ -198,6 +198,13 @@ impl Backend for StoreBackend {
         Ok(pairs)
     }
 
+    async fn metric_matches(
+        &self,
+        search: app::types::MetricSearch,
+    ) -> PageResult<app::types::MetricMatches> {
+        self.0.metric_matches(&search).await.map_err(page_error)
+    }
+
     async fn mark_runs(&self, runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()> {
         if runs.len() > 1000 {
             return Err(page_error(ApiError::BadRequest(

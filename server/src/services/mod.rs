@@ -7,6 +7,7 @@
 
 pub mod alerts;
 pub mod compare;
+pub mod search;
 pub mod trend;
 pub mod work;
 

@@ -61,6 +61,8 @@ pub struct SummaryFilter {
     pub statuses: Option<Vec<AlertStatus>>,
     pub benchmark: Option<String>,
     pub machine: Option<String>,
+    /// Summaries with an alert on this metric.
+    pub metric: Option<String>,
     /// Some(true): with a regression; Some(false): with an improvement.
     pub regression: Option<bool>,
     pub since: Option<String>,
@@ -486,6 +488,13 @@ impl Store {
         Ok(moved)
     }
 
+    /// Every (metric, param) with an alert, for the alerts page's metric picker.
+    pub async fn alert_metrics(&self) -> StoreResult<Vec<(String, String)>> {
+        query_as(sql!("SELECT DISTINCT metric, param FROM alert"))
+            .fetch_all(&self.reader)
+            .await
+    }
+
     /// The position of `sha` (full or abbreviated) in history `repo/branch`.
     pub async fn commit_position(&self, history: &str, sha: &str) -> StoreResult<Option<usize>> {
         let row: Option<(Option<i64>,)> = query_as(sql!(
@@ -628,6 +637,11 @@ impl Store {
             }
             if let Some(m) = &filter.machine {
                 q.push(" AND machine = ").push_bind(m.as_str());
+            }
+            if let Some(m) = &filter.metric {
+                q.push(" AND EXISTS (SELECT 1 FROM alert a WHERE a.summary_id = alert_summary.id AND a.metric = ")
+                    .push_bind(m.as_str())
+                    .push(")");
             }
             match filter.regression {
                 Some(true) => {

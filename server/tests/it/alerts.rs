@@ -281,6 +281,8 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     );
     assert!(summaries(&app, "direction=improvement").await.is_empty());
     assert!(summaries(&app, "machine=other").await.is_empty());
+    assert_eq!(summaries(&app, "metric=Throughput_Mbps").await.len(), 1);
+    assert!(summaries(&app, "metric=Throughput").await.is_empty());
     assert!(summaries(&app, "since=2999-01-01").await.is_empty());
     assert_eq!(
         summaries(&app, "since=2000-01-01&benchmark=netperf")

@@ -205,6 +205,14 @@ pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ServiceError> {
         statuses,
         benchmark: label("benchmark", &f.benchmark)?,
         machine: label("machine", &f.machine)?,
+        metric: match f.metric.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(m) => Some(
+                app::label::Metric::parse(m)
+                    .map(|m| m.as_str().to_owned())
+                    .map_err(|e| ServiceError::Invalid(format!("metric {e}")))?,
+            ),
+        },
         regression,
         since,
         limit,
