@@ -24,6 +24,10 @@ pub struct Rule {
     /// Never alert on these series.
     #[serde(default)]
     pub ignore: bool,
+    /// `higher` or `lower`: the direction of the matching metrics that have none of their
+    /// own (most of an LKP job's keys), given them as they are uploaded, so that they alert.
+    #[serde(default)]
+    pub direction: Option<app::label::Direction>,
 }
 
 fn any() -> String {
@@ -50,6 +54,9 @@ impl Rule {
             if !(0.0001..=0.2).contains(&v) {
                 return Err("alpha must be between 0.0001 and 0.2".into());
             }
+        }
+        if self.direction == Some(app::label::Direction::Unknown) {
+            return Err("direction must be higher or lower (leave it out for none)".into());
         }
         for (field, v) in [
             ("min_before", self.min_before),

@@ -200,8 +200,8 @@ impl Backend for StoreBackend {
 
     async fn metric_matches(
         &self,
-        search: app::types::MetricSearch,
-    ) -> PageResult<app::types::MetricMatches> {
+        search: MetricSearch,
+    ) -> PageResult<MetricMatches> {
         self.0.metric_matches(&search).await.map_err(page_error)
     }
 

@@ -18,7 +18,13 @@ pub struct UploadMeta {
     pub mark: Option<app::trend::Mark>,
     /// The commit's time in seconds since the epoch (`git log --format=%ct`).
     pub commit_time: Option<i64>,
+    /// Directions stated for metrics of the upload (`direction=METRIC:higher`, repeatable),
+    /// over what the parser knows.
+    pub directions: Vec<(String, app::label::Direction)>,
 }
+
+/// The most `direction=` fields one upload may state.
+pub const MAX_STATED_DIRECTIONS: usize = 1000;
 
 impl UploadMeta {
     /// Sets one field from its text form, as it comes from a form or a query string. An empty
@@ -41,6 +47,25 @@ impl UploadMeta {
                     IngestError::field("mark", format!("mark must be good, bad or skip, not '{value}'"))
                 })?);
             }
+            "direction" => {
+                let bad = || {
+                    IngestError::field(
+                        "direction",
+                        format!("direction must be METRIC:higher, METRIC:lower or METRIC:unknown, not '{}'", shorten(value)),
+                    )
+                };
+                let (metric, d) = value.rsplit_once(':').ok_or_else(bad)?;
+                let d = app::label::Direction::parse(d).ok_or_else(bad)?;
+                let metric = app::label::Metric::parse(metric.trim())
+                    .map_err(|e| IngestError::field("direction", format!("direction's metric {e}")))?;
+                if self.directions.len() >= MAX_STATED_DIRECTIONS {
+                    return Err(IngestError::field(
+                        "direction",
+                        format!("more than {MAX_STATED_DIRECTIONS} direction fields"),
+                    ));
+                }
+                self.directions.push((metric.as_str().to_owned(), d));
+            }
             "commit_time" => {
                 self.commit_time = Some(value.parse::<i64>().map_err(|_| {
                     IngestError::field(
@@ -59,7 +84,7 @@ impl UploadMeta {
             other => {
                 return Err(IngestError::field(
                     other,
-                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format"),
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction"),
                 ))
             }
         }
@@ -69,7 +94,7 @@ impl UploadMeta {
     /// A canonical text of the metadata, part of the upload's digest.
     pub fn canonical(&self) -> String {
         let opt = |l: &Option<Label>| l.as_ref().map(|l| l.as_str().to_owned());
-        serde_json::json!({
+        let mut canonical = serde_json::json!({
             "benchmark": opt(&self.benchmark),
             "machine": opt(&self.machine),
             "kernel": opt(&self.kernel),
@@ -78,8 +103,17 @@ impl UploadMeta {
             "format": self.format.map(Format::as_str),
             "mark": self.mark.map(app::trend::Mark::as_str),
             "commit_time": self.commit_time,
-        })
-        .to_string()
+        });
+        // Only when stated: the digests of uploads without them stay as they were.
+        if !self.directions.is_empty() {
+            canonical["directions"] = self
+                .directions
+                .iter()
+                .map(|(m, d)| [m.as_str(), d.as_str()])
+                .collect::<Vec<_>>()
+                .into();
+        }
+        canonical.to_string()
     }
 }
 

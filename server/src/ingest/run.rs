@@ -230,12 +230,20 @@ impl RunBuilder {
                             })
                             .transpose()?;
                         self.count_series(Some(row.line))?;
+                        // Not stated: known (LKP's KPIs, mmtests' YAML, the name), else none.
+                        let direction = row.direction.unwrap_or_else(|| {
+                            known::direction(
+                                self.runs[run].key.benchmark.as_str(),
+                                metric.as_str(),
+                            )
+                            .unwrap_or(Direction::Unknown)
+                        });
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {
                             metric,
                             param: param.into(),
                             unit,
-                            direction: row.direction.unwrap_or_default(),
+                            direction,
                             samples: Vec::new(),
                             integer: None,
                             lines: Vec::new(),

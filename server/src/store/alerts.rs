@@ -298,7 +298,7 @@ impl Store {
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
         let rows = query(sql!(
-            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored \
+            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction \
              FROM alert_rule ORDER BY position"
         ))
         .fetch_all(&self.reader)
@@ -313,6 +313,9 @@ impl Store {
                 min_before: r.get::<Option<i64>, _>(4).map(|v| v as usize),
                 min_after: r.get::<Option<i64>, _>(5).map(|v| v as usize),
                 ignore: r.get::<i64, _>(6) != 0,
+                direction: r
+                    .get::<Option<&str>, _>(7)
+                    .and_then(app::label::Direction::parse),
             })
             .collect())
     }
@@ -325,8 +328,8 @@ impl Store {
             .await?;
         for (i, r) in rules.iter().enumerate() {
             query(
-                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(i as i64)
             .bind(&r.benchmark)
@@ -336,6 +339,7 @@ impl Store {
             .bind(r.min_before.map(|v| v as i64))
             .bind(r.min_after.map(|v| v as i64))
             .bind(i64::from(r.ignore))
+            .bind(r.direction.map(app::label::Direction::as_str))
             .execute(&mut tx)
             .await?;
         }

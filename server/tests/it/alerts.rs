@@ -974,3 +974,102 @@ async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
     settle(&app).await;
     assert_eq!(summaries(&app, "status=all").await.len(), 1);
 }
+
+/// Commit `i`'s value of a metric whose name says nothing of its direction.
+fn widgets_csv(i: usize, level: f64) -> String {
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for it in 1..=5 {
+        let noise = 1.0 + (((i * 31 + it * 3) % 11) as f64 - 5.0) / 2500.0;
+        csv.push_str(&format!("v6.{i},{},nr_widgets,{it},{}\n", sha(i), level * noise));
+    }
+    csv
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn directions_come_from_the_upload_or_a_rule_else_changes_do_not_alert() {
+    let app = spawn_app().await;
+    upload_history(&app, 60, None).await;
+    let upload = |query: &'static str, i: usize, level: f64| {
+        let app = &app;
+        async move {
+            let r = app
+                .client
+                .post(app.url(&format!("/api/v1/upload?benchmark=widgets&machine=m1{query}")))
+                .body(widgets_csv(i, level))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+            let v: Value = r.json().await.unwrap();
+            v["runs"][0]["id"].as_i64().unwrap()
+        }
+    };
+    let direction = |id: i64| {
+        let app = &app;
+        async move {
+            let (_, run) = app.get_json(&format!("/api/v1/runs/{id}")).await;
+            run["series"][0]["direction"].as_str().unwrap().to_owned()
+        }
+    };
+    // Nothing says which way is better: the metric has no direction, and its step of +8 %
+    // is a change, not a regression.
+    for i in 0..12 {
+        upload("", i, 100.0).await;
+    }
+    let last = upload("", 12, 108.0).await;
+    assert_eq!(direction(last).await, "unknown");
+    for i in 13..17 {
+        upload("", i, 108.0).await;
+    }
+    settle(&app).await;
+    assert!(summaries(&app, "status=all").await.is_empty());
+
+    // An upload may state it (the field repeats; a bad one is a 422 naming the field).
+    let r = app
+        .client
+        .post(app.url("/api/v1/upload?benchmark=widgets&machine=m2&direction=nr_widgets"))
+        .body(widgets_csv(0, 1.0))
+        .send()
+        .await
+        .unwrap();
+    assert_error(r, 422, "direction must be METRIC:higher").await;
+    let id = upload("&direction=nr_widgets:lower&direction=other:higher", 17, 108.0).await;
+    assert_eq!(direction(id).await, "lower");
+
+    // A rule gives it to the uploads that follow on another machine: a regression there.
+    let r = app
+        .client
+        .put(app.url("/api/v1/alert-rules"))
+        .json(&json!({"rules": [{"benchmark": "widgets", "metric": "nr_*", "direction": "lower"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let (_, rules) = app.get_json("/api/v1/alert-rules").await;
+    assert_eq!(rules["rules"][0]["direction"], "lower");
+    let upload_on = |i: usize, level: f64| {
+        let app = &app;
+        async move {
+            let r = app
+                .client
+                .post(app.url("/api/v1/upload?benchmark=widgets&machine=m3"))
+                .body(widgets_csv(i, level))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+        }
+    };
+    for i in 0..12 {
+        upload_on(i, 100.0).await;
+    }
+    for i in 12..17 {
+        upload_on(i, 108.0).await;
+    }
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(all[0]["machine"], "m3");
+    assert_eq!(all[0]["alerts"][0]["direction"], "lower");
+    assert_eq!(all[0]["alerts"][0]["regression"], true);
+}

@@ -78,6 +78,8 @@ pub struct MultipartUpload {
     mark: Option<String>,
     tags: Option<String>,
     format: Option<String>,
+    /// `METRIC:higher|lower|unknown`, one part per metric.
+    direction: Option<Vec<String>>,
 }
 
 /// `GET /api/v1/openapi.json`: this description.

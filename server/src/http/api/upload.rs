@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 use sha2::{Digest, Sha256};
 
+use app::label::Direction;
 use app::types::UploadResponse;
 
 use crate::http::error::{ApiError, ApiResult};
@@ -57,6 +58,7 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
         ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
         ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
         ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
+        ("direction" = Option<String>, Query, description = "`METRIC:higher`, `METRIC:lower` or `METRIC:unknown`, repeatable (at most 1000): which way is better for a metric of the upload, over what Perfline knows"),
         ("format" = Option<String>, Query, description = "`csv`, `json`, `netperf`, `hackbench`, `sysbench`, `lkp`, `lkp-stats`, `lkp-matrix`, `mmtests` (detected when absent)"),
     ),
     request_body(description = "Files as multipart (`file` parts, the fields above as parts too), or one file as the raw body",
@@ -234,6 +236,22 @@ async fn store(
 ) -> ApiResult<(StatusCode, UploadResponse)> {
     let Received { meta, files } = received;
     let uploaded_by = actor.to_owned();
+    // The alert rules that give metrics a direction, compiled once for the upload's series
+    // (rules were checked when they were stored).
+    let rule_directions: Vec<(glob::Pattern, glob::Pattern, Direction)> = state
+        .store
+        .alert_rules()
+        .await?
+        .into_iter()
+        .filter_map(|r| {
+            let d = r.direction?;
+            Some((
+                glob::Pattern::new(&r.benchmark).ok()?,
+                glob::Pattern::new(&r.metric).ok()?,
+                d,
+            ))
+        })
+        .collect();
     // Parsing is CPU work: keep it off the async workers.
     let parse_span = tracing::info_span!("parse", files = files.len());
     let parsed = crate::services::work::stage(parse_span, state
@@ -295,6 +313,32 @@ async fn store(
                 return Err(IngestError::new(
                     "only side files (job.yaml, kernel config, ...): upload them with the results they describe",
                 ));
+            }
+            // Directions the upload states win; then those of alert rules, for metrics
+            // that have none.
+            let stated: std::collections::HashMap<&str, Direction> = meta
+                .directions
+                .iter()
+                .map(|(m, d)| (m.as_str(), *d))
+                .collect();
+            if !stated.is_empty() || !rule_directions.is_empty() {
+                ingest::known::apply(&mut runs, |benchmark, metric, param, had| {
+                    if let Some(d) = stated.get(metric) {
+                        return Some(*d);
+                    }
+                    if had.is_known() {
+                        return None;
+                    }
+                    rule_directions
+                        .iter()
+                        .find(|(b, m, _)| {
+                            b.matches(benchmark)
+                                && (m.matches(metric)
+                                    || (!param.is_empty()
+                                        && m.matches(&format!("{metric}.{param}"))))
+                        })
+                        .map(|(_, _, d)| *d)
+                });
             }
             for run in &mut runs {
                 run.facts.extend(side.iter().cloned());
