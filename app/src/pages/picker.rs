@@ -53,11 +53,7 @@ pub(crate) fn MetricCombo(
     };
     let named = name.is_some();
     let choose = move |m: &MetricMatch| {
-        let shown = if named {
-            m.metric.clone()
-        } else {
-            m.label()
-        };
+        let shown = if named { m.metric.clone() } else { m.label() };
         text.set(shown);
         if let Some(cb) = on_text {
             cb.run((m.metric.clone(), m.param.clone()));

@@ -198,10 +198,7 @@ impl Backend for StoreBackend {
         Ok(pairs)
     }
 
-    async fn metric_matches(
-        &self,
-        search: MetricSearch,
-    ) -> PageResult<MetricMatches> {
+    async fn metric_matches(&self, search: MetricSearch) -> PageResult<MetricMatches> {
         self.0.metric_matches(&search).await.map_err(page_error)
     }
 

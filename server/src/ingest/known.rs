@@ -62,19 +62,39 @@ fn mmtests(benchmark: &str, metric: &str) -> Option<Direction> {
 /// (split at `_ . - / space`) or unit suffixes, so `timeouts` or `lateness` are not times.
 fn by_name(metric: &str) -> Option<Direction> {
     const HIGHER: &[&str] = &[
-        "throughput", "tput", "bandwidth", "bw", "iops", "ops", "tps", "qps", "rps", "score",
-        "mbps", "gbps", "kbps", "mb/s", "gb/s", "ops/s", "ops/sec", "per_sec", "persec",
+        "throughput",
+        "tput",
+        "bandwidth",
+        "bw",
+        "iops",
+        "ops",
+        "tps",
+        "qps",
+        "rps",
+        "score",
+        "mbps",
+        "gbps",
+        "kbps",
+        "mb/s",
+        "gb/s",
+        "ops/s",
+        "ops/sec",
+        "per_sec",
+        "persec",
     ];
     const LOWER: &[&str] = &[
-        "latency", "lat", "time", "elapsed", "duration", "runtime", "us", "usec", "usecs",
-        "ms", "msec", "msecs", "ns", "nsec", "nsecs", "seconds", "secs",
+        "latency", "lat", "time", "elapsed", "duration", "runtime", "us", "usec", "usecs", "ms",
+        "msec", "msecs", "ns", "nsec", "nsecs", "seconds", "secs",
     ];
     let lower = metric.to_ascii_lowercase();
-    if HIGHER.iter().any(|w| lower.ends_with(&format!("_{w}")) || lower.ends_with(&format!(".{w}"))) {
+    if HIGHER
+        .iter()
+        .any(|w| lower.ends_with(&format!("_{w}")) || lower.ends_with(&format!(".{w}")))
+    {
         return Some(Direction::Higher);
     }
     let words: Vec<&str> = lower
-        .split(|c: char| matches!(c, '_' | '.' | '-' | ' ' | '/'))
+        .split(['_', '.', '-', ' ', '/'])
         .filter(|w| !w.is_empty())
         .collect();
     let has = |set: &[&str]| words.iter().any(|w| set.contains(w));

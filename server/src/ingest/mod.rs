@@ -11,9 +11,9 @@ mod hackbench;
 pub mod history;
 pub mod known;
 pub mod kpi;
-mod mmtests_directions;
 mod lkp;
 mod mmtests;
+mod mmtests_directions;
 mod netperf;
 mod sysbench;
 

@@ -232,11 +232,8 @@ impl RunBuilder {
                         self.count_series(Some(row.line))?;
                         // Not stated: known (LKP's KPIs, mmtests' YAML, the name), else none.
                         let direction = row.direction.unwrap_or_else(|| {
-                            known::direction(
-                                self.runs[run].key.benchmark.as_str(),
-                                metric.as_str(),
-                            )
-                            .unwrap_or(Direction::Unknown)
+                            known::direction(self.runs[run].key.benchmark.as_str(), metric.as_str())
+                                .unwrap_or(Direction::Unknown)
                         });
                         let series = &mut self.runs[run].series;
                         series.push(ParsedSeries {

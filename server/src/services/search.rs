@@ -1,15 +1,18 @@
 //! Type-to-search metric pickers: which of thousands of metrics match what the user typed,
 //! KPIs first. Pure ranking (`rank`) over the names the store lists.
 
-use app::types::{compare_params, MetricMatch, MetricMatches, MetricSearch, MAX_METRIC_MATCHES};
 use app::types::MAX_METRIC_SEARCH;
+use app::types::{compare_params, MetricMatch, MetricMatches, MetricSearch, MAX_METRIC_MATCHES};
 
 use super::{ServiceError, Services};
 
 impl Services {
     /// The picker's matches for `search`: the series of a benchmark on a machine, or the
     /// metrics with alerts.
-    pub async fn metric_matches(&self, search: &MetricSearch) -> Result<MetricMatches, ServiceError> {
+    pub async fn metric_matches(
+        &self,
+        search: &MetricSearch,
+    ) -> Result<MetricMatches, ServiceError> {
         if search.text.len() > MAX_METRIC_SEARCH {
             return Err(ServiceError::Invalid(format!(
                 "search text of {} bytes; at most {MAX_METRIC_SEARCH}",
@@ -56,7 +59,10 @@ fn rank(pairs: Vec<(String, String)>, text: &str) -> MetricMatches {
                 return None;
             };
             let kpi = crate::ingest::kpi::direction(&metric).is_some();
-            Some((place + if kpi { 0 } else { 3 }, MetricMatch { metric, param, kpi }))
+            Some((
+                place + if kpi { 0 } else { 3 },
+                MetricMatch { metric, param, kpi },
+            ))
         })
         .collect();
     let matching = found.len();
@@ -144,7 +150,10 @@ mod tests {
     fn at_most_fifty_of_thousands() {
         let names: Vec<String> = (0..5000).map(|i| format!("sched_debug.cpu.{i}")).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let pairs = refs.iter().map(|n| (n.to_string(), String::new())).collect();
+        let pairs = refs
+            .iter()
+            .map(|n| (n.to_string(), String::new()))
+            .collect();
         let got = rank(pairs, "cpu.1");
         assert_eq!(got.matches.len(), MAX_METRIC_MATCHES);
         assert_eq!(got.matching, 1111);

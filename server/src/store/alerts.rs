@@ -230,10 +230,10 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
     .bind(i64::from(x.spark_step))
     .execute(&mut *tx)
     .await?;
-    query(
-        sql!("UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
-         worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?"),
-    )
+    query(sql!(
+        "UPDATE alert_summary SET regressions = regressions + ?, improvements = improvements + ?, \
+         worst_pct = {greatest}(worst_pct, ?), updated_at = {now_ms} WHERE id = ?"
+    ))
     .bind(i64::from(x.regression))
     .bind(i64::from(!x.regression))
     .bind(x.change_pct.abs())
@@ -461,10 +461,12 @@ impl Store {
                     .bind(other)
                     .execute(&mut tx)
                     .await?;
-                    query(sql!("UPDATE alert_summary SET fixed_by = NULL WHERE fixed_by = ?"))
-                        .bind(id)
-                        .execute(&mut tx)
-                        .await?;
+                    query(sql!(
+                        "UPDATE alert_summary SET fixed_by = NULL WHERE fixed_by = ?"
+                    ))
+                    .bind(id)
+                    .execute(&mut tx)
+                    .await?;
                     query(sql!("DELETE FROM alert_summary WHERE id = ?"))
                         .bind(id)
                         .execute(&mut tx)
@@ -509,9 +511,7 @@ impl Store {
         .bind(sha_prefix(sha))
         .fetch_optional(&self.reader)
         .await?;
-        Ok(row
-            .and_then(|(p,)| p)
-            .and_then(|p| usize::try_from(p).ok()))
+        Ok(row.and_then(|(p,)| p).and_then(|p| usize::try_from(p).ok()))
     }
 
     /// The alerts stored for one series.

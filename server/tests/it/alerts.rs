@@ -980,7 +980,11 @@ fn widgets_csv(i: usize, level: f64) -> String {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");
     for it in 1..=5 {
         let noise = 1.0 + (((i * 31 + it * 3) % 11) as f64 - 5.0) / 2500.0;
-        csv.push_str(&format!("v6.{i},{},nr_widgets,{it},{}\n", sha(i), level * noise));
+        csv.push_str(&format!(
+            "v6.{i},{},nr_widgets,{it},{}\n",
+            sha(i),
+            level * noise
+        ));
     }
     csv
 }
@@ -994,7 +998,9 @@ async fn directions_come_from_the_upload_or_a_rule_else_changes_do_not_alert() {
         async move {
             let r = app
                 .client
-                .post(app.url(&format!("/api/v1/upload?benchmark=widgets&machine=m1{query}")))
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark=widgets&machine=m1{query}"
+                )))
                 .body(widgets_csv(i, level))
                 .send()
                 .await
@@ -1033,7 +1039,12 @@ async fn directions_come_from_the_upload_or_a_rule_else_changes_do_not_alert() {
         .await
         .unwrap();
     assert_error(r, 422, "direction must be METRIC:higher").await;
-    let id = upload("&direction=nr_widgets:lower&direction=other:higher", 17, 108.0).await;
+    let id = upload(
+        "&direction=nr_widgets:lower&direction=other:higher",
+        17,
+        108.0,
+    )
+    .await;
     assert_eq!(direction(id).await, "lower");
 
     // A rule gives it to the uploads that follow on another machine: a regression there.

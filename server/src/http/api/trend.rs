@@ -361,8 +361,10 @@ pub async fn bisect(
         .iter()
         .map(|(sha, m)| serde_json::json!({"sha": sha, "mark": m.as_str()}))
         .collect();
-    Ok(Json(serde_json::json!({"marks": list, "first_bad": first_bad, "moved_alerts": moved}))
-        .into_response())
+    Ok(
+        Json(serde_json::json!({"marks": list, "first_bad": first_bad, "moved_alerts": moved}))
+            .into_response(),
+    )
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
