@@ -248,6 +248,66 @@ pub fn compare(
 /// with iterations (CSV, mmtests) give each iteration of a run as one LKP run, as lkp-tests
 /// counts repeated jobs.
 pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::lkp::Matrix> {
+    lkp_matrices_of(
+        query,
+        series.iter().map(|s| {
+            let key = row_label(&s.metric, &s.param);
+            let unique = s.param.is_empty();
+            (
+                s.kernel.as_str(),
+                s.run_id,
+                key,
+                unique,
+                s.integer,
+                s.values.as_slice(),
+            )
+        }),
+    )
+}
+
+/// [`lkp_matrices`] of series the caller is done with: their metric names move into the
+/// matrices instead of being copied (a report over two commits of 5,000-key jobs has 60,000).
+pub fn lkp_matrices_taking(
+    query: &CompareQuery,
+    series: &mut [CompareSeries],
+) -> Vec<app::lkp::Matrix> {
+    lkp_matrices_of(
+        query,
+        series.iter_mut().map(|s| {
+            let CompareSeries {
+                kernel,
+                run_id,
+                metric,
+                param,
+                integer,
+                values,
+                ..
+            } = s;
+            let unique = param.is_empty();
+            let key = if unique {
+                std::mem::take(metric)
+            } else {
+                row_label(metric, param)
+            };
+            (
+                kernel.as_str(),
+                *run_id,
+                key,
+                unique,
+                *integer,
+                values.as_slice(),
+            )
+        }),
+    )
+}
+
+/// The matrices of (kernel, run, key, unique, integer, values) series; `unique`: no other
+/// series of the run has that key (a metric without a param: stored series are unique by
+/// metric and param, and another's label could only collide through its param).
+fn lkp_matrices_of<'a>(
+    query: &CompareQuery,
+    series: impl Iterator<Item = (&'a str, i64, String, bool, bool, &'a [f64])>,
+) -> Vec<app::lkp::Matrix> {
     use app::lkp::{unite, Run, Value};
     let kernels: Vec<&str> = query
         .kernels
@@ -257,25 +317,34 @@ pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::
     // By kernel, LKP runs by (run, iteration index).
     let mut runs: Vec<std::collections::BTreeMap<(i64, usize), Run>> =
         vec![Default::default(); kernels.len()];
-    for s in series {
-        let Some(k) = kernels.iter().position(|k| *k == s.kernel) else {
+    for (kernel, run_id, key, unique, integer, values) in series {
+        let Some(k) = kernels.iter().position(|k| *k == kernel) else {
             continue;
         };
-        let key = row_label(&s.metric, &s.param);
-        for (i, &v) in s.values.iter().enumerate() {
-            let value = if s.integer {
+        let last = values.len().saturating_sub(1);
+        let mut key = Some(key);
+        for (i, &v) in values.iter().enumerate() {
+            let value = if integer {
                 Value::Int(v as i128)
             } else {
                 Value::Float(v)
             };
-            runs[k]
-                .entry((s.run_id, i))
-                .or_default()
-                .insert(key.clone(), value);
+            // The label moves into the last value's run (LKP's runs have one value a key).
+            let owned = if i == last {
+                key.take().unwrap_or_default()
+            } else {
+                key.clone().unwrap_or_default()
+            };
+            let run = runs[k].entry((run_id, i)).or_default();
+            if unique {
+                run.push_unique(owned, value);
+            } else {
+                run.insert(owned, value);
+            }
         }
     }
-    runs.iter()
-        .map(|r| unite(&r.values().cloned().collect::<Vec<_>>()))
+    runs.into_iter()
+        .map(|r| unite(&r.into_values().collect::<Vec<_>>()))
         .collect()
 }
 

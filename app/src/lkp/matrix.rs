@@ -14,6 +14,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+/// The maps of keys: foldhash, not SipHash (a report hashes ~100,000 keys; their number is
+/// bounded at upload, so a crafted collision set cannot grow).
+type KeyMap = HashMap<String, usize, foldhash::fast::RandomState>;
+
 use super::json::Json;
 use super::num::Num;
 
@@ -68,10 +72,18 @@ pub enum LkpError {
 
 /// One run's stats (a `stats.json`): keys in their order, each with one value. Setting a key
 /// again keeps its place and replaces the value (a Ruby Hash).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Run {
     entries: Vec<(String, Value)>,
-    index: HashMap<String, usize>,
+    /// Built when first needed: a run made of keys known to be unique
+    /// ([`Run::push_unique`]) and only iterated never hashes them.
+    index: std::sync::OnceLock<KeyMap>,
+}
+
+impl PartialEq for Run {
+    fn eq(&self, other: &Run) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Run {
@@ -79,16 +91,42 @@ impl Run {
         Run::default()
     }
 
+    fn index(&mut self) -> &mut KeyMap {
+        let entries = &self.entries;
+        self.index.get_or_init(|| {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect()
+        });
+        self.index.get_mut().expect("initialised above")
+    }
+
     /// Sets `key` (appended if new).
     pub fn insert(&mut self, key: impl Into<String>, value: Value) {
         let key = key.into();
-        match self.index.get(&key) {
-            Some(&i) => self.entries[i].1 = value,
-            None => {
-                self.index.insert(key.clone(), self.entries.len());
+        let len = self.entries.len();
+        match self.index().entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let i = *e.get();
+                self.entries[i].1 = value;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let key = e.key().clone();
+                e.insert(len);
                 self.entries.push((key, value));
             }
         }
+    }
+
+    /// Appends `key`, which the caller knows is not in the run yet (a stored run's series are
+    /// unique by name).
+    pub fn push_unique(&mut self, key: String, value: Value) {
+        if let Some(index) = self.index.get_mut() {
+            index.insert(key.clone(), self.entries.len());
+        }
+        self.entries.push((key, value));
     }
 
     /// Parses a `stats.json`: one flat object of numbers and strings.
@@ -105,7 +143,14 @@ impl Run {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.index.get(key).map(|&i| &self.entries[i].1)
+        let index = self.index.get_or_init(|| {
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect()
+        });
+        index.get(key).map(|&i| &self.entries[i].1)
     }
 
     /// The keys and values in order.
@@ -128,7 +173,7 @@ impl Run {
 pub struct Matrix {
     keys: Vec<String>,
     values: Vec<Vec<Value>>,
-    index: HashMap<String, usize>,
+    index: KeyMap,
     runs: usize,
 }
 
@@ -294,19 +339,29 @@ fn is_per_cpu_sched_debug(key: &str) -> bool {
 #[derive(Default)]
 struct Uniting {
     slots: Vec<Option<(String, Vec<Value>)>>,
-    index: HashMap<String, usize>,
+    index: KeyMap,
+    /// The slot of each key of the last run, by its place: a robot's runs list their keys in
+    /// the same order, so a key is found by one comparison instead of hashing it.
+    last: Vec<usize>,
 }
 
 impl Uniting {
     /// `add_stats_to_matrix` for run number `columns` (0-based), without the per-CPU
     /// `sched_debug` keys (dropped again right after each run; the other keys' order is the same).
     fn add_run(&mut self, run: &Run, columns: usize) {
-        for (k, v) in run.iter() {
+        let mut places = Vec::with_capacity(run.len());
+        for (j, (k, v)) in run.iter().enumerate() {
             if k == STATS_SOURCE || is_per_cpu_sched_debug(k) {
+                places.push(usize::MAX);
                 continue;
             }
-            let slot = match self.index.get(k) {
-                Some(&slot) => slot,
+            // A live slot holding this key is the one the index names (keys are unique).
+            let guess =
+                self.last.get(j).copied().filter(
+                    |&slot| matches!(self.slots.get(slot), Some(Some((key, _))) if key == k),
+                );
+            let slot = match guess.or_else(|| self.index.get(k).copied()) {
+                Some(slot) => slot,
                 None => {
                     self.index.insert(k.to_owned(), self.slots.len());
                     self.slots
@@ -314,11 +369,13 @@ impl Uniting {
                     self.slots.len() - 1
                 }
             };
+            places.push(slot);
             if let Some((_, col)) = &mut self.slots[slot] {
                 col.resize(columns.max(col.len()), Value::Int(0));
                 col.push(v.clone());
             }
         }
+        self.last = places;
     }
 
     /// `unite_remove_empty_stats`: drops the keys that are Integer 0 in every run so far.

@@ -8,8 +8,8 @@ use crate::ingest::kpi;
 use crate::services::ServiceError;
 use crate::services::Services;
 
-/// lkp-tests' comparison of two commits: its header, its printed rows, and each printed key's
-/// stored (metric, param).
+/// lkp-tests' comparison of two commits: its header, its printed rows, and the stored
+/// (metric, param) of each key that is not its metric alone.
 type LkpRows = (
     app::lkp::Header,
     Vec<app::lkp::Row>,
@@ -21,10 +21,12 @@ impl Services {
     async fn lkp_rows(&self, q: &ReportQuery) -> Result<LkpRows, ServiceError> {
         let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
         let (base, bad) = (q.base.to_string(), q.bad.to_string());
+        let started = std::time::Instant::now();
         let mut series = self
             .store
             .commit_series(benchmark, machine, [&base, &bad])
             .await?;
+        let read = started.elapsed();
         series.retain_mut(|s| {
             let matches = |c: &str| names(c, &s.kernel) || names(&s.kernel, c);
             if matches(&bad) {
@@ -57,16 +59,29 @@ impl Services {
         // Computed off the async threads.
         self.heavy
             .run(move || {
-                let matrices = crate::stats::lkp_matrices(&query, &series);
-                let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
-                let rows = app::lkp::compare(&matrices[0], &matrices[1]);
+                let t = std::time::Instant::now();
+                // Only labels that differ from their metric (a param) are kept: a row's key
+                // is otherwise its stored metric.
                 let stored = series
                     .iter()
+                    .filter(|s| !s.param.is_empty())
                     .map(|s| {
                         let label = app::compare::row_label(&s.metric, &s.param);
                         (label, (s.metric.clone(), s.param.clone()))
                     })
                     .collect();
+                let mut series = series;
+                let matrices = crate::stats::lkp_matrices_taking(&query, &mut series);
+                let built = t.elapsed();
+                let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
+                let rows = app::lkp::compare(&matrices[0], &matrices[1]);
+                tracing::debug!(
+                    read_ms = read.as_secs_f64() * 1e3,
+                    matrices_ms = built.as_secs_f64() * 1e3,
+                    compare_ms = (t.elapsed() - built).as_secs_f64() * 1e3,
+                    series = series.len(),
+                    "lkp rows"
+                );
                 Ok::<_, ServiceError>((header, rows, stored))
             })
             .await?
@@ -126,7 +141,9 @@ impl Services {
     pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
         let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
         let (base, bad) = (q.base.to_string(), q.bad.to_string());
+        let started = std::time::Instant::now();
         let (header, rows, stored) = self.lkp_rows(q).await?;
+        let rows_took = started.elapsed();
         let history = self
             .store
             .history_for(None, &[base.as_str(), bad.as_str()])
@@ -159,9 +176,9 @@ impl Services {
             kpis
         };
         for row in shown {
-            let Some((metric, param)) = stored.get(&row.key) else {
-                continue;
-            };
+            let (metric, param) = stored
+                .get(&row.key)
+                .map_or((row.key.as_str(), ""), |(m, p)| (m.as_str(), p.as_str()));
             // Stored names were parsed at upload; a row whose are refused has no trend.
             let (Ok(metric), Ok(param)) = (Metric::parse(metric), Param::parse(param)) else {
                 continue;
@@ -179,6 +196,11 @@ impl Services {
             out.push('\n');
         }
         out.push_str(&format!("Permalink: {link}\n"));
+        tracing::debug!(
+            rows_ms = rows_took.as_secs_f64() * 1e3,
+            total_ms = started.elapsed().as_secs_f64() * 1e3,
+            "report"
+        );
         Ok(out)
     }
 }
