@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::run_pack::{put_varint, Reader};
-use super::sql::{query, query_as, sql, sql_each, Target, Tx};
+use super::sql::{query, query_as, sql, sql_each, Builder, Target, Tx};
 use super::{StoreError, StoreResult};
 
 /// Runs per block (at most 64: a cell's presence is a `u64`).
@@ -238,6 +238,9 @@ pub async fn last_block(
     Ok((next, last))
 }
 
+/// Cells inserted by one statement (5 parameters each: within both engines' limits).
+const CELLS_PER_STATEMENT: usize = 500;
+
 /// Folds the runs of `benchmark` on `machine_id` past its last block into new blocks,
 /// `BLOCK_RUNS` at a time (none while fewer are waiting).
 pub async fn fold(conn: &mut Tx, benchmark: &str, machine_id: i64) -> StoreResult<()> {
@@ -262,17 +265,29 @@ pub async fn fold(conn: &mut Tx, benchmark: &str, machine_id: i64) -> StoreResul
         .bind(pack_heads(group))
         .execute(&mut *conn)
         .await?;
-        for (key, c) in &cells {
-            query(sql!(
-                "INSERT INTO trend_cell (benchmark, machine_id, metric_key, block, packed) VALUES (?, ?, ?, ?, ?)"
-            ))
-            .bind(benchmark)
-            .bind(machine_id)
-            .bind(*key)
-            .bind(block)
-            .bind(pack_cell(c))
-            .execute(&mut *conn)
-            .await?;
+        // Many cells a statement: an LKP job's 5,000 keys are 5,000 cells a block.
+        let cells_vec: Vec<(&i64, &Vec<Option<Summary>>)> = cells.iter().collect();
+        for chunk in cells_vec.chunks(CELLS_PER_STATEMENT) {
+            let mut q = Builder::new(
+                "INSERT INTO trend_cell (benchmark, machine_id, metric_key, block, packed) VALUES ",
+            );
+            for (i, (key, c)) in chunk.iter().enumerate() {
+                if i > 0 {
+                    q.push(", ");
+                }
+                q.push("(")
+                    .push_bind(benchmark)
+                    .push(", ")
+                    .push_bind(machine_id)
+                    .push(", ")
+                    .push_bind(**key)
+                    .push(", ")
+                    .push_bind(block)
+                    .push(", ")
+                    .push_bind(pack_cell(c))
+                    .push(")");
+            }
+            q.build().execute(&mut *conn).await?;
         }
         let keys: Vec<i64> = cells.keys().copied().collect();
         query(sql_each!(
