@@ -199,14 +199,19 @@ async fn get_json(client: &reqwest::Client, url: String) -> serde_json::Value {
 
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
+/// Waits until the detector has examined every queued series.
+async fn detector_idle(store: &perfline_server::store::Store) {
+    while !store.alert_jobs(1).await.unwrap().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 async fn alerts_when_idle(
     client: &reqwest::Client,
     base: &str,
     store: &perfline_server::store::Store,
 ) -> (i64, Vec<String>) {
-    while !store.alert_jobs(1).await.unwrap().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    detector_idle(store).await;
     let v = get_json(client, format!("{base}/api/v1/alerts?limit=100")).await;
     let leads = v["summaries"]
         .as_array()
@@ -456,29 +461,8 @@ fn main() {
                             upload(&client, &base, &commit, body).await;
                         }
                     }
-                    let mut reports = Vec::new();
-                    let mut first_line = String::new();
-                    // Once right after the uploads, while the detector examines their 60,000
-                    // series; then on a settled server, cold and four more times.
-                    let busy = {
-                        let t = Instant::now();
-                        let r = client
-                            .get(format!(
-                                "{base}/api/v1/report?benchmark=netperf&machine=lkp-bdw-de1\
-                                 &base=ba5e{:036x}&bad=bad0{:036x}",
-                                0, 0
-                            ))
-                            .send()
-                            .await
-                            .unwrap();
-                        assert_eq!(r.status().as_u16(), 200);
-                        r.bytes().await.unwrap();
-                        t.elapsed()
-                    };
-                    while !store.alert_jobs(1).await.unwrap().is_empty() {
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                    }
-                    for _ in 0..env("LKP_REPORTS", 5) {
+                    // The report's time and first line.
+                    let report = || async {
                         let t = Instant::now();
                         let r = client
                             .get(format!(
@@ -492,8 +476,21 @@ fn main() {
                         let status = r.status().as_u16();
                         let text = r.text().await.unwrap();
                         assert_eq!(status, 200, "{text}");
-                        reports.push(t.elapsed());
-                        first_line = text.lines().next().unwrap_or_default().to_owned();
+                        (
+                            t.elapsed(),
+                            text.lines().next().unwrap_or_default().to_owned(),
+                        )
+                    };
+                    let mut reports = Vec::new();
+                    let mut first_line = String::new();
+                    // Once right after the uploads, while the detector examines their 60,000
+                    // series; then on a settled server, cold and four more times.
+                    let (busy, _) = report().await;
+                    detector_idle(&store).await;
+                    for _ in 0..env("LKP_REPORTS", 5) {
+                        let (took, line) = report().await;
+                        reports.push(took);
+                        first_line = line;
                     }
                     println!(
                         "lkp_stream: report of one job's base and bad commit: {:.1} ms right after \

@@ -72,9 +72,32 @@ impl Rule {
     }
 
     pub(crate) fn matches(&self, benchmark: &str, metric: &str, param: &str) -> bool {
-        let glob = |p: &str, s: &str| glob::Pattern::new(p).is_ok_and(|p| p.matches(s));
-        glob(&self.benchmark, benchmark)
-            && (glob(&self.metric, metric)
-                || (!param.is_empty() && glob(&self.metric, &format!("{metric}.{param}"))))
+        self.globs()
+            .is_some_and(|g| g.matches(benchmark, metric, param))
+    }
+
+    /// The rule's patterns compiled, to match many series (`None` for patterns `check`
+    /// refuses).
+    pub fn globs(&self) -> Option<Globs> {
+        Some(Globs {
+            benchmark: glob::Pattern::new(&self.benchmark).ok()?,
+            metric: glob::Pattern::new(&self.metric).ok()?,
+        })
+    }
+}
+
+/// A rule's benchmark and metric patterns, compiled.
+#[derive(Debug, Clone)]
+pub struct Globs {
+    benchmark: glob::Pattern,
+    metric: glob::Pattern,
+}
+
+impl Globs {
+    /// Whether a series matches: its benchmark, and its metric or `metric.param`.
+    pub fn matches(&self, benchmark: &str, metric: &str, param: &str) -> bool {
+        self.benchmark.matches(benchmark)
+            && (self.metric.matches(metric)
+                || (!param.is_empty() && self.metric.matches(&format!("{metric}.{param}"))))
     }
 }

@@ -91,16 +91,20 @@ impl Run {
         Run::default()
     }
 
-    fn index(&mut self) -> &mut KeyMap {
-        let entries = &self.entries;
+    /// The index, built from the entries the first time.
+    fn built_index(&self) -> &KeyMap {
         self.index.get_or_init(|| {
-            entries
+            self.entries
                 .iter()
                 .enumerate()
                 .map(|(i, (k, _))| (k.clone(), i))
                 .collect()
-        });
-        self.index.get_mut().expect("initialised above")
+        })
+    }
+
+    fn index(&mut self) -> &mut KeyMap {
+        self.built_index();
+        self.index.get_mut().expect("built above")
     }
 
     /// Sets `key` (appended if new).
@@ -143,14 +147,7 @@ impl Run {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        let index = self.index.get_or_init(|| {
-            self.entries
-                .iter()
-                .enumerate()
-                .map(|(i, (k, _))| (k.clone(), i))
-                .collect()
-        });
-        index.get(key).map(|&i| &self.entries[i].1)
+        self.built_index().get(key).map(|&i| &self.entries[i].1)
     }
 
     /// The keys and values in order.

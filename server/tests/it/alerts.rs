@@ -89,6 +89,16 @@ pub(crate) async fn settle(app: &TestApp) {
     }
 }
 
+/// The metrics of a summary's alerts.
+fn alerted_metrics(s: &Value) -> Vec<&str> {
+    s["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["metric"].as_str().unwrap())
+        .collect()
+}
+
 async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
     let (status, v) = app.get_json(&format!("/api/v1/alerts?{query}")).await;
     assert_eq!(status, 200, "{v}");
@@ -165,12 +175,7 @@ async fn an_lkp_step_is_one_kpi_summary_with_the_changed_keys_alongside() {
     let all = summaries(&app, "status=all").await;
     assert_eq!(all.len(), 1, "{all:#?}");
     let s = &all[0];
-    let metrics: Vec<&str> = s["alerts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["metric"].as_str().unwrap())
-        .collect();
+    let metrics = alerted_metrics(s);
     assert_eq!(metrics, ["netperf.Throughput_Mbps"]);
     assert_eq!(s["good"]["sha"], sha(22));
     assert_eq!(s["bad"]["sha"], sha(24));
@@ -926,12 +931,7 @@ async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
     let all = summaries(&app, "status=all").await;
     assert_eq!(all.len(), 1, "{all:#?}");
     let s = &all[0];
-    let metrics: Vec<&str> = s["alerts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["metric"].as_str().unwrap())
-        .collect();
+    let metrics = alerted_metrics(s);
     assert_eq!(metrics.len(), 2, "{metrics:?}");
     assert!(metrics.contains(&"Throughput_Mbps") && metrics.contains(&"latency_us"));
     assert_eq!(s["good"]["sha"], sha(22));

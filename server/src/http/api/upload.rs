@@ -238,19 +238,12 @@ async fn store(
     let uploaded_by = actor.to_owned();
     // The alert rules that give metrics a direction, compiled once for the upload's series
     // (rules were checked when they were stored).
-    let rule_directions: Vec<(glob::Pattern, glob::Pattern, Direction)> = state
+    let rule_directions: Vec<(crate::alert_rule::Globs, Direction)> = state
         .store
         .alert_rules()
         .await?
         .into_iter()
-        .filter_map(|r| {
-            let d = r.direction?;
-            Some((
-                glob::Pattern::new(&r.benchmark).ok()?,
-                glob::Pattern::new(&r.metric).ok()?,
-                d,
-            ))
-        })
+        .filter_map(|r| Some((r.globs()?, r.direction?)))
         .collect();
     // Parsing is CPU work: keep it off the async workers.
     let parse_span = tracing::info_span!("parse", files = files.len());
@@ -331,13 +324,8 @@ async fn store(
                     }
                     rule_directions
                         .iter()
-                        .find(|(b, m, _)| {
-                            b.matches(benchmark)
-                                && (m.matches(metric)
-                                    || (!param.is_empty()
-                                        && m.matches(&format!("{metric}.{param}"))))
-                        })
-                        .map(|(_, _, d)| *d)
+                        .find(|(globs, _)| globs.matches(benchmark, metric, param))
+                        .map(|(_, d)| *d)
                 });
             }
             for run in &mut runs {
