@@ -22,7 +22,7 @@ await run(async (page) => {
   await page.waitForSelector('body[data-hydrated="true"]');
   await page.focus('#alert-metric');
   await page.keyboard.type('put_m');
-  await page.waitForSelector('#alert-metric-list li[data-metric="Throughput_Mbps"]');
+  await page.waitForSelector('#alert-metric-list[data-for="put_m"] li[data-metric="Throughput_Mbps"]');
   await page.keyboard.press('ArrowDown');
   await page.waitForSelector('#alert-metric-list li.active[data-metric="Throughput_Mbps"]');
   await page.keyboard.press('Enter');

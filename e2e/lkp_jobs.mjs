@@ -51,7 +51,7 @@ await run(async (page) => {
   if (await page.$('select#series')) throw new Error('the metric picker is a <select> of 5,000 options');
   await page.focus('#series');
   await page.keyboard.type('through');
-  await page.waitForSelector('#series-list li[data-metric]');
+  await page.waitForSelector('#series-list[data-for="through"] li[data-metric]');
   const offered = await page.$$eval('#series-list li', (ls) => ls.map((l) => l.dataset.metric));
   if (offered[0] !== 'netperf.Throughput_Mbps' || offered.length > 50) throw new Error(`offered: ${offered.slice(0, 5)} (${offered.length})`);
   const said = await page.textContent('#series-status');
@@ -64,7 +64,8 @@ await run(async (page) => {
   await page.fill('#series', '');
   await page.focus('#series');
   await page.keyboard.type('sched_debug');
-  await page.waitForFunction(() => document.querySelector('#series-status').textContent.includes('type more'));
+  await page.waitForFunction(() => document.querySelector('#series-list').dataset.for === 'sched_debug'
+    && document.querySelector('#series-status').textContent.includes('type more'));
   step(`trend picker on a common prefix: ${(await page.textContent('#series-status')).trim()}`);
 
   // A run's page: its 5,000 series a hundred at a time, those with a direction first.

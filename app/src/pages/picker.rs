@@ -23,6 +23,8 @@ pub(crate) fn MetricCombo(
 ) -> impl IntoView {
     let text = RwSignal::new(initial);
     let found = RwSignal::new(MetricMatches::default());
+    // The text the shown matches answer: answers overtake keystrokes.
+    let answered = RwSignal::new(String::new());
     let open = RwSignal::new(false);
     let active = RwSignal::new(None::<usize>);
     let problem = RwSignal::new(String::new());
@@ -34,6 +36,7 @@ pub(crate) fn MetricCombo(
             alerts,
             text: text.get_untracked(),
         };
+        let asked = search.text.clone();
         let ticket = latest.ask();
         leptos::task::spawn_local(async move {
             let answer = get_metric_matches(search).await;
@@ -42,9 +45,18 @@ pub(crate) fn MetricCombo(
             }
             match answer {
                 Ok(m) => {
+                    // A match highlighted before this answer stays highlighted if it is
+                    // still offered: an arrow key pressed while typing is not lost.
+                    let kept = active.get_untracked().and_then(|i| {
+                        let was = found.with_untracked(|f| f.matches.get(i).cloned())?;
+                        m.matches
+                            .iter()
+                            .position(|n| n.metric == was.metric && n.param == was.param)
+                    });
                     found.set(m);
+                    answered.set(asked);
                     problem.set(String::new());
-                    active.set(None);
+                    active.set(kept);
                     open.set(true);
                 }
                 Err(e) => problem.set(e.to_string()),
@@ -128,7 +140,7 @@ pub(crate) fn MetricCombo(
                 on:blur=move |_| open.set(false)
                 on:keydown=keys
             />
-            <ul id=list_id class="combo-list" role="listbox" hidden=move || !open.get() || found.with(|f| f.matches.is_empty())>
+            <ul id=list_id class="combo-list" role="listbox" data-for=move || answered.get() hidden=move || !open.get() || found.with(|f| f.matches.is_empty())>
                 {move || {
                     found.with(|f| {
                         f.matches.iter().enumerate().map(|(i, m)| {
