@@ -7,6 +7,52 @@
 
 use crate::label::Direction;
 
+/// How mmtests summarises a benchmark's operations (`summarise:` in its `shellpack.yaml`,
+/// Summarise.pm): the statistics printed per operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum Summarise {
+    /// Min, mean, stddev, coefficient of variation, max, B-mean (the default).
+    #[default]
+    Multiops,
+    /// One value per operation: the best sample.
+    Singleops,
+    /// Min, mean, B-mean and 95th percentile, stddev, CoV, max.
+    Normalisedops,
+    /// Normalisedops with the 50th, 75th, 90th and 99th percentiles and B-means.
+    NormalisedLeftSkewops,
+    /// Multiops' rows and a bootstrap sub-selection mean with its interval.
+    Subselection,
+}
+
+impl Summarise {
+    pub const ALL: [Summarise; 5] = [
+        Summarise::Multiops,
+        Summarise::Singleops,
+        Summarise::Normalisedops,
+        Summarise::NormalisedLeftSkewops,
+        Summarise::Subselection,
+    ];
+
+    /// The name as `shellpack.yaml` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Summarise::Multiops => "Multiops",
+            Summarise::Singleops => "Singleops",
+            Summarise::Normalisedops => "Normalisedops",
+            Summarise::NormalisedLeftSkewops => "NormalisedLeftSkewops",
+            Summarise::Subselection => "Subselection",
+        }
+    }
+
+    /// The style named `s` (as `shellpack.yaml` writes it, any case).
+    pub fn parse(s: &str) -> Option<Summarise> {
+        Summarise::ALL
+            .into_iter()
+            .find(|x| x.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
 /// R 4.2's `qnorm(1 - 0.05/2)`.
 pub const Z975: f64 = 1.959_963_984_540_054;
 

@@ -13,6 +13,49 @@ use app::label::Direction;
 
 use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
+pub mod families;
+pub mod family;
+mod shellpacks;
+
+/// What mmtests' `shellpack.yaml` says about comparing a family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shellpack {
+    /// The directory under `shellpack_src/src/`.
+    pub name: &'static str,
+    pub summarise: app::mmtests::Summarise,
+    /// `preferhigher` as ExtractShellpack.pm accepts it (else lower is better).
+    pub higher: bool,
+    /// `DecimalPlaces`, else 2.
+    pub precision: usize,
+}
+
+impl Shellpack {
+    /// The shellpack of a benchmark directory under `iter-N` as ExtractFactory finds it:
+    /// the name, then with one `-suffix` after another stripped (`netperf-udp-rr`,
+    /// `netperf-udp`, `netperf`).
+    pub fn of(benchmark: &str) -> Option<&'static Shellpack> {
+        let mut name = benchmark;
+        loop {
+            if let Some(s) = shellpacks::SHELLPACKS.iter().find(|s| s.name == name) {
+                return Some(s);
+            }
+            let (stem, tail) = name.rsplit_once('-')?;
+            if !tail
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            {
+                return None;
+            }
+            name = stem;
+        }
+    }
+
+    /// Every shellpack with a result parser, by name.
+    pub fn all() -> &'static [Shellpack] {
+        shellpacks::SHELLPACKS
+    }
+}
+
 /// The most bytes the archive may inflate to: every byte the tar reader reads (headers,
 /// extension headers, entries it skips) counts, so no header can make it read more.
 pub const MAX_TOTAL: u64 = 1 << 30;
