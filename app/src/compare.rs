@@ -51,6 +51,10 @@ pub struct Stats {
     /// Samples above 0: for a failure key, the runs in which the failure was seen.
     #[serde(default)]
     pub present: i64,
+    /// The statistics an mmtests summary style prints beyond these (`Pctile.95`,
+    /// `BAmean.50`, `Ops`...), by the name mmtests prints; `null` where undefined.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<(String, Option<f64>)>,
 }
 
 /// A row statistic of the mmtests table.
@@ -317,6 +321,10 @@ pub struct Comparison {
     /// show these rows first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
+    /// How mmtests compares this benchmark, when it is one of its families (or an upload of
+    /// its rows said): the tables follow it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<crate::mmtests::Family>,
 }
 
 /// A comparison of more rows than this is shown a page at a time, changed rows first.
@@ -396,6 +404,7 @@ impl Comparison {
             rows: shown,
             facts: self.facts.clone(),
             changed: self.changed.clone(),
+            family: self.family.clone(),
         };
         (
             c,
@@ -742,6 +751,7 @@ mod tests {
         sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let var = values.iter().map(|x| (x - amean).powi(2)).sum::<f64>();
         Stats {
+            more: Vec::new(),
             n: values.len() as i64,
             min: sorted[0],
             max: sorted[sorted.len() - 1],

@@ -51,6 +51,145 @@ impl Summarise {
             .into_iter()
             .find(|x| x.as_str().eq_ignore_ascii_case(s.trim()))
     }
+
+    /// The statistics printed per operation, in mmtests' order (`_SummaryStats`).
+    pub fn rows(self) -> &'static [SumStat] {
+        use SumStat::*;
+        match self {
+            Summarise::Multiops => &[Min, Mean, Stddev, CoeffVar, Max, BMean(95)],
+            Summarise::Singleops => &[Value],
+            Summarise::Normalisedops => &[Min, Mean, BMean(95), Pctile(95), Stddev, CoeffVar, Max],
+            Summarise::NormalisedLeftSkewops => &[
+                Min,
+                Mean,
+                BMean(50),
+                Pctile(50),
+                BMean(75),
+                Pctile(75),
+                BMean(90),
+                Pctile(90),
+                BMean(99),
+                Pctile(99),
+                Stddev,
+                CoeffVar,
+                Max,
+            ],
+            Summarise::Subselection => &[
+                Min, Mean, BMean(95), Stddev, CoeffVar, Max, SubMean, SubMeanCi,
+            ],
+        }
+    }
+
+    /// The row whose cells carry the significance mark (`*`), if any.
+    pub fn marked(self) -> Option<SumStat> {
+        match self {
+            Summarise::Singleops => None,
+            Summarise::Subselection => Some(SumStat::SubMean),
+            _ => Some(SumStat::Mean),
+        }
+    }
+}
+
+/// One row statistic of a summary style, as mmtests names it in `_SummaryStats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SumStat {
+    Min,
+    /// Hmean for higher-is-better, Amean for lower.
+    Mean,
+    /// The mean of the best N % of the samples (at least one).
+    BMean(u32),
+    /// The N-th percentile: the sample at rank max(1, ⌊n·N/100⌋) counted from the best.
+    Pctile(u32),
+    Stddev,
+    CoeffVar,
+    Max,
+    /// Singleops' one value: the best sample.
+    Value,
+    /// Subselection's bootstrap mean and its interval.
+    SubMean,
+    SubMeanCi,
+}
+
+impl SumStat {
+    /// The row name mmtests prints (Stat.pm's `stat_names`).
+    pub fn name(self, direction: Direction) -> String {
+        let h = direction == Direction::Higher;
+        match self {
+            SumStat::Min => "Min".into(),
+            SumStat::Max => "Max".into(),
+            SumStat::Mean => if h { "Hmean" } else { "Amean" }.into(),
+            SumStat::BMean(n) => format!("{}.{n}", if h { "BHmean" } else { "BAmean" }),
+            SumStat::Pctile(n) => format!("Pctile.{n}"),
+            SumStat::Stddev => if h { "HStddev" } else { "Stddev" }.into(),
+            SumStat::CoeffVar => if h { "HCoeffVar" } else { "CoeffVar" }.into(),
+            SumStat::Value => "Ops".into(),
+            SumStat::SubMean => if h { "SubHmean" } else { "SubAmean" }.into(),
+            SumStat::SubMeanCi => if h { "SubHmeanCI" } else { "SubAmeanCI" }.into(),
+        }
+    }
+
+    /// Whether its percentage is `pndiff` (a smaller value is better): the spreads always,
+    /// everything else when lower is better.
+    pub fn smaller_is_better(self, direction: Direction) -> bool {
+        matches!(self, SumStat::Stddev | SumStat::CoeffVar | SumStat::SubMeanCi)
+            || direction == Direction::Lower
+    }
+
+    /// Its value in `s`: the fixed statistics from their fields, the others from `s.more`.
+    pub fn of(self, direction: Direction, s: &Stats) -> Option<f64> {
+        let h = direction == Direction::Higher;
+        let v = match self {
+            SumStat::Min => Some(s.min),
+            SumStat::Max => Some(s.max),
+            SumStat::Mean => Stat::mean(direction).of(s),
+            SumStat::Stddev => if h { s.hstddev } else { s.stddev },
+            SumStat::CoeffVar => if h { s.hcoeffvar } else { s.coeffvar },
+            SumStat::BMean(95) => if h { s.bhmean95 } else { Some(s.bamean95) },
+            _ => {
+                let name = self.name(direction);
+                s.more.iter().find(|(n, _)| *n == name).and_then(|(_, v)| *v)
+            }
+        };
+        v.filter(|v| !v.is_nan())
+    }
+}
+
+/// The statistics a style prints beyond those every [`Stats`] has, by row name, from the
+/// samples sorted best first.
+pub fn more_stats(style: Summarise, sorted: &[f64], direction: Direction) -> Vec<(String, Option<f64>)> {
+    let n = sorted.len();
+    let count = |pct: u32| ((n as u64 * pct as u64 / 100) as usize).max(1).min(n);
+    let mean = |xs: &[f64]| match direction {
+        Direction::Higher => hmean(xs),
+        _ => amean(xs),
+    };
+    let mut out = Vec::new();
+    for stat in style.rows() {
+        let v = match *stat {
+            SumStat::BMean(95) => continue,
+            SumStat::BMean(p) => (n > 0).then(|| mean(&sorted[..count(p)])).flatten(),
+            SumStat::Pctile(p) => (n > 0).then(|| sorted[count(p) - 1]),
+            SumStat::Value => sorted.first().copied(),
+            // mmtests draws these from an unseeded bootstrap (numpy), different on every
+            // run; Perfline gives the plain mean and its t interval, which they estimate.
+            SumStat::SubMean => mean(sorted),
+            SumStat::SubMeanCi => summarise(sorted, direction).ci,
+            _ => continue,
+        };
+        out.push((stat.name(direction), v));
+    }
+    out
+}
+
+/// How mmtests compares a benchmark: its summary style, the one direction its tables use,
+/// and the operations `--print-ratio` lists (all when empty).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Family {
+    pub summarise: Summarise,
+    pub preferred: Direction,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ratio: Vec<String>,
 }
 
 /// R 4.2's `qnorm(1 - 0.05/2)`.
@@ -446,6 +585,7 @@ pub fn mmtests_text(c: &Comparison) -> String {
 pub fn table(c: &Comparison) -> String {
     let kernels = &c.query.kernels;
     let p = c.precision;
+    let style = c.family.as_ref().map_or(Summarise::Multiops, |f| f.summarise);
     let mut out = String::new();
     for direction in [Direction::Higher, Direction::Lower] {
         let rows = table_rows(c, direction);
@@ -455,28 +595,30 @@ pub fn table(c: &Comparison) -> String {
         if !out.is_empty() {
             out.push('\n');
         }
-        let stats = Stat::rows(direction);
+        let stats = style.rows();
         let mean = Stat::mean(direction);
-        let stat_len = stats.iter().map(|s| s.name().len()).max().unwrap_or(0);
+        let stat_len = stats
+            .iter()
+            .map(|s| s.name(direction).len())
+            .max()
+            .unwrap_or(0);
         let op_len = rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
         out.push_str(&header(kernels, stat_len + op_len + 1));
         let marks: Vec<Vec<bool>> = rows.iter().map(|r| significance(&rows, r, mean)).collect();
-        for stat in stats {
-            // Stddev and CoeffVar rows are always "lower is better".
-            let lower = matches!(
-                stat,
-                Stat::Stddev | Stat::HStddev | Stat::CoeffVar | Stat::HCoeffVar
-            ) || direction == Direction::Lower;
+        for &stat in stats {
+            let lower = stat.smaller_is_better(direction);
+            let name = stat.name(direction);
             for (r, row) in rows.iter().enumerate() {
-                out.push_str(&format!(
-                    "{:<stat_len$} {:<op_len$}",
-                    stat.name(),
-                    row.label
-                ));
-                let base = value(stat, row.cells[0].as_ref().map(|c| &c.stats));
-                for (k, cell) in row.cells.iter().enumerate() {
-                    let v = value(stat, cell.as_ref().map(|c| &c.stats));
-                    let (shown, pct) = match v {
+                out.push_str(&format!("{name:<stat_len$} {:<op_len$}", row.label));
+                let of = |k: usize| {
+                    row.cells
+                        .get(k)
+                        .and_then(|c| c.as_ref())
+                        .and_then(|c| stat.of(direction, &c.stats))
+                };
+                let base = of(0);
+                for k in 0..row.cells.len() {
+                    let (shown, pct) = match of(k) {
                         Some(v) => (
                             v,
                             if lower {
@@ -490,7 +632,7 @@ pub fn table(c: &Comparison) -> String {
                     out.push_str(&fixed(shown, FIELD, p));
                     // Perl builds the cell as a string first: the percentage goes through %.15g.
                     let pct = fixed(via_string(pct), 7, 2);
-                    if stat == mean && marks[r][k] {
+                    if style.marked() == Some(stat) && marks[r][k] {
                         out.push_str(&format!(" *{pct}%*"));
                     } else {
                         out.push_str(&format!(" ({pct}%)"));
@@ -549,26 +691,44 @@ pub struct RatioTable {
 pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
     let mut out = Vec::new();
     for direction in [Direction::Higher, Direction::Lower] {
-        let rows = table_rows(c, direction);
+        // `--print-ratio` lists the operations the parser marked (all if none were).
+        let marked = c.family.as_ref().map(|f| &f.ratio).filter(|r| !r.is_empty());
+        let rows: Vec<&Row> = table_rows(c, direction)
+            .into_iter()
+            .filter(|r| marked.is_none_or(|ops| ops.contains(&r.label)))
+            .collect();
         if rows.is_empty() {
             continue;
         }
         let mean = Stat::mean(direction);
+        // Singleops compares its one value, which has no interval.
+        let single = c
+            .family
+            .as_ref()
+            .is_some_and(|f| f.summarise == Summarise::Singleops);
+        let value_of = |s: Option<&Stats>| {
+            if single {
+                s.and_then(|s| SumStat::Value.of(direction, s))
+            } else {
+                value(mean, s)
+            }
+        };
+        let interval_of = |s: &Stats| if single { None } else { interval(mean, s) };
         fn stats(r: &Row, k: usize) -> Option<&Stats> {
             r.cells.get(k).and_then(|c| c.as_ref()).map(|c| &c.stats)
         }
         let base_has_ci = rows
             .iter()
-            .any(|r| stats(r, 0).is_some_and(|s| interval(mean, s).is_some()));
+            .any(|r| stats(r, 0).is_some_and(|s| interval_of(s).is_some()));
         let table_rows: Vec<RatioRow> = rows
             .iter()
             .map(|r| {
-                let bval = value(mean, stats(r, 0));
-                let bci = stats(r, 0).and_then(|s| interval(mean, s));
+                let bval = value_of(stats(r, 0));
+                let bci = stats(r, 0).and_then(interval_of);
                 let cells = (0..c.query.kernels.len())
                     .map(|k| {
-                        let aval = value(mean, stats(r, k));
-                        let aci = stats(r, k).and_then(|s| interval(mean, s));
+                        let aval = value_of(stats(r, k));
+                        let aci = stats(r, k).and_then(interval_of);
                         match (aval, bval) {
                             (Some(a), Some(b)) => {
                                 let ratio = rdiff(Some(a), Some(b));

@@ -92,6 +92,26 @@ pub struct UploadResponse {
     /// is stored without a key it cannot take rather than refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// For an mmtests tree: each `<kernel>/iter-N/<benchmark>/logs/` directory, what was read
+    /// of it and, if anything was left out, why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub directories: Vec<TreeDir>,
+}
+
+/// One `<kernel>/iter-N/<benchmark>/logs/` directory of an uploaded mmtests tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TreeDir {
+    pub kernel: String,
+    /// The `N` of `iter-N`.
+    pub iteration: i64,
+    pub benchmark: String,
+    /// The mmtests family (shellpack) whose parser read it, if one is known.
+    pub family: Option<String>,
+    pub operations: usize,
+    pub samples: usize,
+    /// What was left out and why (the file and line where known); `None` when all was read.
+    pub problem: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,6 +151,26 @@ pub struct RunPage {
     pub total: i64,
     pub limit: i64,
     pub offset: i64,
+}
+
+/// The lines an upload's answer gives an mmtests tree's directories: what each gave, or why
+/// it gave nothing.
+pub fn directories_lines(dirs: &[TreeDir]) -> String {
+    let mut out = String::new();
+    for d in dirs {
+        let what = match (&d.family, d.samples) {
+            (Some(f), n) if n > 0 => format!("{} operation(s), {n} sample(s) ({f})", d.operations),
+            _ => "not read".to_owned(),
+        };
+        out.push_str(&format!(
+            "  {}/iter-{}/{}: {what}{}\n",
+            d.kernel,
+            d.iteration,
+            d.benchmark,
+            d.problem.as_deref().map(|p| format!("; {p}")).unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// The line an upload's answer gives what it left out: `2 keys skipped: a: why; b: why`, at

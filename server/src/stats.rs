@@ -28,6 +28,15 @@ fn polars_err(e: PolarsError) -> anyhow::Error {
 /// group in mmtests' own order by `app::mmtests::summarise`, so that every printed digit is
 /// mmtests'.
 pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stats>> {
+    group_stats_as(series, None)
+}
+
+/// [`group_stats`] as an mmtests family compares them: every sample judged by the family's
+/// direction, with the statistics its summary style prints.
+fn group_stats_as(
+    series: &[CompareSeries],
+    family: Option<&app::mmtests::Family>,
+) -> anyhow::Result<HashMap<Key, Stats>> {
     // Groups are numbered here so that polars groups by an integer, not by three strings.
     let mut group_of: HashMap<(&str, &str, &str), u32> = HashMap::new();
     let mut keys: Vec<Key> = Vec::new();
@@ -41,14 +50,15 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
             .entry((s.metric.as_str(), s.param.as_str(), s.kernel.as_str()))
             .or_insert_with(|| {
                 keys.push((s.metric.clone(), s.param.clone(), s.kernel.clone()));
-                directions.push(s.direction);
+                directions.push(family.map_or(s.direction, |f| f.preferred));
                 keys.len() as u32 - 1
             });
+        let direction = directions[g as usize];
         for &v in &s.values {
             group.push(g);
             value.push(v);
             // Sorting ascending by this key puts the best samples first.
-            best_first.push(match s.direction {
+            best_first.push(match direction {
                 Direction::Higher => -v,
                 Direction::Lower | Direction::Unknown => v,
             });
@@ -129,10 +139,18 @@ pub fn group_stats(series: &[CompareSeries]) -> anyhow::Result<HashMap<Key, Stat
                 .collect(),
             None => Vec::new(),
         };
-        let m = app::mmtests::summarise(&units, directions[g as usize]);
+        let direction = directions[g as usize];
+        let m = app::mmtests::summarise(&units, direction);
+        let more = match family {
+            Some(f) if f.summarise != app::mmtests::Summarise::Multiops => {
+                app::mmtests::more_stats(f.summarise, &units, direction)
+            }
+            _ => Vec::new(),
+        };
         stats.insert(
             key.clone(),
             Stats {
+                more,
                 n,
                 min: min.get(i).unwrap_or(f64::NAN),
                 max: max.get(i).unwrap_or(f64::NAN),
@@ -161,21 +179,65 @@ pub fn compare(
     samples: &[CompareSeries],
     precision: Option<usize>,
 ) -> anyhow::Result<Comparison> {
-    let precision = precision.unwrap_or_else(|| default_precision(&query.benchmark));
+    compare_as(query, samples, precision, None)
+}
+
+/// How an mmtests family compares: its summary style and direction, its decimal places.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsFamily {
+    pub family: app::mmtests::Family,
+    pub precision: usize,
+}
+
+/// [`compare`], as mmtests compares `family` when given: one direction for every row, the
+/// family's summary style and decimal places, and the operations in the order its parser
+/// printed them (the baseline's first).
+pub fn compare_as(
+    query: CompareQuery,
+    samples: &[CompareSeries],
+    precision: Option<usize>,
+    family: Option<AsFamily>,
+) -> anyhow::Result<Comparison> {
+    let precision = precision
+        .or(family.as_ref().map(|f| f.precision))
+        .unwrap_or_else(|| default_precision(&query.benchmark));
+    let family = family.map(|f| f.family);
     let mut runs: HashMap<&str, BTreeSet<i64>> = HashMap::new();
     let mut meta: HashMap<(&str, &str), (Option<&str>, Direction)> = HashMap::new();
+    let mut first_seen: Vec<(&str, &str)> = Vec::new();
     for s in samples {
         runs.entry(s.kernel.as_str()).or_default().insert(s.run_id);
+        let direction = family.as_ref().map_or(s.direction, |f| f.preferred);
         meta.entry((s.metric.as_str(), s.param.as_str()))
-            .or_insert((s.unit.as_deref(), s.direction));
+            .or_insert_with(|| {
+                first_seen.push((s.metric.as_str(), s.param.as_str()));
+                (s.unit.as_deref(), direction)
+            });
     }
     let mut stats = if samples.is_empty() {
         HashMap::new()
     } else {
-        group_stats(samples)?
+        group_stats_as(samples, family.as_ref())?
     };
-    let mut keys: Vec<(&str, &str)> = meta.keys().copied().collect();
-    keys.sort_by(|a, b| a.0.cmp(b.0).then_with(|| compare_params(a.1, b.1)));
+    let keys: Vec<(&str, &str)> = if family.is_some() {
+        // mmtests' operations: the baseline's in its parser's order, then any other
+        // kernel's new ones.
+        let mut ordered = Vec::with_capacity(first_seen.len());
+        let mut seen = std::collections::HashSet::new();
+        for k in &query.kernels {
+            for s in samples.iter().filter(|s| s.kernel == k.as_str()) {
+                let key = (s.metric.as_str(), s.param.as_str());
+                if seen.insert(key) {
+                    ordered.push(key);
+                }
+            }
+        }
+        ordered
+    } else {
+        let mut keys = first_seen;
+        keys.sort_by(|a, b| a.0.cmp(b.0).then_with(|| compare_params(a.1, b.1)));
+        keys
+    };
     let mut rows: Vec<Row> = keys
         .into_iter()
         .map(|(metric, param)| {
@@ -239,6 +301,7 @@ pub fn compare(
         rows,
         facts: Vec::new(),
         changed: Vec::new(),
+        family,
     })
 }
 

@@ -15,6 +15,23 @@ pub fn direction(benchmark: &str, metric: &str) -> Option<Direction> {
         .or_else(|| by_name(metric))
 }
 
+/// The direction of an mmtests family's metric as its `shellpack.yaml` states it (under the
+/// metric, else at the top), else the family's own (`higher`, mmtests' default lower).
+pub fn mmtests_direction(shellpack: &str, metric: &str, higher: bool) -> Direction {
+    let listed = |m: &str| {
+        MMTESTS_DIRECTIONS
+            .iter()
+            .find(|(bench, name, _)| *bench == shellpack && *name == m)
+            .map(|(_, _, h)| *h)
+    };
+    let higher = listed(metric).or_else(|| listed("*")).unwrap_or(higher);
+    if higher {
+        Direction::Higher
+    } else {
+        Direction::Lower
+    }
+}
+
 /// Sets the direction of every series `stated` (benchmark, metric, param) gives one: what
 /// an upload or an alert rule says over what the parser knew.
 pub fn apply(

@@ -12,7 +12,7 @@ pub mod history;
 pub mod known;
 pub mod kpi;
 mod lkp;
-mod mmtests;
+pub mod mmtests;
 mod mmtests_directions;
 mod netperf;
 mod sysbench;
@@ -189,6 +189,15 @@ pub fn parse_file(
     format: Option<Format>,
     meta: &UploadMeta,
 ) -> Result<(Format, Vec<ParsedRun>), IngestError> {
+    parse_file_reporting(bytes, format, meta).map(|(f, runs, _)| (f, runs))
+}
+
+/// [`parse_file`], with what was read of each directory of an mmtests tree.
+pub fn parse_file_reporting(
+    bytes: &[u8],
+    format: Option<Format>,
+    meta: &UploadMeta,
+) -> Result<(Format, Vec<ParsedRun>, Vec<app::types::TreeDir>), IngestError> {
     if strip_bom(bytes).iter().all(u8::is_ascii_whitespace) {
         return Err(IngestError::new("the file is empty"));
     }
@@ -201,6 +210,7 @@ pub fn parse_file(
             ))
         })?,
     };
+    let mut directories = Vec::new();
     let runs = match format {
         Format::Csv => parse_csv(bytes, meta)?,
         Format::Json => parse_json(bytes, meta)?,
@@ -210,10 +220,14 @@ pub fn parse_file(
         Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta)?,
         Format::LkpStats => lkp::parse_stats(bytes, meta)?,
         Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
-        Format::Mmtests => mmtests::parse(bytes, meta)?,
+        Format::Mmtests => {
+            let (runs, dirs) = mmtests::parse_tree(bytes, meta)?;
+            directories = dirs;
+            runs
+        }
     };
     check_tags_against_facts(&runs, meta)?;
-    Ok((format, runs))
+    Ok((format, runs, directories))
 }
 
 /// Form fields fill what a file lacks; a tag that contradicts a fact the file states is refused.

@@ -220,12 +220,25 @@ impl Services {
         series: Vec<CompareSeries>,
         precision: Option<usize>,
     ) -> Result<Computed, ServiceError> {
+        // The facts of every run: what differs besides the kernel, and how mmtests compares
+        // the benchmark (what the baseline's runs say, else its shellpack).
+        let mut ids: Vec<i64> = series.iter().map(|s| s.run_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let facts = self.store.run_facts(&ids).await?;
+        let family = query.kernels.first().and_then(|base| {
+            let base_runs = series
+                .iter()
+                .filter(|s| s.kernel == base.as_str())
+                .filter_map(|s| facts.get(&s.run_id));
+            crate::ingest::mmtests::lines::family_of(base_runs, query.benchmark.as_str())
+        });
         // polars may block; keep it off the async workers, within the heavy-work limit.
         let mut computed = crate::services::work::stage(
             tracing::info_span!("stats"),
             self.heavy.run(move || {
                 let lkp_query = query.clone();
-                crate::stats::compare(query, &series, precision).map(|mut comparison| {
+                crate::stats::compare_as(query, &series, precision, family).map(|mut comparison| {
                     // A large comparison (an LKP job's keys): the rows lkp-tests' rules
                     // select, which its pages show first.
                     if comparison.rows.len() > app::compare::PAGE_ROWS
@@ -244,8 +257,6 @@ impl Services {
         .await??;
         // What differs besides the kernel, from the facts of each kernel's runs.
         let c = &mut computed.comparison;
-        let ids: Vec<i64> = c.runs.iter().flat_map(|r| r.runs.iter().copied()).collect();
-        let facts = self.store.run_facts(&ids).await?;
         let merged: Vec<_> = c
             .query
             .kernels

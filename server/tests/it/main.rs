@@ -11,6 +11,7 @@ mod compare;
 mod helpers;
 mod hostile;
 mod lkp_oracle;
+mod mmtests_coverage;
 mod mmtests_oracle;
 mod openapi;
 mod pages;

@@ -247,13 +247,14 @@ async fn store(
         .collect();
     // Parsing is CPU work: keep it off the async workers.
     let parse_span = tracing::info_span!("parse", files = files.len());
-    let parsed = crate::services::work::stage(parse_span, state
+    let (parsed, directories) = crate::services::work::stage(parse_span, state
         .heavy
         .run(move || -> Result<_, IngestError> {
             let mut digest = Sha256::new();
             digest.update(meta.canonical().as_bytes());
             let mut new_files = Vec::with_capacity(files.len());
             let mut runs = Vec::new();
+            let mut directories = Vec::new();
             let mut side: Vec<(String, String)> = Vec::new();
             for (i, (name, bytes)) in files.into_iter().enumerate() {
                 if ingest::cancel::requested() {
@@ -287,8 +288,10 @@ async fn store(
                     });
                     continue;
                 }
-                let (format, mut file_runs) = ingest::parse_file(&bytes, meta.format, &meta)
-                    .map_err(|e| e.in_file(&label))?;
+                let (format, mut file_runs, dirs) =
+                    ingest::parse_file_reporting(&bytes, meta.format, &meta)
+                        .map_err(|e| e.in_file(&label))?;
+                directories.extend(dirs);
                 for s in file_runs.iter_mut().flat_map(|r| r.skipped.iter_mut()) {
                     *s = format!("{label}: {s}");
                 }
@@ -331,15 +334,18 @@ async fn store(
             for run in &mut runs {
                 run.facts.extend(side.iter().cloned());
             }
-            Ok(NewUpload {
-                digest: hex::encode(digest.finalize()),
-                metadata: meta.canonical(),
-                files: new_files,
-                runs,
-                mark: meta.mark,
-                commit_time: meta.commit_time,
-                uploaded_by,
-            })
+            Ok((
+                NewUpload {
+                    digest: hex::encode(digest.finalize()),
+                    metadata: meta.canonical(),
+                    files: new_files,
+                    runs,
+                    mark: meta.mark,
+                    commit_time: meta.commit_time,
+                    uploaded_by,
+                },
+                directories,
+            ))
         }))
         .await??;
     let store_span = tracing::info_span!("store", runs = parsed.runs.len());
@@ -372,6 +378,7 @@ async fn store(
                 .iter()
                 .flat_map(|r| r.skipped.iter().cloned())
                 .collect(),
+            directories,
         },
     ))
 }
@@ -407,6 +414,7 @@ pub fn text_summary(r: &UploadResponse, origin: &str) -> String {
             run.id, run.benchmark, run.machine, run.kernel, run.samples, run.page
         ));
     }
+    out.push_str(&app::types::directories_lines(&r.directories));
     out.push_str(&app::types::skipped_line(&r.skipped));
     out
 }

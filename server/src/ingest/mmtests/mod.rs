@@ -1,21 +1,30 @@
 //! mmtests: a `.tar.gz` or `.tar` of a `work/log` tree. Every
-//! `<run-name>/iter-N/<benchmark>/logs/<file>` becomes samples of the run `<benchmark>` on the
-//! kernel `<run-name>`, named as mmtests names them: netperf `TCP_STREAM-64.3` is metric
-//! `tcpstream-send`, param 64, iteration 3; hackbench `hackbench-16` holds the `time` samples
-//! of 16 groups, numbered from 1 in file order.
+//! `<run-name>/iter-N/<benchmark>/logs/` directory is read by the parser of the benchmark's
+//! family (`families`, ports of mmtests' `parse-results`, found as mmtests finds them:
+//! `netperf-udp-rr` is netperf's) into mmtests' intermediate rows, and those become samples
+//! of the run `<benchmark>` on the kernel `<run-name>` (`lines`). Members compressed as
+//! mmtests leaves them (`.gz`, `.xz`) are read decompressed.
 //!
-//! Archives are read in memory under limits (total size, entry count, entry size); entries are
-//! never written to disk, and a path with `..` or an absolute path is refused.
+//! Nothing is skipped silently: [`Tree`] says, per directory, what was read and what was not
+//! and why; a tree is refused only when nothing in it is readable.
+//!
+//! Archives are read in memory under limits (total size, entry count, entry size, the text
+//! held at once); entries are never written to disk, and a path with `..` or an absolute path
+//! is refused.
 
 use std::io::Read;
 
 use app::label::Direction;
 
-use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
 
 pub mod families;
 pub mod family;
+pub mod lines;
 mod shellpacks;
+
+use app::types::TreeDir;
+use family::LogDir;
 
 /// What mmtests' `shellpack.yaml` says about comparing a family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,8 +79,8 @@ pub const MAX_ENTRIES: usize = 200_000;
 pub const MAX_ENTRY: u64 = 64 << 20;
 /// The largest GNU long-name or PAX extension header (the tar crate reads them whole).
 pub const MAX_EXTENSION: u64 = 64 << 10;
-/// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
-const ITER_STRIDE: i64 = 100_000;
+/// The most text of logs held at once (members decompressed), over the whole tree.
+pub const MAX_TEXT: u64 = 512 << 20;
 
 pub fn detect(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0x1f, 0x8b]) || bytes.get(257..262) == Some(b"ustar")
@@ -106,6 +115,14 @@ fn place(path: &str) -> Option<Place<'_>> {
 }
 
 pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+    parse_tree(bytes, meta).map(|(runs, _)| runs)
+}
+
+/// The runs of a tree and what was read of each of its directories.
+pub fn parse_tree(
+    bytes: &[u8],
+    meta: &UploadMeta,
+) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let allowance = (bytes.len() as u64)
         .saturating_mul(MAX_RATIO)
         .clamp(MIN_ALLOWANCE, MAX_TOTAL);
@@ -179,9 +196,13 @@ fn archive_error(e: std::io::Error) -> IngestError {
 
 /// Reads the archive's entries raw (the tar crate would read GNU long names and PAX headers
 /// whole, before any check of ours), applying the long names and PAX paths itself.
-fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+fn read_tar<R: Read>(
+    reader: R,
+    meta: &UploadMeta,
+) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut archive = tar::Archive::new(reader);
-    let mut builder = RunBuilder::default();
+    let mut dirs: std::collections::BTreeMap<(String, String, i64), LogDir> = Default::default();
+    let mut text_held = 0u64;
     let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
     let mut content = String::new();
@@ -261,15 +282,28 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
         if results.is_none() && system_file.is_none() {
             continue;
         }
+        if let Some(at) = results {
+            let mut raw = Vec::with_capacity(size.min(MAX_ENTRY) as usize);
+            entry
+                .by_ref()
+                .take(MAX_ENTRY)
+                .read_to_end(&mut raw)
+                .map_err(|e| archive_error(e).in_file(&path))?;
+            let text = member_text(at.file, &raw, MAX_TEXT.saturating_sub(text_held))
+                .map_err(|e| e.in_file(&path))?;
+            text_held += text.len() as u64;
+            dirs.entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
+                .or_insert_with(|| LogDir::new(at.benchmark))
+                .insert(at.file, text);
+            continue;
+        }
         content.clear();
         entry
             .by_ref()
             .take(MAX_ENTRY)
             .read_to_string(&mut content)
             .map_err(|e| archive_error(e).in_file(&path))?;
-        if let Some(at) = results {
-            log_file(&mut builder, meta, &at, &content).map_err(|e| e.in_file(&path))?;
-        } else if let Some((kernel, name)) = system_file {
+        if let Some((kernel, name)) = system_file {
             let found = super::facts::system_facts(name, &content).unwrap_or_default();
             let facts = system.entry(kernel.to_owned()).or_default();
             facts.extend(found);
@@ -285,21 +319,208 @@ fn read_tar<R: Read>(reader: R, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    let mut runs = builder.finish().map_err(|e| {
-        if e.line.is_none() && e.field.is_none() && e.message.starts_with("no samples") {
-            IngestError::new(
-                "no mmtests <run>/iter-N/<benchmark>/logs/ files with results in the archive",
-            )
-        } else {
-            e
-        }
-    })?;
+    let (mut runs, report) = read_dirs(&dirs, meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
         }
     }
-    Ok(runs)
+    Ok((runs, report))
+}
+
+/// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs),
+/// at most `budget` bytes of it; bytes that are not UTF-8 are replaced, as the tools' text
+/// is read by awk and perl byte-wise anyway.
+fn member_text(name: &str, raw: &[u8], budget: u64) -> Result<String, IngestError> {
+    let limit = budget.min(MAX_ENTRY);
+    let too_big = || {
+        IngestError::new(format!(
+            "the member inflates to more than {limit} bytes (at most {MAX_ENTRY} a member, {MAX_TEXT} of text in a tree)"
+        ))
+    };
+    let mut out = Vec::new();
+    if name.ends_with(".gz") {
+        flate2::read::MultiGzDecoder::new(raw)
+            .take(limit + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| IngestError::new(format!("the gzip member cannot be read: {e}")))?;
+    } else if name.ends_with(".xz") {
+        let mut sink = LimitedSink {
+            out: &mut out,
+            left: limit + 1,
+        };
+        lzma_rs::xz_decompress(&mut std::io::BufReader::new(raw), &mut sink).map_err(|e| {
+            if sink.left == 0 {
+                too_big()
+            } else {
+                IngestError::new(format!("the xz member cannot be read: {e}"))
+            }
+        })?;
+    } else {
+        out.extend_from_slice(raw);
+    }
+    if out.len() as u64 > limit {
+        return Err(too_big());
+    }
+    Ok(match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// A writer that fails once more than `left` bytes were written to it.
+struct LimitedSink<'a> {
+    out: &'a mut Vec<u8>,
+    left: u64,
+}
+
+impl std::io::Write for LimitedSink<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            self.left = 0;
+            return Err(std::io::Error::other("member too large"));
+        }
+        self.left -= buf.len() as u64;
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Each directory read by its family's parser into runs, and what came of each.
+fn read_dirs(
+    dirs: &std::collections::BTreeMap<(String, String, i64), LogDir>,
+    meta: &UploadMeta,
+) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
+    let mut builder = RunBuilder::default();
+    let mut report = Vec::with_capacity(dirs.len());
+    // Per run: how mmtests compares it, and its ratio operations.
+    let mut comparing: std::collections::HashMap<super::RunKey, (lines::Comparing, Vec<String>)> =
+        Default::default();
+    for ((kernel, benchmark, iter), dir) in dirs {
+        // The tree names kernels and benchmarks itself; a form field may not say otherwise.
+        for (field, given, found) in [
+            ("kernel", &meta.kernel, kernel),
+            ("benchmark", &meta.benchmark, benchmark),
+        ] {
+            if let Some(given) = given {
+                if given.as_str() != found {
+                    return Err(IngestError::field(
+                        field,
+                        format!("the {field} field says '{given}' but the archive's tree says '{found}'; leave the field out"),
+                    ));
+                }
+            }
+        }
+        let mut entry = TreeDir {
+            kernel: kernel.clone(),
+            iteration: *iter,
+            benchmark: benchmark.clone(),
+            family: None,
+            operations: 0,
+            samples: 0,
+            problem: None,
+        };
+        let place = format!("{kernel}/iter-{iter}/{benchmark}/logs");
+        let Some(shellpack) = Shellpack::of(benchmark) else {
+            entry.problem = Some(format!(
+                "no mmtests family is called {benchmark} (nor any name it starts with)"
+            ));
+            report.push(entry);
+            continue;
+        };
+        entry.family = Some(shellpack.name.to_owned());
+        let Some(parser) = families::parser(shellpack.name) else {
+            entry.problem = Some(format!("Perfline has no parser for {}", shellpack.name));
+            report.push(entry);
+            continue;
+        };
+        let parsed = match parser(dir) {
+            Ok(l) => l,
+            Err(p) => {
+                entry.problem = Some(match &p.file {
+                    Some(_) => format!("{place}/{p}"),
+                    None => format!("{place}: {p}"),
+                });
+                report.push(entry);
+                continue;
+            }
+        };
+        if parsed.is_empty() {
+            entry.problem = Some(format!(
+                "{place}: the {} parser found no results in {} file(s)",
+                shellpack.name,
+                dir.names().count()
+            ));
+            report.push(entry);
+            continue;
+        }
+        let key = resolve_key(1, meta, Some(benchmark), None, Some(kernel), None)?;
+        let run = builder.run(key.clone(), &meta.tags);
+        let read = lines::push(
+            &mut builder,
+            run,
+            &parsed,
+            *iter,
+            |metric| super::known::mmtests_direction(shellpack.name, metric, shellpack.higher),
+            |i| i as u64 + 1,
+        )
+        .map_err(|e| e.in_file(&place))?;
+        entry.operations = read.operations;
+        entry.samples = read.samples;
+        if read.samples == 0 {
+            entry.problem = Some(format!(
+                "{place}: the {} parser printed {} line(s), none with a number",
+                shellpack.name,
+                parsed.len()
+            ));
+        } else if read.not_numbers > 0 {
+            entry.problem = Some(format!(
+                "{place}: {} line(s) without a number left out, as mmtests leaves them",
+                read.not_numbers
+            ));
+        }
+        let (_, ratio) = comparing.entry(key).or_insert_with(|| {
+            (
+                lines::Comparing {
+                    summarise: shellpack.summarise,
+                    higher: shellpack.higher,
+                    precision: shellpack.precision,
+                },
+                Vec::new(),
+            )
+        });
+        for op in read.ratio {
+            if !ratio.contains(&op) {
+                ratio.push(op);
+            }
+        }
+        report.push(entry);
+    }
+    if !report.iter().any(|d| d.samples > 0) {
+        let why: Vec<String> = report
+            .iter()
+            .filter_map(|d| d.problem.clone())
+            .take(5)
+            .collect();
+        return Err(IngestError::new(if why.is_empty() {
+            "no mmtests <run>/iter-N/<benchmark>/logs/ files with results in the archive".to_owned()
+        } else {
+            format!("nothing in the tree could be read: {}", why.join("; "))
+        }));
+    }
+    let mut runs = builder.finish()?;
+    for run in &mut runs {
+        if let Some((c, ratio)) = comparing.remove(&run.key) {
+            run.facts.extend(c.facts());
+            run.facts
+                .extend(ratio.into_iter().map(|op| (lines::FACT_RATIO.to_owned(), op)));
+        }
+    }
+    Ok((runs, report))
 }
 
 /// `<run>/iter-N/<file>` (or `<run>/<file>`) naming a system file: the run and the file name.
@@ -315,101 +536,6 @@ fn system_place(path: &str) -> Option<(&str, &str)> {
         n if n >= 2 => Some((parts[n - 2], name)),
         _ => None,
     }
-}
-
-fn log_file(
-    builder: &mut RunBuilder,
-    meta: &UploadMeta,
-    at: &Place<'_>,
-    text: &str,
-) -> Result<(), IngestError> {
-    // The tree names kernels and benchmarks itself; a form field may not say otherwise.
-    for (field, given, found) in [
-        ("kernel", &meta.kernel, at.kernel),
-        ("benchmark", &meta.benchmark, at.benchmark),
-    ] {
-        if let Some(given) = given {
-            if given.as_str() != found {
-                return Err(IngestError::field(
-                    field,
-                    format!("the {field} field says '{given}' but the archive's tree says '{found}'; leave the field out"),
-                ));
-            }
-        }
-    }
-    let offset = at.iter * ITER_STRIDE;
-    let run_for = |builder: &mut RunBuilder| -> Result<usize, IngestError> {
-        let key = resolve_key(1, meta, Some(at.benchmark), None, Some(at.kernel), None)?;
-        Ok(builder.run(key, &meta.tags))
-    };
-    if at.benchmark.starts_with("netperf") {
-        // `TCP_STREAM-64.3`: test, message size, iteration.
-        let Some((stem, iteration)) = at.file.rsplit_once('.') else {
-            return Ok(());
-        };
-        let Ok(iteration) = iteration.parse::<i64>() else {
-            return Ok(());
-        };
-        let run = run_for(builder)?;
-        for r in netperf::results(text)? {
-            let base = r.test.to_ascii_lowercase().replace('_', "");
-            let metric = match r.metric {
-                "Throughput-recv" => format!("{base}-recv"),
-                "Trans/s" => base,
-                _ => format!("{base}-send"),
-            };
-            let param = stem
-                .rsplit_once('-')
-                .map(|(_, size)| size.to_owned())
-                .unwrap_or(r.param);
-            builder.push(Row {
-                line: 1,
-                run,
-                metric: &metric,
-                param: &param,
-                unit: None,
-                direction: Some(Direction::Higher),
-                iteration: Some(offset + iteration),
-                value: r.value,
-            })?;
-        }
-    } else if at.benchmark.starts_with("hackbench") {
-        // `hackbench-16`: the times of 16 groups, one per run of the program.
-        let Some(groups) = at
-            .file
-            .strip_prefix("hackbench-")
-            .filter(|g| g.parse::<u64>().is_ok())
-        else {
-            return Ok(());
-        };
-        let run = run_for(builder)?;
-        let label = |s: &str| {
-            app::label::Label::parse(s).map_err(|e| IngestError::new(format!("'{s}' {e}")))
-        };
-        let own = UploadMeta {
-            benchmark: Some(label(at.benchmark)?),
-            kernel: Some(label(at.kernel)?),
-            ..meta.clone()
-        };
-        let runs = hackbench::parse(text, &own)?;
-        let times = runs
-            .iter()
-            .flat_map(|r| r.series.iter())
-            .flat_map(|s| s.samples.iter().map(|(_, v)| *v));
-        for (i, value) in times.enumerate() {
-            builder.push(Row {
-                line: 1,
-                run,
-                metric: "time",
-                param: groups,
-                unit: Some("s"),
-                direction: Some(Direction::Lower),
-                iteration: Some(offset + i as i64 + 1),
-                value,
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// The metric and direction mmtests gives the samples of a benchmark, for a samples CSV of it

@@ -1,0 +1,203 @@
+//! mmtests' intermediate rows ([`Line`]) as Perfline's series: an operation
+//! `metric[-factorA][-factorB]` is the series whose param is the last factor given and whose
+//! metric is the rest (`tcpstream send 64` is metric `tcpstream-send`, param `64`; `files_sec
+//! 4 _` is `files_sec`, `4`), so the row label is mmtests' operation name. Samples are
+//! numbered in the order the parser printed them, from `iter × ITER_STRIDE + 1`, so the
+//! `iter-N` directories of a kernel pool as mmtests pools them.
+//!
+//! How mmtests compares the family is kept with each run as facts (`mmtests.*`), read back by
+//! the comparison: the summary style, the preferred direction, the decimal places and the
+//! operations its `--print-ratio` lists.
+
+use std::collections::{HashMap, HashSet};
+
+use app::label::Direction;
+use app::mmtests::Summarise;
+
+use super::family::{looks_like_number, Line};
+use crate::ingest::{IngestError, Row, RunBuilder};
+
+/// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
+pub const ITER_STRIDE: i64 = 100_000;
+
+/// The facts that say how mmtests compares a run's benchmark.
+pub const FACT_SUMMARISE: &str = "mmtests.summarise";
+pub const FACT_PREFERRED: &str = "mmtests.preferred";
+pub const FACT_PRECISION: &str = "mmtests.precision";
+pub const FACT_RATIO: &str = "mmtests.ratio";
+
+/// How mmtests compares a benchmark: from its shellpack, or stated with an upload of rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comparing {
+    pub summarise: Summarise,
+    pub higher: bool,
+    pub precision: usize,
+}
+
+impl Comparing {
+    /// The run facts that record it.
+    pub fn facts(&self) -> [(String, String); 3] {
+        [
+            (FACT_SUMMARISE.into(), self.summarise.as_str().into()),
+            (
+                FACT_PREFERRED.into(),
+                if self.higher { "Higher" } else { "Lower" }.into(),
+            ),
+            (FACT_PRECISION.into(), self.precision.to_string()),
+        ]
+    }
+}
+
+/// How mmtests compares a benchmark, from the facts of its baseline runs (`mmtests.*`, as an
+/// upload of a tree or of rows recorded them), else from the shellpack the benchmark's name
+/// resolves to; `None` for a benchmark that is no mmtests family.
+pub fn family_of<'a>(
+    base_runs: impl Iterator<Item = &'a Vec<(String, String)>>,
+    benchmark: &str,
+) -> Option<crate::stats::AsFamily> {
+    let mut stated: Option<(Summarise, bool, usize)> = None;
+    let mut ratio: Vec<String> = Vec::new();
+    let mut seen_runs = HashSet::new();
+    for facts in base_runs {
+        if !seen_runs.insert(facts as *const _) {
+            continue;
+        }
+        let get = |k: &str| facts.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
+        if stated.is_none() {
+            if let Some(summarise) = get(FACT_SUMMARISE).and_then(Summarise::parse) {
+                let higher = get(FACT_PREFERRED) == Some("Higher");
+                let precision = get(FACT_PRECISION)
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(2);
+                stated = Some((summarise, higher, precision));
+            }
+        }
+        for (k, v) in facts {
+            if k == FACT_RATIO && !ratio.contains(v) {
+                ratio.push(v.clone());
+            }
+        }
+    }
+    let (summarise, higher, precision) = stated.or_else(|| {
+        super::Shellpack::of(benchmark).map(|s| (s.summarise, s.higher, s.precision))
+    })?;
+    Some(crate::stats::AsFamily {
+        family: app::mmtests::Family {
+            summarise,
+            preferred: if higher {
+                Direction::Higher
+            } else {
+                Direction::Lower
+            },
+            ratio,
+        },
+        precision,
+    })
+}
+
+/// What one directory's lines gave.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Read {
+    pub operations: usize,
+    pub samples: usize,
+    /// Lines whose value or interval is not a number (mmtests keeps no sample for them).
+    pub not_numbers: usize,
+    /// Operations whose lines are marked `R`, in first-seen order.
+    pub ratio: Vec<String>,
+}
+
+/// The series metric and param of an operation's line.
+pub fn metric_and_param(l: &Line) -> (String, String) {
+    let given = |f: &String| !f.is_empty() && f != "_";
+    match (given(&l.a), given(&l.b)) {
+        (true, true) => (format!("{}-{}", l.metric, l.a), l.b.clone()),
+        (true, false) => (l.metric.clone(), l.a.clone()),
+        (false, true) => (l.metric.clone(), l.b.clone()),
+        (false, false) => (l.metric.clone(), String::new()),
+    }
+}
+
+/// Pushes `lines` (of the `iter`-th directory) into `run`. `direction` gives each mmtests
+/// metric's direction; `line_of(i)` the source line to name in errors.
+pub fn push(
+    builder: &mut RunBuilder,
+    run: usize,
+    lines: &[Line],
+    iter: i64,
+    direction: impl Fn(&str) -> Direction,
+    line_of: impl Fn(usize) -> u64,
+) -> Result<Read, IngestError> {
+    let mut read = Read::default();
+    let mut count: HashMap<(String, String), i64> = HashMap::new();
+    let mut ratio_seen: HashSet<String> = HashSet::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.is_ratio() {
+            let op = l.operation();
+            if ratio_seen.insert(op.clone()) {
+                read.ratio.push(op);
+            }
+        }
+        let value = l.value.trim();
+        if !looks_like_number(value) || !looks_like_number(&l.interval) {
+            read.not_numbers += 1;
+            continue;
+        }
+        let Ok(value) = value.parse::<f64>() else {
+            read.not_numbers += 1;
+            continue;
+        };
+        if !value.is_finite() {
+            read.not_numbers += 1;
+            continue;
+        }
+        let (metric, param) = metric_and_param(l);
+        let n = count.entry((metric.clone(), param.clone())).or_insert(0);
+        if *n == 0 {
+            read.operations += 1;
+        }
+        *n += 1;
+        if *n >= ITER_STRIDE {
+            return Err(IngestError::at_line(
+                line_of(i),
+                format!(
+                    "more than {} samples of operation {}",
+                    ITER_STRIDE - 1,
+                    l.operation()
+                ),
+            ));
+        }
+        builder.push(Row {
+            line: line_of(i),
+            run,
+            metric: &metric,
+            param: &param,
+            unit: None,
+            direction: Some(direction(&l.metric)),
+            iteration: Some(iter * ITER_STRIDE + *n),
+            value,
+        })?;
+        read.samples += 1;
+    }
+    Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_factor_is_the_param() {
+        let cases = [
+            (Line::new("tcpstream", "send", "64", "1", "1"), ("tcpstream-send", "64")),
+            (Line::new("files_sec", "4", "_", "1", "1"), ("files_sec", "4")),
+            (Line::new("time", "_", "_", "1", "1"), ("time", "")),
+            (Line::new("Elapsed", "", "8", "1", "1"), ("Elapsed", "8")),
+        ];
+        for (line, (metric, param)) in cases {
+            let (m, p) = metric_and_param(&line);
+            assert_eq!((m.as_str(), p.as_str()), (metric, param));
+            let label = app::compare::row_label(&m, &p);
+            assert_eq!(label, line.operation());
+        }
+    }
+}
