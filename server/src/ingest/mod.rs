@@ -84,6 +84,8 @@ pub enum Format {
     Mmtests,
     Netperf,
     Sysbench,
+    /// mmtests' intermediate rows (`mmtests::rows`).
+    MmtestsRows,
 }
 
 impl Format {
@@ -96,6 +98,7 @@ impl Format {
         "lkp-matrix",
         "netperf",
         "sysbench",
+        "mmtests-rows",
     ];
 
     pub fn parse(raw: &str) -> Option<Format> {
@@ -109,6 +112,7 @@ impl Format {
             "lkp-stats" | "stats.json" => Some(Format::LkpStats),
             "lkp-matrix" | "matrix.json" => Some(Format::LkpMatrix),
             "sysbench" => Some(Format::Sysbench),
+            "mmtests-rows" | "parse-results" => Some(Format::MmtestsRows),
             _ => None,
         }
     }
@@ -124,6 +128,7 @@ impl Format {
             Format::LkpStats => "lkp-stats",
             Format::LkpMatrix => "lkp-matrix",
             Format::Sysbench => "sysbench",
+            Format::MmtestsRows => "mmtests-rows",
         }
     }
 
@@ -162,6 +167,9 @@ impl Format {
         }
         if netperf::detect(&head) {
             return Some(Format::Netperf);
+        }
+        if mmtests::rows::detect(&head) {
+            return Some(Format::MmtestsRows);
         }
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
@@ -220,6 +228,7 @@ pub fn parse_file_reporting(
         Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta)?,
         Format::LkpStats => lkp::parse_stats(bytes, meta)?,
         Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
+        Format::MmtestsRows => mmtests::rows::parse(&text(bytes)?, meta)?,
         Format::Mmtests => {
             let (runs, dirs) = mmtests::parse_tree(bytes, meta)?;
             directories = dirs;

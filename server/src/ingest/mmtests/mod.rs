@@ -21,6 +21,7 @@ use super::{resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
 pub mod families;
 pub mod family;
 pub mod lines;
+pub mod rows;
 mod shellpacks;
 
 use app::types::TreeDir;
