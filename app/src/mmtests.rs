@@ -9,7 +9,9 @@ use crate::label::Direction;
 
 /// How mmtests summarises a benchmark's operations (`summarise:` in its `shellpack.yaml`,
 /// Summarise.pm): the statistics printed per operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Summarise {
     /// Min, mean, stddev, coefficient of variation, max, B-mean (the default).
@@ -75,7 +77,14 @@ impl Summarise {
                 Max,
             ],
             Summarise::Subselection => &[
-                Min, Mean, BMean(95), Stddev, CoeffVar, Max, SubMean, SubMeanCi,
+                Min,
+                Mean,
+                BMean(95),
+                Stddev,
+                CoeffVar,
+                Max,
+                SubMean,
+                SubMeanCi,
             ],
         }
     }
@@ -131,8 +140,10 @@ impl SumStat {
     /// Whether its percentage is `pndiff` (a smaller value is better): the spreads always,
     /// everything else when lower is better.
     pub fn smaller_is_better(self, direction: Direction) -> bool {
-        matches!(self, SumStat::Stddev | SumStat::CoeffVar | SumStat::SubMeanCi)
-            || direction == Direction::Lower
+        matches!(
+            self,
+            SumStat::Stddev | SumStat::CoeffVar | SumStat::SubMeanCi
+        ) || direction == Direction::Lower
     }
 
     /// Its value in `s`: the fixed statistics from their fields, the others from `s.more`.
@@ -142,12 +153,33 @@ impl SumStat {
             SumStat::Min => Some(s.min),
             SumStat::Max => Some(s.max),
             SumStat::Mean => Stat::mean(direction).of(s),
-            SumStat::Stddev => if h { s.hstddev } else { s.stddev },
-            SumStat::CoeffVar => if h { s.hcoeffvar } else { s.coeffvar },
-            SumStat::BMean(95) => if h { s.bhmean95 } else { Some(s.bamean95) },
+            SumStat::Stddev => {
+                if h {
+                    s.hstddev
+                } else {
+                    s.stddev
+                }
+            }
+            SumStat::CoeffVar => {
+                if h {
+                    s.hcoeffvar
+                } else {
+                    s.coeffvar
+                }
+            }
+            SumStat::BMean(95) => {
+                if h {
+                    s.bhmean95
+                } else {
+                    Some(s.bamean95)
+                }
+            }
             _ => {
                 let name = self.name(direction);
-                s.more.iter().find(|(n, _)| *n == name).and_then(|(_, v)| *v)
+                s.more
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .and_then(|(_, v)| *v)
             }
         };
         v.filter(|v| !v.is_nan())
@@ -156,7 +188,11 @@ impl SumStat {
 
 /// The statistics a style prints beyond those every [`Stats`] has, by row name, from the
 /// samples sorted best first.
-pub fn more_stats(style: Summarise, sorted: &[f64], direction: Direction) -> Vec<(String, Option<f64>)> {
+pub fn more_stats(
+    style: Summarise,
+    sorted: &[f64],
+    direction: Direction,
+) -> Vec<(String, Option<f64>)> {
     let n = sorted.len();
     let count = |pct: u32| ((n as u64 * pct as u64 / 100) as usize).max(1).min(n);
     let mean = |xs: &[f64]| match direction {
@@ -585,7 +621,10 @@ pub fn mmtests_text(c: &Comparison) -> String {
 pub fn table(c: &Comparison) -> String {
     let kernels = &c.query.kernels;
     let p = c.precision;
-    let style = c.family.as_ref().map_or(Summarise::Multiops, |f| f.summarise);
+    let style = c
+        .family
+        .as_ref()
+        .map_or(Summarise::Multiops, |f| f.summarise);
     let mut out = String::new();
     for direction in [Direction::Higher, Direction::Lower] {
         let rows = table_rows(c, direction);
@@ -692,7 +731,11 @@ pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
     let mut out = Vec::new();
     for direction in [Direction::Higher, Direction::Lower] {
         // `--print-ratio` lists the operations the parser marked (all if none were).
-        let marked = c.family.as_ref().map(|f| &f.ratio).filter(|r| !r.is_empty());
+        let marked = c
+            .family
+            .as_ref()
+            .map(|f| &f.ratio)
+            .filter(|r| !r.is_empty());
         let rows: Vec<&Row> = table_rows(c, direction)
             .into_iter()
             .filter(|r| marked.is_none_or(|ops| ops.contains(&r.label)))

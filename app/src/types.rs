@@ -167,7 +167,10 @@ pub fn directories_lines(dirs: &[TreeDir]) -> String {
             d.kernel,
             d.iteration,
             d.benchmark,
-            d.problem.as_deref().map(|p| format!("; {p}")).unwrap_or_default()
+            d.problem
+                .as_deref()
+                .map(|p| format!("; {p}"))
+                .unwrap_or_default()
         ));
     }
     out

@@ -287,6 +287,91 @@ impl Services {
     }
 }
 
+/// The most benchmarks one whole-tree report compares.
+pub const MAX_TREE_SECTIONS: usize = 500;
+
+/// Every benchmark of a tree compared at once (`benchmark=*`): a section per benchmark the
+/// baseline ran on the machine, in the order the baseline's tree ran them, and those that
+/// could not be compared with why.
+pub struct TreeReport {
+    pub query: CompareQuery,
+    pub sections: Vec<Arc<Computed>>,
+    pub left_out: Vec<(String, String)>,
+}
+
+impl Services {
+    /// Compares every benchmark the baseline kernel ran on the query's machine.
+    pub async fn compare_tree(
+        &self,
+        query: CompareQuery,
+        precision: Option<usize>,
+    ) -> Result<TreeReport, ServiceError> {
+        let machine = query.machine_name().to_owned();
+        let Some(base) = query.kernels.first() else {
+            return Err(ServiceError::Invalid("kernels are required".into()));
+        };
+        let names = self.store.benchmarks_of(&machine, base.as_str()).await?;
+        if names.is_empty() {
+            return Err(ServiceError::NotFound(format!(
+                "no benchmark has runs of kernel {base} on machine {machine}"
+            )));
+        }
+        if names.len() > MAX_TREE_SECTIONS {
+            return Err(ServiceError::Invalid(format!(
+                "machine {machine} ran {} benchmarks on {base}; a whole-tree report compares at most {MAX_TREE_SECTIONS}",
+                names.len()
+            )));
+        }
+        let mut sections = Vec::new();
+        let mut left_out = Vec::new();
+        for name in names {
+            let q = CompareQuery::new(
+                Label::parse(&name).map_err(|e| anyhow::anyhow!("stored benchmark {name}: {e}"))?,
+                Some(Label::parse(&machine).map_err(|e| anyhow::anyhow!("{e}"))?),
+                query.kernels.clone(),
+                query.metric.clone(),
+                false,
+            )
+            .map_err(ServiceError::Invalid)?;
+            match self.compare_live(q, precision).await {
+                Ok(c) => sections.push(c),
+                Err(ServiceError::NotFound(why)) => left_out.push((name, why)),
+                Err(e) => return Err(e),
+            }
+        }
+        // compare-kernels.sh's order: as the baseline's tree ran them, then by name.
+        let ids: Vec<i64> = sections
+            .iter()
+            .flat_map(|c| {
+                c.comparison
+                    .runs
+                    .first()
+                    .map(|r| r.runs.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let facts = self.store.run_facts(&ids).await?;
+        let position = |c: &Computed| -> usize {
+            c.comparison
+                .runs
+                .first()
+                .into_iter()
+                .flat_map(|r| r.runs.iter())
+                .filter_map(|id| facts.get(id))
+                .flat_map(|f| f.iter())
+                .find(|(k, _)| k == crate::ingest::mmtests::lines::FACT_POSITION)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(usize::MAX)
+        };
+        sections.sort_by_cached_key(|c| (position(c), c.comparison.query.benchmark.to_string()));
+        Ok(TreeReport {
+            query,
+            sections,
+            left_out,
+        })
+    }
+}
+
 /// Prefixes text that a spreadsheet would run as a formula with `'`.
 fn csv_safe(s: &str) -> std::borrow::Cow<'_, str> {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {

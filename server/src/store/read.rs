@@ -281,6 +281,19 @@ impl Store {
             .collect())
     }
 
+    /// The benchmarks with runs of `kernel` on `machine`, by name.
+    pub async fn benchmarks_of(&self, machine: &str, kernel: &str) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = query_as(sql!(
+            "SELECT DISTINCT r.benchmark FROM run r JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id WHERE m.name = ? AND k.version = ? ORDER BY r.benchmark"
+        ))
+        .bind(machine)
+        .bind(kernel)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(|(b,)| b).collect())
+    }
+
     pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {
         let rows: Vec<(String, i64)> =
             query_as(sql!("SELECT m.name, COUNT(r.id) FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.name{bytes}"))

@@ -182,3 +182,138 @@ async fn parse_results_rows_of_an_unknown_family_compare_as_mmtests_does() {
         wrong.join("\n")
     );
 }
+
+/// A week of `config-*` runs in one tree: five benchmarks of three kernels, each kernel's
+/// `tests-activity` saying the order they ran. `benchmark=*` gives compare-kernels.sh's
+/// report: each benchmark's table under its name, in that order, each mmtests' own; and the
+/// same as one offline HTML file and as JSON.
+#[tokio::test]
+async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
+    use std::io::Read;
+    let order = [
+        "schbench-numa-tail",
+        "netperf-udp-rr",
+        "ebizzy",
+        "perfsyscall",
+        "dbench-fsync",
+    ];
+    let kernels = [
+        "6.12.0-vanilla",
+        "6.13.0-rc3-vanilla",
+        "6.13.0-rc3-sched-fix",
+    ];
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    let mut benchmarks = Vec::new();
+    for case in order {
+        let dir = fixture("mmtests-coverage/cases").join(case);
+        let meta: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+        benchmarks.push(meta["benchmark"].as_str().unwrap().to_owned());
+        let bytes = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
+        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
+        for entry in archive.entries().unwrap() {
+            let mut entry = entry.unwrap();
+            let path = entry.path().unwrap().to_string_lossy().into_owned();
+            if !entry.header().entry_type().is_file() || path.ends_with("tests-activity") {
+                continue;
+            }
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data).unwrap();
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            tar.append_data(&mut header, &path, &data[..]).unwrap();
+        }
+    }
+    for k in kernels {
+        let mut activity = String::from(
+            "1736848800 run-mmtests: Start\n1736848801 run-mmtests: Iteration 1 start\n",
+        );
+        for (i, b) in benchmarks.iter().enumerate() {
+            activity.push_str(&format!(
+                "{} run-mmtests: test start :: {b} 0\n",
+                1736848802 + i
+            ));
+        }
+        activity.push_str("1736852401 run-mmtests: Iteration 1 end\n");
+        let mut header = tar::Header::new_gnu();
+        header.set_size(activity.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(
+            &mut header,
+            format!("{k}/iter-0/tests-activity"),
+            activity.as_bytes(),
+        )
+        .unwrap();
+    }
+    let bytes = tar.into_inner().unwrap().finish().unwrap();
+    let app = spawn_app().await;
+    let r = app
+        .upload_multipart(&[("work-log.tar.gz", bytes)], &[("machine", "week")])
+        .await;
+    let status = r.status().as_u16();
+    let answer: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    assert_eq!(
+        answer["directories"].as_array().unwrap().len(),
+        15,
+        "{answer}"
+    );
+
+    let path = format!(
+        "/api/v1/compare?machine=week&benchmark=*&kernels={}&format=text",
+        kernels.join(",")
+    );
+    let (status, text) = app.get_text(&path).await;
+    assert_eq!(status, 200, "{text}");
+    let mut expected = String::new();
+    for (case, b) in order.iter().zip(&benchmarks) {
+        let table = std::fs::read_to_string(
+            fixture("mmtests-coverage/cases")
+                .join(case)
+                .join("expected.txt"),
+        )
+        .unwrap();
+        expected.push_str(&format!("\n{b}\n{table}\n"));
+    }
+    let (report, links) = text.split_once("\nPermalinks:\n").unwrap();
+    assert_eq!(report, expected);
+    assert_eq!(links.lines().count(), 5, "{links}");
+
+    let (status, html) = app
+        .get_text(&path.replace("format=text", "format=html"))
+        .await;
+    assert_eq!(status, 200);
+    let positions: Vec<usize> = benchmarks
+        .iter()
+        .map(|b| {
+            html.find(&format!("<h2>{b}</h2>"))
+                .unwrap_or_else(|| panic!("{b} in {html}"))
+        })
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+
+    let (status, json) = app
+        .get_text(&path.replace("format=text", "format=json"))
+        .await;
+    assert_eq!(status, 200);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = json["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, benchmarks);
+
+    // A kernel the machine never ran: nothing to compare.
+    let (status, body) = app
+        .get_text("/api/v1/compare?machine=week&benchmark=*&kernels=1.0,6.12.0-vanilla&format=text")
+        .await;
+    assert_eq!(status, 404, "{body}");
+}

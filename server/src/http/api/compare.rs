@@ -234,8 +234,109 @@ pub async fn compare(
         chart: q.chart,
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
+    if query.benchmark.as_str() == "*" {
+        return whole_tree(&state, query, shape, &view, &headers).await;
+    }
     let computed = state.compare_live(query, precision(view.precision)).await?;
     respond(&state, computed, shape, &view, &headers).await
+}
+
+/// `benchmark=*`: every benchmark the baseline ran on the machine, as compare-kernels.sh
+/// reports a tree: each benchmark's table under its name, in the order the tree ran them.
+async fn whole_tree(
+    state: &AppState,
+    query: CompareQuery,
+    shape: Shape,
+    view: &ViewParams,
+    headers: &HeaderMap,
+) -> ApiResult<Response> {
+    if text_style(view)? {
+        return Err(ApiError::BadRequest(
+            "a whole-tree report (benchmark=*) is mmtests' text; style=lkp compares one benchmark"
+                .into(),
+        ));
+    }
+    let ratio = flag("ratio", &view.ratio)?;
+    let origin = super::origin(state, headers);
+    let report = state.compare_tree(query, precision(view.precision)).await?;
+    let table = |c: &app::compare::Comparison| {
+        if ratio {
+            app::mmtests::ratio_text(c)
+        } else {
+            mmtests_text(c)
+        }
+    };
+    let link = |c: &app::compare::Comparison| {
+        c.permalink
+            .as_ref()
+            .map(|id| format!("{origin}/c/{id}"))
+            .unwrap_or_default()
+    };
+    let (content_type, body): (&str, Bytes) = match shape {
+        Shape::Json | Shape::Html => (
+            "application/json",
+            serde_json::to_vec(&serde_json::json!({
+                "query": report.query,
+                "sections": report.sections.iter().map(|c| {
+                    let c = &c.comparison;
+                    if ratio {
+                        serde_json::json!({"benchmark": c.query.benchmark, "permalink": c.permalink, "ratios": app::mmtests::ratios(c)})
+                    } else {
+                        serde_json::json!({"benchmark": c.query.benchmark, "comparison": c})
+                    }
+                }).collect::<Vec<_>>(),
+                "left_out": report.left_out.iter().map(|(b, why)| serde_json::json!({"benchmark": b, "reason": why})).collect::<Vec<_>>(),
+            }))
+            .map_err(anyhow::Error::from)?
+            .into(),
+        ),
+        Shape::Text => {
+            // compare-kernels.sh: a blank line, the benchmark's name, its table, a blank line.
+            let mut text = String::new();
+            for c in &report.sections {
+                let c = &c.comparison;
+                text.push_str(&format!("\n{}\n{}\n", c.query.benchmark, table(c)));
+            }
+            text.push_str("\nPermalinks:\n");
+            for c in &report.sections {
+                let c = &c.comparison;
+                text.push_str(&format!("  {}: {}\n", c.query.benchmark, link(c)));
+            }
+            for (b, why) in &report.left_out {
+                text.push_str(&format!("Left out {b}: {why}\n"));
+            }
+            ("text/plain; charset=utf-8", text.into())
+        }
+        Shape::Document => {
+            use crate::http::offline::{document, Part};
+            let q = &report.query;
+            let kernels = q.kernels.iter().map(Label::as_str).collect::<Vec<_>>().join(" vs ");
+            let mut parts = vec![Part::Facts(vec![
+                ("machine".to_owned(), q.machine_name().to_owned()),
+                ("kernels".to_owned(), kernels.clone()),
+                ("benchmarks".to_owned(), report.sections.len().to_string()),
+            ])];
+            for c in &report.sections {
+                let c = &c.comparison;
+                parts.push(Part::Heading(c.query.benchmark.to_string()));
+                parts.push(Part::Pre(table(c)));
+                parts.push(Part::Link("Permalink".into(), link(c)));
+            }
+            for (b, why) in &report.left_out {
+                parts.push(Part::Paragraph(format!("Left out {b}: {why}")));
+            }
+            (
+                "text/html; charset=utf-8",
+                document(&format!("{} on {}: {kernels}", "Every benchmark", q.machine_name()), &parts).into(),
+            )
+        }
+        Shape::Csv | Shape::Svg => {
+            return Err(ApiError::BadRequest(
+                "a whole-tree report (benchmark=*) is text, JSON or an offline HTML document (format=text|json|html)".into(),
+            ))
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).

@@ -435,7 +435,9 @@ mod tests {
 
     #[test]
     fn perls_idea_of_a_number() {
-        for s in ["1", " 1.5", "-2", "1e3", ".5", "5.", "+3", "Inf", "nan", "1.5\n"] {
+        for s in [
+            "1", " 1.5", "-2", "1e3", ".5", "5.", "+3", "Inf", "nan", "1.5\n",
+        ] {
             assert!(looks_like_number(s), "{s}");
         }
         for s in ["", "_", "abc", "1x", "1e", ".", "--1", "0x10"] {
@@ -463,10 +465,7 @@ mod tests {
             Line::new("udprr", "send", "1", "1", "5").operation(),
             "udprr-send-1"
         );
-        assert_eq!(
-            Line::new("Copy", "4", "_", "1", "5").operation(),
-            "Copy-4"
-        );
+        assert_eq!(Line::new("Copy", "4", "_", "1", "5").operation(), "Copy-4");
         assert_eq!(Line::new("time", "", "_", "1", "5").operation(), "time");
     }
 

@@ -25,6 +25,9 @@ pub const FACT_SUMMARISE: &str = "mmtests.summarise";
 pub const FACT_PREFERRED: &str = "mmtests.preferred";
 pub const FACT_PRECISION: &str = "mmtests.precision";
 pub const FACT_RATIO: &str = "mmtests.ratio";
+/// Where the benchmark ran in its tree (1 = first), as its `tests-activity` says: the order
+/// of a whole tree's report.
+pub const FACT_POSITION: &str = "mmtests.position";
 
 /// How mmtests compares a benchmark: from its shellpack, or stated with an upload of rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,8 +191,14 @@ mod tests {
     #[test]
     fn the_last_factor_is_the_param() {
         let cases = [
-            (Line::new("tcpstream", "send", "64", "1", "1"), ("tcpstream-send", "64")),
-            (Line::new("files_sec", "4", "_", "1", "1"), ("files_sec", "4")),
+            (
+                Line::new("tcpstream", "send", "64", "1", "1"),
+                ("tcpstream-send", "64"),
+            ),
+            (
+                Line::new("files_sec", "4", "_", "1", "1"),
+                ("files_sec", "4"),
+            ),
             (Line::new("time", "_", "_", "1", "1"), ("time", "")),
             (Line::new("Elapsed", "", "8", "1", "1"), ("Elapsed", "8")),
         ];

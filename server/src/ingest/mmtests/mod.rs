@@ -92,7 +92,8 @@ struct Place<'a> {
     kernel: &'a str,
     iter: i64,
     benchmark: &'a str,
-    file: &'a str,
+    /// The member's path under `logs/` (specjbb and sstartup write subdirectories).
+    file: String,
 }
 
 fn place(path: &str) -> Option<Place<'_>> {
@@ -104,14 +105,14 @@ fn place(path: &str) -> Option<Place<'_>> {
         p.strip_prefix("iter-")
             .is_some_and(|n| n.parse::<i64>().is_ok())
     })?;
-    if i == 0 || parts.get(i + 2) != Some(&"logs") || parts.len() != i + 4 {
+    if i == 0 || parts.get(i + 2) != Some(&"logs") || parts.len() < i + 4 {
         return None;
     }
     Some(Place {
         kernel: parts[i - 1],
         iter: parts[i].trim_start_matches("iter-").parse().ok()?,
         benchmark: parts[i + 1],
-        file: parts[i + 3],
+        file: parts[i + 3..].join("/"),
     })
 }
 
@@ -203,6 +204,10 @@ fn read_tar<R: Read>(
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut archive = tar::Archive::new(reader);
     let mut dirs: std::collections::BTreeMap<(String, String, i64), LogDir> = Default::default();
+    // `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
+    let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
+    // Each kernel's benchmarks in the order they ran (its `tests-activity`).
+    let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
     let mut text_held = 0u64;
     let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
@@ -280,6 +285,16 @@ fn read_tar<R: Read>(
         } else {
             None
         };
+        if let Some(kernel) = activity_place(&path) {
+            content.clear();
+            entry
+                .by_ref()
+                .take(MAX_ENTRY)
+                .read_to_string(&mut content)
+                .map_err(|e| archive_error(e).in_file(&path))?;
+            order.insert(kernel.to_owned(), tests_started(&content));
+            continue;
+        }
         if results.is_none() && system_file.is_none() {
             continue;
         }
@@ -290,12 +305,25 @@ fn read_tar<R: Read>(
                 .take(MAX_ENTRY)
                 .read_to_end(&mut raw)
                 .map_err(|e| archive_error(e).in_file(&path))?;
-            let text = member_text(at.file, &raw, MAX_TEXT.saturating_sub(text_held))
+            let text = member_text(&at.file, &raw, MAX_TEXT.saturating_sub(text_held))
                 .map_err(|e| e.in_file(&path))?;
             text_held += text.len() as u64;
             dirs.entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
                 .or_insert_with(|| LogDir::new(at.benchmark))
-                .insert(at.file, text);
+                .insert(&at.file, text);
+            continue;
+        }
+        if let Some((kernel, iter)) = numa_place(&path) {
+            let mut raw = Vec::with_capacity(size.min(MAX_ENTRY) as usize);
+            entry
+                .by_ref()
+                .take(MAX_ENTRY)
+                .read_to_end(&mut raw)
+                .map_err(|e| archive_error(e).in_file(&path))?;
+            let text = member_text(&path, &raw, MAX_TEXT.saturating_sub(text_held))
+                .map_err(|e| e.in_file(&path))?;
+            text_held += text.len() as u64;
+            numa.insert((kernel.to_owned(), iter), text);
             continue;
         }
         content.clear();
@@ -320,10 +348,20 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
+    for ((kernel, _, iter), dir) in dirs.iter_mut() {
+        if let Some(text) = numa.get(&(kernel.clone(), *iter)) {
+            dir.insert(NUMA_MEMBER, text.clone());
+        }
+    }
     let (mut runs, report) = read_dirs(&dirs, meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
+        }
+        let ran = order.get(run.key.kernel.as_str());
+        if let Some(i) = ran.and_then(|o| o.iter().position(|b| b == run.key.benchmark.as_str())) {
+            run.facts
+                .push((lines::FACT_POSITION.to_owned(), (i + 1).to_string()));
         }
     }
     Ok((runs, report))
@@ -517,11 +555,67 @@ fn read_dirs(
     for run in &mut runs {
         if let Some((c, ratio)) = comparing.remove(&run.key) {
             run.facts.extend(c.facts());
-            run.facts
-                .extend(ratio.into_iter().map(|op| (lines::FACT_RATIO.to_owned(), op)));
+            run.facts.extend(
+                ratio
+                    .into_iter()
+                    .map(|op| (lines::FACT_RATIO.to_owned(), op)),
+            );
         }
     }
     Ok((runs, report))
+}
+
+/// The name a logs directory gives the iteration's `numactl.txt.gz` (as saladfork's parser
+/// opens it, relative to `logs/`).
+pub const NUMA_MEMBER: &str = "../../numactl.txt.gz";
+
+/// `<run>/iter-N/numactl.txt[.gz]`: the run name and N.
+fn numa_place(path: &str) -> Option<(&str, i64)> {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    match parts.as_slice() {
+        [.., run, iter, "numactl.txt.gz" | "numactl.txt"] => {
+            Some((run, iter.strip_prefix("iter-")?.parse().ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// `<run>/iter-0/tests-activity` (or `<run>/mmtests-activity`): mmtests' log of what ran,
+/// by run name.
+fn activity_place(path: &str) -> Option<&str> {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    match parts.as_slice() {
+        [.., run, "iter-0", "tests-activity"] | [.., run, "mmtests-activity"] => Some(run),
+        _ => None,
+    }
+}
+
+/// The benchmarks an activity log says were started, in order, as compare-kernels.sh lists
+/// them (`run-mmtests: test start :: NAME`, up to the end of the first iteration), each once.
+fn tests_started(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.contains("run-mmtests: Iteration 1 end")
+            || line.contains("run-kvm: Iteration 1 end")
+        {
+            break;
+        }
+        let Some((_, rest)) = line.split_once(": test start :: ") else {
+            continue;
+        };
+        if let Some(name) = rest.split_whitespace().next() {
+            if !out.iter().any(|b| b == name) && out.len() < 10_000 {
+                out.push(name.to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// `<run>/iter-N/<file>` (or `<run>/<file>`) naming a system file: the run and the file name.

@@ -131,7 +131,10 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
             _ => {
                 return Err(IngestError::at_line(
                     *n,
-                    format!("preferred must be higher or lower, not '{}'", crate::ingest::shorten(v)),
+                    format!(
+                        "preferred must be higher or lower, not '{}'",
+                        crate::ingest::shorten(v)
+                    ),
                 ))
             }
         },
@@ -142,7 +145,15 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
             .parse::<usize>()
             .ok()
             .filter(|p| *p <= 10)
-            .ok_or_else(|| IngestError::at_line(*n, format!("precision must be 0 to 10, not '{}'", crate::ingest::shorten(v))))?,
+            .ok_or_else(|| {
+                IngestError::at_line(
+                    *n,
+                    format!(
+                        "precision must be 0 to 10, not '{}'",
+                        crate::ingest::shorten(v)
+                    ),
+                )
+            })?,
         None => shellpack.map_or(2, |s| s.precision),
     };
     if rows.is_empty() {

@@ -50,7 +50,7 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         for name in dir.glob(&prefix, ".xz") {
             let stem = &name[..name.len() - ".xz".len()];
             for piece in stem.split('\n') {
-                clients.push(piece.split('-').nth(2).unwrap_or(piece));
+                clients.push(cut_field(piece, 3));
             }
         }
         for client in clients.iter().flat_map(|c| shell_words(c)) {
@@ -101,7 +101,7 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut clients: Vec<&str> = Vec::new();
     for name in dir.glob("redis-", "-1.log") {
         for piece in name.split('\n') {
-            clients.push(piece.split('-').nth(1).unwrap_or(piece));
+            clients.push(cut_field(piece, 2));
         }
     }
     let mut lines = Vec::new();
@@ -114,7 +114,7 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         let mut iterations: Vec<String> = Vec::new();
         for name in dir.glob(&prefix, "") {
             for piece in name.split('\n') {
-                iterations.push(sed_drop_first_log(piece.split('-').nth(2).unwrap_or(piece)));
+                iterations.push(sed_drop_first_log(cut_field(piece, 3)));
             }
         }
         for iteration in iterations.iter().flat_map(|i| shell_words(i)) {
@@ -167,15 +167,15 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// `kb/sec`, factor A the clients, interval the iteration, the words as written. A pair whose
 /// file is missing or has no `Totals` line still prints the five lines with empty values.
 /// Not sorted afterwards. A backslash left after `read` is kept, where `echo -e` would
-/// interpret it; a file with a NUL byte (or a replaced invalid byte) counts as binary, so
-/// grep finds nothing in it.
+/// interpret it. As grep under C.UTF-8, a file with a NUL byte yields nothing and a line
+/// with an invalid byte (replaced by U+FFFD here) is not printed.
 pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut budget = Budget::for_dir(dir);
     // `\ls benchlog-* | cut -d- -f2 | sort -u -n`
     let listed: Vec<&str> = dir
         .glob("benchlog-", "")
         .flat_map(|n| n.split('\n'))
-        .map(|l| l.split('-').nth(1).unwrap_or(l))
+        .map(|l| cut_field(l, 2))
         .collect();
     let mut lines = Vec::new();
     for client in sort_unique_numeric(listed)
@@ -189,7 +189,7 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         let listed: Vec<&str> = dir
             .glob(&prefix, "")
             .flat_map(|n| n.split('\n'))
-            .map(|l| l.split('-').nth(2).unwrap_or(l))
+            .map(|l| cut_field(l, 3))
             .collect();
         for iteration in sort_unique_numeric(listed)
             .into_iter()
@@ -200,9 +200,10 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             }
             let file = format!("benchlog-{client}-{iteration}");
             let totals = match budget.read(dir, &file)? {
-                Some(text) if !text.contains(['\0', '\u{fffd}']) => {
-                    let found: Vec<&str> =
-                        records(text).filter(|r| r.starts_with("Totals")).collect();
+                Some(text) if !text.contains('\0') => {
+                    let found: Vec<&str> = records(text)
+                        .filter(|r| r.starts_with("Totals") && !r.contains('\u{fffd}'))
+                        .collect();
                     bash_read(found.join("\n").trim_end_matches('\n'), 6)
                 }
                 _ => bash_read("", 6),
@@ -478,7 +479,7 @@ impl Budget {
 /// awk's records (`RS="\n"`): the lines of `text`, a final newline ending the last one.
 fn records(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n').filter(move |_| !text.is_empty())
+    body.split('\n').skip(usize::from(text.is_empty()))
 }
 
 /// awk's default field splitting: runs of blanks, tabs and newlines separate, leading and
@@ -536,35 +537,26 @@ fn gawk_number(s: &str) -> f64 {
         return 0.0;
     }
     // strtod's decimal prefix: sign, digits, fraction, exponent with digits.
-    let mut end = 0;
-    let mut i = usize::from(matches!(first, b'+' | b'-'));
-    let mut digits = false;
-    while b.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-        digits = true;
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
+    let digits_from = |mut i: usize| {
         while b.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
-            digits = true;
         }
+        i
+    };
+    let sign = usize::from(matches!(first, b'+' | b'-'));
+    let int_end = digits_from(sign);
+    let mut end = int_end;
+    if b.get(int_end) == Some(&b'.') {
+        end = digits_from(int_end + 1);
     }
-    if !digits {
+    if end - sign <= usize::from(b.get(int_end) == Some(&b'.')) {
         return 0.0;
     }
-    end = end.max(i);
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        let mut j = i + 1;
-        if matches!(b.get(j), Some(b'+' | b'-')) {
-            j += 1;
-        }
-        let from = j;
-        while b.get(j).is_some_and(u8::is_ascii_digit) {
-            j += 1;
-        }
-        if j > from {
-            end = j;
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let exp_sign = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp_end = digits_from(exp_sign);
+        if exp_end > exp_sign {
+            end = exp_end;
         }
     }
     t[..end].parse().unwrap_or(0.0)
@@ -664,6 +656,15 @@ fn sort_like_shell(lines: Vec<Line>) -> Vec<Line> {
             .then_with(|| a.cmp(b))
     });
     rows.into_iter().map(|(_, l)| l).collect()
+}
+
+/// `cut -d- -f<n>`: the n-th `-`-separated field, empty past the last; a line without any
+/// `-` is printed whole.
+fn cut_field(line: &str, n: usize) -> &str {
+    if !line.contains('-') {
+        return line;
+    }
+    line.split('-').nth(n - 1).unwrap_or("")
 }
 
 /// `sed -e 's/.log//'`: the first `log` that follows some character loses both.

@@ -11,10 +11,10 @@
 //! compressed bytes); `open_log` reads them decompressed.
 //!
 //! Liberties: names taken from the logs are matched literally where perl would expand glob
-//! metacharacters in them; a directory whose logs would make perl re-read the same files over
-//! and over (16 times the input) is refused with a [`Problem`]. Members may be
-//! named with `/` for files in subdirectories of `logs/` (specjbb, sstartup); the tree reader
-//! only passes the files directly in `logs/` today.
+//! metacharacters in them, and logs that would make perl re-read the same files over and over
+//! (past 16 times their size) are refused with a [`Problem`]. Members may be named with `/`
+//! for files in subdirectories of `logs/` (specjbb, sstartup); the tree reader only passes
+//! the files directly in `logs/` today, so those two find nothing there.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -168,16 +168,14 @@ pub fn sstartup(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         // s/.*replayed_//; s/_startup$//; s/_startup.txt$//
         let job = path.rsplit("replayed_").next().unwrap_or(path);
         let job = job.strip_suffix("_startup").unwrap_or(job);
-        let job = match job.len().checked_sub(12).and_then(|i| job.get(i..)) {
-            Some(tail)
-                if tail.starts_with("_startup")
+        let cut = job.len().checked_sub(12).filter(|&i| {
+            job.get(i..).is_some_and(|tail| {
+                tail.starts_with("_startup")
                     && tail.ends_with("txt")
-                    && tail.as_bytes().get(8) != Some(&b'\n') =>
-            {
-                &job[..job.len() - 12]
-            }
-            _ => job,
-        };
+                    && tail.as_bytes().get(8) != Some(&b'\n')
+            })
+        });
+        let job = cut.and_then(|i| job.get(..i)).unwrap_or(job);
         jobs.push(job.to_owned());
     }
     sort_numeric(&mut jobs);
@@ -221,8 +219,8 @@ pub fn stressng(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out = Vec::new();
     for client in logs.discover("stressng-", "-1.log")? {
         for file in logs.glob(&format!("stressng-{client}-"), "")? {
-            // `split /-/, $file` of the full path: the name starts `stressng-`, so its last
-            // non-empty `-` field is the path's.
+            // `split /-/, $file` splits the full path; its last non-empty field is the
+            // name's (but for a name of `stressng` and dashes only).
             let parts = split_on(file, |c| c == '-');
             let iteration = strip_any_log(parts.last().copied().unwrap_or(""));
             let text = logs.open(file)?.unwrap_or("");

@@ -8,14 +8,14 @@ pub mod prelude {
     pub use super::super::family::*;
 }
 
-mod simple_a;
-mod simple_b;
-mod timed;
+mod awk;
 mod legacy_a;
 mod legacy_b;
-mod awk;
+mod simple_a;
+mod simple_b;
 #[cfg(test)]
 pub(crate) mod testkit;
+mod timed;
 
 use prelude::Parser;
 

@@ -1186,15 +1186,13 @@ fn glob_match(toks: &[Tok], name: &[char]) -> bool {
                 t += 1;
                 continue;
             }
-            Some(tok) => {
-                if name.get(n).is_some_and(|&c| tok.matches(c)) {
-                    t += 1;
-                    n += 1;
-                    continue;
-                }
+            Some(tok) if name.get(n).is_some_and(|&c| tok.matches(c)) => {
+                t += 1;
+                n += 1;
+                continue;
             }
             None if n == name.len() => return true,
-            None => {}
+            _ => {}
         }
         match star {
             Some((st, sn)) if sn < name.len() => {

@@ -77,8 +77,7 @@ fn printed(parser: Parser, dir: &LogDir) -> String {
 pub fn check_case(case: &str, parser: Parser) {
     let root = fixtures().join("mmtests-coverage/cases").join(case);
     for kernel in case_kernels(case) {
-        let expected =
-            std::fs::read_to_string(root.join(format!("parsed-{kernel}.tsv"))).unwrap();
+        let expected = std::fs::read_to_string(root.join(format!("parsed-{kernel}.tsv"))).unwrap();
         let got = printed(parser, &case_dir(case, &kernel, 0));
         assert!(!expected.is_empty(), "{case}/{kernel}: nothing expected");
         same(&got, &expected, &format!("{case}/{kernel}"));

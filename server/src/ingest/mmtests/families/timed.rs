@@ -109,12 +109,10 @@ fn time_parse_results(dir: &LogDir, with_user: bool) -> Result<Vec<Line>, Proble
     let mut chunks: HashMap<&str, Vec<u8>> = HashMap::new();
     let mut out = Vec::new();
     for &factor in &factors {
-        if !chunks.contains_key(factor) {
-            chunks.insert(factor, time_factor_rows(dir, &names, factor, with_user));
-        }
-        if let Some(chunk) = chunks.get(factor) {
-            out.extend_from_slice(chunk);
-        }
+        let chunk = chunks
+            .entry(factor)
+            .or_insert_with(|| time_factor_rows(dir, &names, factor, with_user));
+        out.extend_from_slice(chunk);
     }
     Ok(sort_rows(&out))
 }
@@ -246,21 +244,31 @@ struct NetperfFile {
 
 /// netperf (`extract-report.pl`): the protocol is the first line of `protocols`; the sizes are
 /// the last `-` field of each `<protocol>-*.1` without `.1`, sorted numerically; each file
-/// `<protocol>-<size>.*` (in perl's glob order: case-folded, so `.10` before `.2`) is one
-/// iteration, numbered from 1 per size. Lines without letters are data: with more than four
+/// `<protocol>-<size>.*` (in perl's glob order: by character, ASCII case folded, so `.10`
+/// before `.2`) is one iteration, numbered from 1 per size. A missing file reads as empty. Lines without letters are data: with more than four
 /// fields the last is the throughput (UDP_STREAM: six fields send, four receive). Rows
 /// `<protocol lowercased without _> send <size> <n> <throughput>` (`tcpstream-send-64`);
 /// UDP_STREAM prints `udpstream send` and `udpstream recv`, both with the send throughput.
 ///
 /// Where UDP_STREAM loses more than a tenth of what was sent, the script prints a `loss` row
 /// and calls `addData`, which no file defines: perl dies there, so this returns a
-/// [`Problem`] naming the file and its receive line.
+/// [`Problem`] naming the file and its receive line. A protocol or size holding a blank,
+/// quote or wildcard is refused too: perl's `glob` would split or expand the pattern (with a
+/// blank mmtests dies opening the first piece), which the port does not imitate.
 pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     // `open` of a missing file fails silently: the protocol is then empty.
     let protocol = dir
         .get("protocols")
         .and_then(|t| t.split_inclusive('\n').next())
         .map_or("", |l| l.strip_suffix('\n').unwrap_or(l));
+    if protocol.contains(perl_glob_special) {
+        return Err(Problem::new(format!(
+            "protocol {protocol:?} holds a blank, quote or wildcard: perl's glob would split or \
+             expand the file pattern (mmtests then dies opening a file that is not there); refused"
+        ))
+        .in_file("protocols")
+        .at_line(1));
+    }
     let udp_stream = protocol == "UDP_STREAM";
     let pretty: String = protocol
         .to_ascii_lowercase()
@@ -271,13 +279,19 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let glob_prefix = format!("{protocol}-");
     let mut firsts: Vec<&str> = dir.glob(&glob_prefix, ".1").collect();
     firsts.sort_by(|a, b| perl_glob_cmp(a, b));
-    let mut sizes: Vec<&str> = firsts
-        .iter()
-        .map(|n| {
-            let last = n.rsplit('-').next().unwrap_or("");
-            last.strip_suffix(".1").unwrap_or(last)
-        })
-        .collect();
+    let mut sizes = Vec::with_capacity(firsts.len());
+    for name in firsts {
+        let last = name.rsplit('-').next().unwrap_or("");
+        let size = last.strip_suffix(".1").unwrap_or(last);
+        if size.contains(perl_glob_special) {
+            return Err(Problem::new(format!(
+                "size {size:?} holds a blank, quote or wildcard: perl's glob would split or \
+                 expand the pattern of its iterations; refused"
+            ))
+            .in_file(name));
+        }
+        sizes.push(size);
+    }
     sizes.sort_by(|a, b| {
         let (x, y) = (perl_sort_number(a), perl_sort_number(b));
         x.partial_cmp(&y).unwrap_or(Ordering::Equal)
@@ -293,10 +307,7 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut files: HashMap<&str, NetperfFile> = HashMap::new();
     let mut out = String::new();
     for size in sizes {
-        let mut matched: Vec<&str> = prefix_range(&names, &format!("{protocol}-{size}."))
-            .iter()
-            .copied()
-            .collect();
+        let mut matched = prefix_range(&names, &format!("{protocol}-{size}.")).to_vec();
         matched.sort_by(|a, b| perl_glob_cmp(a, b));
         for (i, name) in matched.into_iter().enumerate() {
             let iteration = i + 1;
@@ -664,6 +675,12 @@ fn perl_sort_number(s: &str) -> f64 {
     }
 }
 
+/// What perl's `glob` (File::Glob's `csh_glob`) does not take literally in a pattern: blanks
+/// and quotes split it, `*?[{` and backslashes are wildcards, braces and quoting.
+fn perl_glob_special(c: char) -> bool {
+    perl_space(c) || matches!(c, '"' | '\'' | '*' | '?' | '[' | '{' | '\\')
+}
+
 /// Perl's `\s` on bytes.
 fn perl_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
@@ -892,67 +909,94 @@ mod tests {
         assert_eq!(problem.line, Some(4));
     }
 
-    /// Odd names and text, each checked against what the real scripts printed for them.
+    /// Odd names and text, as the real `kernbench/parse-results` printed them: `time-4-x-1`
+    /// lists factor 4 twice (and iteration `x`, whose file is missing), a report without
+    /// `user`/`system` gives one word that `cut` prints whole, `-euser` becomes an `echo`
+    /// option, a compressed member is read raw, and factors sort numerically.
     #[test]
-    fn odd_logs_as_the_scripts_print_them() {
-        let time = "1.20user 0.30system 1:02.50elapsed 99%CPU\n";
+    fn odd_logs_as_the_script_prints_them() {
         let d = dir(
             "kernbench",
             &[
-                ("time--1", time),
-                ("time-4-1", "garbage\nTime elapsed: 5s\n"),
-                ("time-4-x-1", time),
-                ("time-16-1.gz", time),
-                ("time-a\\tb-1", "-euser 2system 3elapsed\n"),
+                ("time-16-1", "1.20user 0.30system 1:02.50elapsed 99%CPU\n"),
+                ("time-16-2.gz", "1.00user 1.00system 0:01.00elapsed\n"),
+                (
+                    "time-4-1",
+                    "Command exited with non-zero status 1\nTime elapsed: 5s\n",
+                ),
+                (
+                    "time-4-x-1",
+                    "4000.00user 300.00system 1:18:06elapsed 99%CPU\n",
+                ),
+                ("time-e-1", "-euser 2\\tsystem 3elapsed\n"),
             ],
         );
         let got: Vec<String> = kernbench(&d).unwrap().iter().map(Line::tsv).collect();
-        let expected = [
-            "Elapsed\t\t_\t1\t62.5\t_",
-            "Elapsed\t16\t_\t1.gz\t\t_",
-            "Elapsed\t4\t_\tx\t\t_",
-            "Elapsed\t4\t_\tx\t\t_",
-            "Elapsed\t4\t_\t1\t0\t_",
-            "Elapsed\t4\t_\t1\t0\t_",
-            "Elapsed\ta\tb\t_\t1\t3\t_",
-            "System\t\t_\t1\t0.30\t_",
-            "System\t16\t_\t1.gz\t\t_",
-            "System\t4\t_\tx\t\t_",
-            "System\t4\t_\tx\t\t_",
-            "System\t4\t_\t1\t0\t_",
-            "System\t4\t_\t1\t0\t_",
-            "System\ta\tb\t_\t1\t3\t_",
-            "User\t\t_\t1\t1.20\t_",
-            "User\t16\t_\t1.gz\t\t_",
-            "User\t4\t_\tx\t\t_",
-            "User\t4\t_\tx\t\t_",
-            "User\t4\t_\t1\t0\t_",
-            "User\t4\t_\t1\t0\t_",
-            "User\ta\tb\t_\t1\t2 3\t_",
-        ];
+        let mut expected = Vec::new();
+        for (metric, e, four, sixteen) in [
+            ("Elapsed", "", "0", "62.5"),
+            ("System", "3", "0", "0.30"),
+            ("User", "2", "0", "1.20"),
+        ] {
+            expected.push(format!("{metric}\te\t_\t1\t{e}\t_"));
+            for _ in 0..2 {
+                expected.push(format!("{metric}\t4\t_\tx\t\t_"));
+            }
+            for _ in 0..2 {
+                expected.push(format!("{metric}\t4\t_\t1\t{four}\t_"));
+            }
+            expected.push(format!("{metric}\t16\t_\t1\t{sixteen}\t_"));
+            expected.push(format!("{metric}\t16\t_\t2.gz\t\t_"));
+        }
         assert_eq!(got, expected);
     }
 
     #[test]
     fn hostile_text_never_panics() {
         let texts = [
-            "", "\0", "\\", "\\c", "\\x", "\\u", "\\0777", "é\\", "-n", "elapsed",
+            "", "\0", "\\", "\\c", "\\x", "\\u", "\\0777", "é\\", "-n", "elapsed", "a b",
         ];
-        for (i, a) in texts.iter().enumerate() {
-            for b in &texts {
+        for a in texts {
+            for b in texts {
                 let name = format!("time-{a}-1");
+                let size = format!("{a}-{a}.1");
                 let members = [
-                    ("protocols", *a),
-                    (name.as_str(), *b),
-                    ("hackbench-1", *b),
-                    ("-1.1", *b),
+                    ("protocols", a),
+                    (name.as_str(), b),
+                    ("hackbench-1", b),
+                    (size.as_str(), b),
                 ];
                 let d = dir("x", &members);
                 for parser in [kernbench, xfsrepair, hackbench, netperf] {
                     let _ = parser(&d);
                 }
-                let _ = i;
             }
         }
+    }
+
+    /// Names that repeat one factor would make the scripts print rows quadratic in the
+    /// number of members: refused, quickly.
+    #[test]
+    fn repeated_factors_are_refused() {
+        let names: Vec<String> = (0..5000).map(|i| format!("time-4-{i}-1")).collect();
+        let mut d = LogDir::new("kernbench");
+        for n in &names {
+            d.insert(n, "1.00user 1.00system 0:01.00elapsed\n".into());
+        }
+        assert!(kernbench(&d).is_err());
+
+        let mut d = LogDir::new("netperf-tcp");
+        d.insert("protocols", "TCP_STREAM\n".into());
+        for i in 0..1000 {
+            d.insert(&format!("TCP_STREAM-{}1", "1.".repeat(i)), String::new());
+        }
+        assert!(netperf(&d).is_err());
+
+        let mut d = LogDir::new("hackbench-process-pipes");
+        d.insert("hackbench-1", "Total time: 0.053 [sec]\n".repeat(5000));
+        for i in 0..5000 {
+            d.insert(&format!("hackbench-1-{i}"), String::new());
+        }
+        assert!(hackbench(&d).is_err());
     }
 }
