@@ -142,6 +142,23 @@ pub struct Dashboard {
     /// The newest open regressions (alert summaries), at most five.
     #[serde(default)]
     pub open_regressions: Vec<crate::alerts::AlertSummary>,
+    /// The mmtests trees among the recent uploads, each with its benchmarks together.
+    #[serde(default)]
+    pub trees: Vec<TreeSummary>,
+}
+
+/// An uploaded mmtests `work/log` tree: its machine, kernels and benchmarks, and the report of
+/// them all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TreeSummary {
+    pub upload_id: i64,
+    pub machine: String,
+    /// In kernel-version order.
+    pub kernels: Vec<String>,
+    /// In the order the tree ran them.
+    pub benchmarks: Vec<String>,
+    /// The whole-tree report (one offline HTML page).
+    pub report: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

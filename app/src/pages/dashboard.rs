@@ -49,8 +49,33 @@ fn dashboard_view(d: DashboardData) -> AnyView {
             </section>
         }
     });
+    // An mmtests tree's benchmarks together, with the report of them all.
+    let trees = (!d.trees.is_empty()).then(|| {
+        let items = d
+            .trees
+            .iter()
+            .map(|t| {
+                let upload = format!("/uploads/{}", t.upload_id);
+                view! {
+                    <li>
+                        <a href=t.report.clone()>{format!("{}: {} benchmarks", t.machine, t.benchmarks.len())}</a>
+                        <span class="muted">{format!(" on {} ", t.kernels.join(", "))}</span>
+                        <a class="muted" href=upload>{format!("(upload #{})", t.upload_id)}</a>
+                        <div class="small">{t.benchmarks.join(", ")}</div>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <section id="trees">
+                <h2>"mmtests trees"</h2>
+                <ul>{items}</ul>
+            </section>
+        }
+    });
     view! {
         {regressions}
+        {trees}
         <div class="grid">
             <section>
                 <h2>"Benchmarks"</h2>

@@ -97,12 +97,26 @@ impl Backend for StoreBackend {
             .list_runs(&Default::default(), 20, 0)
             .await
             .map_err(page_error)?;
+        let recent_uploads = s.recent_uploads(10).await.map_err(page_error)?;
+        let mut trees = Vec::new();
+        for u in recent_uploads
+            .iter()
+            .filter(|u| u.files.iter().any(|f| f.format == "mmtests"))
+        {
+            let filter = crate::store::RunFilter {
+                upload: Some(u.id),
+                ..Default::default()
+            };
+            let (runs, _) = s.list_runs(&filter, 5_000, 0).await.map_err(page_error)?;
+            trees.extend(tree_summaries(u.id, &runs));
+        }
         let dashboard = Dashboard {
             benchmarks: s.benchmarks().await.map_err(page_error)?,
             machines: s.machines().await.map_err(page_error)?,
             kernels: s.kernels().await.map_err(page_error)?,
-            recent_uploads: s.recent_uploads(10).await.map_err(page_error)?,
+            recent_uploads,
             recent_runs,
+            trees,
             open_regressions: s
                 .alert_summaries(&crate::store::SummaryFilter {
                     statuses: Some(vec![
@@ -324,4 +338,51 @@ fn actor() -> String {
     leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
         .map_or_else(|| "open".to_owned(), |p| p.actor().to_owned())
+}
+
+/// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order
+/// they ran (`mmtests.position`), and the link to the report of them all.
+fn tree_summaries(upload_id: i64, runs: &[RunSummary]) -> Vec<TreeSummary> {
+    let mut machines: std::collections::BTreeMap<&str, (Vec<String>, Vec<(usize, String)>)> =
+        Default::default();
+    for r in runs {
+        let (kernels, benchmarks) = machines.entry(r.machine.as_str()).or_default();
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel.clone());
+        }
+        let position = r
+            .facts
+            .iter()
+            .find(|(k, _)| k == crate::ingest::mmtests::lines::FACT_POSITION)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(usize::MAX);
+        if !benchmarks.iter().any(|(_, b)| *b == r.benchmark) {
+            benchmarks.push((position, r.benchmark.clone()));
+        }
+    }
+    machines
+        .into_iter()
+        .filter(|(_, (_, benchmarks))| benchmarks.len() > 1)
+        .map(|(machine, (mut kernels, mut benchmarks))| {
+            kernels.sort_by(|a, b| compare_kernels(a, b));
+            kernels.truncate(app::label::MAX_KERNELS);
+            benchmarks.sort();
+            let report = format!(
+                "/api/v1/compare?machine={}&benchmark=*&kernels={}&format=html",
+                encode(machine),
+                kernels
+                    .iter()
+                    .map(|k| encode(k))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            TreeSummary {
+                upload_id,
+                machine: machine.to_owned(),
+                kernels,
+                benchmarks: benchmarks.into_iter().map(|(_, b)| b).collect(),
+                report,
+            }
+        })
+        .collect()
 }

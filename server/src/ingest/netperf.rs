@@ -191,40 +191,6 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
     Ok(runs)
 }
 
-/// A result of one netperf output: the test (`TCP_STREAM`, ...), metric, parameter, value
-/// (throughput normalised to 10^6bits/s).
-pub struct NetperfResult {
-    pub test: String,
-    pub metric: &'static str,
-    pub param: String,
-    pub value: f64,
-}
-
-/// The results (not interim, CPU or service demand) of a netperf output, in file order.
-pub fn results(text: &str) -> Result<Vec<NetperfResult>, IngestError> {
-    let c = collect(text)?;
-    let test = c
-        .facts
-        .iter()
-        .find(|(k, _)| k == "test")
-        .map_or_else(|| "TCP_STREAM".into(), |(_, v)| v.clone());
-    Ok(c.found
-        .into_iter()
-        .filter(|f| {
-            matches!(
-                f.metric,
-                "Throughput" | "Throughput-send" | "Throughput-recv" | "Trans/s"
-            )
-        })
-        .map(|f| NetperfResult {
-            test: test.clone(),
-            metric: f.metric,
-            param: f.param,
-            value: f.value,
-        })
-        .collect())
-}
-
 fn collect(text: &str) -> Result<Collected, IngestError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut c = Collected::default();

@@ -311,6 +311,18 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
         .collect();
     assert_eq!(names, benchmarks);
 
+    // The dashboard lists the tree's benchmarks together, linking to the report of them all.
+    let (status, page) = app.get_text("/").await;
+    assert_eq!(status, 200);
+    let trees = &page[page.find("id=\"trees\"").expect("the dashboard's trees")..];
+    assert!(trees.contains("week: 5 benchmarks"), "{trees}");
+    // Kernels in version order, the oldest the baseline.
+    assert!(
+        trees.contains("benchmark=*&amp;kernels=6.12.0-vanilla,6.13.0-rc3-sched-fix,6.13.0-rc3-vanilla&amp;format=html"),
+        "{trees}"
+    );
+    assert!(trees.contains(&benchmarks.join(", ")), "{trees}");
+
     // A kernel the machine never ran: nothing to compare.
     let (status, body) = app
         .get_text("/api/v1/compare?machine=week&benchmark=*&kernels=1.0,6.12.0-vanilla&format=text")

@@ -105,6 +105,8 @@ pub struct Read {
     pub samples: usize,
     /// Lines whose value or interval is not a number (mmtests keeps no sample for them).
     pub not_numbers: usize,
+    /// The first of them: its operation and value.
+    pub first_not_number: Option<(String, String)>,
     /// Operations whose lines are marked `R`, in first-seen order.
     pub ratio: Vec<String>,
 }
@@ -140,19 +142,16 @@ pub fn push(
                 read.ratio.push(op);
             }
         }
-        let value = l.value.trim();
-        if !looks_like_number(value) || !looks_like_number(&l.interval) {
+        let number = Some(l.value.trim())
+            .filter(|v| looks_like_number(v) && looks_like_number(&l.interval))
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite());
+        let Some(value) = number else {
             read.not_numbers += 1;
-            continue;
-        }
-        let Ok(value) = value.parse::<f64>() else {
-            read.not_numbers += 1;
+            read.first_not_number
+                .get_or_insert_with(|| (l.operation(), l.value.clone()));
             continue;
         };
-        if !value.is_finite() {
-            read.not_numbers += 1;
-            continue;
-        }
         let (metric, param) = metric_and_param(l);
         let n = count.entry((metric.clone(), param.clone())).or_insert(0);
         if *n == 0 {

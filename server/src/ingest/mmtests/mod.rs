@@ -510,15 +510,20 @@ fn read_dirs(
         .map_err(|e| e.in_file(&place))?;
         entry.operations = read.operations;
         entry.samples = read.samples;
+        let first = read
+            .first_not_number
+            .as_ref()
+            .map(|(op, v)| format!(" (the first: {op} '{}')", super::shorten(v)))
+            .unwrap_or_default();
         if read.samples == 0 {
             entry.problem = Some(format!(
-                "{place}: the {} parser printed {} line(s), none with a number",
+                "{place}: the {} parser printed {} line(s), none with a number{first}",
                 shellpack.name,
                 parsed.len()
             ));
         } else if read.not_numbers > 0 {
             entry.problem = Some(format!(
-                "{place}: {} line(s) without a number left out, as mmtests leaves them",
+                "{place}: {} line(s) without a number left out, as mmtests leaves them{first}",
                 read.not_numbers
             ));
         }
@@ -752,23 +757,65 @@ pub(crate) mod tests {
         );
     }
 
-    #[test]
-    fn a_broken_log_names_the_entry() {
-        let mut tar = tar::Builder::new(Vec::new());
-        let text = b"MIGRATED TCP STREAM TEST from x to y : demo\nRecv Send Send\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n131072  16384     64    10.00    17x1.31\n";
+    /// Appends a file to an in-memory tar.
+    fn add(tar: &mut tar::Builder<Vec<u8>>, path: &str, text: &[u8]) {
         let mut header = tar::Header::new_gnu();
         header.set_size(text.len() as u64);
         header.set_mode(0o644);
         header.set_cksum();
-        tar.append_data(
-            &mut header,
+        tar.append_data(&mut header, path, text).unwrap();
+    }
+
+    #[test]
+    fn a_broken_log_names_the_directory_and_the_value() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let text = b"MIGRATED TCP STREAM TEST from x to y : demo\nRecv Send Send\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n131072  16384     64    10.00    17.1.31\n";
+        add(
+            &mut tar,
+            "log/5.4.0/iter-0/netperf-tcp/logs/protocols",
+            b"TCP_STREAM\n",
+        );
+        add(
+            &mut tar,
             "log/5.4.0/iter-0/netperf-tcp/logs/TCP_STREAM-64.1",
-            &text[..],
-        )
-        .unwrap();
+            text,
+        );
         let bytes = tar.into_inner().unwrap();
         let e = parse_file(&bytes, None, &machine_only()).unwrap_err();
-        assert_eq!(e.to_string(), "log/5.4.0/iter-0/netperf-tcp/logs/TCP_STREAM-64.1: line 5: netperf throughput '17x1.31' is not a number");
+        assert_eq!(e.to_string(), "nothing in the tree could be read: 5.4.0/iter-0/netperf-tcp/logs: the netperf parser printed 1 line(s), none with a number (the first: tcpstream-send-64 '17.1.31')");
+    }
+
+    #[test]
+    fn what_cannot_be_read_is_left_out_and_said() {
+        let mut tar = tar::Builder::new(Vec::new());
+        add(&mut tar, "log/5.4.0/iter-0/hackbench-process-pipes/logs/hackbench-4", b"Running in process mode with 4 groups using 40 file descriptors each (== 160 tasks)\nEach sender will pass 100 messages of 100 bytes\nTime: 0.5\nTotal time: 0.512\n");
+        add(
+            &mut tar,
+            "log/5.4.0/iter-0/frobnicate/logs/out.1",
+            b"1 2 3\n",
+        );
+        add(
+            &mut tar,
+            "log/5.4.0/iter-0/cyclictest/logs/cyclictest.log",
+            b"T: 0\n",
+        );
+        let bytes = tar.into_inner().unwrap();
+        let (_, runs, dirs) =
+            crate::ingest::parse_file_reporting(&bytes, None, &machine_only()).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].key.benchmark.as_str(), "hackbench-process-pipes");
+        let said: Vec<(&str, usize, Option<&str>)> = dirs
+            .iter()
+            .map(|d| (d.benchmark.as_str(), d.samples, d.problem.as_deref()))
+            .collect();
+        assert_eq!(said.len(), 3);
+        assert_eq!(said[1].0, "frobnicate");
+        assert_eq!(
+            said[1].2,
+            Some("no mmtests family is called frobnicate (nor any name it starts with)")
+        );
+        assert_eq!(said[2], ("hackbench-process-pipes", 1, None));
+        assert!(said[0].2.unwrap().contains("cyclictest"), "{said:?}");
     }
 
     #[test]

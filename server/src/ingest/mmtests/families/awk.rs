@@ -10,8 +10,10 @@
 //!
 //! Shared deviations: a word taken from a file name that holds a shell glob character
 //! (`*?[`) or a backslash (awk's `-v` escapes) is skipped, where mmtests would glob or
-//! unescape it; a directory whose names would make the script read its logs over and over
-//! (more than four times their total size) is refused with a [`Problem`].
+//! unescape it; text arrives with invalid bytes replaced by U+FFFD, which a regex `.` does
+//! not match (as gawk's and sed's do not match the byte); a directory whose names would make
+//! a script list or read its logs over and over (more work than eight times its size) is
+//! refused with a [`Problem`] ([`Listing`]).
 
 use std::cmp::Ordering;
 
@@ -23,56 +25,47 @@ use super::prelude::*;
 /// operation table: `op-<name>`, clients, interval `0`, value `$3`, the average latency). All
 /// lines sorted as `sort -k1,1 -k2,2n -k4,4n`. Other members (`dbench-N.log.xz`) are not read.
 pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut budget = Budget::for_dir(dir);
-    // `ls benchlog-*-*.xz | awk -F - '{print $2}' | sort | uniq`: every distinct second field
-    // is one trip of the heading loop for each of its words.
-    let mut headings: Vec<&str> = Vec::new();
-    for name in dir.glob("benchlog-", ".xz") {
-        let middle = &name["benchlog-".len()..name.len() - ".xz".len()];
-        if !middle.contains('-') {
-            continue;
-        }
-        for piece in name.split('\n') {
-            headings.push(piece.split('-').nth(1).unwrap_or(""));
-        }
-    }
+    let mut ls = Listing::new(dir);
+    // `ls benchlog-*-*.xz | awk -F - '{print $2}' | sort | uniq`: each distinct second field
+    // is one trip of the heading loop per word of it.
+    let mut headings: Vec<&str> = ls
+        .list("benchlog-", ".xz")?
+        .into_iter()
+        .filter(|n| n["benchlog-".len()..n.len() - ".xz".len()].contains('-'))
+        .flat_map(|n| n.split('\n'))
+        .map(|l| l.split('-').nth(1).unwrap_or(""))
+        .collect();
     headings.sort_unstable();
     headings.dedup();
     let mut lines = Vec::new();
-    for heading in headings.iter().flat_map(|h| shell_words(h)) {
+    for heading in headings.into_iter().flat_map(shell_words) {
         if !matches!(heading, "loadfile" | "tput" | "op") {
             continue;
         }
-        let prefix = format!("benchlog-{heading}-");
-        // `ls benchlog-$HEADING-*.xz | sed -e 's/.xz$//' | cut -f3 -d-`; the order does not
+        // `\ls benchlog-$HEADING-*.xz | sed -e 's/.xz$//' | cut -f3 -d-`; the order does not
         // matter, the output is sorted.
-        let mut clients: Vec<&str> = Vec::new();
-        for name in dir.glob(&prefix, ".xz") {
-            let stem = &name[..name.len() - ".xz".len()];
-            for piece in stem.split('\n') {
-                clients.push(cut_field(piece, 3));
-            }
-        }
-        for client in clients.iter().flat_map(|c| shell_words(c)) {
+        let listed = ls.list(&format!("benchlog-{heading}-"), ".xz")?;
+        let clients = listed
+            .iter()
+            .flat_map(|n| n[..n.len() - ".xz".len()].split('\n'))
+            .map(|l| cut_field(l, 3))
+            .flat_map(shell_words);
+        for client in clients {
             if !plain_word(client) {
                 continue;
             }
-            let file = format!("benchlog-{heading}-{client}.xz");
-            let Some(text) = budget.read(dir, &file)? else {
+            let Some(text) = ls.read(&format!("benchlog-{heading}-{client}.xz"))? else {
                 continue;
             };
             for record in records(text) {
+                ls.charge(1)?;
                 let f = awk_fields(record);
                 let field = |i: usize| f.get(i).copied().unwrap_or("");
                 lines.push(match heading {
-                    "loadfile" => Line::new(
-                        "loadfile",
-                        client,
-                        "_",
-                        gawk_text(gawk_number(field(7)) / 1000.0),
-                        field(3),
-                    )
-                    .extra("R"),
+                    "loadfile" => {
+                        let seconds = gawk_text(gawk_number(field(7)) / 1000.0);
+                        Line::new("loadfile", client, "_", seconds, field(3)).extra("R")
+                    }
                     "tput" => Line::new("tput", client, "_", field(5), field(2)),
                     _ => Line::new(format!("op-{}", field(0)), client, "_", "0", field(2)),
                 });
@@ -96,38 +89,38 @@ pub fn tbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// LRANGE)` merges into `LPUSH`). Client counts come from the `redis-*-1.log` names. Sorted
 /// as `sort -k1,1 -k2,2n -k4,4n`.
 pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut budget = Budget::for_dir(dir);
+    let mut ls = Listing::new(dir);
     // `\ls redis-*-1.log | cut -d- -f2`
-    let mut clients: Vec<&str> = Vec::new();
-    for name in dir.glob("redis-", "-1.log") {
-        for piece in name.split('\n') {
-            clients.push(cut_field(piece, 2));
-        }
-    }
+    let listed = ls.list("redis-", "-1.log")?;
+    let clients = listed
+        .iter()
+        .flat_map(|n| n.split('\n'))
+        .map(|l| cut_field(l, 2))
+        .flat_map(shell_words);
     let mut lines = Vec::new();
-    for client in clients.iter().flat_map(|c| shell_words(c)) {
+    for client in clients {
         if !plain_word(client) {
             continue;
         }
         // `\ls redis-$NR_CLIENT-* | cut -d- -f3 | sed -e 's/.log//'`
-        let prefix = format!("redis-{client}-");
-        let mut iterations: Vec<String> = Vec::new();
-        for name in dir.glob(&prefix, "") {
-            for piece in name.split('\n') {
-                iterations.push(sed_drop_first_log(cut_field(piece, 3)));
-            }
-        }
+        let iterations: Vec<String> = ls
+            .list(&format!("redis-{client}-"), "")?
+            .into_iter()
+            .flat_map(|n| n.split('\n'))
+            .map(|l| sed_drop_first_log(cut_field(l, 3)))
+            .collect();
         for iteration in iterations.iter().flat_map(|i| shell_words(i)) {
             if !plain_word(iteration) {
                 continue;
             }
-            let Some(text) = budget.read(dir, &format!("redis-{client}-{iteration}.log"))? else {
+            let Some(text) = ls.read(&format!("redis-{client}-{iteration}.log"))? else {
                 continue;
             };
             for record in records(text) {
                 if record.contains("test") {
                     continue;
                 }
+                ls.charge(6)?;
                 let row = record.replace('"', "");
                 let arr: Vec<&str> = if row.is_empty() {
                     Vec::new()
@@ -170,10 +163,11 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// interpret it. As grep under C.UTF-8, a file with a NUL byte yields nothing and a line
 /// with an invalid byte (replaced by U+FFFD here) is not printed.
 pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut budget = Budget::for_dir(dir);
+    let mut ls = Listing::new(dir);
     // `\ls benchlog-* | cut -d- -f2 | sort -u -n`
-    let listed: Vec<&str> = dir
-        .glob("benchlog-", "")
+    let listed: Vec<&str> = ls
+        .list("benchlog-", "")?
+        .into_iter()
         .flat_map(|n| n.split('\n'))
         .map(|l| cut_field(l, 2))
         .collect();
@@ -185,9 +179,9 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         if !plain_word(client) {
             continue;
         }
-        let prefix = format!("benchlog-{client}-");
-        let listed: Vec<&str> = dir
-            .glob(&prefix, "")
+        let listed: Vec<&str> = ls
+            .list(&format!("benchlog-{client}-"), "")?
+            .into_iter()
             .flat_map(|n| n.split('\n'))
             .map(|l| cut_field(l, 3))
             .collect();
@@ -198,13 +192,14 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             if !plain_word(iteration) {
                 continue;
             }
-            let file = format!("benchlog-{client}-{iteration}");
-            let totals = match budget.read(dir, &file)? {
+            ls.charge(5)?;
+            // `read ... <<< $(grep ^Totals benchlog-$NR_CLIENT-$ITERATION)`
+            let totals = match ls.read(&format!("benchlog-{client}-{iteration}"))? {
                 Some(text) if !text.contains('\0') => {
                     let found: Vec<&str> = records(text)
                         .filter(|r| r.starts_with("Totals") && !r.contains('\u{fffd}'))
                         .collect();
-                    bash_read(found.join("\n").trim_end_matches('\n'), 6)
+                    bash_read(&found.join("\n"), 6)
                 }
                 _ => bash_read("", 6),
             };
@@ -231,10 +226,11 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// the latest `percentile` header. Samples are printed only when a `current rps` line follows
 /// them (the last interval's are lost), then `.0th-` becomes `th-` once per line. Not sorted.
 pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut budget = Budget::for_dir(dir);
+    let mut ls = Listing::new(dir);
     // `\ls schbench-* | sed -e 's/^schbench-//' -e 's/\.log$//' | sort -n`
-    let mut workers: Vec<&str> = dir
-        .glob("schbench-", "")
+    let mut workers: Vec<&str> = ls
+        .list("schbench-", "")?
+        .into_iter()
         .flat_map(|n| n.split('\n'))
         .map(|l| {
             let l = l.strip_prefix("schbench-").unwrap_or(l);
@@ -247,7 +243,7 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         if !plain_word(w) {
             continue;
         }
-        let Some(text) = budget.read(dir, &format!("schbench-{w}.log"))? else {
+        let Some(text) = ls.read(&format!("schbench-{w}.log"))? else {
             continue;
         };
         let mut runtime = "1".to_owned();
@@ -258,10 +254,10 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             if line.contains("percentile") {
                 metric = awk_fields(&line).first().copied().unwrap_or("").to_owned();
             }
-            if line
-                .find("Wakeup Latencies")
-                .is_some_and(|at| line[at + "Wakeup Latencies".len()..].contains("runtime"))
-            {
+            if valid_runs(&line).any(|(_, run)| {
+                run.find("Wakeup Latencies")
+                    .is_some_and(|at| run[at + "Wakeup Latencies".len()..].contains("runtime"))
+            }) {
                 runtime = awk_fields(&line).get(5).copied().unwrap_or("").to_owned();
             }
             if line.contains("current rps") {
@@ -279,6 +275,7 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                     if !has_percentile(&line, lead, whole, tenth) {
                         continue;
                     }
+                    ls.charge(1)?;
                     line = line.replace("th:", "th");
                     let f = awk_fields(&line);
                     let field = |i: usize| f.get(i).copied().unwrap_or("");
@@ -303,7 +300,7 @@ fn has_percentile(line: &str, lead: &str, whole: &str, tenth: char) -> bool {
     line.match_indices(&head).any(|(at, _)| {
         let rest = &line[at + head.len()..];
         let mut chars = rest.chars();
-        chars.next().is_some() && {
+        chars.next().is_some_and(|c| c != '\u{fffd}') && {
             let tail = chars.as_str();
             tail.starts_with(tenth) && tail[tenth.len_utf8()..].starts_with("th:")
         }
@@ -416,7 +413,9 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                 }
             }
         }
-        if !(line.starts_with("int_") && line[4..].contains(':')) {
+        // `/^int_.*:/`
+        let first_run = valid_runs(&line).next().map_or("", |(_, run)| run);
+        if !(first_run.starts_with("int_") && first_run[4..].contains(':')) {
             continue;
         }
         let mut metric = awk_fields(&line).first().copied().unwrap_or("").to_owned();
@@ -424,13 +423,16 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         metric = metric.replacen(':', "", 1);
         metric = metric.replacen('(', "_", 1);
         metric = metric.replacen('%', "%age", 1);
-        // `sub(/int_.*: /, "", $0)`: from the leading `int_` through the last `: `.
-        let rest = match line.rfind(": ") {
-            Some(at) if at >= 4 => &line[at + 2..],
-            _ => line.as_str(),
-        };
+        // `sub(/int_.*: /, "", $0)`: from the first `int_` through the last `: ` after it.
+        let span = valid_runs(&line).find_map(|(at, run)| {
+            let (from, to) = (run.find("int_")?, run.rfind(": ")?);
+            (to >= from + 4).then_some(at + from..at + to + 2)
+        });
+        if let Some(span) = span {
+            line.replace_range(span, "");
+        }
         let ratio = if metric == "int_n_per_sec" { "R" } else { "_" };
-        for (i, value) in awk_fields(rest).into_iter().enumerate() {
+        for (i, value) in awk_fields(&line).into_iter().enumerate() {
             let core = cpumap.get(i).map_or("", String::as_str);
             lines.push(
                 Line::new(metric.clone(), format!("cpu{core}"), "_", "1", value).extra(ratio),
@@ -440,39 +442,61 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     Ok(lines)
 }
 
-/// How much a family may read: four times the directory's text (plus a little), so file
-/// names that list the same log again and again cannot multiply the work without bound.
-struct Budget {
+/// The directory as the scripts list and read it, with a work allowance: eight times its
+/// text and names (plus a little) in bytes read, names listed and lines printed, so file names
+/// that make a script list or read the same logs again and again cannot multiply the work.
+struct Listing<'a> {
+    dir: &'a LogDir,
+    /// The members' names in byte order, as `ls` sorts them under C.UTF-8.
+    names: Vec<&'a str>,
     left: usize,
 }
 
-impl Budget {
-    fn for_dir(dir: &LogDir) -> Budget {
-        let total = dir
-            .names()
-            .map(|n| dir.get(n).map_or(0, str::len) + 1)
+impl<'a> Listing<'a> {
+    fn new(dir: &'a LogDir) -> Listing<'a> {
+        let names: Vec<&str> = dir.names().collect();
+        let size = names
+            .iter()
+            .map(|n| n.len() + dir.get(n).map_or(0, str::len) + 1)
             .fold(0usize, usize::saturating_add);
-        Budget {
-            left: total.saturating_mul(4).saturating_add(1 << 16),
+        Listing {
+            dir,
+            names,
+            left: size.saturating_mul(8).saturating_add(1 << 16),
         }
     }
 
-    /// The member `name` (read as `cat`/`xzcat` would, by its exact name), charged to the
-    /// budget; `None` when there is no such member.
-    fn read<'a>(&mut self, dir: &'a LogDir, name: &str) -> Result<Option<&'a str>, Problem> {
-        let Some(text) = dir.get(name) else {
-            return Ok(None);
-        };
-        let cost = text.len() + 1;
-        if cost > self.left {
-            return Err(Problem::new(
-                "the file names make mmtests read the same logs over and over \
-                 (more than four times their size); refused",
+    fn charge(&mut self, units: usize) -> Result<(), Problem> {
+        self.left = self.left.checked_sub(units).ok_or_else(|| {
+            Problem::new(
+                "the file names make mmtests list or read the same logs over and over \
+                 (more work than eight times the directory's size); refused",
             )
-            .in_file(name));
-        }
-        self.left -= cost;
-        Ok(Some(text))
+        })?;
+        Ok(())
+    }
+
+    /// `ls <prefix>*<suffix>`: the names in byte order.
+    fn list(&mut self, prefix: &str, suffix: &str) -> Result<Vec<&'a str>, Problem> {
+        let from = self.names.partition_point(|n| *n < prefix);
+        let count = self
+            .names
+            .get(from..)
+            .map_or(0, |rest| rest.partition_point(|n| n.starts_with(prefix)));
+        self.charge(count + 1)?;
+        Ok(self.names[from..from + count]
+            .iter()
+            .copied()
+            .filter(|n| n.len() >= prefix.len() + suffix.len() && n.ends_with(suffix))
+            .collect())
+    }
+
+    /// The member `name` as `cat`/`xzcat` reads it (by its exact name), `None` when absent.
+    fn read(&mut self, name: &str) -> Result<Option<&'a str>, Problem> {
+        let text = self.dir.get(name);
+        self.charge(text.map_or(1, |t| t.len() + 1))
+            .map_err(|p| p.in_file(name))?;
+        Ok(text)
     }
 }
 
@@ -667,9 +691,10 @@ fn cut_field(line: &str, n: usize) -> &str {
     line.split('-').nth(n - 1).unwrap_or("")
 }
 
-/// `sed -e 's/.log//'`: the first `log` that follows some character loses both.
+/// `sed -e 's/.log//'`: the first `log` that follows some character (not an invalid byte)
+/// loses both.
 fn sed_drop_first_log(s: &str) -> String {
-    for (i, c) in s.char_indices() {
+    for (i, c) in s.char_indices().filter(|&(_, c)| c != '\u{fffd}') {
         let after = i + c.len_utf8();
         if s[after..].starts_with("log") {
             return format!("{}{}", &s[..i], &s[after + 3..]);
@@ -678,22 +703,36 @@ fn sed_drop_first_log(s: &str) -> String {
     s.to_owned()
 }
 
-/// `sub(/ \(.*\)/, "", s)`: from the first ` (` through the last `)` after it.
+/// `sub(/ \(.*\)/, "", s)`: from the first ` (` through the last `)` after it, the `.*`
+/// not crossing an invalid byte.
 fn drop_parenthesised(s: &str) -> String {
-    if let (Some(open), Some(close)) = (s.find(" ("), s.rfind(')')) {
-        if close >= open + 2 {
-            return format!("{}{}", &s[..open], &s[close + 1..]);
+    for (at, run) in valid_runs(s) {
+        if let (Some(open), Some(close)) = (run.find(" ("), run.rfind(')')) {
+            if close >= open + 2 {
+                return format!("{}{}", &s[..at + open], &s[at + close + 1..]);
+            }
         }
     }
     s.to_owned()
 }
 
+/// The stretches of `s` between U+FFFD characters, with their offsets. Text reaches the
+/// parsers with each invalid byte replaced by U+FFFD, and gawk's and sed's `.` under
+/// C.UTF-8 never matches an invalid byte, so a regex `.` stops there.
+fn valid_runs(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    s.split('\u{fffd}').scan(0, |at, run| {
+        let start = *at;
+        *at += run.len() + '\u{fffd}'.len_utf8();
+        Some((start, run))
+    })
+}
+
 /// Whether `record` starts with `pattern`, each `.` of it standing for any one character
-/// (the awk regex `/^jbb2015.result.../`).
+/// but an invalid byte (the awk regex `/^jbb2015.result.../`).
 fn starts_with_dotted(record: &str, pattern: &str) -> bool {
     let mut chars = record.chars();
     pattern.chars().all(|p| match chars.next() {
-        Some(c) => p == '.' || p == c,
+        Some(c) => p == c || (p == '.' && c != '\u{fffd}'),
         None => false,
     })
 }
@@ -743,7 +782,7 @@ fn bash_read(input: &str, n: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{check_case, check_dir, fixture_dir};
+    use super::super::testkit::{check_case, check_dir};
     use super::*;
 
     #[test]
@@ -800,5 +839,191 @@ mod tests {
     #[test]
     fn sysjitter_dir() {
         check_dir("sysjitter", "sysjitter", sysjitter);
+    }
+
+    #[test]
+    fn numbers_read_and_printed_as_gawk_does() {
+        for (text, value) in [
+            ("+inf ", f64::INFINITY),
+            ("-INF", f64::NEG_INFINITY),
+            ("+infx", 0.0),
+            ("+infinity", 0.0),
+            ("inf", 0.0),
+            ("+in", 0.0),
+            ("\x0b12", 12.0),
+            ("12 ", 12.0),
+            ("1.e3", 1000.0),
+            ("-.e3", 0.0),
+            ("0x10", 0.0),
+            ("-0x1a", 0.0),
+            ("1e", 1.0),
+            ("1e+", 1.0),
+            (".5", 0.5),
+            ("+5", 5.0),
+            ("2^4", 2.0),
+            ("1,5", 1.0),
+            ("1.5.5", 1.5),
+            ("-", 0.0),
+            ("", 0.0),
+        ] {
+            assert_eq!(gawk_number(text), value, "{text:?}");
+        }
+        assert!(gawk_number(" +nan").is_nan());
+        assert!(gawk_number("-nan").is_sign_negative());
+        for (value, text) in [
+            (1e30, "1000000000000000019884624838656"),
+            (123456.5, "123456"),
+            (1234567.89 / 1000.0, "1234.57"),
+            (1e-7, "1e-07"),
+            (1e-320, "9.99989e-321"),
+            (-0.0, "0"),
+            (f64::INFINITY, "+inf"),
+            (-f64::NAN, "-nan"),
+            (1195889.65 / 1000.0, "1195.89"),
+            (0.519 * 1000.0, "519"),
+        ] {
+            assert_eq!(gawk_text(value), text, "{value}");
+        }
+        assert_eq!(gawk_text(gawk_number("1e999") / 1000.0), "+inf");
+    }
+
+    #[test]
+    fn the_final_sort_reads_blank_separated_fields() {
+        let line = |metric: &str, a: &str, interval: &str| Line::new(metric, a, "_", interval, "1");
+        let sorted = sort_like_shell(vec![
+            line("op-b", "16", "0"),
+            line("op-b", "4", "-0"),
+            line("op-b", "4", "0"),
+            line("op-a", "100000000000000000001", "0"),
+            line("op-a", "100000000000000000000", "0"),
+            line("op a", "9", "0"),
+            line("op-b", "x", "2.5"),
+        ]);
+        let got: Vec<String> = sorted
+            .iter()
+            .map(|l| format!("{} {} {}", l.metric, l.a, l.interval))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // `op a`: key 1 is `op`, key 2 is ` a-...` (0), key 4 the `_` (0).
+                "op a 9 0",
+                "op-a 100000000000000000000 0",
+                "op-a 100000000000000000001 0",
+                "op-b x 2.5",
+                "op-b 4 -0",
+                "op-b 4 0",
+                "op-b 16 0",
+            ]
+        );
+        assert_eq!(numeric_cmp("-0", "0"), Ordering::Equal);
+        assert_eq!(numeric_cmp("-1.5", "-1.25"), Ordering::Less);
+        assert_eq!(
+            sort_unique_numeric(vec!["2", "01", "1", "x", ""]),
+            ["x", "01", "2"]
+        );
+    }
+
+    #[test]
+    fn shell_and_sed_details() {
+        assert_eq!(cut_field("benchlog-1-2-3", 3), "2");
+        assert_eq!(cut_field("a-b", 3), "");
+        assert_eq!(cut_field("ab", 3), "ab");
+        assert_eq!(sed_drop_first_log("10.log"), "10");
+        assert_eq!(sed_drop_first_log("blog.log"), ".log");
+        assert_eq!(sed_drop_first_log("log"), "log");
+        assert_eq!(
+            drop_parenthesised("LPUSH (needed to benchmark LRANGE)"),
+            "LPUSH"
+        );
+        assert_eq!(drop_parenthesised("A (b) c (d) e"), "A e");
+        assert_eq!(drop_parenthesised("A (b\u{fffd}) c"), "A (b\u{fffd}) c");
+        assert_eq!(
+            bash_read("Totals  1 2 3 4 5 and more \n", 6)[5],
+            "5 and more"
+        );
+        assert_eq!(bash_read("Totals a\\ b \\\nc", 3), ["Totals", "a b", "c"]);
+        assert_eq!(bash_read("", 2), ["", ""]);
+    }
+
+    #[test]
+    fn a_zero_max_jops_is_gawks_division_by_zero() {
+        let mut dir = LogDir::new("specjbb2015");
+        dir.insert(
+            "default/specjbb2015.log",
+            "jbb2015.result.metric.max-jOPS = 0\njbb2015.result.SLA-10000-jOPS = 5\n".into(),
+        );
+        assert!(specjbb2015(&dir).unwrap_err().message.contains("dividing"));
+    }
+
+    /// Any text, any names: no panic, and names that would make the script read the same
+    /// logs over and over are refused instead of multiplying the work.
+    #[test]
+    fn hostile_directories() {
+        let junk = [
+            "",
+            "\n",
+            "\u{fffd}\0\t\r",
+            "  99.9th:\u{fffd}",
+            "* 20.0th:",
+            "int_:",
+            "int_(: a",
+            "core_i:",
+            "\"test\"",
+            " (",
+            ")",
+            "Totals\\",
+            "jbb2015.result.metric.max-jOPS",
+            "current rps",
+            "percentile Wakeup Latencies runtime",
+        ];
+        let names = [
+            "benchlog-op-1.xz",
+            "benchlog-tput-é.xz",
+            "benchlog-loadfile-.xz",
+            "benchlog--.xz",
+            "redis-1-1.log",
+            "redis--1.log",
+            "redis-1-",
+            "benchlog-1-1",
+            "benchlog-",
+            "benchlog-1",
+            "schbench-.log",
+            "schbench-",
+            "schbench-1.log",
+            "sysjitter.log",
+            "default/specjbb2015.log",
+        ];
+        let parsers: [Parser; 7] = [
+            dbench,
+            tbench,
+            redis,
+            redis_memtier,
+            schbench,
+            specjbb2015,
+            sysjitter,
+        ];
+        for (i, name) in names.iter().enumerate() {
+            let mut dir = LogDir::new("x");
+            for (j, n) in names.iter().enumerate().take(i + 1) {
+                dir.insert(n, junk[(i + j) % junk.len()].repeat(j + 1));
+            }
+            for parser in parsers {
+                let _ = parser(&dir);
+            }
+            let _ = name;
+        }
+        let mut dir = LogDir::new("redis");
+        dir.insert("redis-1-1.log", "\"SET\",\"1\"\n".into());
+        for k in 0..1000 {
+            dir.insert(&format!("redis-1-{k}-1.log"), String::new());
+        }
+        assert!(redis(&dir).is_err());
+        let mut dir = LogDir::new("redis-memtier");
+        dir.insert(&format!("benchlog-{}", "1 ".repeat(5_000)), String::new());
+        for k in 0..1000 {
+            dir.insert(&format!("benchlog-1-{k}"), String::new());
+        }
+        assert!(redis_memtier(&dir).is_err());
     }
 }

@@ -457,8 +457,11 @@ fn line_parse(
 // ---------------------------------------------------------------------------------------
 // The shell, as far as these scripts use it.
 
-/// Work allowed beyond the input's own size (units: bytes read, printed or compared).
+/// Work allowed beyond eight times the input's size (units: bytes read, held or compared).
 const BASE_BUDGET: u64 = 64 << 20;
+
+/// What holding one more string costs beyond its bytes (its header and allocation).
+const STRING_COST: u64 = 32;
 
 /// The work left: every file read, glob comparison and printed row is charged here, the
 /// total linear in the input, so hostile names and repeats end in a [`Problem`].
@@ -505,13 +508,19 @@ impl<'a> Sh<'a> {
     }
 
     /// Bash's pathname expansion of an unquoted word: the members it matches, else the word.
+    /// Charged for the strings it hands out and the comparisons it makes.
     fn expand(&mut self, word: &str) -> Result<Vec<String>, Problem> {
+        let found = self.glob(word)?;
+        let cost = found.iter().map(|f| f.len() as u64 + STRING_COST).sum();
+        self.budget.charge(cost)?;
+        Ok(found)
+    }
+
+    fn glob(&mut self, word: &str) -> Result<Vec<String>, Problem> {
         if !word.contains(['*', '?', '[']) {
             return Ok(vec![word.to_owned()]);
         }
         if let Some(found) = self.globs.get(word) {
-            let cost = found.iter().map(|f| f.len() as u64 + 1).sum::<u64>() + 1;
-            self.budget.charge(cost)?;
             return Ok(found.clone());
         }
         let chars = word.chars().count() as u64;
@@ -539,13 +548,15 @@ impl<'a> Sh<'a> {
             if !name.starts_with(&prefix) {
                 break;
             }
-            let cs: Vec<char> = name.chars().collect();
-            let cost = (toks.len() as u64 + 1).saturating_mul(cs.len() as u64 + 1);
-            self.budget.charge(cost)?;
+            self.budget.charge(name.len() as u64 + 1)?;
             if name.contains('/') || (name.starts_with('.') && !explicit_dot) {
                 continue;
             }
-            if glob_match(&toks, &cs) {
+            let cs: Vec<char> = name.chars().collect();
+            let mut steps = 0;
+            let hit = glob_match(&toks, &cs, &mut steps);
+            self.budget.charge(steps)?;
+            if hit {
                 found.push((*name).to_owned());
             }
         }
@@ -641,7 +652,7 @@ impl<'a> Sh<'a> {
             &line.extra,
         ]
         .iter()
-        .map(|f| f.len() as u64 + 1)
+        .map(|f| f.len() as u64 + STRING_COST)
         .sum();
         self.budget.charge(size)?;
         out.push(line);
@@ -656,8 +667,10 @@ fn raw_binary(name: &str, text: &str) -> bool {
 }
 
 /// GNU grep over a stream: the matching lines with their 1-based numbers; nothing for a
-/// binary stream (grep 3.8 then reports a binary match on stderr only). Lines that were
-/// invalid UTF-8 reach us repaired (U+FFFD), where grep would suppress them.
+/// binary stream (grep 3.8 reports a binary match on stderr only). Two deviations: grep
+/// reads large files in buffers and prints the matches before the buffer holding the
+/// first NUL (tens of KiB in), this port none; lines that were invalid UTF-8 reach us
+/// repaired (U+FFFD), where grep would suppress them.
 fn grep(text: &str, binary: bool, pattern: impl Fn(&str) -> bool) -> Vec<(usize, &str)> {
     if binary {
         return Vec::new();
@@ -1175,11 +1188,13 @@ fn char_class(name: &str) -> fn(char) -> bool {
     }
 }
 
-/// Whether the whole name matches the pattern (`*` backtracking to its last position).
-fn glob_match(toks: &[Tok], name: &[char]) -> bool {
+/// Whether the whole name matches the pattern (`*` backtracking to its last position),
+/// counting the steps taken into `steps`.
+fn glob_match(toks: &[Tok], name: &[char], steps: &mut u64) -> bool {
     let (mut t, mut n) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     loop {
+        *steps += 1;
         match toks.get(t) {
             Some(Tok::Star) => {
                 star = Some((t + 1, n));

@@ -18,7 +18,7 @@ use super::prelude::*;
 
 /// The most lines one directory may produce; a count in a log that expands beyond it (a
 /// hostile `stutterp` sample count, say) is a [`Problem`] rather than an allocation.
-pub const MAX_LINES: usize = 1 << 21;
+pub const MAX_LINES: usize = 1 << 19;
 
 /// sqlite: `line-parse-results '^execute' txn/sec 5` over `benchlog-_-_-<iteration>` (the
 /// `execute` lines of `sqlite-txnpersec.pl`, field 5 the transactions per second). The
@@ -104,7 +104,7 @@ pub fn stockfish(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             group.push(Line::new("System", workers, "_", iteration, system));
             group.push(Line::new("Elapsed", workers, "_", iteration, elapsed));
         }
-        push_times(&mut out, &group, times)?;
+        push_times(&mut out, group, times)?;
     }
     Ok(shell_sort(out, &[(1, false), (2, true)]))
 }
@@ -161,7 +161,7 @@ pub fn stutterp(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     for (factor, times) in tally(split_words(&factors)) {
         let member = format!("mmap-latency-{factor}.log.gz");
         let group = stutterp_samples(dir.get(&member).unwrap_or(""), factor, &member)?;
-        push_times(&mut out, &group, times)?;
+        push_times(&mut out, group, times)?;
     }
     Ok(shell_sort(out, &[(1, false), (2, true), (4, true)]))
 }
@@ -351,7 +351,7 @@ fn line_parse(
                 .enumerate()
                 .map(|(i, v)| Line::new(metric, a, b, (i + 1).to_string(), *v))
                 .collect();
-            push_times(&mut out, &group, a_times.saturating_mul(b_times))?;
+            push_times(&mut out, group, a_times.saturating_mul(b_times))?;
         }
     }
     Ok(shell_sort(
@@ -490,7 +490,7 @@ fn split_words<S: AsRef<str>>(lines: &[S]) -> Vec<&str> {
 
 /// Each distinct word with how often it occurs: a loop body run once per occurrence gives
 /// the same lines each time, and the final sort makes the order irrelevant.
-fn tally<'a>(list: Vec<&'a str>) -> BTreeMap<&'a str, usize> {
+fn tally(list: Vec<&str>) -> BTreeMap<&str, usize> {
     let mut counts = BTreeMap::new();
     for w in list {
         *counts.entry(w).or_insert(0usize) += 1;
@@ -566,15 +566,17 @@ fn ls_awk_field(names: &[&str], sep: char, field: usize) -> Vec<String> {
 /// `sed -e 's/.log.gz//'`: the first `<any>log<any>gz` removed.
 fn sed_first_log_gz(s: &str) -> String {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
-    for (k, w) in chars.windows(7).enumerate() {
-        let c: Vec<char> = w.iter().map(|&(_, c)| c).collect();
-        if c[1..4] == ['l', 'o', 'g'] && c[5..7] == ['g', 'z'] {
-            let start = w[0].0;
-            let end = chars.get(k + 7).map_or(s.len(), |&(i, _)| i);
-            return format!("{}{}", &s[..start], &s[end..]);
-        }
-    }
-    s.to_owned()
+    let hit = chars.windows(7).position(|w| {
+        let at = |k: usize| w.get(k).map(|&(_, c)| c);
+        [at(1), at(2), at(3), at(5), at(6)]
+            == [Some('l'), Some('o'), Some('g'), Some('g'), Some('z')]
+    });
+    let Some(k) = hit else {
+        return s.to_owned();
+    };
+    let start = chars.get(k).map_or(0, |&(i, _)| i);
+    let end = chars.get(k + 7).map_or(s.len(), |&(i, _)| i);
+    format!("{}{}", &s[..start], &s[end..])
 }
 
 fn numeric_order(a: &str, b: &str) -> Ordering {
@@ -631,43 +633,50 @@ fn line_bytes(line: &Line) -> impl Iterator<Item = u8> + '_ {
 }
 
 /// GNU `sort -k<k>,<k>[n]...` over printed lines (fields never hold blanks here, so its
-/// blank-separated fields are ours), the whole line in byte order as last resort.
-fn shell_sort(lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
-    let numbers: Vec<f64> = lines
+/// blank-separated fields are ours), the whole line in byte order as last resort. At most
+/// four keys; the numbers are read once.
+fn shell_sort(mut lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
+    let numbers: Vec<[f64; 4]> = lines
         .iter()
-        .flat_map(|l| {
-            keys.iter().map(move |&(k, numeric)| {
+        .map(|l| {
+            let mut row = [0.0; 4];
+            for (slot, &(k, numeric)) in row.iter_mut().zip(keys) {
                 if numeric {
-                    sort_n_key(field(l, k))
-                } else {
-                    0.0
+                    *slot = sort_n_key(field(l, k));
                 }
-            })
+            }
+            row
         })
         .collect();
-    let n_keys = keys.len();
-    let number = |line: usize, key: usize| numbers.get(line * n_keys + key).copied();
     let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by(|&x, &y| {
-        for (key, &(k, numeric)) in keys.iter().enumerate() {
+    order.sort_by(|&i, &j| {
+        let (x, y) = (&lines[i], &lines[j]);
+        for ((&(k, numeric), a), b) in keys.iter().zip(&numbers[i]).zip(&numbers[j]) {
             let o = if numeric {
-                number(x, key)
-                    .partial_cmp(&number(y, key))
-                    .unwrap_or(Ordering::Equal)
+                a.partial_cmp(b).unwrap_or(Ordering::Equal)
             } else {
-                field(&lines[x], k).cmp(field(&lines[y], k))
+                field(x, k).cmp(field(y, k))
             };
             if o != Ordering::Equal {
                 return o;
             }
         }
-        line_bytes(&lines[x]).cmp(line_bytes(&lines[y]))
+        line_bytes(x).cmp(line_bytes(y))
     });
-    let mut slots: Vec<Option<Line>> = lines.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-        .collect()
+    // Put line order[k] at k, cycle by cycle.
+    for start in 0..order.len() {
+        let mut at = start;
+        loop {
+            let from = order[at];
+            order[at] = at;
+            if from == start || from == at {
+                break;
+            }
+            lines.swap(at, from);
+            at = from;
+        }
+    }
+    lines
 }
 
 /// A `sed` over printed lines (it never adds or removes a tab, so fields stay put).
@@ -691,8 +700,8 @@ fn sed(lines: Vec<Line>, edit: impl Fn(&str) -> String) -> Vec<Line> {
 }
 
 /// Adds `group` `times` times, within [`MAX_LINES`].
-fn push_times(out: &mut Vec<Line>, group: &[Line], times: usize) -> Result<(), Problem> {
-    if group.is_empty() {
+fn push_times(out: &mut Vec<Line>, mut group: Vec<Line>, times: usize) -> Result<(), Problem> {
+    if group.is_empty() || times == 0 {
         return Ok(());
     }
     let total = group
@@ -702,9 +711,10 @@ fn push_times(out: &mut Vec<Line>, group: &[Line], times: usize) -> Result<(), P
     if total.is_none_or(|t| t > MAX_LINES) {
         return Err(too_many());
     }
-    for _ in 0..times {
-        out.extend_from_slice(group);
+    for _ in 1..times {
+        out.extend_from_slice(&group);
     }
+    out.append(&mut group);
     Ok(())
 }
 
@@ -893,5 +903,115 @@ mod tests {
     #[test]
     fn io_uring_matches_mmtests() {
         check_dir("io_uring", "io_uring", io_uring);
+    }
+
+    fn dir_of(benchmark: &str, members: &[(&str, &str)]) -> LogDir {
+        let mut dir = LogDir::new(benchmark);
+        for (name, text) in members {
+            dir.insert(name, (*text).to_owned());
+        }
+        dir
+    }
+
+    fn values(lines: &[Line]) -> Vec<&str> {
+        lines.iter().map(|l| l.value.as_str()).collect()
+    }
+
+    /// Outputs of the real io_uring parse-results (gawk 5.2) for these lines.
+    #[test]
+    fn io_uring_reads_iops_as_gawk_does() {
+        let log = "IOPS=1.5M, IOS/call=32/31\nIOPS=95000, IOS/call=3/3\nIOPS=150.25K, x\n\
+                   Maximum IOPS=45.61M\nIOPS=1.2.3K\nIOPS=7G\nx=5M IOPS=3K\nIOPS=.K\n";
+        let lines = io_uring(&dir_of("io_uring", &[("t-io_uring.log", log)])).unwrap();
+        assert_eq!(
+            values(&lines),
+            ["1500", "0", "150.25", "45610", "1.2", "0", "5000", "0"]
+        );
+        assert_eq!(lines[7].interval, "8");
+    }
+
+    /// What the real stutterp parse-results printed for these counts and latencies:
+    /// `010` is octal after the first decrement, blanks and negative counts add nothing.
+    #[test]
+    fn stutterp_counts_as_bash_does() {
+        let log = "2 5123456\n010 6000000\n-1 8000\nabc 1\n\n1\n1 0x10000\n1 -5999\n";
+        let dir = dir_of("stutterp", &[("mmap-latency-4.log.gz", log)]);
+        let lines = stutterp(&dir).unwrap();
+        let mut expected = vec!["5123"; 2];
+        expected.extend(["6000"; 8]);
+        expected.extend(["0", "65", "-5"]);
+        assert_eq!(values(&lines), expected);
+        for (log, line) in [("1 5000\n08 1\n", 2), ("1 5000\r\n", 1), ("1 a+b\n", 1)] {
+            let dir = dir_of("stutterp", &[("mmap-latency-4.log.gz", log)]);
+            let problem = stutterp(&dir).unwrap_err();
+            assert_eq!(problem.line, Some(line), "{log:?}");
+        }
+        let dir = dir_of("stutterp", &[("mmap-latency-4.log.gz", "99999999 1\n")]);
+        assert!(stutterp(&dir).unwrap_err().message.contains("more than"));
+    }
+
+    /// Odd names and texts: the shell's quirks (checked against the real scripts), no
+    /// panic, a Problem where echo -e would rewrite the text.
+    #[test]
+    fn odd_directories() {
+        let ev = "events per second: 7\n";
+        let dir = dir_of(
+            "sysbenchcpu",
+            &[
+                ("benchlog-4-_-1", ev),
+                ("benchlog-4-_-1-extra", "nothing\n"),
+                ("benchlog-4-_-2.gz", ev),
+                ("benchlog-a b-_-1", ev),
+                ("benchlog-a-_-1", ev),
+                ("benchlog-8-_-1", "events per second: 1\0\n"),
+                ("benchlog-", ev),
+                ("benchlog-4\n-_-1", ev),
+            ],
+        );
+        let printed: Vec<String> = sysbenchcpu(&dir).unwrap().iter().map(Line::tsv).collect();
+        assert_eq!(
+            printed,
+            [
+                "events/sec\ta\t_\t1\t7\t_",
+                "events/sec\ta\t_\t1\t7\t_",
+                "events/sec\t4\t_\t1\t7\t_",
+                "events/sec\t4\t_\t2\t7\t_",
+            ]
+        );
+        let dir = dir_of(
+            "sysbenchcpu",
+            &[("benchlog-4-_-1", "events per second: 1\\t2\n")],
+        );
+        assert_eq!(sysbenchcpu(&dir).unwrap_err().line, Some(1));
+        let weird = [
+            (
+                "benchlog-\u{e9}-_-\u{1f600}",
+                "Copy: 1\n: Wokeup x threads in 1e400\n",
+            ),
+            ("benchlog--_-", "total: 5 6\nLookups/s: 1,2\n"),
+            ("time--1", "1user 2system 3:4:5:6elapsed\n"),
+            ("time-\u{e9}-1", "elapsed\n"),
+            ("mmap-latency-.log.gz", "1 2\n"),
+            ("mmap-latency-\u{e9}log\u{e9}gz.log.gz", "1 2\n"),
+            ("commands.log", "./pgms/\n"),
+            ("unixbenchd.log", "COUNT\n|COUNT|\n"),
+            ("t-io_uring.log", "IOPS=\u{e9}\n=IOPS=9\u{e9}\n"),
+        ];
+        for parser in [
+            sqlite as Parser,
+            sysbenchcpu,
+            sysbenchmutex,
+            xsbench,
+            wis,
+            stockfish,
+            unixbenchd,
+            stutterp,
+            perffutexwake,
+            stream,
+            io_uring,
+        ] {
+            let _ = parser(&dir_of("x", &weird));
+            let _ = parser(&LogDir::new("x"));
+        }
     }
 }

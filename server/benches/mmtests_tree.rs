@@ -1,0 +1,241 @@
+//! A `work/log` tree of every mmtests family Perfline parses, through `POST /api/v1/upload`
+//! and back as one whole-tree report (`benchmark=*`), end to end (release, HTTP, the real
+//! server on port 0 with a fresh database). The tree is built from the test fixtures: each
+//! family's logs (the coverage cases' trees and `mmtests-families/*/logs`) under three kernels,
+//! each logs directory repeated in `MMTESTS_ITERS` (default 4) `iter-N` directories, with a
+//! `tests-activity` per kernel. Each round uploads it for a new machine, then asks for the
+//! whole-tree report once (cold: nothing of that machine was compared before). Prints the
+//! upload's median time and samples per second, and the report's median time.
+//!
+//! `cargo bench -p perfline-server --bench mmtests_tree` (`MMTESTS_ROUNDS=5`).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const KERNELS: [&str; 3] = ["6.1.0-vanilla", "6.2.0-rc3-vanilla", "6.2.0-vanilla"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every file under `dir`, by its path relative to `dir`.
+fn files_under(dir: &Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let rel = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        if e.file_type().unwrap().is_dir() {
+            files_under(&e.path(), &rel, out);
+        } else {
+            out.push((rel, std::fs::read(e.path()).unwrap()));
+        }
+    }
+}
+
+/// The benchmark directory name a families fixture is read as (its tests say).
+fn benchmark_of(fixture: &str) -> &str {
+    match fixture {
+        "hackbench" => "hackbench-process-pipes",
+        "iperf3" => "iperf3-ipv4-tcp",
+        "libmicro" => "libmicro-memory",
+        "nas" => "nas-bt",
+        "pmqtest" => "pmqtest-pinned",
+        "sembench" => "sembench-futex",
+        "specjbb-multi" | "netperf-udp" => "",
+        other => other,
+    }
+}
+
+/// `(kernel, iter, benchmark) → [(file under logs/, bytes)]`: the whole corpus.
+fn corpus(iters: usize) -> BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>> {
+    let mut tree = BTreeMap::new();
+    // Families' fixtures: the same logs for every kernel and iteration.
+    let families = fixtures().join("mmtests-families");
+    let mut names: Vec<String> = std::fs::read_dir(&families)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let benchmark = benchmark_of(&name);
+        if benchmark.is_empty() || !families.join(&name).join("logs").is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        files_under(&families.join(&name).join("logs"), "", &mut files);
+        for k in KERNELS {
+            for i in 0..iters {
+                tree.insert((k.to_owned(), i, benchmark.to_owned()), files.clone());
+            }
+        }
+    }
+    // The coverage cases' trees: one case per benchmark, its kernels renamed to ours.
+    let cases = fixtures().join("mmtests-coverage/cases");
+    let mut cases_seen: Vec<String> = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(meta) = std::fs::read(dir.join("case.json")) else {
+            continue;
+        };
+        let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+        let benchmark = meta["benchmark"].as_str().unwrap().to_owned();
+        if cases_seen.contains(&benchmark) {
+            continue;
+        }
+        cases_seen.push(benchmark.clone());
+        let theirs: Vec<String> = meta["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap().to_owned())
+            .collect();
+        let bytes = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
+        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
+        for entry in archive.entries().unwrap() {
+            let mut entry = entry.unwrap();
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let path = entry.path().unwrap().to_string_lossy().into_owned();
+            let parts: Vec<&str> = path.split('/').collect();
+            if parts.len() < 5 || parts[3] != "logs" {
+                continue;
+            }
+            let Some(k) = theirs.iter().position(|t| t == parts[0]) else {
+                continue;
+            };
+            let iter: usize = parts[1].trim_start_matches("iter-").parse().unwrap();
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data).unwrap();
+            tree.entry((KERNELS[k].to_owned(), iter, parts[2].to_owned()))
+                .or_insert_with(Vec::new)
+                .push((parts[4..].join("/"), data));
+        }
+    }
+    tree
+}
+
+fn archive(tree: &BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>>) -> Vec<u8> {
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    let mut append = |path: String, data: &[u8]| {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, data).unwrap();
+    };
+    for ((k, i, b), files) in tree {
+        for (name, data) in files {
+            append(format!("{k}/iter-{i}/{b}/logs/{name}"), data);
+        }
+    }
+    for k in KERNELS {
+        let mut activity = String::from("1 run-mmtests: Iteration 1 start\n");
+        let mut seen: Vec<&str> = Vec::new();
+        for (kk, _, b) in tree.keys() {
+            if kk == k && !seen.contains(&b.as_str()) {
+                seen.push(b);
+                activity.push_str(&format!("2 run-mmtests: test start :: {b} 2\n"));
+            }
+        }
+        activity.push_str("3 run-mmtests: Iteration 1 end\n");
+        append(format!("{k}/iter-0/tests-activity"), activity.as_bytes());
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let env = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (iters, rounds) = (env("MMTESTS_ITERS", 4), env("MMTESTS_ROUNDS", 5));
+    let tree = corpus(iters);
+    let body = archive(&tree);
+    let benchmarks: std::collections::BTreeSet<&str> =
+        tree.keys().map(|(_, _, b)| b.as_str()).collect();
+    println!(
+        "mmtests_tree: {} benchmarks, {} logs directories, {} bytes of tar.gz",
+        benchmarks.len(),
+        tree.len(),
+        body.len()
+    );
+    let rt = common::runtime();
+    let (uploads, reports, samples, read) = common::with_server(&rt, |base| async move {
+        let client = reqwest::Client::new();
+        let (mut uploads, mut reports) = (Vec::new(), Vec::new());
+        let (mut samples, mut read) = (0, 0);
+        for round in 0..rounds {
+            let t = Instant::now();
+            let r = client
+                .post(format!("{base}/api/v1/upload?machine=tree-{round}"))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            let answer: serde_json::Value = r.json().await.unwrap();
+            uploads.push(t.elapsed());
+            assert_eq!(status, 201, "{answer}");
+            samples = answer["upload"]["samples"].as_u64().unwrap();
+            read = answer["directories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["samples"].as_u64() > Some(0))
+                .count();
+            let t = Instant::now();
+            let r = client
+                .get(format!(
+                    "{base}/api/v1/compare?machine=tree-{round}&benchmark=*&kernels={}&format=text",
+                    KERNELS.join(",")
+                ))
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            let text = r.text().await.unwrap();
+            reports.push(t.elapsed());
+            assert_eq!(status, 200, "{text}");
+        }
+        (uploads, reports, samples, read)
+    });
+    let up = median(uploads.clone());
+    println!(
+        "mmtests_tree: {samples} samples from {read} directories; upload median {:.1} ms ({:.0} samples/s); all {:?}",
+        up.as_secs_f64() * 1e3,
+        samples as f64 / up.as_secs_f64(),
+        uploads
+    );
+    println!(
+        "mmtests_tree: whole-tree report, cold, median {:.1} ms; all {:?}",
+        median(reports.clone()).as_secs_f64() * 1e3,
+        reports
+    );
+}
