@@ -854,6 +854,7 @@ mod tests {
             }],
             facts: Vec::new(),
             changed: Vec::new(),
+            family: None,
         };
         // A 0 throughput has no harmonic mean: mmtests prints the cell as 0.00 (np22).
         let text = crate::mmtests::table(&c);
