@@ -186,6 +186,58 @@ fn main() {
         tree.len(),
         body.len()
     );
+    // Where parsing goes, in process: the whole tree, then each family's parser alone.
+    let mut meta = perfline_server::ingest::UploadMeta::default();
+    meta.set("machine", "m").unwrap();
+    let parse_times: Vec<Duration> = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            perfline_server::ingest::parse_file_reporting(&body, None, &meta).unwrap();
+            t.elapsed()
+        })
+        .collect();
+    let mut by_family: BTreeMap<&str, Duration> = BTreeMap::new();
+    let mut decompress = Duration::ZERO;
+    for ((_, _, b), files) in &tree {
+        let Some(shellpack) = perfline_server::ingest::mmtests::Shellpack::of(b) else {
+            continue;
+        };
+        let t = Instant::now();
+        let mut dir = perfline_server::ingest::mmtests::family::LogDir::new(b);
+        for (name, data) in files {
+            let mut text = Vec::new();
+            if name.ends_with(".gz") {
+                flate2::read::MultiGzDecoder::new(&data[..])
+                    .read_to_end(&mut text)
+                    .unwrap();
+            } else if name.ends_with(".xz") {
+                lzma_rs::xz_decompress(&mut &data[..], &mut text).unwrap();
+            } else {
+                text = data.clone();
+            }
+            dir.insert(name, String::from_utf8_lossy(&text).into_owned());
+        }
+        decompress += t.elapsed();
+        let parser = perfline_server::ingest::mmtests::families::parser(shellpack.name).unwrap();
+        let t = Instant::now();
+        let _ = parser(&dir);
+        *by_family.entry(shellpack.name).or_default() += t.elapsed();
+    }
+    let mut slowest: Vec<(&str, Duration)> = by_family.into_iter().collect();
+    slowest.sort_by_key(|(_, d)| std::cmp::Reverse(*d));
+    let total: Duration = slowest.iter().map(|(_, d)| *d).sum();
+    println!(
+        "mmtests_tree: in process, parse median {:.1} ms; members decompressed {:.1} ms, parsers {:.1} ms, slowest: {}",
+        median(parse_times).as_secs_f64() * 1e3,
+        decompress.as_secs_f64() * 1e3,
+        total.as_secs_f64() * 1e3,
+        slowest
+            .iter()
+            .take(6)
+            .map(|(f, d)| format!("{f} {:.1} ms", d.as_secs_f64() * 1e3))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let rt = common::runtime();
     let (uploads, reports, samples, read) = common::with_server(&rt, |base| async move {
         let client = reqwest::Client::new();

@@ -22,6 +22,13 @@ use crate::store::CompareSeries;
 /// Length of a permalink id: 12 alphanumerics, about 71 bits.
 const PERMALINK_LEN: usize = 12;
 
+/// A live comparison: from the cache, or just computed (with the permalink spec to pin it, the
+/// store generation and rewrite count it was computed at).
+enum Live {
+    Cached(Arc<Computed>),
+    Computed(Computed, PermalinkSpec, u64, u64),
+}
+
 /// What a permalink pins: the question and the exact runs that answered it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PermalinkSpec {
@@ -113,6 +120,60 @@ impl Services {
         query: CompareQuery,
         precision: Option<usize>,
     ) -> Result<Arc<Computed>, ServiceError> {
+        match self.live_unlinked(query, precision).await? {
+            Live::Cached(c) => Ok(c),
+            Live::Computed(computed, spec, generation, rewrites) => {
+                let id = self.permalink_for(&spec).await?;
+                Ok(self.keep_live(computed, spec, id, generation, rewrites, precision))
+            }
+        }
+    }
+
+    /// Several live comparisons at once (two computed at a time), their permalinks made in one
+    /// transaction: a whole tree's report.
+    pub async fn compare_live_many(
+        &self,
+        queries: Vec<CompareQuery>,
+        precision: Option<usize>,
+    ) -> Vec<Result<Arc<Computed>, ServiceError>> {
+        use futures_util::StreamExt;
+        let lives: Vec<Result<Live, ServiceError>> = futures_util::stream::iter(queries)
+            .map(|q| self.live_unlinked(q, precision))
+            .buffered(2)
+            .collect()
+            .await;
+        let specs: Vec<&PermalinkSpec> = lives
+            .iter()
+            .filter_map(|l| match l {
+                Ok(Live::Computed(_, spec, _, _)) => Some(spec),
+                _ => None,
+            })
+            .collect();
+        let ids = match self.permalinks_for(&specs).await {
+            Ok(ids) => ids,
+            Err(e) => return vec![Err(e)],
+        };
+        let mut ids = ids.into_iter();
+        lives
+            .into_iter()
+            .map(|l| match l? {
+                Live::Cached(c) => Ok(c),
+                Live::Computed(computed, spec, generation, rewrites) => {
+                    let id = ids
+                        .next()
+                        .ok_or_else(|| anyhow::anyhow!("a permalink is missing"))?;
+                    Ok(self.keep_live(computed, spec, id, generation, rewrites, precision))
+                }
+            })
+            .collect()
+    }
+
+    /// A live comparison from the cache, or computed without its permalink yet.
+    async fn live_unlinked(
+        &self,
+        query: CompareQuery,
+        precision: Option<usize>,
+    ) -> Result<Live, ServiceError> {
         let generation = self.store.generation().await?;
         // Read before computing: a rewrite meanwhile makes the pinned copy below stale.
         let rewrites = self.store.rewrites() as u64;
@@ -123,7 +184,7 @@ impl Services {
             .get(&key)
             .filter(|(g, _)| *g == generation);
         if let Some((_, c)) = self.metrics.cache("compare", cached) {
-            return Ok(c);
+            return Ok(Live::Cached(c));
         }
         let series = crate::services::work::stage(
             tracing::info_span!("query"),
@@ -156,20 +217,33 @@ impl Services {
             query: query.clone(),
             runs,
         };
-        let mut computed = self.compute(query, series, precision).await?;
-        let id = self.permalink_for(&spec).await?;
+        let computed = self.compute(query, series, precision).await?;
+        Ok(Live::Computed(computed, spec, generation, rewrites))
+    }
+
+    /// Gives a computed live comparison its permalink and keeps it in the cache, live and
+    /// pinned: the page's charts and exports, asked for right after it, need not compute it
+    /// again.
+    fn keep_live(
+        &self,
+        mut computed: Computed,
+        spec: PermalinkSpec,
+        id: String,
+        generation: u64,
+        rewrites: u64,
+        precision: Option<usize>,
+    ) -> Arc<Computed> {
         computed.comparison.permalink = Some(id.clone());
         let computed = Arc::new(computed);
-        self.compare_cache
-            .entries
-            .insert(key, (generation, computed.clone()));
-        // The same runs, so the same numbers as its permalink's: the page's charts and exports
-        // (`/c/{id}?format=svg…`), asked for right after it, need not compute it again.
+        self.compare_cache.entries.insert(
+            CacheKey::Live(spec.query, precision),
+            (generation, computed.clone()),
+        );
         self.compare_cache.entries.insert(
             CacheKey::Pinned(id, precision),
             (rewrites, computed.clone()),
         );
-        Ok(computed)
+        computed
     }
 
     /// The comparison pinned by permalink `id`: the same runs, so the same numbers, forever
@@ -276,6 +350,18 @@ impl Services {
         Ok(computed)
     }
 
+    /// The permalinks of several specs, new ones made in one transaction.
+    async fn permalinks_for(&self, specs: &[&PermalinkSpec]) -> Result<Vec<String>, ServiceError> {
+        let mut wanted = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
+            let digest = hex::encode(Sha256::digest(json.as_bytes()));
+            let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
+            wanted.push((digest, json, id));
+        }
+        Ok(self.store.ensure_permalinks(&wanted).await?)
+    }
+
     async fn permalink_for(&self, spec: &PermalinkSpec) -> Result<String, ServiceError> {
         let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
         let digest = hex::encode(Sha256::digest(json.as_bytes()));
@@ -322,18 +408,27 @@ impl Services {
                 names.len()
             )));
         }
+        let mut queries = Vec::with_capacity(names.len());
+        for name in &names {
+            queries.push(
+                CompareQuery::new(
+                    Label::parse(name)
+                        .map_err(|e| anyhow::anyhow!("stored benchmark {name}: {e}"))?,
+                    Some(Label::parse(&machine).map_err(|e| anyhow::anyhow!("{e}"))?),
+                    query.kernels.clone(),
+                    query.metric.clone(),
+                    false,
+                )
+                .map_err(ServiceError::Invalid)?,
+            );
+        }
         let mut sections = Vec::new();
         let mut left_out = Vec::new();
-        for name in names {
-            let q = CompareQuery::new(
-                Label::parse(&name).map_err(|e| anyhow::anyhow!("stored benchmark {name}: {e}"))?,
-                Some(Label::parse(&machine).map_err(|e| anyhow::anyhow!("{e}"))?),
-                query.kernels.clone(),
-                query.metric.clone(),
-                false,
-            )
-            .map_err(ServiceError::Invalid)?;
-            match self.compare_live(q, precision).await {
+        for (name, answer) in names
+            .into_iter()
+            .zip(self.compare_live_many(queries, precision).await)
+        {
+            match answer {
                 Ok(c) => sections.push(c),
                 Err(ServiceError::NotFound(why)) => left_out.push((name, why)),
                 Err(e) => return Err(e),

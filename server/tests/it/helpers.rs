@@ -112,6 +112,35 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The cases of an oracle corpus (`tests/fixtures/<corpus>/cases/*/case.json`): each case's
+/// name, directory and `case.json`, by name.
+pub fn oracle_cases(corpus: &str) -> Vec<(String, PathBuf, serde_json::Value)> {
+    let dir = fixture(corpus).join("cases");
+    let mut cases: Vec<(String, PathBuf, serde_json::Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| {
+            let meta = std::fs::read(p.join("case.json")).ok()?;
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            Some((name, p, serde_json::from_slice(&meta).unwrap()))
+        })
+        .collect();
+    cases.sort_by(|a, b| a.0.cmp(&b.0));
+    cases
+}
+
+/// Where `ours` first differs from `theirs`, as a test's message says it.
+pub fn first_difference(what: &str, ours: &str, theirs: &str) -> String {
+    let first = ours.lines().zip(theirs.lines()).position(|(a, b)| a != b);
+    format!(
+        "{what}: differs at line {first:?} of {}/{}\n  ours:    {:?}\n  theirs:  {:?}",
+        ours.lines().count(),
+        theirs.lines().count(),
+        first.and_then(|i| ours.lines().nth(i)),
+        first.and_then(|i| theirs.lines().nth(i)),
+    )
+}
+
 pub fn read_fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }

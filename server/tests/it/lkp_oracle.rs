@@ -16,15 +16,10 @@ use serde_json::Value;
 use crate::helpers::*;
 
 fn cases() -> Vec<(String, PathBuf)> {
-    let dir = fixture("lkp-oracle/cases");
-    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("case.json").exists())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
-        .collect();
-    cases.sort();
-    cases
+    oracle_cases("lkp-oracle")
+        .into_iter()
+        .map(|(name, dir, _)| (name, dir))
+        .collect()
 }
 
 /// The text from the `commit:` line on (the header's axes differ by design, see above).

@@ -4,23 +4,11 @@
 //! (compressed members included); Perfline's text must be mmtests', byte for byte, except
 //! Subselection's two bootstrap rows, which mmtests draws anew on every run.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde_json::Value;
 
 use crate::helpers::*;
-
-fn cases() -> Vec<(String, PathBuf)> {
-    let dir = fixture("mmtests-coverage/cases");
-    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("case.json").exists())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
-        .collect();
-    cases.sort();
-    cases
-}
 
 /// The table above the permalink line.
 fn table(text: &str) -> &str {
@@ -39,22 +27,63 @@ fn comparable(text: &str, summarise: &str) -> String {
         .collect()
 }
 
+/// Asks for the normal and the ratio table of `benchmark` on `machine` and checks each against
+/// what mmtests printed for `case` (any recorded variant); what differs goes to `wrong`.
+/// Returns how many tables were checked.
+async fn check_tables(
+    app: &TestApp,
+    case: &str,
+    dir: &Path,
+    meta: &Value,
+    benchmark: &str,
+    machine: &str,
+    wrong: &mut Vec<String>,
+) -> usize {
+    let summarise = meta["summarise"].as_str().unwrap();
+    let kernels: Vec<&str> = meta["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    let mut checked = 0;
+    for (ratio, name) in [(false, "expected"), (true, "expected-ratio")] {
+        if ratio && summarise == "Subselection" {
+            continue; // the ratio of SubAmean: random in mmtests
+        }
+        let mut theirs = vec![std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap()];
+        for i in 1..7 {
+            if let Ok(v) = std::fs::read_to_string(dir.join(format!("{name}.variant-{i}.txt"))) {
+                theirs.push(v);
+            }
+        }
+        let path = format!(
+            "/api/v1/compare?benchmark={benchmark}&machine={machine}&kernels={}&format=text{}",
+            kernels.join(","),
+            if ratio { "&ratio=1" } else { "" }
+        );
+        let (status, text) = app.get_text(&path).await;
+        assert_eq!(status, 200, "{case}: {text}");
+        let ours = comparable(table(&text), summarise);
+        checked += 1;
+        if !theirs.iter().any(|t| comparable(t, summarise) == ours) {
+            wrong.push(first_difference(
+                &format!("{case} ({name})"),
+                &ours,
+                &comparable(&theirs[0], summarise),
+            ));
+        }
+    }
+    checked
+}
+
 #[tokio::test]
 async fn every_coverage_case_prints_what_mmtests_printed() {
     let app = spawn_app_with(|c| c.write_rate = 0).await;
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for (case, dir) in cases() {
-        let meta: Value =
-            serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+    for (case, dir, meta) in oracle_cases("mmtests-coverage") {
         let benchmark = meta["benchmark"].as_str().unwrap();
-        let summarise = meta["summarise"].as_str().unwrap();
-        let kernels: Vec<&str> = meta["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap())
-            .collect();
         let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
         let r = app
             .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", &case)])
@@ -68,41 +97,9 @@ async fn every_coverage_case_prints_what_mmtests_printed() {
         for d in dirs {
             assert!(d["samples"].as_u64().unwrap() > 0, "{case}: {d}");
         }
-        for (ratio, name) in [(false, "expected"), (true, "expected-ratio")] {
-            if ratio && summarise == "Subselection" {
-                continue; // the ratio of SubAmean: random in mmtests
-            }
-            let mut theirs =
-                vec![std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap()];
-            for i in 1..7 {
-                if let Ok(v) = std::fs::read_to_string(dir.join(format!("{name}.variant-{i}.txt")))
-                {
-                    theirs.push(v);
-                }
-            }
-            let path = format!(
-                "/api/v1/compare?benchmark={benchmark}&machine={case}&kernels={}&format=text{}",
-                kernels.join(","),
-                if ratio { "&ratio=1" } else { "" }
-            );
-            let (status, text) = app.get_text(&path).await;
-            assert_eq!(status, 200, "{case}: {text}");
-            let ours = comparable(table(&text), summarise);
-            checked += 1;
-            if !theirs.iter().any(|t| comparable(t, summarise) == ours) {
-                let t = comparable(&theirs[0], summarise);
-                let first = ours.lines().zip(t.lines()).position(|(a, b)| a != b);
-                wrong.push(format!(
-                    "{case} ({name}): differs at line {first:?} of {}/{}\n  ours:    {:?}\n  mmtests: {:?}",
-                    ours.lines().count(),
-                    t.lines().count(),
-                    first.and_then(|i| ours.lines().nth(i)),
-                    first.and_then(|i| t.lines().nth(i)),
-                ));
-            }
-        }
+        checked += check_tables(&app, &case, &dir, &meta, benchmark, &case, &mut wrong).await;
     }
-    assert!(checked >= 38, "only {checked} tables checked");
+    assert_eq!(checked, 43);
     assert!(
         wrong.is_empty(),
         "{} of {checked} tables differ from mmtests:\n{}",
@@ -120,21 +117,14 @@ async fn parse_results_rows_of_an_unknown_family_compare_as_mmtests_does() {
     let app = spawn_app_with(|c| c.write_rate = 0).await;
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for (case, dir) in cases() {
-        let meta: Value =
-            serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+    for (case, dir, meta) in oracle_cases("mmtests-coverage") {
         if meta["iterations"].as_u64() != Some(1) {
             continue;
         }
         let summarise = meta["summarise"].as_str().unwrap();
         let benchmark = format!("private-{}", meta["benchmark"].as_str().unwrap());
-        let kernels: Vec<&str> = meta["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap())
-            .collect();
-        for k in &kernels {
+        for k in meta["kernels"].as_array().unwrap() {
+            let k = k.as_str().unwrap();
             let rows = std::fs::read_to_string(dir.join(format!("parsed-{k}.tsv"))).unwrap();
             let body = format!(
                 "# mmtests-rows\n# benchmark: {benchmark}\n# kernel: {k}\n# summarise: {summarise}\n# preferred: {}\n# precision: {}\n{rows}",
@@ -147,32 +137,7 @@ async fn parse_results_rows_of_an_unknown_family_compare_as_mmtests_does() {
             let status = r.status().as_u16();
             assert_eq!(status, 201, "{case} {k}: {}", r.text().await.unwrap());
         }
-        for (ratio, name) in [(false, "expected"), (true, "expected-ratio")] {
-            if ratio && summarise == "Subselection" {
-                continue;
-            }
-            let theirs = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
-            let path = format!(
-                "/api/v1/compare?benchmark={benchmark}&machine={case}&kernels={}&format=text{}",
-                kernels.join(","),
-                if ratio { "&ratio=1" } else { "" }
-            );
-            let (status, text) = app.get_text(&path).await;
-            assert_eq!(status, 200, "{case}: {text}");
-            let ours = comparable(table(&text), summarise);
-            let t = comparable(&theirs, summarise);
-            checked += 1;
-            if ours != t {
-                let first = ours.lines().zip(t.lines()).position(|(a, b)| a != b);
-                wrong.push(format!(
-                    "{case} ({name}): differs at line {first:?} of {}/{}\n  ours:    {:?}\n  mmtests: {:?}",
-                    ours.lines().count(),
-                    t.lines().count(),
-                    first.and_then(|i| ours.lines().nth(i)),
-                    first.and_then(|i| t.lines().nth(i)),
-                ));
-            }
-        }
+        checked += check_tables(&app, &case, &dir, &meta, &benchmark, &case, &mut wrong).await;
     }
     assert!(checked >= 38, "only {checked} tables checked");
     assert!(

@@ -9,15 +9,10 @@ use serde_json::Value;
 use crate::helpers::*;
 
 fn cases() -> Vec<(String, PathBuf)> {
-    let dir = fixture("mmtests-oracle/cases");
-    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("case.json").exists())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
-        .collect();
-    cases.sort();
-    cases
+    oracle_cases("mmtests-oracle")
+        .into_iter()
+        .map(|(name, dir, _)| (name, dir))
+        .collect()
 }
 
 /// The table above the permalink line.

@@ -114,6 +114,8 @@ type Precision = Bounded<0, 10>;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CompareParams {
+    /// The benchmark, or `*` for every benchmark the baseline ran on the machine (an mmtests
+    /// tree's whole report: text, JSON or HTML).
     #[serde(default, deserialize_with = "empty_as_none")]
     benchmark: Option<Label>,
     #[serde(default, deserialize_with = "empty_as_none")]

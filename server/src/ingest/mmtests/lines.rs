@@ -134,6 +134,8 @@ pub fn push(
 ) -> Result<Read, IngestError> {
     let mut read = Read::default();
     let mut count: HashMap<(String, String), i64> = HashMap::new();
+    // Each mmtests metric's direction, looked up once.
+    let mut directions: HashMap<&str, Direction> = HashMap::new();
     let mut ratio_seen: HashSet<String> = HashSet::new();
     for (i, l) in lines.iter().enumerate() {
         if l.is_ratio() {
@@ -174,7 +176,11 @@ pub fn push(
             metric: &metric,
             param: &param,
             unit: None,
-            direction: Some(direction(&l.metric)),
+            direction: Some(
+                *directions
+                    .entry(l.metric.as_str())
+                    .or_insert_with(|| direction(&l.metric)),
+            ),
             iteration: Some(iter * ITER_STRIDE + *n),
             value,
         })?;
