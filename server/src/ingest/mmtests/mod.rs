@@ -203,7 +203,9 @@ fn read_tar<R: Read>(
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut archive = tar::Archive::new(reader);
-    let mut dirs: std::collections::BTreeMap<(String, String, i64), LogDir> = Default::default();
+    // Each logs directory's members as the archive holds them (decompressed later, in parallel).
+    let mut raw_dirs: std::collections::BTreeMap<(String, String, i64), Vec<(String, Vec<u8>)>> =
+        Default::default();
     // `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
     let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
@@ -305,12 +307,10 @@ fn read_tar<R: Read>(
                 .take(MAX_ENTRY)
                 .read_to_end(&mut raw)
                 .map_err(|e| archive_error(e).in_file(&path))?;
-            let text = member_text(&at.file, &raw, MAX_TEXT.saturating_sub(text_held))
-                .map_err(|e| e.in_file(&path))?;
-            text_held += text.len() as u64;
-            dirs.entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
-                .or_insert_with(|| LogDir::new(at.benchmark))
-                .insert(&at.file, text);
+            raw_dirs
+                .entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
+                .or_default()
+                .push((at.file, raw));
             continue;
         }
         if let Some((kernel, iter)) = numa_place(&path) {
@@ -348,12 +348,25 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    for ((kernel, _, iter), dir) in dirs.iter_mut() {
+    let dirs: Vec<((String, String, i64), Vec<(String, Vec<u8>)>)> = raw_dirs.into_iter().collect();
+    let held = std::sync::atomic::AtomicU64::new(text_held);
+    // Decompressing and parsing is most of the work, and each directory is its own: in
+    // parallel, in tree order.
+    let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
+        let mut dir = LogDir::new(benchmark);
+        for (name, raw) in members {
+            let budget = MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
+            let text = member_text(name, raw, budget)
+                .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
+            held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            dir.insert(name, text);
+        }
         if let Some(text) = numa.get(&(kernel.clone(), *iter)) {
             dir.insert(NUMA_MEMBER, text.clone());
         }
-    }
-    let (mut runs, report) = read_dirs(&dirs, meta)?;
+        Ok(parse_dir(benchmark, &dir))
+    })?;
+    let (mut runs, report) = read_dirs(dirs.iter().map(|(key, _)| key).zip(parsed), meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
@@ -429,17 +442,88 @@ impl std::io::Write for LimitedSink<'_> {
     }
 }
 
-/// Each directory read by its family's parser into runs, and what came of each.
-fn read_dirs(
-    dirs: &std::collections::BTreeMap<(String, String, i64), LogDir>,
+/// What a directory's family parser made of it.
+enum Outcome {
+    /// No mmtests family has the directory's name.
+    Unknown,
+    /// The family has no parser here.
+    NoParser(&'static Shellpack),
+    /// The parser could not read it.
+    Problem(&'static Shellpack, family::Problem),
+    /// The parser's rows, and how many members it read.
+    Lines(&'static Shellpack, Vec<family::Line>, usize),
+}
+
+/// A directory through its family's parser.
+fn parse_dir(benchmark: &str, dir: &LogDir) -> Outcome {
+    let Some(shellpack) = Shellpack::of(benchmark) else {
+        return Outcome::Unknown;
+    };
+    let Some(parser) = families::parser(shellpack.name) else {
+        return Outcome::NoParser(shellpack);
+    };
+    match parser(dir) {
+        Ok(lines) => Outcome::Lines(shellpack, lines, dir.names().count()),
+        Err(p) => Outcome::Problem(shellpack, p),
+    }
+}
+
+/// `f` over `items` on up to four threads (each item its own), the answers in `items`' order;
+/// the first error, if any.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R, IngestError> + Sync,
+) -> Result<Vec<R>, IngestError> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(4)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<Result<R, IngestError>>> = (0..items.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            break;
+                        };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for w in workers {
+            // A parser that panicked leaves its items unanswered: refused below.
+            if let Ok(done) = w.join() {
+                for (i, r) in done {
+                    out[i] = Some(r);
+                }
+            }
+        }
+    });
+    out.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(IngestError::new("a log directory could not be read"))))
+        .collect()
+}
+
+/// Each directory's parsed rows into runs, and what came of each directory.
+fn read_dirs<'a>(
+    dirs: impl Iterator<Item = (&'a (String, String, i64), Outcome)>,
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut builder = RunBuilder::default();
-    let mut report = Vec::with_capacity(dirs.len());
+    let mut report = Vec::new();
     // Per run: how mmtests compares it, and its ratio operations.
     let mut comparing: std::collections::HashMap<super::RunKey, (lines::Comparing, Vec<String>)> =
         Default::default();
-    for ((kernel, benchmark, iter), dir) in dirs {
+    for ((kernel, benchmark, iter), outcome) in dirs {
         // The tree names kernels and benchmarks itself; a form field may not say otherwise.
         for (field, given, found) in [
             ("kernel", &meta.kernel, kernel),
@@ -464,22 +548,22 @@ fn read_dirs(
             problem: None,
         };
         let place = format!("{kernel}/iter-{iter}/{benchmark}/logs");
-        let Some(shellpack) = Shellpack::of(benchmark) else {
-            entry.problem = Some(format!(
-                "no mmtests family is called {benchmark} (nor any name it starts with)"
-            ));
-            report.push(entry);
-            continue;
-        };
-        entry.family = Some(shellpack.name.to_owned());
-        let Some(parser) = families::parser(shellpack.name) else {
-            entry.problem = Some(format!("Perfline has no parser for {}", shellpack.name));
-            report.push(entry);
-            continue;
-        };
-        let parsed = match parser(dir) {
-            Ok(l) => l,
-            Err(p) => {
+        let (shellpack, parsed, members) = match outcome {
+            Outcome::Unknown => {
+                entry.problem = Some(format!(
+                    "no mmtests family is called {benchmark} (nor any name it starts with)"
+                ));
+                report.push(entry);
+                continue;
+            }
+            Outcome::NoParser(shellpack) => {
+                entry.family = Some(shellpack.name.to_owned());
+                entry.problem = Some(format!("Perfline has no parser for {}", shellpack.name));
+                report.push(entry);
+                continue;
+            }
+            Outcome::Problem(shellpack, p) => {
+                entry.family = Some(shellpack.name.to_owned());
                 entry.problem = Some(match &p.file {
                     Some(_) => format!("{place}/{p}"),
                     None => format!("{place}: {p}"),
@@ -487,12 +571,13 @@ fn read_dirs(
                 report.push(entry);
                 continue;
             }
+            Outcome::Lines(shellpack, lines, members) => (shellpack, lines, members),
         };
+        entry.family = Some(shellpack.name.to_owned());
         if parsed.is_empty() {
             entry.problem = Some(format!(
-                "{place}: the {} parser found no results in {} file(s)",
+                "{place}: the {} parser found no results in {members} file(s)",
                 shellpack.name,
-                dir.names().count()
             ));
             report.push(entry);
             continue;
