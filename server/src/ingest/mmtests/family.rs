@@ -8,6 +8,7 @@
 //! runs. A parser is a pure function of the directory, tested against what the real
 //! `parse-results` printed for the same logs.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -176,28 +177,32 @@ impl fmt::Display for Problem {
 /// A family's parser: what its `parse-results` prints for one `logs/` directory, in order.
 pub type Parser = fn(&LogDir) -> Result<Vec<Line>, Problem>;
 
-/// A number as awk prints it (`print x` with the default `OFMT`/`CONVFMT` of `%.6g`): an
-/// integral value within 2^53 as an integer, anything else with six significant digits.
+/// A number as gawk prints it (`print x`, or `x ""`, with the default `OFMT`/`CONVFMT` of
+/// `%.6g`): an integral value in full (`1e20` as `100000000000000000000`, `-0` as `0`),
+/// infinities and NaNs signed (`+inf`, `-nan`), anything else with six significant digits.
 pub fn awk_num(v: f64) -> String {
+    if v.is_nan() {
+        return if v.is_sign_negative() { "-nan" } else { "+nan" }.into();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf" } else { "+inf" }.into();
+    }
+    if v == v.trunc() {
+        return format!("{:.0}", v + 0.0);
+    }
+    format_g(v, 6)
+}
+
+/// C's `%.<precision>g` (`inf`, `-nan` as printf writes them).
+pub fn format_g(v: f64, precision: usize) -> String {
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
     if v.is_nan() {
         return if v.is_sign_negative() { "-nan" } else { "nan" }.into();
     }
     if v.is_infinite() {
         return if v < 0.0 { "-inf" } else { "inf" }.into();
-    }
-    if v == v.trunc() && v.abs() < 9_007_199_254_740_992.0 {
-        return format!("{}", v as i64);
-    }
-    format_g(v, 6)
-}
-
-/// C's `%.<precision>g`.
-pub fn format_g(v: f64, precision: usize) -> String {
-    if v == 0.0 {
-        return if v.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    if !v.is_finite() {
-        return awk_num(v);
     }
     let p = precision.max(1);
     // The exponent after rounding to p significant digits.
@@ -253,147 +258,186 @@ pub fn looks_like_number(s: &str) -> bool {
     mantissa_ok && exponent_ok
 }
 
-/// Lines in the order of `sort -t'\t' <keys>` as the shell scripts sort them, under
-/// `LC_ALL=C`: each key a field (1-based: metric, factorA, factorB, interval, value, extra)
-/// compared as text or, with `numeric`, as `sort -n` does (leading number, else 0), ties
-/// broken by the whole line in byte order (sort's last resort).
-pub fn sort_lines(lines: &mut [Line], keys: &[(usize, bool)]) {
-    let field = |l: &Line, k: usize| -> String {
-        match k {
-            1 => l.metric.clone(),
-            2 => l.a.clone(),
-            3 => l.b.clone(),
-            4 => l.interval.clone(),
-            5 => l.value.clone(),
-            _ => l.extra.clone(),
+/// The lines in the order of the scripts' final `sort -k<k>,<k>[n] ...` under
+/// `LC_ALL=C.UTF-8`: the keys (1-based: metric, factorA, factorB, interval, value, extra)
+/// are fields of the printed line as `sort` without `-t` cuts them ([`sort_field`]), compared
+/// as bytes or, with `numeric`, by [`sort_n_cmp`]; ties broken by the whole line in byte order
+/// (sort's last resort). Stable.
+pub fn sort_lines(lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
+    let mut keyed: Vec<(String, Line)> = lines.into_iter().map(|l| (l.tsv(), l)).collect();
+    keyed.sort_by(|(a, _), (b, _)| sort_cmp(a.as_bytes(), b.as_bytes(), keys));
+    keyed.into_iter().map(|(_, l)| l).collect()
+}
+
+/// GNU `sort -k<k>,<k>[n] ...` (no `-t`, C collation) on two printed lines: each key in
+/// turn ([`sort_field`], [`sort_n_cmp`] where numeric), then the whole lines' bytes.
+pub fn sort_cmp(a: &[u8], b: &[u8], keys: &[(usize, bool)]) -> Ordering {
+    for &(k, numeric) in keys {
+        let (x, y) = (sort_field(a, k), sort_field(b, k));
+        let o = if numeric { sort_n_cmp(x, y) } else { x.cmp(y) };
+        if o != Ordering::Equal {
+            return o;
         }
-    };
-    lines.sort_by(|x, y| {
-        for &(k, numeric) in keys {
-            let (a, b) = (field(x, k), field(y, k));
-            let o = if numeric {
-                sort_n_key(&a).total_cmp(&sort_n_key(&b))
-            } else {
-                a.as_bytes().cmp(b.as_bytes())
-            };
-            if o != std::cmp::Ordering::Equal {
-                return o;
+    }
+    a.cmp(b)
+}
+
+/// Field `n` (1-based) of a line as `sort -k` without `-t` cuts it: the blanks (space, tab)
+/// before it and the non-blanks after them.
+pub fn sort_field(line: &[u8], n: usize) -> &[u8] {
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let skip = |fields: usize| {
+        let mut p = 0;
+        for _ in 0..fields {
+            while line.get(p).is_some_and(|&c| blank(c)) {
+                p += 1;
+            }
+            while line.get(p).is_some_and(|&c| !blank(c)) {
+                p += 1;
             }
         }
-        x.tsv().as_bytes().cmp(y.tsv().as_bytes())
-    });
-}
-
-/// The number `sort -n` reads at the start of `s`: leading blanks, a `-`, digits and one
-/// decimal point; anything else (or nothing) is 0.
-pub fn sort_n_key(s: &str) -> f64 {
-    let t = s.trim_start_matches([' ', '\t']);
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t),
+        p
     };
-    let mut end = 0;
-    let mut dot = false;
-    for (i, c) in t.char_indices() {
-        if c.is_ascii_digit() {
-            end = i + 1;
-        } else if c == '.' && !dot {
-            dot = true;
-            end = i + 1;
-        } else {
-            break;
+    let (start, end) = (skip(n.saturating_sub(1)), skip(n));
+    line.get(start..end.max(start)).unwrap_or(&[])
+}
+
+/// GNU `sort -n`'s comparison of two keys under C.UTF-8: leading blanks skipped, an optional
+/// `-` (no `+`), digits and one `.` (no thousands separator), compared exactly as decimals;
+/// no number at all is 0, and `-0` equals `0`.
+pub fn sort_n_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    fn parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
+        let mut i = 0;
+        while s.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
+            i += 1;
         }
+        let negative = s.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let start = i;
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let int = s.get(start..i).unwrap_or(&[]);
+        let int = &int[int.iter().take_while(|&&c| c == b'0').count()..];
+        let mut frac: &[u8] = &[];
+        if s.get(i) == Some(&b'.') {
+            let from = i + 1;
+            let mut j = from;
+            while s.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+            frac = s.get(from..j).unwrap_or(&[]);
+            let keep = frac.len() - frac.iter().rev().take_while(|&&c| c == b'0').count();
+            frac = &frac[..keep];
+        }
+        let zero = int.is_empty() && frac.is_empty();
+        (negative && !zero, int, frac)
     }
-    let v: f64 = t[..end].trim_end_matches('.').parse().unwrap_or(0.0);
-    if neg {
-        -v
-    } else {
-        v
+    let magnitude = |(i1, f1): (&[u8], &[u8]), (i2, f2): (&[u8], &[u8])| {
+        i1.len().cmp(&i2.len()).then(i1.cmp(i2)).then(f1.cmp(f2))
+    };
+    let (na, ia, fa) = parts(a);
+    let (nb, ib, fb) = parts(b);
+    match (na, nb) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => magnitude((ia, fa), (ib, fb)),
+        (true, true) => magnitude((ib, fb), (ia, fa)),
     }
 }
 
-/// The number awk reads from text (`"01"` is 1, `"23.5s"` is 23.5, `"x"` is 0): the longest
-/// leading prefix that is a decimal number, after blanks.
+/// The number gawk reads from text (`$1 * 1000`, `-F :` parts): white space around it
+/// ignored; a leading letter or a hexadecimal `0x` gives 0; exactly `+inf`, `-inf`, `+nan`,
+/// `-nan` (any case) are those values; otherwise the longest decimal prefix
+/// ([`strtod_prefix`]: `"01"` is 1, `"23.5s"` 23.5, `"x"` 0).
 pub fn awk_value(s: &str) -> f64 {
-    let t = s.trim_start_matches([' ', '\t', '\n']);
-    let bytes = t.as_bytes();
-    let mut end = 0;
-    let mut i = 0;
-    if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
-        i += 1;
-    }
-    let mut seen_digit = false;
-    while i < bytes.len() && bytes[i].is_ascii_digit() {
-        i += 1;
-        seen_digit = true;
-        end = i;
-    }
-    if i < bytes.len() && bytes[i] == b'.' {
-        i += 1;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-            seen_digit = true;
-            end = i;
-        }
-    }
-    if seen_digit && i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
-        let mut j = i + 1;
-        if j < bytes.len() && (bytes[j] == b'+' || bytes[j] == b'-') {
-            j += 1;
-        }
-        let digits_from = j;
-        while j < bytes.len() && bytes[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > digits_from {
-            end = j;
-        }
-    }
-    if !seen_digit {
+    let t = s.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let b = t.as_bytes();
+    let Some(&first) = b.first() else {
+        return 0.0;
+    };
+    if first.is_ascii_alphabetic() {
         return 0.0;
     }
-    t[..end].parse().unwrap_or(0.0)
-}
-
-/// mmtests' `extract-time`: the user, system and elapsed seconds of GNU time's default
-/// output (`1.20user 0.30system 1:02.50elapsed ...`), as the three words it prints (elapsed
-/// `h:mm:ss` or `m:ss.cc` turned into seconds by awk). The last report in the text wins;
-/// `None` without one.
-pub fn extract_time(text: &str) -> Option<[String; 3]> {
-    let mut out: Vec<String> = Vec::new();
-    for line in text.lines().filter(|l| l.contains("elapsed")) {
-        for word in line.split_ascii_whitespace() {
-            if let Some(user) = word.strip_suffix("user") {
-                out = vec![user.to_owned()];
-            } else if let Some(system) = word.strip_suffix("system") {
-                out.push(system.to_owned());
-            } else if word.contains("elapsed") {
-                let mut entry = word.to_owned();
-                while entry.matches(':').count() < 2 {
-                    entry.insert_str(0, "0:");
-                }
-                let entry = entry.strip_suffix("elapsed").unwrap_or(&entry);
-                let parts: Vec<&str> = entry.split(':').collect();
-                let part = |i: usize| parts.get(i).map_or(0.0, |p| awk_value(p));
-                out.push(awk_num(part(0) * 3600.0 + part(1) * 60.0 + part(2)));
-            }
+    let unsigned = t.strip_prefix(['+', '-']);
+    if let (Some(word), 4) = (unsigned, b.len()) {
+        let magic = match word.to_ascii_lowercase().as_str() {
+            "inf" => Some(f64::INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        };
+        if let Some(v) = magic {
+            return if first == b'-' { -v } else { v };
         }
     }
-    // `echo $OUT | cut -d' ' -f1..3`: the words in order.
-    let words: Vec<String> = out
-        .join(" ")
-        .split_ascii_whitespace()
-        .map(str::to_owned)
-        .collect();
-    match words.as_slice() {
-        [u, s, e, ..] => Some([u.clone(), s.clone(), e.clone()]),
-        _ => None,
+    let body = unsigned.unwrap_or(t);
+    if body.starts_with("0x") || body.starts_with("0X") {
+        return 0.0;
     }
+    strtod_prefix(t)
 }
 
-/// The whitespace-separated fields of a line as awk splits them (`$1` is `fields[0]`).
-pub fn fields(line: &str) -> Vec<&str> {
-    line.split_ascii_whitespace().collect()
+/// The number C's `strtod` reads at the very start of `s`, decimal only (no blanks skipped,
+/// no `inf`, no hex): a sign, digits with an optional fraction, an exponent where digits
+/// follow it; 0 without a digit. The core of awk's and perl's conversions.
+pub fn strtod_prefix(s: &str) -> f64 {
+    let b = s.as_bytes();
+    let digits_from = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let sign = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let int_end = digits_from(sign);
+    let frac_end = if b.get(int_end) == Some(&b'.') {
+        digits_from(int_end + 1)
+    } else {
+        int_end
+    };
+    if int_end == sign && frac_end <= int_end + 1 {
+        return 0.0;
+    }
+    let mut end = frac_end;
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let from = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp_end = digits_from(from);
+        if exp_end > from {
+            end = exp_end;
+        }
+    }
+    s.get(..end).and_then(|t| t.parse().ok()).unwrap_or(0.0)
+}
+
+/// The records awk reads from a text (and the lines grep and sed see): split at `\n`, a
+/// final newline ending the last record rather than starting an empty one; `\r` stays.
+pub fn records(text: &str) -> impl Iterator<Item = &str> {
+    text.split_terminator('\n')
+}
+
+/// The fields of a record as gawk's default splitting makes them: runs of space, tab and
+/// newline separate (not `\r` or `\f`), leading and trailing ones dropped (`$1` is
+/// `fields[0]`).
+pub fn fields(record: &str) -> Vec<&str> {
+    record
+        .split([' ', '\t', '\n'])
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// awk's `$n` (1-based) of split [`fields`]: empty past the last one (and for `$0`).
+pub fn awk_field<'t>(fields: &[&'t str], n: usize) -> &'t str {
+    n.checked_sub(1)
+        .and_then(|i| fields.get(i))
+        .copied()
+        .unwrap_or("")
+}
+
+/// awk's `$NF`: the last field, or the (blank) record itself when it has none.
+pub fn last_field(record: &str) -> &str {
+    fields(record).last().copied().unwrap_or(record)
 }
 
 #[cfg(test)]
@@ -412,25 +456,60 @@ mod tests {
             (-2.25, "-2.25"),
             (100000.4, "100000"),
             (1.23456789, "1.23457"),
+            (1e30, "1000000000000000019884624838656"),
+            (123456.5, "123456"),
+            (1234567.89 / 1000.0, "1234.57"),
+            (1e-7, "1e-07"),
+            (1e-320, "9.99989e-321"),
+            (-0.0, "0"),
+            (f64::INFINITY, "+inf"),
+            (-f64::NAN, "-nan"),
+            (1195889.65 / 1000.0, "1195.89"),
+            (0.519 * 1000.0, "519"),
         ] {
             assert_eq!(awk_num(v), s, "{v}");
         }
+        assert_eq!(awk_num(awk_value("1e999") / 1000.0), "+inf");
+        assert_eq!(format_g(f64::NEG_INFINITY, 15), "-inf");
+        assert_eq!(format_g(-0.0, 6), "-0");
     }
 
+    /// What gawk 5.2 made of these fields (`print $1 + 0`).
     #[test]
-    fn gnu_times_report_as_extract_time_reads_it() {
-        let t = "12.34user 1.50system 1:02.50elapsed 99%CPU (0avgtext+0avgdata 1234maxresident)k\n";
-        assert_eq!(
-            extract_time(t),
-            Some(["12.34".into(), "1.50".into(), "62.5".into()])
-        );
-        let hours = "4000.00user 300.00system 1:18:06elapsed 99%CPU\n";
-        assert_eq!(extract_time(hours).unwrap()[2], "4686");
-        assert_eq!(extract_time("nothing here\n"), None);
-        assert_eq!(awk_value("01"), 1.0);
-        assert_eq!(awk_value(" 23.5s"), 23.5);
-        assert_eq!(awk_value("x"), 0.0);
-        assert_eq!(awk_value("1e3x"), 1000.0);
+    fn numbers_read_as_gawk_reads_them() {
+        for (text, value) in [
+            ("01", 1.0),
+            (" 23.5s", 23.5),
+            ("x", 0.0),
+            ("1e3x", 1000.0),
+            ("+inf ", f64::INFINITY),
+            ("-INF", f64::NEG_INFINITY),
+            ("+infx", 0.0),
+            ("+infinity", 0.0),
+            ("inf", 0.0),
+            ("+in", 0.0),
+            ("\x0b12", 12.0),
+            ("12 ", 12.0),
+            ("1.e3", 1000.0),
+            ("-.e3", 0.0),
+            ("0x10", 0.0),
+            ("-0x1a", 0.0),
+            ("1e", 1.0),
+            ("1e+", 1.0),
+            (".5", 0.5),
+            ("+5", 5.0),
+            ("2^4", 2.0),
+            ("1,5", 1.0),
+            ("1.5.5", 1.5),
+            ("-", 0.0),
+            ("", 0.0),
+        ] {
+            assert_eq!(awk_value(text), value, "{text:?}");
+        }
+        assert!(awk_value(" +nan").is_nan());
+        assert!(awk_value("-nan").is_sign_negative());
+        assert_eq!(strtod_prefix(" 5"), 0.0);
+        assert_eq!(strtod_prefix("-5.5e1x"), -55.0);
     }
 
     #[test]
@@ -447,16 +526,55 @@ mod tests {
 
     #[test]
     fn sort_keys_follow_the_shell() {
-        let mut lines: Vec<Line> = ["16", "4", "1", "x"]
+        let lines: Vec<Line> = ["16", "4", "1", "x"]
             .iter()
             .map(|a| Line::new("files_sec", *a, "_", "1", "1"))
             .collect();
-        sort_lines(&mut lines, &[(1, false), (2, true)]);
+        let lines = sort_lines(lines, &[(1, false), (2, true)]);
         let order: Vec<&str> = lines.iter().map(|l| l.a.as_str()).collect();
         assert_eq!(order, ["x", "1", "4", "16"]);
-        sort_lines(&mut lines, &[(1, false), (4, true)]);
+        let lines = sort_lines(lines, &[(1, false), (4, true)]);
         let order: Vec<&str> = lines.iter().map(|l| l.a.as_str()).collect();
         assert_eq!(order, ["1", "16", "4", "x"]);
+    }
+
+    #[test]
+    fn the_final_sort_reads_blank_separated_fields() {
+        let line = |metric: &str, a: &str, interval: &str| Line::new(metric, a, "_", interval, "1");
+        let sorted = sort_lines(
+            vec![
+                line("op-b", "16", "0"),
+                line("op-b", "4", "-0"),
+                line("op-b", "4", "0"),
+                line("op-a", "100000000000000000001", "0"),
+                line("op-a", "100000000000000000000", "0"),
+                line("op a", "9", "0"),
+                line("op-b", "x", "2.5"),
+            ],
+            &[(1, false), (2, true), (4, true)],
+        );
+        let got: Vec<String> = sorted
+            .iter()
+            .map(|l| format!("{} {} {}", l.metric, l.a, l.interval))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // `op a`: key 1 is `op`, key 2 is ` a-...` (0), key 4 the `_` (0).
+                "op a 9 0",
+                "op-a 100000000000000000000 0",
+                "op-a 100000000000000000001 0",
+                "op-b x 2.5",
+                "op-b 4 -0",
+                "op-b 4 0",
+                "op-b 16 0",
+            ]
+        );
+        assert_eq!(sort_n_cmp(b"-0", b"0"), Ordering::Equal);
+        assert_eq!(sort_n_cmp(b"-1.5", b"-1.25"), Ordering::Less);
+        assert_eq!(sort_n_cmp(b" 0.50", b"0.5"), Ordering::Equal);
+        assert_eq!(sort_field(b"a\t b c", 2), b"\t b");
+        assert_eq!(sort_field(b"a", 3), b"");
     }
 
     #[test]

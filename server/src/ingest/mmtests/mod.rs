@@ -297,16 +297,18 @@ fn read_tar<R: Read>(
             order.insert(kernel.to_owned(), tests_started(&content));
             continue;
         }
-        if results.is_none() && system_file.is_none() {
-            continue;
-        }
-        if let Some(at) = results {
+        // A member read whole, as the archive holds it.
+        let read_raw = |entry: &mut tar::Entry<'_, R>| -> Result<Vec<u8>, IngestError> {
             let mut raw = Vec::with_capacity(size.min(MAX_ENTRY) as usize);
             entry
                 .by_ref()
                 .take(MAX_ENTRY)
                 .read_to_end(&mut raw)
                 .map_err(|e| archive_error(e).in_file(&path))?;
+            Ok(raw)
+        };
+        if let Some(at) = results {
+            let raw = read_raw(&mut entry)?;
             raw_dirs
                 .entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
                 .or_default()
@@ -314,16 +316,14 @@ fn read_tar<R: Read>(
             continue;
         }
         if let Some((kernel, iter)) = numa_place(&path) {
-            let mut raw = Vec::with_capacity(size.min(MAX_ENTRY) as usize);
-            entry
-                .by_ref()
-                .take(MAX_ENTRY)
-                .read_to_end(&mut raw)
-                .map_err(|e| archive_error(e).in_file(&path))?;
+            let raw = read_raw(&mut entry)?;
             let text = member_text(&path, &raw, MAX_TEXT.saturating_sub(text_held))
                 .map_err(|e| e.in_file(&path))?;
             text_held += text.len() as u64;
             numa.insert((kernel.to_owned(), iter), text);
+            continue;
+        }
+        if system_file.is_none() {
             continue;
         }
         content.clear();
@@ -868,6 +868,30 @@ pub(crate) mod tests {
         let bytes = tar.into_inner().unwrap();
         let e = parse_file(&bytes, None, &machine_only()).unwrap_err();
         assert_eq!(e.to_string(), "nothing in the tree could be read: 5.4.0/iter-0/netperf-tcp/logs: the netperf parser printed 1 line(s), none with a number (the first: tcpstream-send-64 '17.1.31')");
+    }
+
+    #[test]
+    fn saladfork_reads_the_iterations_numa_map_beside_its_logs() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let gz = |text: &str| {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text.as_bytes()).unwrap();
+            e.finish().unwrap()
+        };
+        add(
+            &mut tar,
+            "6.1/iter-0/numactl.txt.gz",
+            &gz("node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n"),
+        );
+        add(
+            &mut tar,
+            "6.1/iter-0/saladfork/logs/saladfork-0.log.gz",
+            &gz("PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n"),
+        );
+        let (_, runs) = parse_file(&tar.into_inner().unwrap(), None, &machine_only()).unwrap();
+        let metrics: Vec<&str> = runs[0].series.iter().map(|s| s.metric.as_str()).collect();
+        assert_eq!(metrics, ["local", "remote", "local_v_total"]);
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! schbench, specjbb2015, sysjitter.
 //!
 //! The scripts run under `LC_ALL=C.UTF-8` with gawk 5.2. What they lean on is reproduced
-//! here: awk records and default field splitting, gawk's string-to-number rules and how
-//! `print` writes a number ([`gawk_number`], [`gawk_text`]), the shell's listing of the
-//! directory (`ls`, `cut`, `sort -n`, word splitting) and the final
-//! `sort -k1,1 -k2,2n -k4,4n` with blank-separated fields ([`sort_like_shell`]).
+//! by the shared helpers: awk records and default field splitting, gawk's string-to-number
+//! rules and how `print` writes a number ([`awk_value`], [`awk_num`]), the shell's listing of
+//! the directory (`ls`, `cut`, `sort -n`, word splitting) and the final
+//! `sort -k1,1 -k2,2n -k4,4n` with blank-separated fields ([`sort_lines`]).
 //!
 //! Shared deviations: a word taken from a file name that holds a shell glob character
 //! (`*?[`) or a backslash (awk's `-v` escapes) is skipped, where mmtests would glob or
@@ -15,9 +15,12 @@
 //! a script list or read its logs over and over (more work than eight times its size) is
 //! refused with a [`Problem`] ([`Listing`]).
 
-use std::cmp::Ordering;
-
+use super::budget::Budget;
 use super::prelude::*;
+use super::shell::{bash_read, cut, prefix_range, sort_n, sort_u, sort_un, words};
+
+/// The scripts' final `sort -k1,1 -k2,2n -k4,4n`.
+const SORT: &[(usize, bool)] = &[(1, false), (2, true), (4, true)];
 
 /// dbench: `benchlog-<heading>-<clients>.xz` for the headings `loadfile` (the "completed in"
 /// lines: `loadfile`, clients, interval `$8/1000` seconds, value `$4` ms, `R`), `tput` (the
@@ -25,20 +28,18 @@ use super::prelude::*;
 /// operation table: `op-<name>`, clients, interval `0`, value `$3`, the average latency). All
 /// lines sorted as `sort -k1,1 -k2,2n -k4,4n`. Other members (`dbench-N.log.xz`) are not read.
 pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut ls = Listing::new(dir);
+    let ls = Listing::new(dir);
     // `ls benchlog-*-*.xz | awk -F - '{print $2}' | sort | uniq`: each distinct second field
     // is one trip of the heading loop per word of it.
-    let mut headings: Vec<&str> = ls
+    let headings: Vec<&str> = ls
         .list("benchlog-", ".xz")?
         .into_iter()
         .filter(|n| n["benchlog-".len()..n.len() - ".xz".len()].contains('-'))
         .flat_map(|n| n.split('\n'))
         .map(|l| l.split('-').nth(1).unwrap_or(""))
         .collect();
-    headings.sort_unstable();
-    headings.dedup();
     let mut lines = Vec::new();
-    for heading in headings.into_iter().flat_map(shell_words) {
+    for heading in sort_u(headings).into_iter().flat_map(words) {
         if !matches!(heading, "loadfile" | "tput" | "op") {
             continue;
         }
@@ -48,8 +49,8 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         let clients = listed
             .iter()
             .flat_map(|n| n[..n.len() - ".xz".len()].split('\n'))
-            .map(|l| cut_field(l, 3))
-            .flat_map(shell_words);
+            .map(|l| cut(l, '-', 3))
+            .flat_map(words);
         for client in clients {
             if !plain_word(client) {
                 continue;
@@ -59,11 +60,11 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             };
             for record in records(text) {
                 ls.charge(1)?;
-                let f = awk_fields(record);
+                let f = fields(record);
                 let field = |i: usize| f.get(i).copied().unwrap_or("");
                 lines.push(match heading {
                     "loadfile" => {
-                        let seconds = gawk_text(gawk_number(field(7)) / 1000.0);
+                        let seconds = awk_num(awk_value(field(7)) / 1000.0);
                         Line::new("loadfile", client, "_", seconds, field(3)).extra("R")
                     }
                     "tput" => Line::new("tput", client, "_", field(5), field(2)),
@@ -72,7 +73,7 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             }
         }
     }
-    Ok(sort_like_shell(lines))
+    Ok(sort_lines(lines, SORT))
 }
 
 /// tbench: mmtests' tbench `parse-results` is dbench's, over the same file names (tbench-bench
@@ -89,14 +90,14 @@ pub fn tbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// LRANGE)` merges into `LPUSH`). Client counts come from the `redis-*-1.log` names. Sorted
 /// as `sort -k1,1 -k2,2n -k4,4n`.
 pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut ls = Listing::new(dir);
+    let ls = Listing::new(dir);
     // `\ls redis-*-1.log | cut -d- -f2`
     let listed = ls.list("redis-", "-1.log")?;
     let clients = listed
         .iter()
         .flat_map(|n| n.split('\n'))
-        .map(|l| cut_field(l, 2))
-        .flat_map(shell_words);
+        .map(|l| cut(l, '-', 2))
+        .flat_map(words);
     let mut lines = Vec::new();
     for client in clients {
         if !plain_word(client) {
@@ -107,9 +108,9 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             .list(&format!("redis-{client}-"), "")?
             .into_iter()
             .flat_map(|n| n.split('\n'))
-            .map(|l| sed_drop_first_log(cut_field(l, 3)))
+            .map(|l| sed_drop_first_log(cut(l, '-', 3)))
             .collect();
-        for iteration in iterations.iter().flat_map(|i| shell_words(i)) {
+        for iteration in iterations.iter().flat_map(|i| words(i)) {
             if !plain_word(iteration) {
                 continue;
             }
@@ -129,8 +130,8 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                 };
                 let col = |i: usize| arr.get(i).copied().unwrap_or("");
                 let op = drop_parenthesised(col(0));
-                let scaled = |i: usize| gawk_text(gawk_number(col(i)) * 1000.0);
-                let rps = gawk_text(gawk_number(col(1)) / 1000.0);
+                let scaled = |i: usize| awk_num(awk_value(col(i)) * 1000.0);
+                let rps = awk_num(awk_value(col(1)) / 1000.0);
                 lines.push(Line::new(format!("{op}-RPS"), client, "_", iteration, rps).extra("R"));
                 for (metric, column) in [
                     ("latMin", 3),
@@ -150,7 +151,7 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             }
         }
     }
-    Ok(sort_like_shell(lines))
+    Ok(sort_lines(lines, SORT))
 }
 
 /// redis-memtier: `benchlog-<clients>-<iteration>`, memtier_benchmark's report. Per client
@@ -163,19 +164,16 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// interpret it. As grep under C.UTF-8, a file with a NUL byte yields nothing and a line
 /// with an invalid byte (replaced by U+FFFD here) is not printed.
 pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut ls = Listing::new(dir);
+    let ls = Listing::new(dir);
     // `\ls benchlog-* | cut -d- -f2 | sort -u -n`
     let listed: Vec<&str> = ls
         .list("benchlog-", "")?
         .into_iter()
         .flat_map(|n| n.split('\n'))
-        .map(|l| cut_field(l, 2))
+        .map(|l| cut(l, '-', 2))
         .collect();
     let mut lines = Vec::new();
-    for client in sort_unique_numeric(listed)
-        .into_iter()
-        .flat_map(shell_words)
-    {
+    for client in sort_un(listed).into_iter().flat_map(words) {
         if !plain_word(client) {
             continue;
         }
@@ -183,12 +181,9 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             .list(&format!("benchlog-{client}-"), "")?
             .into_iter()
             .flat_map(|n| n.split('\n'))
-            .map(|l| cut_field(l, 3))
+            .map(|l| cut(l, '-', 3))
             .collect();
-        for iteration in sort_unique_numeric(listed)
-            .into_iter()
-            .flat_map(shell_words)
-        {
+        for iteration in sort_un(listed).into_iter().flat_map(words) {
             if !plain_word(iteration) {
                 continue;
             }
@@ -226,9 +221,9 @@ pub fn redis_memtier(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// the latest `percentile` header. Samples are printed only when a `current rps` line follows
 /// them (the last interval's are lost), then `.0th-` becomes `th-` once per line. Not sorted.
 pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut ls = Listing::new(dir);
+    let ls = Listing::new(dir);
     // `\ls schbench-* | sed -e 's/^schbench-//' -e 's/\.log$//' | sort -n`
-    let mut workers: Vec<&str> = ls
+    let workers: Vec<&str> = ls
         .list("schbench-", "")?
         .into_iter()
         .flat_map(|n| n.split('\n'))
@@ -237,9 +232,8 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             l.strip_suffix(".log").unwrap_or(l)
         })
         .collect();
-    workers.sort_by(|a, b| numeric_cmp(a, b).then_with(|| a.cmp(b)));
     let mut lines = Vec::new();
-    for w in workers.into_iter().flat_map(shell_words) {
+    for w in sort_n(workers).into_iter().flat_map(words) {
         if !plain_word(w) {
             continue;
         }
@@ -252,13 +246,13 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         for record in records(text) {
             let mut line = record.to_owned();
             if line.contains("percentile") {
-                metric = awk_fields(&line).first().copied().unwrap_or("").to_owned();
+                metric = fields(&line).first().copied().unwrap_or("").to_owned();
             }
             if valid_runs(&line).any(|(_, run)| {
                 run.find("Wakeup Latencies")
                     .is_some_and(|at| run[at + "Wakeup Latencies".len()..].contains("runtime"))
             }) {
-                runtime = awk_fields(&line).get(5).copied().unwrap_or("").to_owned();
+                runtime = fields(&line).get(5).copied().unwrap_or("").to_owned();
             }
             if line.contains("current rps") {
                 lines.extend(sample.drain(..).map(sed_point_zero_th));
@@ -277,7 +271,7 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                     }
                     ls.charge(1)?;
                     line = line.replace("th:", "th");
-                    let f = awk_fields(&line);
+                    let f = fields(&line);
                     let field = |i: usize| f.get(i).copied().unwrap_or("");
                     sample.push(Line::new(
                         metric.as_str(),
@@ -359,11 +353,11 @@ pub fn specjbb2015(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     for record in records(text) {
         for (key, value) in KEYS.iter().zip(values.iter_mut()) {
             if starts_with_dotted(record, key) {
-                *value = awk_fields(record).last().copied().unwrap_or(record);
+                *value = fields(record).last().copied().unwrap_or(record);
             }
         }
     }
-    let max = gawk_number(values[0]);
+    let max = awk_value(values[0]);
     if max == 0.0 {
         return Err(Problem::new(
             "no non-zero jbb2015.result.metric.max-jOPS: gawk dies dividing by it",
@@ -379,13 +373,13 @@ pub fn specjbb2015(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         lines.push(Line::new(format!("JOPS-{sla}"), "_", "_", "1", *value));
     }
     for (sla, value) in slas.iter().zip(&values[2..]) {
-        let pct = gawk_number(value) / max * 100.0;
+        let pct = awk_value(value) / max * 100.0;
         lines.push(Line::new(
             format!("pctMax-{sla}"),
             "_",
             "_",
             "1",
-            gawk_text(pct),
+            awk_num(pct),
         ));
     }
     Ok(lines)
@@ -406,7 +400,7 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         let mut line = record.to_owned();
         if line.contains("core_i:") {
             line = line.replacen("core_i: ", "", 1);
-            for (i, core) in awk_fields(&line).into_iter().enumerate() {
+            for (i, core) in fields(&line).into_iter().enumerate() {
                 match cpumap.get_mut(i) {
                     Some(slot) => *slot = core.to_owned(),
                     None => cpumap.push(core.to_owned()),
@@ -418,7 +412,7 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         if !(first_run.starts_with("int_") && first_run[4..].contains(':')) {
             continue;
         }
-        let mut metric = awk_fields(&line).first().copied().unwrap_or("").to_owned();
+        let mut metric = fields(&line).first().copied().unwrap_or("").to_owned();
         metric = metric.replacen("):", "", 1);
         metric = metric.replacen(':', "", 1);
         metric = metric.replacen('(', "_", 1);
@@ -432,7 +426,7 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             line.replace_range(span, "");
         }
         let ratio = if metric == "int_n_per_sec" { "R" } else { "_" };
-        for (i, value) in awk_fields(&line).into_iter().enumerate() {
+        for (i, value) in fields(&line).into_iter().enumerate() {
             let core = cpumap.get(i).map_or("", String::as_str);
             lines.push(
                 Line::new(metric.clone(), format!("cpu{core}"), "_", "1", value).extra(ratio),
@@ -442,49 +436,35 @@ pub fn sysjitter(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     Ok(lines)
 }
 
-/// The directory as the scripts list and read it, with a work allowance: eight times its
-/// text and names (plus a little) in bytes read, names listed and lines printed, so file names
-/// that make a script list or read the same logs again and again cannot multiply the work.
+/// The directory as the scripts list and read it, with a work allowance ([`Budget`]: eight
+/// times its text and names, plus a little, in bytes read, names listed and lines printed),
+/// so file names that make a script list or read the same logs again and again cannot
+/// multiply the work.
 struct Listing<'a> {
     dir: &'a LogDir,
     /// The members' names in byte order, as `ls` sorts them under C.UTF-8.
     names: Vec<&'a str>,
-    left: usize,
+    budget: Budget,
 }
 
 impl<'a> Listing<'a> {
     fn new(dir: &'a LogDir) -> Listing<'a> {
-        let names: Vec<&str> = dir.names().collect();
-        let size = names
-            .iter()
-            .map(|n| n.len() + dir.get(n).map_or(0, str::len) + 1)
-            .fold(0usize, usize::saturating_add);
         Listing {
             dir,
-            names,
-            left: size.saturating_mul(8).saturating_add(1 << 16),
+            names: dir.names().collect(),
+            budget: Budget::new(dir, 8, 1 << 16),
         }
     }
 
-    fn charge(&mut self, units: usize) -> Result<(), Problem> {
-        self.left = self.left.checked_sub(units).ok_or_else(|| {
-            Problem::new(
-                "the file names make mmtests list or read the same logs over and over \
-                 (more work than eight times the directory's size); refused",
-            )
-        })?;
-        Ok(())
+    fn charge(&self, units: u64) -> Result<(), Problem> {
+        self.budget.charge(units)
     }
 
     /// `ls <prefix>*<suffix>`: the names in byte order.
-    fn list(&mut self, prefix: &str, suffix: &str) -> Result<Vec<&'a str>, Problem> {
-        let from = self.names.partition_point(|n| *n < prefix);
-        let count = self
-            .names
-            .get(from..)
-            .map_or(0, |rest| rest.partition_point(|n| n.starts_with(prefix)));
-        self.charge(count + 1)?;
-        Ok(self.names[from..from + count]
+    fn list(&self, prefix: &str, suffix: &str) -> Result<Vec<&'a str>, Problem> {
+        let found = prefix_range(&self.names, prefix);
+        self.charge(found.len() as u64 + 1)?;
+        Ok(found
             .iter()
             .copied()
             .filter(|n| n.len() >= prefix.len() + suffix.len() && n.ends_with(suffix))
@@ -492,203 +472,18 @@ impl<'a> Listing<'a> {
     }
 
     /// The member `name` as `cat`/`xzcat` reads it (by its exact name), `None` when absent.
-    fn read(&mut self, name: &str) -> Result<Option<&'a str>, Problem> {
+    fn read(&self, name: &str) -> Result<Option<&'a str>, Problem> {
         let text = self.dir.get(name);
-        self.charge(text.map_or(1, |t| t.len() + 1))
+        self.charge(text.map_or(1, |t| t.len() as u64 + 1))
             .map_err(|p| p.in_file(name))?;
         Ok(text)
     }
-}
-
-/// awk's records (`RS="\n"`): the lines of `text`, a final newline ending the last one.
-fn records(text: &str) -> impl Iterator<Item = &str> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n').skip(usize::from(text.is_empty()))
-}
-
-/// awk's default field splitting: runs of blanks, tabs and newlines separate, leading and
-/// trailing ones are dropped.
-fn awk_fields(record: &str) -> Vec<&str> {
-    record
-        .split([' ', '\t', '\n'])
-        .filter(|f| !f.is_empty())
-        .collect()
-}
-
-/// The shell's word splitting with the default IFS.
-fn shell_words(s: &str) -> impl Iterator<Item = &str> {
-    s.split([' ', '\t', '\n']).filter(|w| !w.is_empty())
 }
 
 /// Whether a word from a file name reaches the command as itself: no glob character the
 /// shell would expand and no backslash awk would unescape (such words are skipped).
 fn plain_word(w: &str) -> bool {
     !w.contains(['*', '?', '[', '\\'])
-}
-
-/// gawk's string-to-number conversion: surrounding white space ignored, a leading letter or a
-/// hexadecimal `0x` gives 0, exactly `+inf`/`-inf`/`+nan`/`-nan` (any case) are those
-/// values, otherwise the longest decimal prefix `strtod` reads (0 without one).
-fn gawk_number(s: &str) -> f64 {
-    let t = s.trim_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let b = t.as_bytes();
-    let Some(&first) = b.first() else {
-        return 0.0;
-    };
-    if first.is_ascii_alphabetic() {
-        return 0.0;
-    }
-    if matches!(first, b'+' | b'-') && b.len() >= 4 {
-        let word = [
-            b[1].to_ascii_lowercase(),
-            b[2].to_ascii_lowercase(),
-            b[3].to_ascii_lowercase(),
-        ];
-        let magic = match &word {
-            b"inf" => Some(f64::INFINITY),
-            b"nan" => Some(f64::NAN),
-            _ => None,
-        };
-        if let Some(v) = magic {
-            if b.len() != 4 {
-                return 0.0;
-            }
-            return if first == b'-' { -v } else { v };
-        }
-    }
-    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t).as_bytes();
-    if unsigned.len() >= 2 && unsigned[0] == b'0' && matches!(unsigned[1], b'x' | b'X') {
-        return 0.0;
-    }
-    // strtod's decimal prefix: sign, digits, fraction, exponent with digits.
-    let digits_from = |mut i: usize| {
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        i
-    };
-    let sign = usize::from(matches!(first, b'+' | b'-'));
-    let int_end = digits_from(sign);
-    let mut end = int_end;
-    if b.get(int_end) == Some(&b'.') {
-        end = digits_from(int_end + 1);
-    }
-    if end - sign <= usize::from(b.get(int_end) == Some(&b'.')) {
-        return 0.0;
-    }
-    if matches!(b.get(end), Some(b'e' | b'E')) {
-        let exp_sign = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
-        let exp_end = digits_from(exp_sign);
-        if exp_end > exp_sign {
-            end = exp_end;
-        }
-    }
-    t[..end].parse().unwrap_or(0.0)
-}
-
-/// A number as gawk's `print` and string concatenation write it: an integral value in full
-/// (`-0` as `0`), `+inf`/`-inf`/`+nan`/`-nan`, anything else with `%.6g`.
-fn gawk_text(v: f64) -> String {
-    if v.is_nan() {
-        return if v.is_sign_negative() { "-nan" } else { "+nan" }.into();
-    }
-    if v.is_infinite() {
-        return if v < 0.0 { "-inf" } else { "+inf" }.into();
-    }
-    if v == v.trunc() {
-        if v == 0.0 {
-            return "0".into();
-        }
-        return format!("{v:.0}");
-    }
-    format_g(v, 6)
-}
-
-/// GNU `sort -n` on one key: leading blanks skipped, an optional `-`, digits and one decimal
-/// point compared exactly (no thousands separator under C.UTF-8); anything else is 0.
-fn numeric_cmp(a: &str, b: &str) -> Ordering {
-    fn parts(s: &str) -> (bool, &str, &str) {
-        let s = s.trim_start_matches([' ', '\t']);
-        let (negative, rest) = match s.strip_prefix('-') {
-            Some(r) => (true, r),
-            None => (false, s),
-        };
-        let int_end = rest
-            .bytes()
-            .position(|c| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let int = rest[..int_end].trim_start_matches('0');
-        let frac = rest[int_end..].strip_prefix('.').map_or("", |f| {
-            let e = f
-                .bytes()
-                .position(|c| !c.is_ascii_digit())
-                .unwrap_or(f.len());
-            f[..e].trim_end_matches('0')
-        });
-        let zero = int.is_empty() && frac.is_empty();
-        (negative && !zero, int, frac)
-    }
-    let (an, ai, af) = parts(a);
-    let (bn, bi, bf) = parts(b);
-    let magnitude = ai
-        .len()
-        .cmp(&bi.len())
-        .then_with(|| ai.cmp(bi))
-        .then_with(|| af.cmp(bf));
-    match (an, bn) {
-        (false, false) => magnitude,
-        (true, true) => magnitude.reverse(),
-        (true, false) => Ordering::Less,
-        (false, true) => Ordering::Greater,
-    }
-}
-
-/// `sort -u -n`: numeric order, stable, only the first of equal values kept.
-fn sort_unique_numeric(mut values: Vec<&str>) -> Vec<&str> {
-    values.sort_by(|a, b| numeric_cmp(a, b));
-    values.dedup_by(|later, first| numeric_cmp(later, first) == Ordering::Equal);
-    values
-}
-
-/// Field `n` (1-based) of a line as `sort -k` without `-t` sees it: its leading blanks and
-/// then its non-blanks.
-fn blank_field(s: &str, n: usize) -> &str {
-    let b = s.as_bytes();
-    let blank = |c: u8| c == b' ' || c == b'\t';
-    let (mut start, mut pos) = (0, 0);
-    for _ in 0..n {
-        start = pos;
-        while pos < b.len() && blank(b[pos]) {
-            pos += 1;
-        }
-        while pos < b.len() && !blank(b[pos]) {
-            pos += 1;
-        }
-    }
-    &s[start..pos]
-}
-
-/// The lines in the order of `sort -k1,1 -k2,2n -k4,4n` under C.UTF-8: keys on blank-separated
-/// fields of the printed line, text by code point, the whole line breaking ties.
-fn sort_like_shell(lines: Vec<Line>) -> Vec<Line> {
-    let mut rows: Vec<(String, Line)> = lines.into_iter().map(|l| (l.tsv(), l)).collect();
-    rows.sort_by(|(a, _), (b, _)| {
-        blank_field(a, 1)
-            .cmp(blank_field(b, 1))
-            .then_with(|| numeric_cmp(blank_field(a, 2), blank_field(b, 2)))
-            .then_with(|| numeric_cmp(blank_field(a, 4), blank_field(b, 4)))
-            .then_with(|| a.cmp(b))
-    });
-    rows.into_iter().map(|(_, l)| l).collect()
-}
-
-/// `cut -d- -f<n>`: the n-th `-`-separated field, empty past the last; a line without any
-/// `-` is printed whole.
-fn cut_field(line: &str, n: usize) -> &str {
-    if !line.contains('-') {
-        return line;
-    }
-    line.split('-').nth(n - 1).unwrap_or("")
 }
 
 /// `sed -e 's/.log//'`: the first `log` that follows some character (not an invalid byte)
@@ -735,49 +530,6 @@ fn starts_with_dotted(record: &str, pattern: &str) -> bool {
         Some(c) => p == c || (p == '.' && c != '\u{fffd}'),
         None => false,
     })
-}
-
-/// bash's `read` (without `-r`) of `n` variables from the here-string `input`: one logical
-/// line (a backslash escapes the next character, backslash-newline continues the line),
-/// split on blanks, the last variable taking the rest less trailing blanks.
-fn bash_read(input: &str, n: usize) -> Vec<String> {
-    let mut chars: Vec<(char, bool)> = Vec::new();
-    let mut it = input.chars();
-    while let Some(c) = it.next() {
-        match c {
-            '\\' => match it.next() {
-                Some('\n') | None => {}
-                Some(escaped) => chars.push((escaped, true)),
-            },
-            '\n' => break,
-            _ => chars.push((c, false)),
-        }
-    }
-    let sep = |&(c, escaped): &(char, bool)| !escaped && matches!(c, ' ' | '\t' | '\n');
-    let mut vars = Vec::with_capacity(n);
-    let mut pos = 0;
-    while pos < chars.len() && sep(&chars[pos]) {
-        pos += 1;
-    }
-    for k in 0..n {
-        if k + 1 == n {
-            let mut end = chars.len();
-            while end > pos && sep(&chars[end - 1]) {
-                end -= 1;
-            }
-            vars.push(chars[pos..end].iter().map(|&(c, _)| c).collect());
-            break;
-        }
-        let start = pos;
-        while pos < chars.len() && !sep(&chars[pos]) {
-            pos += 1;
-        }
-        vars.push(chars[start..pos].iter().map(|&(c, _)| c).collect());
-        while pos < chars.len() && sep(&chars[pos]) {
-            pos += 1;
-        }
-    }
-    vars
 }
 
 #[cfg(test)]
@@ -842,93 +594,10 @@ mod tests {
     }
 
     #[test]
-    fn numbers_read_and_printed_as_gawk_does() {
-        for (text, value) in [
-            ("+inf ", f64::INFINITY),
-            ("-INF", f64::NEG_INFINITY),
-            ("+infx", 0.0),
-            ("+infinity", 0.0),
-            ("inf", 0.0),
-            ("+in", 0.0),
-            ("\x0b12", 12.0),
-            ("12 ", 12.0),
-            ("1.e3", 1000.0),
-            ("-.e3", 0.0),
-            ("0x10", 0.0),
-            ("-0x1a", 0.0),
-            ("1e", 1.0),
-            ("1e+", 1.0),
-            (".5", 0.5),
-            ("+5", 5.0),
-            ("2^4", 2.0),
-            ("1,5", 1.0),
-            ("1.5.5", 1.5),
-            ("-", 0.0),
-            ("", 0.0),
-        ] {
-            assert_eq!(gawk_number(text), value, "{text:?}");
-        }
-        assert!(gawk_number(" +nan").is_nan());
-        assert!(gawk_number("-nan").is_sign_negative());
-        for (value, text) in [
-            (1e30, "1000000000000000019884624838656"),
-            (123456.5, "123456"),
-            (1234567.89 / 1000.0, "1234.57"),
-            (1e-7, "1e-07"),
-            (1e-320, "9.99989e-321"),
-            (-0.0, "0"),
-            (f64::INFINITY, "+inf"),
-            (-f64::NAN, "-nan"),
-            (1195889.65 / 1000.0, "1195.89"),
-            (0.519 * 1000.0, "519"),
-        ] {
-            assert_eq!(gawk_text(value), text, "{value}");
-        }
-        assert_eq!(gawk_text(gawk_number("1e999") / 1000.0), "+inf");
-    }
-
-    #[test]
-    fn the_final_sort_reads_blank_separated_fields() {
-        let line = |metric: &str, a: &str, interval: &str| Line::new(metric, a, "_", interval, "1");
-        let sorted = sort_like_shell(vec![
-            line("op-b", "16", "0"),
-            line("op-b", "4", "-0"),
-            line("op-b", "4", "0"),
-            line("op-a", "100000000000000000001", "0"),
-            line("op-a", "100000000000000000000", "0"),
-            line("op a", "9", "0"),
-            line("op-b", "x", "2.5"),
-        ]);
-        let got: Vec<String> = sorted
-            .iter()
-            .map(|l| format!("{} {} {}", l.metric, l.a, l.interval))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                // `op a`: key 1 is `op`, key 2 is ` a-...` (0), key 4 the `_` (0).
-                "op a 9 0",
-                "op-a 100000000000000000000 0",
-                "op-a 100000000000000000001 0",
-                "op-b x 2.5",
-                "op-b 4 -0",
-                "op-b 4 0",
-                "op-b 16 0",
-            ]
-        );
-        assert_eq!(numeric_cmp("-0", "0"), Ordering::Equal);
-        assert_eq!(numeric_cmp("-1.5", "-1.25"), Ordering::Less);
-        assert_eq!(
-            sort_unique_numeric(vec!["2", "01", "1", "x", ""]),
-            ["x", "01", "2"]
-        );
-    }
-
-    #[test]
     fn shell_and_sed_details() {
-        assert_eq!(cut_field("benchlog-1-2-3", 3), "2");
-        assert_eq!(cut_field("a-b", 3), "");
-        assert_eq!(cut_field("ab", 3), "ab");
+        assert_eq!(cut("benchlog-1-2-3", '-', 3), "2");
+        assert_eq!(cut("a-b", '-', 3), "");
+        assert_eq!(cut("ab", '-', 3), "ab");
         assert_eq!(sed_drop_first_log("10.log"), "10");
         assert_eq!(sed_drop_first_log("blog.log"), ".log");
         assert_eq!(sed_drop_first_log("log"), "log");

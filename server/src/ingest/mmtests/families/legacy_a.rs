@@ -1,278 +1,24 @@
 //! Ports of the perl `extract-report.pl` parsers run by mmtests' legacy `parse-results`
 //! (bonniepp, fio, iperf3, ltp, perfnuma, pgbench, pistress, pmqtest, rtmigration, saladfork).
 //!
-//! Perl's semantics are kept where they show in the output: `<FH>` lines, `split /\s+/`
-//! (leading empty field kept, trailing ones dropped), numbers as perl adds and prints them
-//! (integers stay integers, anything else `%.15g`, `Inf`/`NaN`), `glob` order (ASCII
-//! case-insensitive, bytes above 0x7f first, ties by bytes), 2-argument `open` (trailing
-//! blanks dropped from the name, a name ending in `|` would run a command: treated as an
-//! open failure). A name with blanks that mmtests globs on (iperf3, perfnuma) splits perl's
-//! glob pattern and mmtests dies: a [`Problem`]. Deviations, for hostile input only: other
-//! glob and shell metacharacters in names are taken literally; a `.gz`/`.xz` member that
-//! perl would open without decompressing reads as text none of the patterns match; ties
-//! perl leaves to hash order (iperf3 `"200"`/`"0200"`) go by bytes.
+//! Perl's semantics are kept where they show in the output (the shared [`super::perl`]):
+//! `<FH>` lines, `split /\s+/` (leading empty field kept, trailing ones dropped), numbers as
+//! perl adds and prints them (integers stay integers, anything else `%.15g`, `Inf`/`NaN`),
+//! `glob` order (ASCII case-insensitive, bytes above 0x7f first, ties by bytes), 2-argument
+//! `open` (trailing blanks dropped from the name, a name ending in `|` would run a command:
+//! treated as an open failure). A name with blanks that mmtests globs on (iperf3, perfnuma)
+//! splits perl's glob pattern and mmtests dies: a [`Problem`]. Deviations, for hostile input
+//! only: other glob and shell metacharacters in names are taken literally; a `.gz`/`.xz`
+//! member that perl would open without decompressing reads as text none of the patterns
+//! match; ties perl leaves to hash order (iperf3 `"200"`/`"0200"`) go by bytes, and a `NaN`
+//! name sorts as 0.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::perl::{
+    is_space, is_space_byte, lines, num, sort_numeric, split_on, split_ws, Logs, Num,
+};
 use super::prelude::*;
-
-/// Perl's `\s` on a byte string: space, `\t`, `\n`, `\v`, `\f`, `\r`.
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-}
-
-/// [`is_space`] for `char` patterns.
-fn is_space_char(c: char) -> bool {
-    c.is_ascii() && is_space(c as u8)
-}
-
-/// The lines `<FH>` reads, chomped, numbered from 1.
-fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split_inclusive('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\n').unwrap_or(l)))
-}
-
-/// `split /\s+/, $s`: a leading empty field when `$s` starts with blanks, no trailing ones.
-fn split_ws(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let bytes = s.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        if is_space(bytes[i]) {
-            out.push(&s[start..i]);
-            while i < bytes.len() && is_space(bytes[i]) {
-                i += 1;
-            }
-            start = i;
-        } else {
-            i += 1;
-        }
-    }
-    out.push(&s[start..]);
-    while out.last().is_some_and(|f| f.is_empty()) {
-        out.pop();
-    }
-    out
-}
-
-/// `split /c/, $s` for a literal character: trailing empty fields dropped.
-fn split_on(s: &str, c: char) -> Vec<&str> {
-    let mut out: Vec<&str> = s.split(c).collect();
-    while out.last().is_some_and(|f| f.is_empty()) {
-        out.pop();
-    }
-    out
-}
-
-/// A perl number: an integer (IV/UV range) while integer arithmetic stays exact, else a
-/// double.
-#[derive(Debug, Clone, Copy)]
-enum Num {
-    Int(i128),
-    Float(f64),
-}
-
-impl Num {
-    fn int(v: i128) -> Num {
-        if (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
-            Num::Int(v)
-        } else {
-            Num::Float(v as f64)
-        }
-    }
-
-    fn f(self) -> f64 {
-        match self {
-            Num::Int(v) => v as f64,
-            Num::Float(v) => v,
-        }
-    }
-
-    fn add(self, o: Num) -> Num {
-        match (self, o) {
-            (Num::Int(a), Num::Int(b)) => Num::int(a + b),
-            _ => Num::Float(self.f() + o.f()),
-        }
-    }
-
-    fn sub(self, o: Num) -> Num {
-        match (self, o) {
-            (Num::Int(a), Num::Int(b)) => Num::int(a - b),
-            _ => Num::Float(self.f() - o.f()),
-        }
-    }
-
-    /// `/` for a non-zero divisor: integer only where perl tries it (dividend beyond 2^53,
-    /// exact quotient).
-    fn div(self, o: Num) -> Num {
-        if let (Num::Int(a), Num::Int(b)) = (self, o) {
-            if b != 0 && a.abs() > 1 << 53 && a % b == 0 {
-                return Num::int(a / b);
-            }
-        }
-        Num::Float(self.f() / o.f())
-    }
-
-    fn is_zero(self) -> bool {
-        self.f() == 0.0
-    }
-
-    /// The number as perl prints it.
-    fn text(self) -> String {
-        match self {
-            Num::Int(v) => v.to_string(),
-            Num::Float(v) => nv(v),
-        }
-    }
-}
-
-/// A double as perl prints it: `%.15g`, `0` for either zero, `Inf`, `-Inf`, `NaN`.
-fn nv(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Inf" } else { "-Inf" }.into()
-    } else {
-        format_g(v, 15)
-    }
-}
-
-/// Perl's numification of a string (`undef` is `num("")`, 0): an integer when the text is
-/// one (blanks around allowed), else the longest decimal prefix, `Inf`/`NaN` words, or 0.
-fn num(s: &str) -> Num {
-    let t = s.trim_start_matches(is_space_char);
-    let b = t.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let digits_from = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i > digits_from && b[i..].iter().all(|&c| is_space(c)) {
-        if let Ok(v) = t[..i].parse::<i128>() {
-            return Num::int(v);
-        }
-    }
-    Num::Float(atof(t))
-}
-
-fn atof(t: &str) -> f64 {
-    let b = t.as_bytes();
-    let neg = b.first() == Some(&b'-');
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let word =
-        |w: &str| b.len() >= i + w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes());
-    if word("inf") {
-        return if neg {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
-    }
-    if word("nan") {
-        return f64::NAN;
-    }
-    let mut seen = false;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-        seen = true;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            seen = true;
-        }
-    }
-    if !seen {
-        return 0.0;
-    }
-    let mut end = i;
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        let mut j = i + 1;
-        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-            j += 1;
-        }
-        let from = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > from {
-            end = j;
-        }
-    }
-    t[..end].parse().unwrap_or(0.0)
-}
-
-/// Perl's `glob` order (File::Glob's case-insensitive sort): bytes folded to ASCII lower
-/// case and compared as signed chars, ties broken by plain byte order.
-fn glob_cmp(a: &str, b: &str) -> Ordering {
-    let fold = |c: u8| i32::from(c.to_ascii_lowercase() as i8);
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let mut i = 0;
-    while i < x.len() && i < y.len() && fold(x[i]) == fold(y[i]) {
-        i += 1;
-    }
-    let fx = x.get(i).map_or(0, |&c| fold(c));
-    let fy = y.get(i).map_or(0, |&c| fold(c));
-    fx.cmp(&fy).then_with(|| x.cmp(y))
-}
-
-/// The members `glob("<dir>/prefix*suffix")` lists, in glob order (a leading `*` skips
-/// dot files).
-fn globbed<'a>(dir: &'a LogDir, prefix: &str, suffix: &str) -> Vec<&'a str> {
-    let mut v: Vec<&str> = dir
-        .names()
-        .filter(|n| {
-            n.len() >= prefix.len() + suffix.len()
-                && n.starts_with(prefix)
-                && n.ends_with(suffix)
-                && !(prefix.is_empty() && n.starts_with('.'))
-        })
-        .collect();
-    v.sort_by(|a, b| glob_cmp(a, b));
-    v
-}
-
-/// What a 2-argument `open(FH, "<dir>/name")` reads: trailing blanks leave the name, a
-/// name ending in `|` would be a command (`None`, as a failed open), a missing member is
-/// `None`. A compressed member reads as text no pattern here matches.
-fn plain<'a>(dir: &'a LogDir, name: &str) -> Option<&'a str> {
-    let name = name.trim_end_matches(is_space_char);
-    if name.ends_with('|') {
-        return None;
-    }
-    let text = dir.get(name)?;
-    if name.ends_with(".gz") || name.ends_with(".xz") {
-        Some("")
-    } else {
-        Some(text)
-    }
-}
-
-/// mmtests' `open_log`: `name.gz`, `name.xz` or `name`, with the member's name.
-fn open_log<'a>(dir: &'a LogDir, name: &str) -> Option<(String, &'a str)> {
-    ["gz", "xz"]
-        .iter()
-        .map(|ext| format!("{name}.{ext}"))
-        .chain(std::iter::once(name.to_owned()))
-        .find_map(|n| dir.get(&n).map(|t| (n, t)))
-}
-
-/// `discover_scaling_parameters(dir, prefix, suffix)`: the `prefix*suffix` members with
-/// prefix and suffix cut, sorted numerically by `<=>` (stable, so equal values keep glob
-/// order; text that is not a number counts 0).
-fn discover(dir: &LogDir, prefix: &str, suffix: &str) -> Vec<String> {
-    let mut found: Vec<String> = globbed(dir, prefix, suffix)
-        .into_iter()
-        .map(|n| n[prefix.len()..n.len() - suffix.len()].to_owned())
-        .collect();
-    found.sort_by(|a, b| num(a).f().total_cmp(&num(b).f()));
-    found
-}
 
 /// mmtests globs with a name holding blanks: perl's `glob` splits the pattern there and
 /// the open of the first word's path fails (mmtests dies).
@@ -310,7 +56,7 @@ pub fn bonniepp(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         ("sr", "RandCreate:read"),
         ("dr", "RandCreate:del"),
     ];
-    let Some((_, text)) = open_log(dir, "bonnie-detail") else {
+    let Some((_, text)) = Logs::new(dir).open_log("bonnie-detail")? else {
         return Err(
             Problem::new("Failed to open bonnie-detail: mmtests dies").in_file("bonnie-detail")
         );
@@ -351,12 +97,12 @@ pub fn bonniepp(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// multivar mode's v5 lines make `write` a latency, as in mmtests. No file, no lines.
 /// (A field ending the line is printed without perl's newline.)
 pub fn fio(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let Some((_, text)) = open_log(dir, "fio.log") else {
+    let Some((_, text)) = Logs::new(dir).open_log("fio.log")? else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
     for (_, line) in lines(text) {
-        let f = split_on(line, ';');
+        let f = split_on(line, |c| c == ';');
         let field = |i: usize| f.get(i).copied().unwrap_or("");
         let worker = field(2);
         if num(field(5)).f() > 0.0 {
@@ -375,17 +121,19 @@ pub fn fio(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// `send <size> <rate>-<streams>` and `recv ...`: the sums of the bitrate column of the
 /// `[ N]` sender/receiver lines after `Summary Results:` (2 x streams lines).
 pub fn iperf3(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let protocol = plain(dir, "protocols")
+    let logs = Logs::new(dir);
+    let protocol = logs
+        .open("protocols")?
         .and_then(|t| lines(t).next())
         .map_or("", |(_, l)| l);
-    if protocol.bytes().any(is_space) {
+    if protocol.bytes().any(is_space_byte) {
         return Err(glob_blanks("protocols", protocol));
     }
     let head = format!("{protocol}-");
 
     let (mut sizes, mut rates, mut streams) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
-    for name in globbed(dir, &head, ".1") {
-        let e = split_on(name, '-');
+    for name in logs.glob(&head, ".1")? {
+        let e = split_on(name, |c| c == '-');
         let field = |i: usize| e.get(i).copied().unwrap_or("");
         sizes.insert(field(1));
         rates.insert(field(2));
@@ -396,7 +144,7 @@ pub fn iperf3(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         .iter()
         .chain(&rates)
         .chain(&streams)
-        .find(|w| w.bytes().any(is_space))
+        .find(|w| w.bytes().any(is_space_byte))
     {
         return Err(glob_blanks(protocol, word));
     }
@@ -409,7 +157,7 @@ pub fn iperf3(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     // Each combination's glob `<proto>-<size>-<rate>-<streams>.*`: sizes, rates and stream
     // counts hold no `-`, so a member's prefix before any `.` names at most one.
     let mut combos: BTreeMap<(usize, usize, usize), Combo> = BTreeMap::new();
-    for name in globbed(dir, &head, "") {
+    for name in logs.glob(&head, "")? {
         let rest = &name[head.len()..];
         for (dot, _) in rest.match_indices('.') {
             let parts: Vec<&str> = rest[..dot].split('-').collect();
@@ -431,7 +179,8 @@ pub fn iperf3(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out = Vec::new();
     for (size, rate, stream, files) in combos.into_values() {
         for (n, file) in files.into_iter().enumerate() {
-            let text = plain(dir, file)
+            let text = logs
+                .open(file)?
                 .ok_or_else(|| Problem::new("Failed to open: mmtests dies").in_file(file))?;
             let (send, recv) = iperf3_sums(text, stream);
             let iteration = (n + 1).to_string();
@@ -453,7 +202,7 @@ pub fn iperf3(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// hash order, in byte order).
 fn numeric_positions(set: BTreeSet<&str>) -> HashMap<&str, usize> {
     let mut v: Vec<&str> = set.into_iter().collect();
-    v.sort_by(|a, b| num(a).f().total_cmp(&num(b).f()));
+    sort_numeric(&mut v);
     v.into_iter().enumerate().map(|(i, s)| (s, i)).collect()
 }
 
@@ -514,12 +263,14 @@ pub fn ltp(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         ("exit=stopped", 20),
         ("exit=unknown", 30),
     ];
+    let logs = Logs::new(dir);
     let mut out = Vec::new();
-    for file in globbed(dir, "benchlog-", "") {
+    for file in logs.glob("benchlog-", "")? {
         let collection = &file["benchlog-".len()..];
         let runltp = format!("runltp-{collection}");
         if dir.get(&runltp).is_some() {
-            let text = plain(dir, &runltp)
+            let text = logs
+                .open(&runltp)?
                 .ok_or_else(|| Problem::new("Failed to open: mmtests dies").in_file(&runltp))?;
             for (n, line) in lines(text) {
                 if !line.starts_with("tag=") {
@@ -547,7 +298,8 @@ pub fn ltp(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                 ));
             }
         } else {
-            let text = plain(dir, file)
+            let text = logs
+                .open(file)?
                 .ok_or_else(|| Problem::new("Failed to open: mmtests dies").in_file(file))?;
             let mut reading = false;
             let mut val = Num::Int(-1);
@@ -595,7 +347,7 @@ fn numa_result<'a>(line: &'a str, unit: &str, what: &str) -> Option<&'a str> {
     let b = line.as_bytes();
     for (at, _) in line.match_indices(unit) {
         let after = &line[at + unit.len()..];
-        let trimmed = after.trim_start_matches(is_space_char);
+        let trimmed = after.trim_start_matches(is_space);
         if trimmed.len() == after.len() || !trimmed.starts_with(what) {
             continue;
         }
@@ -605,7 +357,7 @@ fn numa_result<'a>(line: &'a str, unit: &str, what: &str) -> Option<&'a str> {
             .take_while(|c| c.is_ascii_digit() || **c == b'.')
             .count();
         let from = at - run;
-        if run > 0 && from > 0 && is_space(b[from - 1]) {
+        if run > 0 && from > 0 && is_space_byte(b[from - 1]) {
             return Some(&line[from..at]);
         }
     }
@@ -619,17 +371,18 @@ fn numa_result<'a>(line: &'a str, unit: &str, what: &str) -> Option<&'a str> {
 /// `_converge` per file read as in mmtests. One interval counter per workload counts
 /// every result and every file.
 pub fn perfnuma(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let mut workloads: Vec<String> = globbed(dir, "", "-1.log")
+    let logs = Logs::new(dir);
+    let mut workloads: Vec<String> = logs
+        .glob("", "-1.log")?
         .into_iter()
         .map(cut_iteration_log)
         .collect();
     workloads.sort();
-    if let Some(w) = workloads.iter().find(|w| w.bytes().any(is_space)) {
+    if let Some(w) = workloads.iter().find(|w| w.bytes().any(is_space_byte)) {
         return Err(glob_blanks(&format!("{w}-1.log"), w));
     }
-    let names: Vec<&str> = dir.names().collect();
-    let budget: usize = names
-        .iter()
+    let budget: usize = dir
+        .names()
         .map(|n| dir.get(n).map_or(0, str::len))
         .sum::<usize>()
         + 1024;
@@ -638,20 +391,14 @@ pub fn perfnuma(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out: Vec<Line> = Vec::new();
     for workload in &workloads {
         if !done.contains_key(workload.as_str()) {
-            let prefix = format!("{workload}-");
-            let from = names.partition_point(|n| *n < prefix.as_str());
-            let mut files: Vec<&str> = names[from..]
-                .iter()
-                .take_while(|n| n.starts_with(&prefix))
-                .copied()
-                .collect();
-            files.sort_by(|a, b| glob_cmp(a, b));
+            let files = logs.glob(&format!("{workload}-"), "")?;
             let mut name = workload.clone();
             let mut iteration = 0u64;
             let mut lines_out = Vec::new();
             for file in files {
                 name = name.replacen("_converge", "", 1);
-                let text = plain(dir, file)
+                let text = logs
+                    .open(file)?
                     .ok_or_else(|| Problem::new("Failed to open: mmtests dies").in_file(file))?;
                 for (_, line) in lines(text) {
                     let results = [
@@ -699,9 +446,10 @@ pub fn perfnuma(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 pub fn pgbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     const BATCH: u64 = 4;
     const START_SAMPLES: u64 = BATCH * 2;
+    let logs = Logs::new(dir);
     let mut out = Vec::new();
-    for client in discover(dir, "pgbench-", ".log") {
-        let Some((member, text)) = open_log(dir, &format!("pgbench-transactions-{client}.log"))
+    for client in logs.discover("pgbench-", ".log")? {
+        let Some((member, text)) = logs.open_log(&format!("pgbench-transactions-{client}.log"))?
         else {
             continue;
         };
@@ -754,8 +502,9 @@ pub fn pgbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 pub fn pistress(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out = Vec::new();
     let mut n = 0u64;
-    for client in discover(dir, "pistress-", ".log") {
-        match plain(dir, &format!("pistress-{client}.status")) {
+    let logs = Logs::new(dir);
+    for client in logs.discover("pistress-", ".log")? {
+        match logs.open(&format!("pistress-{client}.status"))? {
             None => {
                 n += 1;
                 out.push(Line::new(
@@ -807,7 +556,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn blanks(&mut self) -> Option<()> {
-        self.run(1, is_space).map(|_| ())
+        self.run(1, is_space_byte).map(|_| ())
     }
 
     fn lit(&mut self, l: &str) -> Option<()> {
@@ -851,7 +600,7 @@ fn pmq_stat(line: &str) -> Option<[&str; 5]> {
 /// `Min-<s>-><r>`, `Avg-<s>-><r>` and `Max-<s>-><r>`, interval 1. Without the file
 /// mmtests dies.
 pub fn pmqtest(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let text = plain(dir, "pmqtest.log").ok_or_else(|| {
+    let text = Logs::new(dir).open("pmqtest.log")?.ok_or_else(|| {
         Problem::new("Failed to open data file: mmtests dies").in_file("pmqtest.log")
     })?;
     let mut out = Vec::new();
@@ -872,7 +621,7 @@ pub fn pmqtest(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// numbered from 1; a short row gives empty values as mmtests does, but a log whose rows
 /// would need more padding than its own size is refused. No file, no lines.
 pub fn rtmigration(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let Some((member, text)) = open_log(dir, "rtmigration.log") else {
+    let Some((member, text)) = Logs::new(dir).open_log("rtmigration.log")? else {
         return Ok(Vec::new());
     };
     let budget = text.len() + 1024;
@@ -888,7 +637,7 @@ pub fn rtmigration(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             continue;
         }
         if reading {
-            let rest = line.trim_start_matches(is_space_char);
+            let rest = line.trim_start_matches(is_space);
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
             if rest.len() < line.len() && digits > 0 && rest[digits..].starts_with(':') {
                 pushed += nr_threads;
@@ -976,7 +725,7 @@ pub fn saladfork(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             continue;
         };
         // `split /\s/`: one blank per field boundary, trailing empty fields dropped.
-        let mut list: Vec<&str> = cpus.split(is_space_char).collect();
+        let mut list: Vec<&str> = cpus.split(is_space).collect();
         while list.last().is_some_and(|f| f.is_empty()) {
             list.pop();
         }

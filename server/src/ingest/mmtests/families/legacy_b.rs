@@ -8,7 +8,10 @@
 //! 0), `split /\s+/` keeps a leading empty field and drops trailing ones, a missing element
 //! prints as nothing, and lines run through their `\n`. Files a script `open()`s itself are
 //! read as stored, so a `.gz`/`.xz` member reached that way reads as nothing (perl would see
-//! compressed bytes); `open_log` reads them decompressed.
+//! compressed bytes); `open_log` reads them decompressed. A globbed name that perl's
+//! 2-argument `open` reads otherwise (trailing blanks dropped) fails to open, and where the
+//! script then dies, so does the port (a [`Problem`]). The helpers are the shared
+//! [`super::perl`].
 //!
 //! Liberties: names taken from the logs are matched literally where perl would expand glob
 //! metacharacters in them, and logs that would make perl re-read the same files over and over
@@ -17,10 +20,11 @@
 //! the files directly in `logs/` today, so those two find nothing there.
 
 use std::borrow::Cow;
-use std::cell::Cell;
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
+use super::perl::{
+    chomp, field, is_space, is_space_byte, num, sort_numeric, split_on, split_ws, Logs, Num,
+};
 use super::prelude::*;
 
 /// siege: `siege-<clients>-<iter>.log` (clients from the `siege-*-1.log` names). Each
@@ -32,7 +36,7 @@ pub fn siege(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     for client in logs.discover("siege-", "-1.log")? {
         let mut iteration = 0u64;
         for file in logs.glob(&format!("siege-{client}-"), ".log")? {
-            let text = logs.open(file)?.unwrap_or("");
+            let text = open_or_die(&logs, file)?;
             for line in text.split_inclusive('\n') {
                 if !line.contains("Transaction rate:") {
                     continue;
@@ -223,7 +227,7 @@ pub fn stressng(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             // name's (but for a name of `stressng` and dashes only).
             let parts = split_on(file, |c| c == '-');
             let iteration = strip_any_log(parts.last().copied().unwrap_or(""));
-            let text = logs.open(file)?.unwrap_or("");
+            let text = open_or_die(&logs, file)?;
             let mut reading = false;
             for line in text.split_inclusive('\n') {
                 if line.contains("(secs)") {
@@ -257,7 +261,7 @@ pub fn sysbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     for client in logs.discover("sysbench-raw-", "-1")? {
         let mut iteration = 0u64;
         for file in logs.glob(&format!("sysbench-raw-{client}-"), "")? {
-            let text = logs.open(file)?.unwrap_or("");
+            let text = open_or_die(&logs, file)?;
             for line in text.split_inclusive('\n') {
                 let matched = line
                     .find("transactions:")
@@ -288,7 +292,7 @@ pub fn thpchallenge(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out = Vec::new();
     for client in logs.discover("threads-", ".log.gz")? {
         let file = format!("threads-{client}.log");
-        let text = logs.open_log(&file)?.unwrap_or("");
+        let text = logs.open_log(&file)?.map_or("", |(_, text)| text);
         let mut faults = 0u64;
         let mut seen: HashSet<&str> = HashSet::new();
         for line in text.split_inclusive('\n') {
@@ -425,7 +429,7 @@ pub fn futexbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             let file = format!("{wl}-{nthr}.log");
             // A missing log reads as nothing (extract-report.pl is not under `use strict`:
             // `close` of the undefined handle does not die).
-            let text = logs.open_log(&file)?.unwrap_or("");
+            let text = logs.open_log(&file)?.map_or("", |(_, text)| text);
             let mut futex_type = "private";
             let mut samples = 0u64;
             for line in text.split_inclusive('\n') {
@@ -449,7 +453,7 @@ pub fn futexbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                 } else if let Some(v) =
                     last_after(line, ": Avg per-thread latency", " in ", decimal, " ms")
                 {
-                    times_1000(v)
+                    num(v).mul(Num::Int(1000)).text()
                 } else {
                     continue;
                 };
@@ -467,212 +471,15 @@ pub fn futexbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     Ok(out)
 }
 
-// ---------------------------------------------------------------------------------------
-// Perl's view of the directory.
-
-/// A logs directory as the perl scripts see it: members by path, `glob`, `-e`, `open`,
-/// `open_log`, and a budget against re-reading the same files without end.
-struct Logs<'a> {
-    dir: &'a LogDir,
-    /// Member names in byte order (prefix look-ups by binary search).
-    names: Vec<&'a str>,
-    spent: Cell<usize>,
-    limit: usize,
-}
-
-impl<'a> Logs<'a> {
-    fn new(dir: &'a LogDir) -> Logs<'a> {
-        let names: Vec<&'a str> = dir.names().collect();
-        let bytes = names
-            .iter()
-            .map(|n| n.len() + dir.get(n).map_or(0, str::len))
-            .fold(0usize, usize::saturating_add);
-        Logs {
-            dir,
-            names,
-            spent: Cell::new(0),
-            limit: bytes.saturating_mul(16).saturating_add(1 << 20),
-        }
-    }
-
-    /// Counts `steps` of reading or listing; refuses once they pass the budget.
-    fn charge(&self, steps: usize) -> Result<(), Problem> {
-        let spent = self.spent.get().saturating_add(steps);
-        self.spent.set(spent);
-        if spent > self.limit {
-            return Err(Problem::new(format!(
-                "the logs make mmtests' parser re-read them beyond {} steps (16 times their size); refused",
-                self.limit
-            )));
-        }
-        Ok(())
-    }
-
-    /// The members whose names start with `prefix`.
-    fn starting(&self, prefix: &str) -> &[&'a str] {
-        let from = self.names.partition_point(|n| *n < prefix);
-        let rest = self.names.get(from..).unwrap_or(&[]);
-        let len = rest.partition_point(|n| n.starts_with(prefix));
-        rest.get(..len).unwrap_or(&[])
-    }
-
-    fn is_dir(&self, path: &str) -> bool {
-        !self.starting(&format!("{path}/")).is_empty()
-    }
-
-    /// perl's `-e`.
-    fn exists(&self, path: &str) -> bool {
-        self.dir.get(path).is_some() || self.is_dir(path)
-    }
-
-    /// perl's `open(FH, $path)` for reading: the member as stored (nothing for a compressed
-    /// member or a directory), `None` where nothing exists.
-    fn open(&self, path: &str) -> Result<Option<&'a str>, Problem> {
-        let text = match self.dir.get(path) {
-            Some(_) if is_compressed(path) => Some(""),
-            Some(text) => Some(text),
-            None if self.is_dir(path) => Some(""),
-            None => None,
-        };
-        self.charge(1 + text.map_or(0, str::len))?;
-        Ok(text)
-    }
-
-    /// `legacy-support.pl`'s `open_log`: after dropping a `.gz` then an `.xz` suffix,
-    /// `<path>.gz` (gunzip), else `<path>.xz` (unxz), else `<path>`; `None` if none exists.
-    fn open_log(&self, path: &str) -> Result<Option<&'a str>, Problem> {
-        let stem = path.strip_suffix(".gz").unwrap_or(path);
-        let stem = stem.strip_suffix(".xz").unwrap_or(stem);
-        for candidate in [format!("{stem}.gz"), format!("{stem}.xz")] {
-            if let Some(text) = self.dir.get(&candidate) {
-                self.charge(1 + text.len())?;
-                return Ok(Some(text));
-            }
-            if self.is_dir(&candidate) {
-                return Ok(Some(""));
-            }
-        }
-        self.open(stem)
-    }
-
-    /// perl's `<dir/prefix*suffix>`: the paths of the entries of the directory `prefix` names
-    /// (up to its last `/`, `logs/` itself without one) that start with the rest of `prefix`
-    /// and end with `suffix`, files or subdirectories, in File::Glob's order.
-    fn glob(&self, prefix: &str, suffix: &str) -> Result<Vec<&'a str>, Problem> {
-        let parent = prefix.rfind('/').map_or(0, |i| i + 1);
-        let leaf = prefix.len() - parent;
-        let candidates = self.starting(prefix);
-        self.charge(candidates.len())?;
-        let mut found: Vec<&'a str> = Vec::new();
-        for &name in candidates {
-            let end = name
-                .get(parent..)
-                .and_then(|rest| rest.find('/'))
-                .map_or(name.len(), |i| parent + i);
-            let Some(path) = name.get(..end) else {
-                continue;
-            };
-            let entry = path.get(parent..).unwrap_or("");
-            if entry.len() >= leaf + suffix.len()
-                && entry.ends_with(suffix)
-                && !(leaf == 0 && entry.starts_with('.'))
-            {
-                found.push(path);
-            }
-        }
-        found.sort_by(|a, b| glob_order(a, b));
-        found.dedup();
-        Ok(found)
-    }
-
-    /// `legacy-support.pl`'s `discover_scaling_parameters`: what `<prefix*suffix>` matches
-    /// between `prefix` and `suffix`, sorted with `<=>`.
-    fn discover(&self, prefix: &str, suffix: &str) -> Result<Vec<String>, Problem> {
-        let mut found: Vec<String> = self
-            .glob(prefix, suffix)?
-            .iter()
-            .filter_map(|p| p.get(prefix.len()..p.len() - suffix.len()))
-            .map(str::to_owned)
-            .collect();
-        sort_numeric(&mut found);
-        Ok(found)
-    }
-}
-
-fn is_compressed(name: &str) -> bool {
-    name.ends_with(".gz") || name.ends_with(".xz")
-}
-
-/// File::Glob's `GLOB_ALPHASORT` order: bytes compared ASCII-lowercased as C's signed
-/// `char`, ties by `strcmp`.
-fn glob_order(a: &str, b: &str) -> Ordering {
-    let fold = |c: Option<&u8>| c.map_or(0i32, |c| i32::from(c.to_ascii_lowercase() as i8));
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    for i in 0..=x.len().min(y.len()) {
-        let (p, q) = (fold(x.get(i)), fold(y.get(i)));
-        if p != q {
-            return p.cmp(&q);
-        }
-    }
-    x.cmp(y)
+/// `open(INPUT, $file) || die(...)` of a globbed file: it fails only where perl's 2-argument
+/// `open` reads the name otherwise (trailing blanks dropped, a trailing `|`).
+fn open_or_die<'a>(logs: &Logs<'a>, file: &str) -> Result<&'a str, Problem> {
+    logs.open(file)?
+        .ok_or_else(|| Problem::new("Failed to open: mmtests dies").in_file(file))
 }
 
 // ---------------------------------------------------------------------------------------
-// Perl's strings and numbers.
-
-/// perl's `\s`.
-fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
-
-fn is_space_byte(c: u8) -> bool {
-    is_space(char::from(c))
-}
-
-/// perl's `chomp`: one trailing newline off.
-fn chomp(s: &str) -> &str {
-    s.strip_suffix('\n').unwrap_or(s)
-}
-
-/// Element `i`, or the empty string perl prints for a missing one.
-fn field<'s>(fields: &[&'s str], i: usize) -> &'s str {
-    fields.get(i).copied().unwrap_or("")
-}
-
-/// perl's `split /\s+/, $s`: a leading empty field where `s` starts with blanks, trailing
-/// empty fields dropped.
-fn split_ws(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut in_space = false;
-    for (i, c) in s.char_indices() {
-        if is_space(c) {
-            if !in_space {
-                out.push(&s[start..i]);
-                in_space = true;
-            }
-        } else if in_space {
-            start = i;
-            in_space = false;
-        }
-    }
-    if !in_space {
-        out.push(&s[start..]);
-    }
-    while out.last() == Some(&"") {
-        out.pop();
-    }
-    out
-}
-
-/// perl's `split /[<chars>]/, $s`: every delimiter splits, trailing empty fields dropped.
-fn split_on(s: &str, delimiter: impl Fn(char) -> bool) -> Vec<&str> {
-    let mut out: Vec<&str> = s.split(delimiter).collect();
-    while out.last() == Some(&"") {
-        out.pop();
-    }
-    out
-}
+// Line formats and perl's regexes.
 
 /// perl's `s/.log//`: the first character (not a newline) followed by `log` removed with it.
 fn strip_any_log(s: &str) -> String {
@@ -683,60 +490,6 @@ fn strip_any_log(s: &str) -> String {
         }
     }
     s.to_owned()
-}
-
-/// The number perl reads from a string: leading blanks, a sign, `Inf`/`NaN`, else the
-/// longest decimal prefix (0 without one).
-fn perl_num(s: &str) -> f64 {
-    let t = s.trim_start_matches(is_space);
-    let (negative, body) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let head = body.get(..3).map(str::to_ascii_lowercase);
-    let v = match head.as_deref() {
-        Some("inf") => f64::INFINITY,
-        Some("nan") => f64::NAN,
-        _ if body.starts_with(is_space) => 0.0,
-        _ => awk_value(body),
-    };
-    if negative {
-        -v
-    } else {
-        v
-    }
-}
-
-/// A sort by `<=>`, stable as perl's merge sort is; a NaN (which `<=>` leaves undefined,
-/// compared equal to anything) counts as 0 to keep the order total.
-fn sort_numeric(items: &mut [String]) {
-    let key = |s: &str| {
-        let v = perl_num(s);
-        if v.is_nan() {
-            0.0
-        } else {
-            v
-        }
-    };
-    items.sort_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(Ordering::Equal));
-}
-
-/// perl's `$x * 1000` printed: an integer product while it fits, else `%.15g`.
-fn times_1000(s: &str) -> String {
-    if !s.contains('.') {
-        if let Some(v) = s.parse::<u64>().ok().and_then(|v| v.checked_mul(1000)) {
-            return v.to_string();
-        }
-    }
-    let v = perl_num(s) * 1000.0;
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Inf" } else { "-Inf" }.into()
-    } else {
-        format_g(v, 15)
-    }
 }
 
 /// Positions of `pat` in `hay`, overlapping ones included.
@@ -771,9 +524,6 @@ fn last_after<'l>(
     }
     best
 }
-
-// ---------------------------------------------------------------------------------------
-// Line formats.
 
 /// simoop's `/Run time: ([0-9]*) seconds/`.
 fn simoop_run_time(line: &str) -> Option<&str> {
@@ -845,11 +595,7 @@ fn specjbb_gather(logs: &Logs, multi: &str) -> Result<String, Problem> {
         .enumerate()
     {
         out.push_str(&format!("\nJVM {} Scores\nWarehouses Thrput\n", n + 1));
-        let lines: Vec<&str> = logs
-            .open(report)?
-            .unwrap_or("")
-            .split_inclusive('\n')
-            .collect();
+        let lines: Vec<&str> = open_or_die(logs, report)?.split_inclusive('\n').collect();
         let mut next = lines.iter().copied();
         let mut line: Option<&str> = Some("");
         let mut at_eof = lines.is_empty();
@@ -1272,31 +1018,10 @@ mod tests {
     }
 
     #[test]
-    fn perl_helpers() {
-        assert_eq!(split_ws("  a b\t\n"), ["", "a", "b"]);
-        assert!(split_ws(" \n").is_empty());
-        assert_eq!(split_on("a--b--", |c| c == '-'), ["a", "", "b"]);
+    fn perl_substitutions() {
         assert_eq!(strip_any_log("3logfile"), "file");
         assert_eq!(strip_any_log("12.log"), "12");
-        assert_eq!(times_1000("0.0305"), "30.5");
-        assert_eq!(times_1000("18446744073709551615"), "1.84467440737096e+22");
-        assert_eq!(times_1000("1.2.3"), "1200");
-        for (s, v) in [
-            (" 12abc", 12.0),
-            ("- 5", 0.0),
-            ("info", f64::INFINITY),
-            ("x", 0.0),
-        ] {
-            assert_eq!(perl_num(s), v, "{s}");
-        }
-        let mut names = ["_x", "B", "a", "10", "Ab", "aB", "9"]
-            .map(String::from)
-            .to_vec();
-        names.sort_by(|a, b| glob_order(a, b));
-        assert_eq!(names, ["10", "9", "_x", "a", "Ab", "aB", "B"]);
-        let mut clients = ["b", "16", "a", "4", "x"].map(String::from).to_vec();
-        sort_numeric(&mut clients);
-        assert_eq!(clients, ["b", "a", "x", "4", "16"]);
+        assert_eq!(strip_any_log("\nlog"), "\nlog");
     }
 
     /// Logs that make perl re-read the same file endlessly are refused, not followed.

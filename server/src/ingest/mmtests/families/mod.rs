@@ -3,18 +3,28 @@
 //! them: `simple_*` (bash and awk over one log per thread count and iteration), `timed`
 //! (GNU time reports, `time-parse-results`, and the older netperf and hackbench),
 //! `legacy_*` (perl `extract-report.pl`), `awk` (awk programs over tool output).
+//!
+//! What the groups share lives beside them: `shell` (bash and coreutils, with pathname
+//! expansion), `perl` (perl's numbers, `split`, `glob` and `open`), `time` (`extract-time`
+//! and `time-parse-results`), `line_parse` (`parsers/line-parse-results`) and `budget` (work
+//! caps); gawk's numbers and GNU `sort -k` are in the seam ([`super::family`]).
 
 pub mod prelude {
     pub use super::super::family::*;
 }
 
 mod awk;
+mod budget;
 mod legacy_a;
 mod legacy_b;
+mod line_parse;
+mod perl;
+mod shell;
 mod simple_a;
 mod simple_b;
 #[cfg(test)]
 pub(crate) mod testkit;
+mod time;
 mod timed;
 
 use prelude::Parser;

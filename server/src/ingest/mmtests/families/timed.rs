@@ -1,27 +1,34 @@
 //! Ports of `parse-results` for the families that read GNU `time` reports through the bash of
-//! `shellpack_src/parsers/time-parse-results` (autonumabench, gitcheckout, gitsource, kernbench,
-//! kvmstart, nas, poundsyscall, time_unmap, trunc, usemem carry a copy of it; xfsrepair calls it
-//! without `User`), hackbench's bash parser and netperf's perl `extract-report.pl`.
+//! `shellpack_src/parsers/time-parse-results` ([`time_parse_results`]: autonumabench,
+//! gitcheckout, gitsource, kernbench, kvmstart, nas, poundsyscall, time_unmap, trunc, usemem
+//! carry a copy of it; xfsrepair calls it without `User`), hackbench's bash parser and
+//! netperf's perl `extract-report.pl`.
 //!
-//! The bash scripts are followed step by step, so odd names and odd text give what mmtests
-//! prints: `ls` in byte order, `awk -F -`/`cut -d-` fields, IFS word splitting, bash's `echo`
-//! (options, `-e` escapes), `sort -n`, and the final `sort -k1,1 -k2,2n -k4,4n`, which has no
-//! `-t` and so splits fields at blanks. Known deviations: an unquoted word is never
-//! glob-expanded (bash keeps it literal when nothing matches, the usual case); a compressed
-//! member (`.gz`/`.xz`) is read as `cat`/`grep`/perl's `open` read it, as binary without a
-//! report; a member with a NUL byte is binary to `grep`; bytes that are not UTF-8 arrive
-//! replaced (the seam decodes lossily). Where a name repeats a factor the scripts print the
-//! same rows again for each repeat; beyond a bound linear in the directory that would be
-//! quadratic work, and the directory is refused with a [`Problem`].
+//! The bash is followed step by step, so odd names and odd text give what mmtests prints:
+//! `ls` in byte order, `awk -F -` fields, IFS word splitting, bash's `echo -e`, `sort -n`,
+//! and the final `sort -k1,1 -k2,2n -k4,4n`, which has no `-t` and so splits fields at
+//! blanks. Known deviations: an unquoted word is never glob-expanded (bash keeps it literal
+//! when nothing matches, the usual case); a compressed member (`.gz`/`.xz`) is read as
+//! `cat`/`grep`/perl's `open` read it, as binary without a report; a member with a NUL byte
+//! is binary to `grep`; bytes that are not UTF-8 arrive replaced (the seam decodes lossily).
+//! Where a name repeats a factor the scripts print the same rows again for each repeat;
+//! beyond a bound linear in the directory that would be quadratic work, and the directory is
+//! refused with a [`Problem`].
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use super::budget::check_repeats;
+use super::perl::{glob_cmp, is_space, num, sort_key};
 use super::prelude::*;
+use super::shell::{
+    awk_split, cat, echo, grep, ls_lines, prefix_range, printed_lines, sort_n, sort_printed,
+    to_line, words,
+};
+use super::time::{time_parse_results, TIME_SORT};
 
 /// The `time-<factor>-<iteration>` families: `time-parse-results` as the shellpack copies it.
 fn timed_family(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    time_parse_results(dir, true)
+    time_parse_results(dir, true, TIME_SORT)
 }
 
 /// autonumabench: `time-<TESTTYPE>-<ITERATION>` (`NUMA01`, `NUMA02_SMT`, ...); operations
@@ -84,110 +91,7 @@ pub fn usemem(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 /// `time-parse-results` with `PARSE_EXCLUDE_USER_TIME=yes`: operations `Elapsed-<phase>` and
 /// `System-<phase>`, no `User` (`time.fscreate.<N>` does not match `time-*-1`).
 pub fn xfsrepair(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    time_parse_results(dir, false)
-}
-
-/// `time-parse-results`: for each factor `F` (the second `-` field of each `time-*-1`), each
-/// iteration `I` (the third `-` field of each `time-F-*`, `sort -n`), the three words
-/// `extract-time` prints for `time-F-I` (missing or unreadable: empty), printed as
-/// `User F _ I user`, `System ...`, `Elapsed ...`, then `sort -k1,1 -k2,2n -k4,4n`.
-fn time_parse_results(dir: &LogDir, with_user: bool) -> Result<Vec<Line>, Problem> {
-    let names: Vec<&str> = dir.names().collect();
-    let factors_text: String = ls(dir.glob("time-", "-1"))
-        .split_terminator('\n')
-        .map(|l| format!("{}\n", l.split('-').nth(1).unwrap_or("")))
-        .collect();
-    let factors: Vec<&str> = words(&factors_text).collect();
-
-    // A factor listed twice prints its rows twice: count them before doing the work.
-    let rows: usize = factors
-        .iter()
-        .map(|f| prefix_range(&names, &unglob(&format!("time-{f}-"))).len())
-        .sum();
-    check_repeats(rows, names.len(), "time-parse-results", "time-*-1")?;
-
-    let mut chunks: HashMap<&str, Vec<u8>> = HashMap::new();
-    let mut out = Vec::new();
-    for &factor in &factors {
-        let chunk = chunks
-            .entry(factor)
-            .or_insert_with(|| time_factor_rows(dir, &names, factor, with_user));
-        out.extend_from_slice(chunk);
-    }
-    Ok(sort_rows(&out))
-}
-
-/// What the inner loop of `time-parse-results` prints for one factor.
-fn time_factor_rows(dir: &LogDir, names: &[&str], factor: &str, with_user: bool) -> Vec<u8> {
-    // `\ls time-$FACTORA-*`: a backslash in the factor quotes the next character.
-    let pattern = unglob(&format!("time-{factor}-"));
-    let listing = ls(prefix_range(names, &pattern).iter().copied());
-    let mut iterations: Vec<&str> = listing
-        .split_terminator('\n')
-        .map(|l| match l.split('-').nth(2) {
-            Some(field) => field,
-            // `cut` prints a line without the delimiter whole (and `ls` lines all have one).
-            None if !l.contains('-') => l,
-            None => "",
-        })
-        .collect();
-    iterations.sort_by(|a, b| numcmp(a.as_bytes(), b.as_bytes()).then_with(|| a.cmp(b)));
-    let iterations_text = iterations.join("\n");
-
-    let mut times: HashMap<&str, [String; 3]> = HashMap::new();
-    let mut out = Vec::new();
-    for iteration in words(&iterations_text) {
-        let [user, system, elapsed] = times
-            .entry(iteration)
-            .or_insert_with(|| {
-                let report = raw_text(dir, &format!("time-{factor}-{iteration}"));
-                let entry = backtick(&extract_time_output(report));
-                let echoed = echo(&words(&entry).collect::<Vec<_>>(), false);
-                let echoed = String::from_utf8_lossy(&echoed);
-                [1, 2, 3].map(|n| backtick(cut_space(&echoed, n).as_bytes()))
-            })
-            .clone();
-        let rows = [
-            ("User", user, with_user),
-            ("System", system, true),
-            ("Elapsed", elapsed, true),
-        ];
-        for (metric, value, shown) in rows {
-            if shown {
-                let text = format!("{metric}\\t{factor}\\t_\\t{iteration}\\t{value}\\t_");
-                out.extend(echo(&["-e", &text], false));
-            }
-        }
-    }
-    out
-}
-
-/// What mmtests' `extract-time` prints (`echo $OUT`) for a report read by `cat | grep elapsed`:
-/// `<x>user` starts the output anew, `<x>system` is appended, a word containing `elapsed`
-/// has `0:` put before it until it holds two colons and is turned into seconds by awk.
-fn extract_time_output(report: Option<&str>) -> Vec<u8> {
-    let grepped = grep(report, "elapsed");
-    let mut out = String::new();
-    for word in words(&grepped) {
-        if let Some(user) = word.strip_suffix("user") {
-            out = format!("{user} ");
-        }
-        if let Some(system) = word.strip_suffix("system") {
-            out.push_str(system);
-            out.push(' ');
-        }
-        if word.contains("elapsed") {
-            let colons = word.matches(':').count();
-            let entry = "0:".repeat(2usize.saturating_sub(colons)) + word;
-            let entry = entry.strip_suffix("elapsed").unwrap_or(&entry);
-            // `echo ${ENTRY%elapsed} | awk -F : '{print $1*3600+$2*60+$3}'`
-            let mut parts = entry.split(':').map(gawk_number);
-            let mut part = || parts.next().unwrap_or(0.0);
-            let (h, m, s) = (part(), part(), part());
-            out.push_str(&gawk_print(h * 3600.0 + m * 60.0 + s));
-        }
-    }
-    echo(&words(&out).collect::<Vec<_>>(), false)
+    time_parse_results(dir, false, TIME_SORT)
 }
 
 /// hackbench: for each group count `N` (the second `-` field of each `hackbench-*`, `sort -n`),
@@ -195,22 +99,18 @@ fn extract_time_output(report: Option<&str>) -> Vec<u8> {
 /// messaging, appended once per iteration), numbered from 1: rows `time N _ <n> <seconds>`,
 /// then `sort -k1,1 -k2,2n -k4,4n`. Operations `time-<groups>`.
 pub fn hackbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
-    let listing = ls(dir.glob("hackbench-", ""));
-    let mut jobs: Vec<&str> = listing
-        .split_terminator('\n')
-        .map(|l| l.split('-').nth(1).unwrap_or(""))
-        .collect();
-    jobs.sort_by(|a, b| numcmp(a.as_bytes(), b.as_bytes()).then_with(|| a.cmp(b)));
-    let jobs_text = jobs.join("\n");
+    let listed = ls_lines(dir.glob("hackbench-", ""));
+    let jobs_text = sort_n(listed.map(|l| awk_split(l, '-', 2)).collect()).join("\n");
     let jobs: Vec<&str> = words(&jobs_text).collect();
 
     let mut values: HashMap<&str, Vec<String>> = HashMap::new();
     for &n in &jobs {
         values.entry(n).or_insert_with(|| {
-            let totals = grep(raw_text(dir, &format!("hackbench-{n}")), "Total time:");
+            let text = cat(dir, &format!("hackbench-{n}")).unwrap_or("");
+            let totals = grep(text, text.contains('\0'), |l| l.contains("Total time:"));
             let thirds: String = totals
-                .split_terminator('\n')
-                .map(|l| format!("{}\n", awk_fields(l).nth(2).unwrap_or("")))
+                .into_iter()
+                .map(|(_, l)| format!("{}\n", awk_field(&fields(l), 3)))
                 .collect();
             words(&thirds).map(str::to_owned).collect()
         });
@@ -228,10 +128,10 @@ pub fn hackbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     for n in &jobs {
         for (i, value) in values.get(n).into_iter().flatten().enumerate() {
             let text = format!("time\\t{n}\\t_\\t{}\\t{value}\\t_", i + 1);
-            out.extend(echo(&["-e", &text], false));
+            out.extend(echo(&["-e", &text]));
         }
     }
-    Ok(sort_rows(&out))
+    Ok(sort_printed(&out, TIME_SORT))
 }
 
 /// One netperf output file as `extract-report.pl` reads it.
@@ -278,7 +178,7 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
 
     let glob_prefix = format!("{protocol}-");
     let mut firsts: Vec<&str> = dir.glob(&glob_prefix, ".1").collect();
-    firsts.sort_by(|a, b| perl_glob_cmp(a, b));
+    firsts.sort_by(|a, b| glob_cmp(a, b));
     let mut sizes = Vec::with_capacity(firsts.len());
     for name in firsts {
         let last = name.rsplit('-').next().unwrap_or("");
@@ -292,10 +192,7 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         }
         sizes.push(size);
     }
-    sizes.sort_by(|a, b| {
-        let (x, y) = (perl_sort_number(a), perl_sort_number(b));
-        x.partial_cmp(&y).unwrap_or(Ordering::Equal)
-    });
+    sizes.sort_by(|a, b| sort_key(a).total_cmp(&sort_key(b)));
 
     let names: Vec<&str> = dir.names().collect();
     let rows: usize = sizes
@@ -308,12 +205,12 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut out = String::new();
     for size in sizes {
         let mut matched = prefix_range(&names, &format!("{protocol}-{size}.")).to_vec();
-        matched.sort_by(|a, b| perl_glob_cmp(a, b));
+        matched.sort_by(|a, b| glob_cmp(a, b));
         for (i, name) in matched.into_iter().enumerate() {
             let iteration = i + 1;
             let file = files
                 .entry(name)
-                .or_insert_with(|| netperf_file(raw_text(dir, name), udp_stream));
+                .or_insert_with(|| netperf_file(cat(dir, name), udp_stream));
             if !udp_stream {
                 out.push_str(&format!(
                     "{pretty}\tsend\t{size}\t{iteration}\t{}\t_\n",
@@ -327,7 +224,7 @@ pub fn netperf(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                     file.send
                 ));
             }
-            let (send, recv) = (perl_number(&file.send), perl_number(&file.recv));
+            let (send, recv) = (num(&file.send).f(), num(&file.recv).f());
             if send - recv > send / 10.0 {
                 let problem = Problem::new(format!(
                     "UDP_STREAM size {size} iteration {iteration} lost more than a tenth \
@@ -357,7 +254,7 @@ fn netperf_file(text: Option<&str>, udp_stream: bool) -> NetperfFile {
         recv_line: None,
     };
     for (i, raw) in text.unwrap_or("").split_inclusive('\n').enumerate() {
-        let line = raw.trim_start_matches(perl_space);
+        let line = raw.trim_start_matches(is_space);
         if line.contains("Confidence intervals: Throughput")
             || line.bytes().any(|b| b.is_ascii_alphabetic())
             || line.is_empty()
@@ -365,7 +262,7 @@ fn netperf_file(text: Option<&str>, udp_stream: bool) -> NetperfFile {
             continue;
         }
         let (mut count, mut last) = (0usize, "");
-        for field in line.split(perl_space).filter(|f| !f.is_empty()) {
+        for field in line.split(is_space).filter(|f| !f.is_empty()) {
             count += 1;
             last = field;
         }
@@ -383,425 +280,10 @@ fn netperf_file(text: Option<&str>, udp_stream: bool) -> NetperfFile {
     file
 }
 
-// ---- the shell's and the tools' semantics ----
-
-/// Refuses a directory whose names repeat a factor so often that the script's output would
-/// grow quadratically (`rows` counted before the work, against the members).
-fn check_repeats(rows: usize, members: usize, script: &str, glob: &str) -> Result<(), Problem> {
-    let bound = members.saturating_mul(8).saturating_add(4096);
-    if rows > bound {
-        return Err(Problem::new(format!(
-            "{script}: the names under {glob} repeat factors so often that the script would \
-             print {rows} rows for {members} members; refused"
-        )));
-    }
-    Ok(())
-}
-
-/// A member as `cat`, `grep` or perl's `open` read it: compressed members are bytes without
-/// a report (`None`, like a missing file).
-fn raw_text<'a>(dir: &'a LogDir, name: &str) -> Option<&'a str> {
-    if name.ends_with(".gz") || name.ends_with(".xz") {
-        return None;
-    }
-    dir.get(name)
-}
-
-/// `grep <pattern>` over a file: its matching lines, each ended by a newline; nothing for a
-/// missing file or one with a NUL byte (binary: grep 3.8 only says so on stderr).
-fn grep(text: Option<&str>, pattern: &str) -> String {
-    let Some(text) = text.filter(|t| !t.contains('\0')) else {
-        return String::new();
-    };
-    text.split_terminator('\n')
-        .filter(|l| l.contains(pattern))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// What `ls` prints for these names (already in byte order): one a line.
-fn ls<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    names.map(|n| format!("{n}\n")).collect()
-}
-
-/// The names (sorted) that start with `prefix`: a glob `prefix*`.
-fn prefix_range<'a, 'b>(names: &'a [&'b str], prefix: &str) -> &'a [&'b str] {
-    let start = names.partition_point(|n| *n < prefix);
-    let end = names.partition_point(|n| *n < prefix || n.starts_with(prefix));
-    names.get(start..end.max(start)).unwrap_or(&[])
-}
-
-/// The text a glob pattern without `*?[` matches: a backslash quotes the next character.
-fn unglob(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        out.push(if c == '\\' {
-            chars.next().unwrap_or(c)
-        } else {
-            c
-        });
-    }
-    out
-}
-
-/// Bash's word splitting of an unquoted expansion under the default IFS.
-fn words(s: &str) -> impl Iterator<Item = &str> {
-    s.split([' ', '\t', '\n']).filter(|w| !w.is_empty())
-}
-
-/// awk's default field splitting of one record (runs of blanks and newlines).
-fn awk_fields(record: &str) -> impl Iterator<Item = &str> {
-    words(record)
-}
-
-/// A command substitution's value: NUL bytes dropped, trailing newlines removed.
-fn backtick(bytes: &[u8]) -> String {
-    let kept: Vec<u8> = bytes.iter().copied().filter(|&b| b != 0).collect();
-    let mut s = String::from_utf8_lossy(&kept).into_owned();
-    while s.ends_with('\n') {
-        s.pop();
-    }
-    s
-}
-
-/// `cut -d' ' -f<n>` of each line (a line without a blank is printed whole).
-fn cut_space(text: &str, n: usize) -> String {
-    text.split_terminator('\n')
-        .map(|l| {
-            let field = if l.contains(' ') {
-                l.split(' ').nth(n.saturating_sub(1)).unwrap_or("")
-            } else {
-                l
-            };
-            format!("{field}\n")
-        })
-        .collect()
-}
-
-/// What bash's `echo` builtin prints for these words: leading `-n`/`-e`/`-E` option words
-/// (any mix of those letters) are taken as options; `-e` interprets backslash escapes, where
-/// `\c` ends all output.
-fn echo(args: &[&str], mut escapes: bool) -> Vec<u8> {
-    let mut newline = true;
-    let mut first = 0;
-    for arg in args {
-        let Some(flags) = arg.strip_prefix('-') else {
-            break;
-        };
-        if flags.is_empty() || !flags.bytes().all(|b| matches!(b, b'n' | b'e' | b'E')) {
-            break;
-        }
-        for flag in flags.bytes() {
-            match flag {
-                b'n' => newline = false,
-                b'e' => escapes = true,
-                _ => escapes = false,
-            }
-        }
-        first += 1;
-    }
-    let text = args.get(first..).unwrap_or(&[]).join(" ");
-    let mut out = Vec::with_capacity(text.len() + 1);
-    if escapes {
-        if unescape(&text, &mut out) {
-            return out;
-        }
-    } else {
-        out.extend_from_slice(text.as_bytes());
-    }
-    if newline {
-        out.push(b'\n');
-    }
-    out
-}
-
-/// Bash's `echo -e` escapes of `text` into `out`; true where `\c` stopped the output.
-fn unescape(text: &str, out: &mut Vec<u8>) -> bool {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let digits = |from: usize, max: usize, radix: u32| -> (u32, usize) {
-        let mut value = 0u32;
-        let mut n = 0;
-        while n < max {
-            let Some(d) = bytes
-                .get(from + n)
-                .and_then(|&b| (b as char).to_digit(radix))
-            else {
-                break;
-            };
-            value = value.wrapping_mul(radix).wrapping_add(d);
-            n += 1;
-        }
-        (value, n)
-    };
-    while let Some(&b) = bytes.get(i) {
-        i += 1;
-        let Some(&c) = bytes.get(i).filter(|_| b == b'\\') else {
-            out.push(b);
-            continue;
-        };
-        i += 1;
-        match c {
-            b'a' => out.push(0x07),
-            b'b' => out.push(0x08),
-            b'e' | b'E' => out.push(0x1b),
-            b'f' => out.push(0x0c),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'v' => out.push(0x0b),
-            b'\\' => out.push(b'\\'),
-            b'c' => return true,
-            b'0' => {
-                let (v, n) = digits(i, 3, 8);
-                i += n;
-                out.push((v & 0xff) as u8);
-            }
-            b'x' => match digits(i, 2, 16) {
-                (_, 0) => out.extend_from_slice(b"\\x"),
-                (v, n) => {
-                    i += n;
-                    out.push((v & 0xff) as u8);
-                }
-            },
-            b'u' | b'U' => {
-                let max = if c == b'u' { 4 } else { 8 };
-                match digits(i, max, 16) {
-                    (_, 0) => out.extend_from_slice(&[b'\\', c]),
-                    (v, n) => {
-                        i += n;
-                        let ch = char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER);
-                        let mut buf = [0u8; 4];
-                        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    }
-                }
-            }
-            _ => {
-                // `\1`..`\7`, `\'`, `\"`, `\?` and anything else stay as written.
-                out.push(b'\\');
-                i -= 1;
-                let rest = text.get(i..).and_then(|r| r.chars().next());
-                if let Some(ch) = rest {
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    i += ch.len_utf8();
-                }
-            }
-        }
-    }
-    false
-}
-
-/// The number gawk reads from a field: blanks around it ignored, a leading letter or a `0x`
-/// gives 0, `+inf`/`-nan` (exactly four characters) and strtod's signed `inf`/`nan` words are
-/// the special values, otherwise the longest decimal prefix.
-fn gawk_number(field: &str) -> f64 {
-    let t = field.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    let Some(first) = t.bytes().next() else {
-        return 0.0;
-    };
-    if first.is_ascii_alphabetic() {
-        return 0.0;
-    }
-    let negative = first == b'-';
-    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
-    if unsigned.starts_with("0x") || unsigned.starts_with("0X") {
-        return 0.0;
-    }
-    let head: String = unsigned
-        .chars()
-        .take(3)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    let special = match head.as_str() {
-        "inf" => f64::INFINITY,
-        "nan" => f64::NAN,
-        _ => return awk_value(t),
-    };
-    if negative {
-        -special
-    } else {
-        special
-    }
-}
-
-/// A number as gawk's `print` shows it: integral values in full (`-0` as `0`), others with
-/// `%.6g`, infinities and NaN with their sign (`+inf`, `-nan`).
-fn gawk_print(v: f64) -> String {
-    if v.is_nan() {
-        return if v.is_sign_negative() { "-nan" } else { "+nan" }.into();
-    }
-    if v.is_infinite() {
-        return if v < 0.0 { "-inf" } else { "+inf" }.into();
-    }
-    if v == v.trunc() {
-        return format!("{:.0}", v + 0.0);
-    }
-    format_g(v, 6)
-}
-
-/// The number perl reads from a string: leading whitespace, a sign, `Inf`/`NaN` words, else
-/// the longest decimal prefix (0 without one).
-fn perl_number(s: &str) -> f64 {
-    let t = s.trim_start_matches(perl_space);
-    let negative = t.starts_with('-');
-    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let head: String = unsigned
-        .chars()
-        .take(3)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    let special = match head.as_str() {
-        "inf" => f64::INFINITY,
-        "nan" => f64::NAN,
-        _ => return awk_value(t),
-    };
-    if negative {
-        -special
-    } else {
-        special
-    }
-}
-
-/// A size as perl's `sort { $a <=> $b }` compares it; a NaN (which `<=>` cannot order) sorts
-/// as 0, `-0` as 0.
-fn perl_sort_number(s: &str) -> f64 {
-    let v = perl_number(s);
-    if v.is_nan() {
-        0.0
-    } else {
-        v + 0.0
-    }
-}
-
 /// What perl's `glob` (File::Glob's `csh_glob`) does not take literally in a pattern: blanks
 /// and quotes split it, `*?[{` and backslashes are wildcards, braces and quoting.
 fn perl_glob_special(c: char) -> bool {
-    perl_space(c) || matches!(c, '"' | '\'' | '*' | '?' | '[' | '{' | '\\')
-}
-
-/// Perl's `\s` on bytes.
-fn perl_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
-
-/// The order of perl's `glob` (File::Glob with `GLOB_ALPHASORT`): ASCII case folded, bytes
-/// compared as signed chars (so non-ASCII first), ties by `strcmp`.
-fn perl_glob_cmp(a: &str, b: &str) -> Ordering {
-    let fold = |c: u8| i32::from(c.to_ascii_lowercase() as i8);
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let same = x
-        .iter()
-        .zip(y)
-        .take_while(|(p, q)| fold(**p) == fold(**q))
-        .count();
-    let at = |s: &[u8]| s.get(same).map_or(0, |&c| fold(c));
-    at(x).cmp(&at(y)).then_with(|| x.cmp(y))
-}
-
-/// GNU `sort -n`'s comparison of two keys under C.UTF-8: leading blanks, an optional `-`,
-/// digits and one `.` (no thousands separator), exact on the digits; no number is 0.
-fn numcmp(a: &[u8], b: &[u8]) -> Ordering {
-    fn parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
-        let mut i = 0;
-        while s.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
-            i += 1;
-        }
-        let negative = s.get(i) == Some(&b'-');
-        if negative {
-            i += 1;
-        }
-        let start = i;
-        while s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let int = s.get(start..i).unwrap_or(&[]);
-        let int = &int[int.iter().take_while(|&&c| c == b'0').count()..];
-        let mut frac: &[u8] = &[];
-        if s.get(i) == Some(&b'.') {
-            let from = i + 1;
-            let mut j = from;
-            while s.get(j).is_some_and(u8::is_ascii_digit) {
-                j += 1;
-            }
-            frac = s.get(from..j).unwrap_or(&[]);
-            let keep = frac.len() - frac.iter().rev().take_while(|&&c| c == b'0').count();
-            frac = &frac[..keep];
-        }
-        let zero = int.is_empty() && frac.is_empty();
-        (negative && !zero, int, frac)
-    }
-    let magnitude = |(i1, f1): (&[u8], &[u8]), (i2, f2): (&[u8], &[u8])| {
-        i1.len().cmp(&i2.len()).then(i1.cmp(i2)).then(f1.cmp(f2))
-    };
-    let (na, ia, fa) = parts(a);
-    let (nb, ib, fb) = parts(b);
-    match (na, nb) {
-        (false, true) => Ordering::Greater,
-        (true, false) => Ordering::Less,
-        (false, false) => magnitude((ia, fa), (ib, fb)),
-        (true, true) => magnitude((ib, fb), (ia, fa)),
-    }
-}
-
-/// Field `n` (1-based) of a line as `sort` without `-t` delimits it: its leading blanks and
-/// the non-blanks after them.
-fn sort_field(line: &[u8], n: usize) -> &[u8] {
-    let blank = |c: u8| c == b' ' || c == b'\t';
-    let skip = |fields: usize| {
-        let mut p = 0;
-        for _ in 0..fields {
-            while line.get(p).is_some_and(|&c| blank(c)) {
-                p += 1;
-            }
-            while line.get(p).is_some_and(|&c| !blank(c)) {
-                p += 1;
-            }
-        }
-        p
-    };
-    let (start, end) = (skip(n.saturating_sub(1)), skip(n));
-    line.get(start..end.max(start)).unwrap_or(&[])
-}
-
-/// The scripts' `sort -k1,1 -k2,2n -k4,4n` (no `-t`, C.UTF-8: byte order, whole line last)
-/// of the printed text, each line made a [`Line`].
-fn sort_rows(printed: &[u8]) -> Vec<Line> {
-    let mut lines = printed_lines(printed);
-    lines.sort_by(|x, y| {
-        sort_field(x, 1)
-            .cmp(sort_field(y, 1))
-            .then_with(|| numcmp(sort_field(x, 2), sort_field(y, 2)))
-            .then_with(|| numcmp(sort_field(x, 4), sort_field(y, 4)))
-            .then_with(|| x.cmp(y))
-    });
-    lines.into_iter().map(to_line).collect()
-}
-
-/// A printed line as a [`Line`]: its tab-separated fields, the sixth keeping any further tabs,
-/// missing ones empty.
-fn to_line(printed: &[u8]) -> Line {
-    let text = String::from_utf8_lossy(printed);
-    let mut fields = text.splitn(6, '\t');
-    let mut next = || fields.next().unwrap_or("").to_owned();
-    Line {
-        metric: next(),
-        a: next(),
-        b: next(),
-        interval: next(),
-        value: next(),
-        extra: next(),
-    }
-}
-
-/// Lines of printed text as a pipe reader sees them (a last line without newline counts).
-fn printed_lines(printed: &[u8]) -> Vec<&[u8]> {
-    if printed.is_empty() {
-        return Vec::new();
-    }
-    let body = printed.strip_suffix(b"\n").unwrap_or(printed);
-    body.split(|&b| b == b'\n').collect()
+    is_space(c) || matches!(c, '"' | '\'' | '*' | '?' | '[' | '{' | '\\')
 }
 
 #[cfg(test)]
