@@ -114,9 +114,9 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// The cases of an oracle corpus (`tests/fixtures/<corpus>/cases/*/case.json`): each case's
 /// name, directory and `case.json`, by name.
-pub fn oracle_cases(corpus: &str) -> Vec<(String, PathBuf, serde_json::Value)> {
+pub fn oracle_cases(corpus: &str) -> Vec<(String, PathBuf, Value)> {
     let dir = fixture(corpus).join("cases");
-    let mut cases: Vec<(String, PathBuf, serde_json::Value)> = std::fs::read_dir(&dir)
+    let mut cases: Vec<(String, PathBuf, Value)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter_map(|p| {
