@@ -129,7 +129,7 @@ impl Services {
         }
     }
 
-    /// Several live comparisons at once (two computed at a time), their permalinks made in one
+    /// Several live comparisons at once (four in flight), their permalinks made in one
     /// transaction: a whole tree's report.
     pub async fn compare_live_many(
         &self,
@@ -139,7 +139,7 @@ impl Services {
         use futures_util::StreamExt;
         let lives: Vec<Result<Live, ServiceError>> = futures_util::stream::iter(queries)
             .map(|q| self.live_unlinked(q, precision))
-            .buffered(2)
+            .buffered(4)
             .collect()
             .await;
         let specs: Vec<&PermalinkSpec> = lives
