@@ -324,7 +324,7 @@ pub struct Comparison {
     /// How mmtests compares this benchmark, when it is one of its families (or an upload of
     /// its rows said): the tables follow it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub family: Option<crate::mmtests::Family>,
+    pub family: Option<crate::summarise::Family>,
 }
 
 /// A comparison of more rows than this is shown a page at a time, changed rows first.

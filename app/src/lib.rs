@@ -23,6 +23,7 @@ pub mod lkp;
 pub mod lkp_programs;
 pub mod mmtests;
 mod pages;
+pub mod summarise;
 pub use pages::PageStatus;
 pub mod resultdir;
 pub mod scope;

@@ -6,184 +6,46 @@
 //! `docs/statistics.md` explains them.
 
 use crate::label::Direction;
+pub use crate::summarise::{Family, SumStat, Summarise};
 
-/// How mmtests summarises a benchmark's operations (`summarise:` in its `shellpack.yaml`,
-/// Summarise.pm): the statistics printed per operation.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub enum Summarise {
-    /// Min, mean, stddev, coefficient of variation, max, B-mean (the default).
-    #[default]
-    Multiops,
-    /// One value per operation: the best sample.
-    Singleops,
-    /// Min, mean, B-mean and 95th percentile, stddev, CoV, max.
-    Normalisedops,
-    /// Normalisedops with the 50th, 75th, 90th and 99th percentiles and B-means.
-    NormalisedLeftSkewops,
-    /// Multiops' rows and a bootstrap sub-selection mean with its interval.
-    Subselection,
-}
-
-impl Summarise {
-    pub const ALL: [Summarise; 5] = [
-        Summarise::Multiops,
-        Summarise::Singleops,
-        Summarise::Normalisedops,
-        Summarise::NormalisedLeftSkewops,
-        Summarise::Subselection,
-    ];
-
-    /// The name as `shellpack.yaml` writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Summarise::Multiops => "Multiops",
-            Summarise::Singleops => "Singleops",
-            Summarise::Normalisedops => "Normalisedops",
-            Summarise::NormalisedLeftSkewops => "NormalisedLeftSkewops",
-            Summarise::Subselection => "Subselection",
-        }
-    }
-
-    /// The style named `s` (as `shellpack.yaml` writes it, any case).
-    pub fn parse(s: &str) -> Option<Summarise> {
-        Summarise::ALL
-            .into_iter()
-            .find(|x| x.as_str().eq_ignore_ascii_case(s.trim()))
-    }
-
-    /// The statistics printed per operation, in mmtests' order (`_SummaryStats`).
-    pub fn rows(self) -> &'static [SumStat] {
-        use SumStat::*;
-        match self {
-            Summarise::Multiops => &[Min, Mean, Stddev, CoeffVar, Max, BMean(95)],
-            Summarise::Singleops => &[Value],
-            Summarise::Normalisedops => &[Min, Mean, BMean(95), Pctile(95), Stddev, CoeffVar, Max],
-            Summarise::NormalisedLeftSkewops => &[
-                Min,
-                Mean,
-                BMean(50),
-                Pctile(50),
-                BMean(75),
-                Pctile(75),
-                BMean(90),
-                Pctile(90),
-                BMean(99),
-                Pctile(99),
-                Stddev,
-                CoeffVar,
-                Max,
-            ],
-            Summarise::Subselection => &[
-                Min,
-                Mean,
-                BMean(95),
-                Stddev,
-                CoeffVar,
-                Max,
-                SubMean,
-                SubMeanCi,
-            ],
-        }
-    }
-
-    /// The row whose cells carry the significance mark (`*`), if any.
-    pub fn marked(self) -> Option<SumStat> {
-        match self {
-            Summarise::Singleops => None,
-            Summarise::Subselection => Some(SumStat::SubMean),
-            _ => Some(SumStat::Mean),
-        }
-    }
-}
-
-/// One row statistic of a summary style, as mmtests names it in `_SummaryStats`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SumStat {
-    Min,
-    /// Hmean for higher-is-better, Amean for lower.
-    Mean,
-    /// The mean of the best N % of the samples (at least one).
-    BMean(u32),
-    /// The N-th percentile: the sample at rank max(1, ⌊n·N/100⌋) counted from the best.
-    Pctile(u32),
-    Stddev,
-    CoeffVar,
-    Max,
-    /// Singleops' one value: the best sample.
-    Value,
-    /// Subselection's bootstrap mean and its interval.
-    SubMean,
-    SubMeanCi,
-}
-
-impl SumStat {
-    /// The row name mmtests prints (Stat.pm's `stat_names`).
-    pub fn name(self, direction: Direction) -> String {
-        let h = direction == Direction::Higher;
-        match self {
-            SumStat::Min => "Min".into(),
-            SumStat::Max => "Max".into(),
-            SumStat::Mean => if h { "Hmean" } else { "Amean" }.into(),
-            SumStat::BMean(n) => format!("{}.{n}", if h { "BHmean" } else { "BAmean" }),
-            SumStat::Pctile(n) => format!("Pctile.{n}"),
-            SumStat::Stddev => if h { "HStddev" } else { "Stddev" }.into(),
-            SumStat::CoeffVar => if h { "HCoeffVar" } else { "CoeffVar" }.into(),
-            SumStat::Value => "Ops".into(),
-            SumStat::SubMean => if h { "SubHmean" } else { "SubAmean" }.into(),
-            SumStat::SubMeanCi => if h { "SubHmeanCI" } else { "SubAmeanCI" }.into(),
-        }
-    }
-
-    /// Whether its percentage is `pndiff` (a smaller value is better): the spreads always,
-    /// everything else when lower is better.
-    pub fn smaller_is_better(self, direction: Direction) -> bool {
-        matches!(
-            self,
-            SumStat::Stddev | SumStat::CoeffVar | SumStat::SubMeanCi
-        ) || direction == Direction::Lower
-    }
-
-    /// Its value in `s`: the fixed statistics from their fields, the others from `s.more`.
-    pub fn of(self, direction: Direction, s: &Stats) -> Option<f64> {
-        let h = direction == Direction::Higher;
-        let v = match self {
-            SumStat::Min => Some(s.min),
-            SumStat::Max => Some(s.max),
-            SumStat::Mean => Stat::mean(direction).of(s),
-            SumStat::Stddev => {
-                if h {
-                    s.hstddev
-                } else {
-                    s.stddev
-                }
+/// The value of `stat` in `s`: the fixed statistics from their fields, the others from
+/// `s.more`.
+pub fn stat_of(stat: SumStat, direction: Direction, s: &Stats) -> Option<f64> {
+    let h = direction == Direction::Higher;
+    let v = match stat {
+        SumStat::Min => Some(s.min),
+        SumStat::Max => Some(s.max),
+        SumStat::Mean => Stat::mean(direction).of(s),
+        SumStat::Stddev => {
+            if h {
+                s.hstddev
+            } else {
+                s.stddev
             }
-            SumStat::CoeffVar => {
-                if h {
-                    s.hcoeffvar
-                } else {
-                    s.coeffvar
-                }
+        }
+        SumStat::CoeffVar => {
+            if h {
+                s.hcoeffvar
+            } else {
+                s.coeffvar
             }
-            SumStat::BMean(95) => {
-                if h {
-                    s.bhmean95
-                } else {
-                    Some(s.bamean95)
-                }
+        }
+        SumStat::BMean(95) => {
+            if h {
+                s.bhmean95
+            } else {
+                Some(s.bamean95)
             }
-            _ => {
-                let name = self.name(direction);
-                s.more
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .and_then(|(_, v)| *v)
-            }
-        };
-        v.filter(|v| !v.is_nan())
-    }
+        }
+        _ => {
+            let name = stat.name(direction);
+            s.more
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, v)| *v)
+        }
+    };
+    v.filter(|v| !v.is_nan())
 }
 
 /// The statistics a style prints beyond those every [`Stats`] has, by row name, from the
@@ -194,7 +56,7 @@ pub fn more_stats(
     direction: Direction,
 ) -> Vec<(String, Option<f64>)> {
     let n = sorted.len();
-    let count = |pct: u32| ((n as u64 * pct as u64 / 100) as usize).max(1).min(n);
+    let count = |pct: u32| (n * pct as usize / 100).max(1).min(n);
     let mean = |xs: &[f64]| match direction {
         Direction::Higher => hmean(xs),
         _ => amean(xs),
@@ -215,17 +77,6 @@ pub fn more_stats(
         out.push((stat.name(direction), v));
     }
     out
-}
-
-/// How mmtests compares a benchmark: its summary style, the one direction its tables use,
-/// and the operations `--print-ratio` lists (all when empty).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub struct Family {
-    pub summarise: Summarise,
-    pub preferred: Direction,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ratio: Vec<String>,
 }
 
 /// R 4.2's `qnorm(1 - 0.05/2)`.
@@ -649,15 +500,12 @@ pub fn table(c: &Comparison) -> String {
             let name = stat.name(direction);
             for (r, row) in rows.iter().enumerate() {
                 out.push_str(&format!("{name:<stat_len$} {:<op_len$}", row.label));
-                let of = |k: usize| {
-                    row.cells
-                        .get(k)
-                        .and_then(|c| c.as_ref())
-                        .and_then(|c| stat.of(direction, &c.stats))
+                let of = |c: &Option<crate::compare::Cell>| {
+                    c.as_ref().and_then(|c| stat_of(stat, direction, &c.stats))
                 };
-                let base = of(0);
-                for k in 0..row.cells.len() {
-                    let (shown, pct) = match of(k) {
+                let base = row.cells.first().and_then(of);
+                for (k, cell) in row.cells.iter().enumerate() {
+                    let (shown, pct) = match of(cell) {
                         Some(v) => (
                             v,
                             if lower {
@@ -751,7 +599,7 @@ pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
             .is_some_and(|f| f.summarise == Summarise::Singleops);
         let value_of = |s: Option<&Stats>| {
             if single {
-                s.and_then(|s| SumStat::Value.of(direction, s))
+                s.and_then(|s| stat_of(SumStat::Value, direction, s))
             } else {
                 value(mean, s)
             }

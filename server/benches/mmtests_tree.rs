@@ -28,7 +28,7 @@ fn files_under(dir: &Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
         .unwrap()
         .map(|e| e.unwrap())
         .collect();
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for e in entries {
         let name = e.file_name().to_string_lossy().into_owned();
         let rel = if rel.is_empty() {
@@ -59,7 +59,10 @@ fn benchmark_of(fixture: &str) -> &str {
 }
 
 /// `(kernel, iter, benchmark) → [(file under logs/, bytes)]`: the whole corpus.
-fn corpus(iters: usize) -> BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>> {
+type Tree = BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>>;
+
+/// The corpus tree.
+fn corpus(iters: usize) -> Tree {
     let mut tree = BTreeMap::new();
     // Families' fixtures: the same logs for every kernel and iteration.
     let families = fixtures().join("mmtests-families");
@@ -131,7 +134,7 @@ fn corpus(iters: usize) -> BTreeMap<(String, usize, String), Vec<(String, Vec<u8
     tree
 }
 
-fn archive(tree: &BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>>) -> Vec<u8> {
+fn archive(tree: &Tree) -> Vec<u8> {
     let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
         Vec::new(),
         flate2::Compression::default(),

@@ -343,8 +343,9 @@ fn actor() -> String {
 /// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order
 /// they ran (`mmtests.position`), and the link to the report of them all.
 fn tree_summaries(upload_id: i64, runs: &[RunSummary]) -> Vec<TreeSummary> {
-    let mut machines: std::collections::BTreeMap<&str, (Vec<String>, Vec<(usize, String)>)> =
-        Default::default();
+    // Per machine: its kernels, and its benchmarks with where each ran in the tree.
+    type Tree = (Vec<String>, Vec<(usize, String)>);
+    let mut machines: std::collections::BTreeMap<&str, Tree> = Default::default();
     for r in runs {
         let (kernels, benchmarks) = machines.entry(r.machine.as_str()).or_default();
         if !kernels.contains(&r.kernel) {

@@ -15,6 +15,7 @@ use rand::distr::{Alphanumeric, SampleString};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::ingest::mmtests::lines;
 use crate::services::ServiceError;
 use crate::services::Services;
 use crate::store::CompareSeries;
@@ -26,7 +27,7 @@ const PERMALINK_LEN: usize = 12;
 /// store generation and rewrite count it was computed at).
 enum Live {
     Cached(Arc<Computed>),
-    Computed(Computed, PermalinkSpec, u64, u64),
+    Computed(Box<Computed>, PermalinkSpec, u64, u64),
 }
 
 /// What a permalink pins: the question and the exact runs that answered it.
@@ -218,7 +219,12 @@ impl Services {
             runs,
         };
         let computed = self.compute(query, series, precision).await?;
-        Ok(Live::Computed(computed, spec, generation, rewrites))
+        Ok(Live::Computed(
+            Box::new(computed),
+            spec,
+            generation,
+            rewrites,
+        ))
     }
 
     /// Gives a computed live comparison its permalink and keeps it in the cache, live and
@@ -226,13 +232,14 @@ impl Services {
     /// again.
     fn keep_live(
         &self,
-        mut computed: Computed,
+        computed: Box<Computed>,
         spec: PermalinkSpec,
         id: String,
         generation: u64,
         rewrites: u64,
         precision: Option<usize>,
     ) -> Arc<Computed> {
+        let mut computed = *computed;
         computed.comparison.permalink = Some(id.clone());
         let computed = Arc::new(computed);
         self.compare_cache.entries.insert(
@@ -305,7 +312,7 @@ impl Services {
                 .iter()
                 .filter(|s| s.kernel == base.as_str())
                 .filter_map(|s| facts.get(&s.run_id));
-            crate::ingest::mmtests::lines::family_of(base_runs, query.benchmark.as_str())
+            family_of(base_runs, query.benchmark.as_str())
         });
         // polars may block; keep it off the async workers, within the heavy-work limit.
         let mut computed = crate::services::work::stage(
@@ -454,7 +461,7 @@ impl Services {
                 .flat_map(|r| r.runs.iter())
                 .filter_map(|id| facts.get(id))
                 .flat_map(|f| f.iter())
-                .find(|(k, _)| k == crate::ingest::mmtests::lines::FACT_POSITION)
+                .find(|(k, _)| k == lines::FACT_POSITION)
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(usize::MAX)
         };
@@ -465,6 +472,56 @@ impl Services {
             left_out,
         })
     }
+}
+
+/// How mmtests compares a benchmark, from the facts of its baseline runs (`mmtests.*`, as an
+/// upload of a tree or of rows recorded them), else from the shellpack the benchmark's name
+/// resolves to; `None` for a benchmark that is no mmtests family.
+fn family_of<'a>(
+    base_runs: impl Iterator<Item = &'a Vec<(String, String)>>,
+    benchmark: &str,
+) -> Option<crate::stats::AsFamily> {
+    let mut stated: Option<(app::mmtests::Summarise, bool, usize)> = None;
+    let mut ratio: Vec<String> = Vec::new();
+    let mut seen_runs = std::collections::HashSet::new();
+    for facts in base_runs {
+        if !seen_runs.insert(facts as *const _) {
+            continue;
+        }
+        let get = |k: &str| facts.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
+        if stated.is_none() {
+            if let Some(summarise) =
+                get(lines::FACT_SUMMARISE).and_then(app::mmtests::Summarise::parse)
+            {
+                let higher = get(lines::FACT_PREFERRED) == Some("Higher");
+                let precision = get(lines::FACT_PRECISION)
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(2);
+                stated = Some((summarise, higher, precision));
+            }
+        }
+        for (k, v) in facts {
+            if k == lines::FACT_RATIO && !ratio.contains(v) {
+                ratio.push(v.clone());
+            }
+        }
+    }
+    let (summarise, higher, precision) = stated.or_else(|| {
+        crate::ingest::mmtests::Shellpack::of(benchmark)
+            .map(|s| (s.summarise, s.higher, s.precision))
+    })?;
+    Some(crate::stats::AsFamily {
+        family: app::mmtests::Family {
+            summarise,
+            preferred: if higher {
+                app::label::Direction::Higher
+            } else {
+                app::label::Direction::Lower
+            },
+            ratio,
+        },
+        precision,
+    })
 }
 
 /// Prefixes text that a spreadsheet would run as a formula with `'`.

@@ -51,53 +51,6 @@ impl Comparing {
     }
 }
 
-/// How mmtests compares a benchmark, from the facts of its baseline runs (`mmtests.*`, as an
-/// upload of a tree or of rows recorded them), else from the shellpack the benchmark's name
-/// resolves to; `None` for a benchmark that is no mmtests family.
-pub fn family_of<'a>(
-    base_runs: impl Iterator<Item = &'a Vec<(String, String)>>,
-    benchmark: &str,
-) -> Option<crate::stats::AsFamily> {
-    let mut stated: Option<(Summarise, bool, usize)> = None;
-    let mut ratio: Vec<String> = Vec::new();
-    let mut seen_runs = HashSet::new();
-    for facts in base_runs {
-        if !seen_runs.insert(facts as *const _) {
-            continue;
-        }
-        let get = |k: &str| facts.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
-        if stated.is_none() {
-            if let Some(summarise) = get(FACT_SUMMARISE).and_then(Summarise::parse) {
-                let higher = get(FACT_PREFERRED) == Some("Higher");
-                let precision = get(FACT_PRECISION)
-                    .and_then(|p| p.parse().ok())
-                    .unwrap_or(2);
-                stated = Some((summarise, higher, precision));
-            }
-        }
-        for (k, v) in facts {
-            if k == FACT_RATIO && !ratio.contains(v) {
-                ratio.push(v.clone());
-            }
-        }
-    }
-    let (summarise, higher, precision) = stated.or_else(|| {
-        super::Shellpack::of(benchmark).map(|s| (s.summarise, s.higher, s.precision))
-    })?;
-    Some(crate::stats::AsFamily {
-        family: app::mmtests::Family {
-            summarise,
-            preferred: if higher {
-                Direction::Higher
-            } else {
-                Direction::Lower
-            },
-            ratio,
-        },
-        precision,
-    })
-}
-
 /// What one directory's lines gave.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Read {

@@ -5,7 +5,7 @@
 //! of the run `<benchmark>` on the kernel `<run-name>` (`lines`). Members compressed as
 //! mmtests leaves them (`.gz`, `.xz`) are read decompressed.
 //!
-//! Nothing is skipped silently: [`Tree`] says, per directory, what was read and what was not
+//! Nothing is skipped silently: the upload's answer (`TreeDir`) says, per directory, what was read and what was not
 //! and why; a tree is refused only when nothing in it is readable.
 //!
 //! Archives are read in memory under limits (total size, entry count, entry size, the text
@@ -196,6 +196,11 @@ fn archive_error(e: std::io::Error) -> IngestError {
     }
 }
 
+/// A logs directory's place: (kernel, benchmark, iteration).
+type DirKey = (String, String, i64);
+/// A member of a logs directory as the archive holds it: its name under `logs/`, its bytes.
+type Member = (String, Vec<u8>);
+
 /// Reads the archive's entries raw (the tar crate would read GNU long names and PAX headers
 /// whole, before any check of ours), applying the long names and PAX paths itself.
 fn read_tar<R: Read>(
@@ -204,8 +209,7 @@ fn read_tar<R: Read>(
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut archive = tar::Archive::new(reader);
     // Each logs directory's members as the archive holds them (decompressed later, in parallel).
-    let mut raw_dirs: std::collections::BTreeMap<(String, String, i64), Vec<(String, Vec<u8>)>> =
-        Default::default();
+    let mut raw_dirs: std::collections::BTreeMap<DirKey, Vec<Member>> = Default::default();
     // `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
     let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
@@ -348,7 +352,7 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    let dirs: Vec<((String, String, i64), Vec<(String, Vec<u8>)>)> = raw_dirs.into_iter().collect();
+    let dirs: Vec<(DirKey, Vec<Member>)> = raw_dirs.into_iter().collect();
     let held = std::sync::atomic::AtomicU64::new(text_held);
     // Decompressing and parsing is most of the work, and each directory is its own: in
     // parallel, in tree order.
@@ -515,7 +519,7 @@ fn parallel_map<T: Sync, R: Send>(
 
 /// Each directory's parsed rows into runs, and what came of each directory.
 fn read_dirs<'a>(
-    dirs: impl Iterator<Item = (&'a (String, String, i64), Outcome)>,
+    dirs: impl Iterator<Item = (&'a DirKey, Outcome)>,
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut builder = RunBuilder::default();

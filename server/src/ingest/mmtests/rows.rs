@@ -10,10 +10,10 @@
 //! # summarise: Normalisedops
 //! # preferred: lower
 //! # precision: 2
-//! Wakeup	50th	1	1	13	_
+//! Wakeup<TAB>50th<TAB>1<TAB>1<TAB>13<TAB>_
 //! ```
 //!
-//! Every header line is optional: `benchmark` and `kernel` may come from the form fields
+//! (`<TAB>` is a tab.) Every header line is optional: `benchmark` and `kernel` may come from the form fields
 //! instead (not both, unless they agree); `summarise`, `preferred` and `precision` default to
 //! the shellpack the benchmark's name resolves to, else Multiops, lower, 2. Lines marked `R`
 //! in the extra field are the operations `ratio=1` lists, as in mmtests.
