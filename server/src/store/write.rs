@@ -567,24 +567,9 @@ impl Store {
         spec: &str,
         new_id: &str,
     ) -> StoreResult<String> {
-        let mut tx = self.writer.begin_write().await?;
-        if let Some((id,)) =
-            query_as::<(String,)>(sql!("SELECT id FROM permalink WHERE digest = ?"))
-                .bind(digest)
-                .fetch_optional(&mut tx)
-                .await?
-        {
-            return Ok(id);
-        }
-        query(sql!(
-            "INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)"
-        ))
-        .bind(new_id)
-        .bind(spec)
-        .bind(digest)
-        .execute(&mut tx)
-        .await?;
-        tx.commit().await?;
-        Ok(new_id.to_owned())
+        let ids = self
+            .ensure_permalinks(&[(digest.to_owned(), spec.to_owned(), new_id.to_owned())])
+            .await?;
+        Ok(ids.into_iter().next().unwrap_or_else(|| new_id.to_owned()))
     }
 }

@@ -129,6 +129,26 @@ pub fn oracle_cases(corpus: &str) -> Vec<(String, PathBuf, Value)> {
     cases
 }
 
+/// A case's kernels (`case.json`'s `kernels`), the baseline first.
+pub fn case_kernels(meta: &Value) -> Vec<&str> {
+    meta["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect()
+}
+
+/// Fails with every difference when `wrong` is not empty.
+pub fn assert_none_differ(wrong: &[String], checked: usize) {
+    assert!(
+        wrong.is_empty(),
+        "{} of {checked} tables differ from the real tool's:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 /// Where `ours` first differs from `theirs`, as a test's message says it.
 pub fn first_difference(what: &str, ours: &str, theirs: &str) -> String {
     let first = ours.lines().zip(theirs.lines()).position(|(a, b)| a != b);

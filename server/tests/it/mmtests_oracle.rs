@@ -37,12 +37,7 @@ async fn run_corpus(ratio: bool) -> Vec<Outcome> {
         let meta: Value =
             serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
         let benchmark = meta["benchmark"].as_str().unwrap();
-        let kernels: Vec<&str> = meta["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap())
-            .collect();
+        let kernels = case_kernels(&meta);
         let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
         let r = app
             .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", &case)])

@@ -291,13 +291,17 @@ fn read_tar<R: Read>(
         } else {
             None
         };
-        if let Some(kernel) = activity_place(&path) {
+        // A member read whole as text, into `content`.
+        let read_text = |entry: &mut tar::Entry<'_, R>, content: &mut String| {
             content.clear();
             entry
                 .by_ref()
                 .take(MAX_ENTRY)
-                .read_to_string(&mut content)
-                .map_err(|e| archive_error(e).in_file(&path))?;
+                .read_to_string(content)
+                .map_err(|e| archive_error(e).in_file(&path))
+        };
+        if let Some(kernel) = activity_place(&path) {
+            read_text(&mut entry, &mut content)?;
             order.insert(kernel.to_owned(), tests_started(&content));
             continue;
         }
@@ -330,12 +334,7 @@ fn read_tar<R: Read>(
         if system_file.is_none() {
             continue;
         }
-        content.clear();
-        entry
-            .by_ref()
-            .take(MAX_ENTRY)
-            .read_to_string(&mut content)
-            .map_err(|e| archive_error(e).in_file(&path))?;
+        read_text(&mut entry, &mut content)?;
         if let Some((kernel, name)) = system_file {
             let found = super::facts::system_facts(name, &content).unwrap_or_default();
             let facts = system.entry(kernel.to_owned()).or_default();
