@@ -40,7 +40,7 @@ async fn check_tables(
     wrong: &mut Vec<String>,
 ) -> usize {
     let summarise = meta["summarise"].as_str().unwrap();
-    let kernels = case_kernels(&meta);
+    let kernels = case_kernels(meta);
     let mut checked = 0;
     for (ratio, name) in [(false, "expected"), (true, "expected-ratio")] {
         if ratio && summarise == "Subselection" {
