@@ -504,29 +504,19 @@ pub fn pistress(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     let mut n = 0u64;
     let logs = Logs::new(dir);
     for client in logs.discover("pistress-", ".log")? {
-        match logs.open(&format!("pistress-{client}.status"))? {
-            None => {
-                n += 1;
-                out.push(Line::new(
-                    "failures",
-                    client.as_str(),
-                    "",
-                    n.to_string(),
-                    "1",
-                ));
-            }
-            Some(text) => {
-                for (_, line) in lines(text) {
-                    n += 1;
-                    out.push(Line::new(
-                        "failures",
-                        client.as_str(),
-                        "",
-                        n.to_string(),
-                        line,
-                    ));
-                }
-            }
+        let values: Vec<&str> = match logs.open(&format!("pistress-{client}.status"))? {
+            None => vec!["1"],
+            Some(text) => lines(text).map(|(_, line)| line).collect(),
+        };
+        for value in values {
+            n += 1;
+            out.push(Line::new(
+                "failures",
+                client.as_str(),
+                "",
+                n.to_string(),
+                value,
+            ));
         }
     }
     Ok(out)
