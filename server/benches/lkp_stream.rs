@@ -197,14 +197,15 @@ async fn get_json(client: &reqwest::Client, url: String) -> serde_json::Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
 }
 
-/// The alert summaries once the detector has nothing queued: how many, and each one's lead
-/// metric.
 /// Waits until the detector has examined every queued series.
 async fn detector_idle(store: &perfline_server::store::Store) {
     while !store.alert_jobs(1).await.unwrap().is_empty() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// The alert summaries once the detector has nothing queued: how many, and each one's lead
+/// metric.
 
 async fn alerts_when_idle(
     client: &reqwest::Client,

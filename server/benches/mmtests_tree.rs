@@ -4,7 +4,8 @@
 //! family's logs (the coverage cases' trees and `mmtests-families/*/logs`) under three kernels,
 //! each logs directory repeated in `MMTESTS_ITERS` (default 4) `iter-N` directories, with a
 //! `tests-activity` per kernel. Each round uploads it for a new machine, then asks for the
-//! whole-tree report once (cold: nothing of that machine was compared before). Prints the
+//! whole-tree report once (cold: nothing of that machine was compared before), each on an
+//! idle server (the alert detector done with what the last upload queued). Prints the
 //! upload's median time and samples per second, and the report's median time.
 //!
 //! `cargo bench -p perfline-server --bench mmtests_tree` (`MMTESTS_ROUNDS=5`).
@@ -166,6 +167,13 @@ fn archive(tree: &Tree) -> Vec<u8> {
     tar.into_inner().unwrap().finish().unwrap()
 }
 
+/// Waits until the detector has examined every queued series.
+async fn detector_idle(store: &perfline_server::store::Store) {
+    while !store.alert_jobs(1).await.unwrap().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -214,7 +222,9 @@ fn main() {
                     .read_to_end(&mut text)
                     .unwrap();
             } else if name.ends_with(".xz") {
-                lzma_rs::xz_decompress(&mut &data[..], &mut text).unwrap();
+                liblzma::read::XzDecoder::new_multi_decoder(&data[..])
+                    .read_to_end(&mut text)
+                    .unwrap();
             } else {
                 text = data.clone();
             }
@@ -242,45 +252,53 @@ fn main() {
             .join(", ")
     );
     let rt = common::runtime();
-    let (uploads, reports, samples, read) = common::with_server(&rt, |base| async move {
-        let client = reqwest::Client::new();
-        let (mut uploads, mut reports) = (Vec::new(), Vec::new());
-        let (mut samples, mut read) = (0, 0);
-        for round in 0..rounds {
-            let t = Instant::now();
-            let r = client
-                .post(format!("{base}/api/v1/upload?machine=tree-{round}"))
-                .body(body.clone())
-                .send()
-                .await
-                .unwrap();
-            let status = r.status().as_u16();
-            let answer: serde_json::Value = r.json().await.unwrap();
-            uploads.push(t.elapsed());
-            assert_eq!(status, 201, "{answer}");
-            samples = answer["upload"]["samples"].as_u64().unwrap();
-            read = answer["directories"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|d| d["samples"].as_u64() > Some(0))
-                .count();
-            let t = Instant::now();
-            let r = client
-                .get(format!(
+    let (uploads, reports, samples, read) = common::with_server_using(
+        &rt,
+        |_| {},
+        |base, store| async move {
+            let client = reqwest::Client::new();
+            let (mut uploads, mut reports) = (Vec::new(), Vec::new());
+            let (mut samples, mut read) = (0, 0);
+            for round in 0..rounds {
+                // Each upload and report on an otherwise idle server: the alert detector has
+                // examined what the last upload queued.
+                detector_idle(&store).await;
+                let t = Instant::now();
+                let r = client
+                    .post(format!("{base}/api/v1/upload?machine=tree-{round}"))
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                let answer: serde_json::Value = r.json().await.unwrap();
+                uploads.push(t.elapsed());
+                assert_eq!(status, 201, "{answer}");
+                samples = answer["upload"]["samples"].as_u64().unwrap();
+                read = answer["directories"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["samples"].as_u64() > Some(0))
+                    .count();
+                detector_idle(&store).await;
+                let t = Instant::now();
+                let r = client
+                    .get(format!(
                     "{base}/api/v1/compare?machine=tree-{round}&benchmark=*&kernels={}&format=text",
                     KERNELS.join(",")
                 ))
-                .send()
-                .await
-                .unwrap();
-            let status = r.status().as_u16();
-            let text = r.text().await.unwrap();
-            reports.push(t.elapsed());
-            assert_eq!(status, 200, "{text}");
-        }
-        (uploads, reports, samples, read)
-    });
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                let text = r.text().await.unwrap();
+                reports.push(t.elapsed());
+                assert_eq!(status, 200, "{text}");
+            }
+            (uploads, reports, samples, read)
+        },
+    );
     let up = median(uploads.clone());
     println!(
         "mmtests_tree: {samples} samples from {read} directories; upload median {:.1} ms ({:.0} samples/s); all {:?}",

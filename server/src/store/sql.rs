@@ -198,6 +198,7 @@ macro_rules! bind_as {
 }
 
 bind_as! {
+    Arg<'q> => |v| v;
     i64 => |v| Arg::Int(Some(v));
     &'q i64 => |v| Arg::Int(Some(*v));
     Option<i64> => |v| Arg::Int(v);

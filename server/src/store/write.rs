@@ -1,10 +1,10 @@
 //! Writing an upload: one transaction on the single writer connection.
 
 use super::{StoreError, StoreResult};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use super::metric_key::{KeyRef, MetricKey, Resolved};
-use super::sql::{query, query_as, sql, sql_each, Tx};
+use super::sql::{query, query_as, sql, sql_each, Arg, Bind as _, Builder, Tx};
 
 use super::history::TrendKey;
 use super::trend_pack::HistoryCommit;
@@ -90,9 +90,7 @@ impl Store {
         if let Some(pg) = tx.postgres() {
             insert_runs_postgres(pg, upload_id, upload, &packed, &mut trends).await?;
         } else {
-            for (run, packed) in upload.runs.iter().zip(&packed) {
-                insert_run(&mut tx, upload_id, run, packed, upload, &mut trends).await?;
-            }
+            insert_runs_sqlite(&mut tx, upload_id, upload, &packed, &mut trends).await?;
         }
         // Each benchmark and machine the upload touched folds its waiting runs into a trend
         // block once it has enough.
@@ -186,39 +184,74 @@ pub(super) enum Named {
     Kernel,
 }
 
-async fn insert_run(
+/// Runs a multi-row `INSERT` on SQLite holds: 11 placeholders a run, well under SQLite's
+/// 32,766 variables a statement.
+const SQLITE_RUNS_PER_STATEMENT: usize = 500;
+
+/// Inserts all of an upload's runs and their packed series on SQLite in a few statements
+/// whatever their number: each distinct machine and kernel once, then the runs and their
+/// `run_data` as multi-row `VALUES`. The ids are the ones SQLite itself would give (the
+/// table's largest plus one, in order): the transaction is the only writer.
+async fn insert_runs_sqlite(
     conn: &mut Tx,
     upload_id: i64,
-    run: &ParsedRun,
-    packed: &[u8],
     upload: &NewUpload,
+    packed: &[Vec<u8>],
     trends: &mut Touched,
-) -> StoreResult<i64> {
-    let machine_id = id_of(&mut *conn, Named::Machine, run.key.machine.as_str()).await?;
-    let kernel_id = id_of(&mut *conn, Named::Kernel, run.key.kernel.as_str()).await?;
-    let (run_id,): (i64,) = query_as(
-        sql!("INSERT INTO run (upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"),
-    )
-    .bind(upload_id)
-    .bind(run.key.benchmark.as_str())
-    .bind(machine_id)
-    .bind(kernel_id)
-    .bind(run.key.commit.as_ref().map(app::label::Label::as_str))
-    .bind(tags_json(run)?)
-    .bind(serde_json::to_string(&run.facts)?)
-    .bind(run.sample_count() as i64)
-    .bind(upload.mark.map(app::trend::Mark::as_str))
-    .bind(upload.commit_time)
-    .fetch_one(&mut *conn)
-    .await?;
-    // Every series of the run in one row (see `run_pack.rs`).
-    query(sql!("INSERT INTO run_data (run_id, packed) VALUES (?, ?)"))
-        .bind(run_id)
-        .bind(packed)
-        .execute(&mut *conn)
+) -> StoreResult<()> {
+    let runs = &upload.runs;
+    let mut machines: HashMap<&str, i64> = HashMap::new();
+    let mut kernels: HashMap<&str, i64> = HashMap::new();
+    for r in runs {
+        let (machine, kernel) = (r.key.machine.as_str(), r.key.kernel.as_str());
+        if !machines.contains_key(machine) {
+            machines.insert(machine, id_of(&mut *conn, Named::Machine, machine).await?);
+        }
+        if !kernels.contains_key(kernel) {
+            kernels.insert(kernel, id_of(&mut *conn, Named::Kernel, kernel).await?);
+        }
+    }
+    let (last,): (i64,) = query_as(sql!("SELECT COALESCE(MAX(id), 0) FROM run"))
+        .fetch_one(&mut *conn)
         .await?;
-    add_trend_keys(trends, run, machine_id);
-    Ok(run_id)
+    let ids = (last + 1..).take(runs.len());
+    let rows: Vec<(i64, &ParsedRun, &Vec<u8>)> = ids
+        .zip(runs)
+        .zip(packed)
+        .map(|((id, r), p)| (id, r, p))
+        .collect();
+    for chunk in rows.chunks(SQLITE_RUNS_PER_STATEMENT) {
+        let mut q = Builder::new(
+            "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES ",
+        );
+        let mut data = Builder::new("INSERT INTO run_data (run_id, packed) VALUES ");
+        for (i, &(id, r, p)) in chunk.iter().enumerate() {
+            if i > 0 {
+                q.push(", ");
+                data.push(", ");
+            }
+            q.push_list([
+                Arg::Int(Some(id)),
+                Arg::Int(Some(upload_id)),
+                r.key.benchmark.as_str().arg(),
+                Arg::Int(Some(machines[r.key.machine.as_str()])),
+                Arg::Int(Some(kernels[r.key.kernel.as_str()])),
+                r.key.commit.as_ref().map(app::label::Label::as_str).arg(),
+                tags_json(r)?.arg(),
+                serde_json::to_string(&r.facts)?.arg(),
+                Arg::Int(Some(r.sample_count() as i64)),
+                upload.mark.map(app::trend::Mark::as_str).arg(),
+                Arg::Int(upload.commit_time),
+            ]);
+            data.push_list([Arg::Int(Some(id)), p.arg()]);
+        }
+        q.build().execute(&mut *conn).await?;
+        data.build().execute(&mut *conn).await?;
+    }
+    for r in runs {
+        add_trend_keys(trends, r, machines[r.key.machine.as_str()]);
+    }
+    Ok(())
 }
 
 /// A run's tags as stored: a JSON array of `[key, value]` pairs.
@@ -496,31 +529,28 @@ pub(super) async fn queue_alert_jobs(
     trends: &BTreeSet<TrendKey>,
     upload_id: i64,
 ) -> StoreResult<()> {
-    let mut by_pair: BTreeMap<(&str, i64), Vec<(&str, &str)>> = BTreeMap::new();
-    for (benchmark, machine_id, metric, param) in trends {
-        by_pair
-            .entry((benchmark.as_str(), *machine_id))
-            .or_default()
-            .push((metric.as_str(), param.as_str()));
+    if trends.is_empty() {
+        return Ok(());
     }
-    for ((benchmark, machine_id), keys) in by_pair {
-        query(sql_each!(
-            sqlite: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
-                     SELECT ?, ?, j.value ->> 0, j.value ->> 1, ? FROM json_each(?) j WHERE true \
-                     ON CONFLICT (benchmark, machine_id, metric, param) \
-                     DO UPDATE SET upload_id = excluded.upload_id",
-            postgres: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
-                       SELECT $1, $2, j ->> 0, j ->> 1, $3 FROM jsonb_array_elements($4::jsonb) j \
-                       ON CONFLICT (benchmark, machine_id, metric, param) \
-                       DO UPDATE SET upload_id = excluded.upload_id",
-        ))
-        .bind(benchmark)
-        .bind(machine_id)
-        .bind(upload_id)
-        .bind(serde_json::to_string(&keys)?)
-        .execute(&mut *conn)
-        .await?;
-    }
+    // Every key in one statement: `[benchmark, machine id, metric, param]` rows of a JSON array.
+    let keys: Vec<(&str, i64, &str, &str)> = trends
+        .iter()
+        .map(|(b, m, metric, param)| (b.as_str(), *m, metric.as_str(), param.as_str()))
+        .collect();
+    query(sql_each!(
+        sqlite: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
+                 SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, ? FROM json_each(?) j WHERE true \
+                 ON CONFLICT (benchmark, machine_id, metric, param) \
+                 DO UPDATE SET upload_id = excluded.upload_id",
+        postgres: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
+                   SELECT j ->> 0, CAST(j ->> 1 AS BIGINT), j ->> 2, j ->> 3, $1 FROM jsonb_array_elements($2::jsonb) j \
+                   ON CONFLICT (benchmark, machine_id, metric, param) \
+                   DO UPDATE SET upload_id = excluded.upload_id",
+    ))
+    .bind(upload_id)
+    .bind(serde_json::to_string(&keys)?)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 

@@ -394,25 +394,25 @@ fn member_text(name: &str, raw: &[u8], budget: u64) -> Result<String, IngestErro
         ))
     };
     let mut out = Vec::new();
-    if name.ends_with(".gz") {
+    // Concatenated streams are read on, as `zcat` and `xzcat` do.
+    let read = if name.ends_with(".gz") {
         flate2::read::MultiGzDecoder::new(raw)
             .take(limit + 1)
             .read_to_end(&mut out)
-            .map_err(|e| IngestError::new(format!("the gzip member cannot be read: {e}")))?;
+            .map_err(|e| ("gzip", e))
     } else if name.ends_with(".xz") {
-        let mut sink = LimitedSink {
-            out: &mut out,
-            left: limit + 1,
-        };
-        lzma_rs::xz_decompress(&mut std::io::BufReader::new(raw), &mut sink).map_err(|e| {
-            if sink.left == 0 {
-                too_big()
-            } else {
-                IngestError::new(format!("the xz member cannot be read: {e}"))
-            }
-        })?;
+        liblzma::read::XzDecoder::new_multi_decoder(raw)
+            .take(limit + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| ("xz", e))
     } else {
         out.extend_from_slice(raw);
+        Ok(raw.len())
+    };
+    if let Err((kind, e)) = read {
+        return Err(IngestError::new(format!(
+            "the {kind} member cannot be read: {e}"
+        )));
     }
     if out.len() as u64 > limit {
         return Err(too_big());
@@ -421,28 +421,6 @@ fn member_text(name: &str, raw: &[u8], budget: u64) -> Result<String, IngestErro
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
-}
-
-/// A writer that fails once more than `left` bytes were written to it.
-struct LimitedSink<'a> {
-    out: &'a mut Vec<u8>,
-    left: u64,
-}
-
-impl std::io::Write for LimitedSink<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.len() as u64 > self.left {
-            self.left = 0;
-            return Err(std::io::Error::other("member too large"));
-        }
-        self.left -= buf.len() as u64;
-        self.out.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// What a directory's family parser made of it.

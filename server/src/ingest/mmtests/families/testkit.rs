@@ -20,7 +20,9 @@ fn decompress(name: &str, bytes: &[u8]) -> String {
             .read_to_end(&mut out)
             .unwrap();
     } else if name.ends_with(".xz") {
-        lzma_rs::xz_decompress(&mut std::io::BufReader::new(bytes), &mut out).unwrap();
+        liblzma::read::XzDecoder::new_multi_decoder(bytes)
+            .read_to_end(&mut out)
+            .unwrap();
     } else {
         out = bytes.to_vec();
     }
