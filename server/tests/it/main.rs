@@ -20,5 +20,7 @@ mod process;
 mod read_api;
 mod reliability;
 mod security;
+mod tcpd;
+mod tcpd_score;
 mod trend;
 mod upload;

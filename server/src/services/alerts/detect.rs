@@ -75,8 +75,8 @@ pub struct Step {
 
 /// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`.
 ///
-/// The newest `WINDOW` points are segmented as the trend page does (binary segmentation at
-/// α = 0.01); the newest segment boundary is then tested alone, on the points from the one
+/// The newest `WINDOW` points are segmented by the trend page's engine
+/// ([`changepoint::segment`], with segments as short as two points); the newest boundary is then tested alone, on the points from the one
 /// before it to the end, at the rule's `alpha` (a strict test of the whole window would
 /// drown a new step in the older ones) — or from `since`, the newest step already alerted,
 /// when that is later: a series that fell and recovered has three levels, which one
@@ -88,33 +88,35 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
     }
     let offset = x.len().saturating_sub(WINDOW);
     let window = &x[offset..];
-    // Splits may fall anywhere; `min_after` is checked on the answer. (A minimum segment of
-    // `min_after` would move a 3-commit-old step one commit early to make it 4 commits long.)
+    // The trend's segmentation, with segments as short as two points: `min_after` is checked
+    // on the answer. (A minimum segment of `min_after` would move a 3-commit-old step one
+    // commit early to make it 4 commits long.)
     let min_segment = 2;
-    let loose = changepoint::Options {
-        min_segment,
-        alpha: settings.alpha.max(0.01),
-        ..changepoint::Options::default()
-    };
-    let splits = changepoint::detect(window, &loose);
+    let splits = changepoint::segment(
+        window,
+        &changepoint::Options {
+            min_segment,
+            ..changepoint::Options::default()
+        },
+    );
     let since = since.and_then(|s| s.checked_sub(offset));
     let start = match (splits.len(), since) {
         (0, None) => return None,
         (0, Some(s)) => s,
         (n, s) => {
-            let boundary = n.checked_sub(2).map_or(0, |i| splits[i].0);
+            let boundary = n.checked_sub(2).map_or(0, |i| splits[i]);
             boundary.max(s.unwrap_or(0))
         }
     };
     if start >= window.len() {
         return None;
     }
-    let strict = changepoint::Options {
+    let strict = changepoint::SplitTest {
         min_segment,
         alpha: settings.alpha,
         // p = (1 + as extreme) / (permutations + 1) must be able to reach alpha twice over.
         permutations: ((2.0 / settings.alpha).ceil() as usize).max(199),
-        ..changepoint::Options::default()
+        ..changepoint::SplitTest::default()
     };
     let segment = &window[start..];
     let mut rng = StdRng::seed_from_u64(strict.seed);
