@@ -216,6 +216,7 @@ pub struct TrendChange {
     pub change_pct: f64,
     /// `regression` or `improvement`, by the metric's direction; `change` when it is unknown.
     pub verdict: String,
+    /// Welch's two-sample t test of the segments on either side.
     pub p_value: f64,
 }
 

@@ -206,7 +206,6 @@ async fn detector_idle(store: &perfline_server::store::Store) {
 
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
-
 async fn alerts_when_idle(
     client: &reqwest::Client,
     base: &str,

@@ -108,9 +108,8 @@ fn mad_sd(v: &[f64]) -> f64 {
 /// The mean of |d|, each capped at `winsor` times their median.
 fn winsorised_mean_abs(d: &[f64], winsor: f64) -> f64 {
     let mut a: Vec<f64> = d.iter().map(|v| v.abs()).collect();
-    let cap = winsor * median(&mut a.clone());
-    a.iter_mut().for_each(|v| *v = v.min(cap));
-    a.iter().sum::<f64>() / a.len() as f64
+    let cap = winsor * median(&mut a);
+    a.iter().map(|v| v.min(cap)).sum::<f64>() / a.len() as f64
 }
 
 /// The noise of `y`: σ (the robust sd of its innovations) and λ (its long-run variance over
