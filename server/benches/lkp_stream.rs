@@ -197,13 +197,6 @@ async fn get_json(client: &reqwest::Client, url: String) -> serde_json::Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
 }
 
-/// Waits until the detector has examined every queued series.
-async fn detector_idle(store: &perfline_server::store::Store) {
-    while !store.alert_jobs(1).await.unwrap().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 /// The alert summaries once the detector has nothing queued: how many, and each one's lead
 /// metric.
 async fn alerts_when_idle(
@@ -211,7 +204,7 @@ async fn alerts_when_idle(
     base: &str,
     store: &perfline_server::store::Store,
 ) -> (i64, Vec<String>) {
-    detector_idle(store).await;
+    common::detector_idle(store).await;
     let v = get_json(client, format!("{base}/api/v1/alerts?limit=100")).await;
     let leads = v["summaries"]
         .as_array()
@@ -486,7 +479,7 @@ fn main() {
                     // Once right after the uploads, while the detector examines their 60,000
                     // series; then on a settled server, cold and four more times.
                     let (busy, _) = report().await;
-                    detector_idle(&store).await;
+                    common::detector_idle(&store).await;
                     for _ in 0..env("LKP_REPORTS", 5) {
                         let (took, line) = report().await;
                         reports.push(took);

@@ -167,13 +167,6 @@ fn archive(tree: &Tree) -> Vec<u8> {
     tar.into_inner().unwrap().finish().unwrap()
 }
 
-/// Waits until the detector has examined every queued series.
-async fn detector_idle(store: &perfline_server::store::Store) {
-    while !store.alert_jobs(1).await.unwrap().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -262,7 +255,7 @@ fn main() {
             for round in 0..rounds {
                 // Each upload and report on an otherwise idle server: the alert detector has
                 // examined what the last upload queued.
-                detector_idle(&store).await;
+                common::detector_idle(&store).await;
                 let t = Instant::now();
                 let r = client
                     .post(format!("{base}/api/v1/upload?machine=tree-{round}"))
@@ -281,7 +274,7 @@ fn main() {
                     .iter()
                     .filter(|d| d["samples"].as_u64() > Some(0))
                     .count();
-                detector_idle(&store).await;
+                common::detector_idle(&store).await;
                 let t = Instant::now();
                 let r = client
                     .get(format!(

@@ -548,7 +548,10 @@ mod tests {
             .collect();
         let found = indices(&x);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].abs_diff(1733) <= 2 && found[1].abs_diff(4001) <= 2, "{found:?}");
+        assert!(
+            found[0].abs_diff(1733) <= 2 && found[1].abs_diff(4001) <= 2,
+            "{found:?}"
+        );
         let noise: Vec<f64> = (0..5000)
             .map(|_| 1000.0 * (1.0 + 0.01 * normal(&mut rng)))
             .collect();

@@ -141,3 +141,11 @@ pub fn summary(mut times: Vec<Duration>) -> String {
         times.len()
     )
 }
+
+/// Waits until the alert detector has examined every queued series.
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub async fn detector_idle(store: &perfline_server::store::Store) {
+    while !store.alert_jobs(1).await.unwrap().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
