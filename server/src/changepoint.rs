@@ -158,15 +158,9 @@ pub fn segment(y: &[f64], opts: &Options) -> Vec<usize> {
         .collect();
     // Each change at the point within a block of it that best splits its two neighbours'
     // segments (the least squares about their means).
-    let (mut s1, mut s2) = (vec![0.0; n + 1], vec![0.0; n + 1]);
-    for (i, v) in y.iter().enumerate() {
-        s1[i + 1] = s1[i] + v;
-        s2[i + 1] = s2[i] + v * v;
-    }
-    let flat = |a: usize, b: usize| {
-        let sum = s1[b] - s1[a];
-        (s2[b] - s2[a]) - sum * sum / (b - a) as f64
-    };
+    let sums = Sums::new(y);
+    // A slope charged at infinity: the cost about the segment's mean.
+    let flat = |a: usize, b: usize| sums.cost(a, b, f64::INFINITY);
     for i in 0..points.len() {
         let prev = if i == 0 { 0 } else { points[i - 1] };
         let next = points.get(i + 1).copied().unwrap_or(n);

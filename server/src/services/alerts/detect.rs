@@ -76,9 +76,9 @@ pub struct Step {
 /// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`.
 ///
 /// The newest `WINDOW` points are segmented by the trend page's engine
-/// ([`changepoint::segment`], with segments as short as two points); the newest boundary is then tested alone, on the points from the one
-/// before it to the end, at the rule's `alpha` (a strict test of the whole window would
-/// drown a new step in the older ones) — or from `since`, the newest step already alerted,
+/// ([`changepoint::segment`], with segments as short as two points); the newest boundary is
+/// then tested alone, on the points from the one before it to the end, at the rule's `alpha`
+/// (a strict test of the whole window would drown a new step in the older ones) — or from `since`, the newest step already alerted,
 /// when that is later: a series that fell and recovered has three levels, which one
 /// segmentation of the whole window may not split. It must leave `min_before` points at the old level
 /// and `min_after` at the new, and change the level by at least `min_change_pct`.
