@@ -410,6 +410,8 @@ mod tests {
             direction: crate::label::Direction::Lower,
             points,
             change_points: Vec::new(),
+            noise: Default::default(),
+            advice: None,
         }
     }
 
@@ -548,6 +550,8 @@ mod overflow {
                 })
                 .collect(),
             change_points: Vec::new(),
+            noise: Default::default(),
+            advice: None,
         }
     }
 

@@ -291,6 +291,43 @@ pub struct Row {
     pub direction: Direction,
     /// One cell per kernel, in the comparison's order; `None` where that kernel has no samples.
     pub cells: Vec<Option<Cell>>,
+    /// The row's noise: within each compared kernel's runs, and between its runs.
+    #[serde(default)]
+    pub noise: Option<crate::noise::Noise>,
+    /// What the compared runs can tell, and the runs per kernel a `detect` change needs
+    /// (`None` where no spread is known: one sample per kernel).
+    #[serde(default)]
+    pub advice: Option<crate::noise::Advice>,
+}
+
+/// The lines `advice=1` adds under a comparison's text: one per row whose runs cannot tell a
+/// `detect` change, saying how many would (and a line when every row's can, or none can say).
+pub fn advice_text(rows: &[Row], detect: f64) -> String {
+    let mut out = format!(
+        "\nRun-count advice (a {:.1} % change; two-sided t test, 95 % confidence, 80 % power):\n",
+        detect * 100.0
+    );
+    let mut short = 0;
+    let mut unknown = 0;
+    for row in rows {
+        match &row.advice {
+            Some(a) if a.needs_more_runs() => {
+                short += 1;
+                out.push_str(&format!("{}: {}\n", row.label, a.sentence()));
+            }
+            Some(_) => {}
+            None => unknown += 1,
+        }
+    }
+    if short == 0 {
+        out.push_str("Every row with a known spread has runs enough.\n");
+    }
+    if unknown > 0 {
+        out.push_str(&format!(
+            "{unknown} row(s) have one sample per kernel: no spread to advise from.\n"
+        ));
+    }
+    out
 }
 
 /// The runs each kernel's samples came from.
@@ -851,6 +888,8 @@ mod tests {
                 unit: None,
                 direction: Direction::Higher,
                 cells: vec![Some(base), Some(other)],
+                noise: None,
+                advice: None,
             }],
             facts: Vec::new(),
             changed: Vec::new(),

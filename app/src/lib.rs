@@ -22,6 +22,7 @@ pub mod label;
 pub mod lkp;
 pub mod lkp_programs;
 pub mod mmtests;
+pub mod noise;
 mod pages;
 pub mod summarise;
 pub use pages::PageStatus;

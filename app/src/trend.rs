@@ -230,6 +230,14 @@ pub struct Trend {
     pub direction: crate::label::Direction,
     pub points: Vec<TrendPoint>,
     pub change_points: Vec<TrendChange>,
+    /// The series' noise: within its runs, and between runs of one commit (or, where no
+    /// commit ran twice, between successive commits).
+    #[serde(default)]
+    pub noise: crate::noise::Noise,
+    /// For the newest change point: what the runs on either side can tell, and how many a
+    /// 2 % change needs (`None` without a change point or a known spread).
+    #[serde(default)]
+    pub advice: Option<crate::noise::Advice>,
 }
 
 impl Trend {

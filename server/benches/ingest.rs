@@ -79,6 +79,7 @@ fn main() {
                 mark: None,
                 commit_time: None,
                 uploaded_by: "bench".into(),
+                calibration: None,
             };
             let t = Instant::now();
             store.insert_upload(&upload).await.unwrap();

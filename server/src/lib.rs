@@ -20,6 +20,8 @@ pub mod config;
 #[cfg(feature = "server")]
 pub mod http;
 #[cfg(feature = "server")]
+pub mod noise;
+#[cfg(feature = "server")]
 pub mod services;
 #[cfg(feature = "server")]
 pub mod stats;

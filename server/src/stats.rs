@@ -214,6 +214,20 @@ pub fn compare_as(
                 (s.unit.as_deref(), direction)
             });
     }
+    // Each row's runs by kernel, for its noise.
+    let mut spreads: HashMap<(&str, &str), Vec<Vec<crate::noise::RunSpread>>> = HashMap::new();
+    for s in samples {
+        let Some(k) = query.kernels.iter().position(|k| k.as_str() == s.kernel) else {
+            continue;
+        };
+        if s.values.is_empty() {
+            continue;
+        }
+        let by_kernel = spreads
+            .entry((s.metric.as_str(), s.param.as_str()))
+            .or_insert_with(|| vec![Vec::new(); query.kernels.len()]);
+        by_kernel[k].push(crate::noise::RunSpread::of(&s.values));
+    }
     let mut stats = if samples.is_empty() {
         HashMap::new()
     } else {
@@ -270,6 +284,9 @@ pub fn compare_as(
                     })
                 })
                 .collect();
+            let (noise, advice) = spreads
+                .get(&(metric, param))
+                .map_or((None, None), |by_kernel| row_noise(by_kernel));
             Row {
                 metric: metric.to_owned(),
                 param: param.to_owned(),
@@ -277,6 +294,8 @@ pub fn compare_as(
                 unit: unit.map(str::to_owned),
                 direction,
                 cells,
+                noise,
+                advice,
             }
         })
         .collect();
@@ -303,6 +322,26 @@ pub fn compare_as(
         changed: Vec::new(),
         family,
     })
+}
+
+/// A row's noise (each kernel's runs one group) and the advice for the default change, on
+/// the fewest runs and samples of a compared kernel.
+fn row_noise(
+    by_kernel: &[Vec<crate::noise::RunSpread>],
+) -> (Option<app::noise::Noise>, Option<app::noise::Advice>) {
+    let mut acc = crate::noise::NoiseAcc::default();
+    let (mut runs, mut samples) = (usize::MAX, usize::MAX);
+    for group in by_kernel.iter().filter(|g| !g.is_empty()) {
+        acc.group(group);
+        runs = runs.min(group.len());
+        samples = samples.min(group.iter().map(|r| r.n).sum());
+    }
+    if runs == usize::MAX {
+        return (None, None);
+    }
+    let noise = acc.noise();
+    let advice = crate::noise::advise(&noise, runs, samples, app::noise::DEFAULT_DETECT);
+    (Some(noise), advice)
 }
 
 /// Each kernel's runs as lkp-tests' matrix (`app::lkp::unite`), in `query.kernels` order. An

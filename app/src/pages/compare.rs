@@ -682,51 +682,66 @@ fn ComparisonView(
         for (i, stat) in Stat::rows(direction).into_iter().enumerate() {
             for row in &rows {
                 let base = row.cells.first().cloned().flatten();
-                let cells =
-                    row.cells
-                        .iter()
-                        .enumerate()
-                        .map(|(k, cell)| match cell {
-                            None => view! { <td class="num muted" title="no samples">"-"</td> }
-                                .into_any(),
-                            Some(cell) => {
-                                let value = stat
-                                    .of(&cell.stats)
-                                    .map_or_else(|| "-".into(), |v| format!("{v:.precision$}"));
-                                let pct = cell.changes.by_row(i);
-                                let class = cell_class(i, cell, direction);
-                                let title = cell_title(
-                                    i,
-                                    cell,
-                                    base.as_ref(),
-                                    direction,
-                                    &runs_of[k],
-                                    precision,
-                                );
-                                let marker = (i == 1 && cell.significant).then_some("*");
-                                let hint = (i == 1 && cell.verdict == Verdict::NeedsMoreRuns)
-                                    .then(|| view! { <span class="hint">"needs more runs"</span> });
-                                let verdict = format!("{:?}", cell.verdict).to_lowercase();
-                                view! {
-                                    <td class=class title=title data-verdict=verdict>
-                                        <span class="value">{value}</span>
-                                        " "
-                                        <span class="pct">
-                                            {pct.map_or_else(|| "n/a".into(), pct_text)}
-                                        </span>
-                                        {marker.map(|m| view! { <span class="marker">{m}</span> })}
-                                        {hint}
-                                    </td>
-                                }
-                                .into_any()
+                let cells = row
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .map(|(k, cell)| match cell {
+                        None => {
+                            view! { <td class="num muted" title="no samples">"-"</td> }.into_any()
+                        }
+                        Some(cell) => {
+                            let value = stat
+                                .of(&cell.stats)
+                                .map_or_else(|| "-".into(), |v| format!("{v:.precision$}"));
+                            let pct = cell.changes.by_row(i);
+                            let class = cell_class(i, cell, direction);
+                            let title = cell_title(
+                                i,
+                                cell,
+                                base.as_ref(),
+                                direction,
+                                &runs_of[k],
+                                precision,
+                            );
+                            let marker = (i == 1 && cell.significant).then_some("*");
+                            let hint =
+                                (i == 1 && cell.verdict == Verdict::NeedsMoreRuns).then(|| {
+                                    let (short, full) = match &row.advice {
+                                        Some(a) if a.needs_more_runs() => (a.short(), a.sentence()),
+                                        _ => ("needs more runs".to_owned(), String::new()),
+                                    };
+                                    view! { <span class="hint" title=full>{short}</span> }
+                                });
+                            let verdict = format!("{:?}", cell.verdict).to_lowercase();
+                            view! {
+                                <td class=class title=title data-verdict=verdict>
+                                    <span class="value">{value}</span>
+                                    " "
+                                    <span class="pct">
+                                        {pct.map_or_else(|| "n/a".into(), pct_text)}
+                                    </span>
+                                    {marker.map(|m| view! { <span class="marker">{m}</span> })}
+                                    {hint}
+                                </td>
                             }
-                        })
-                        .collect_view();
+                            .into_any()
+                        }
+                    })
+                    .collect_view();
                 body.push(
                     view! {
                         <tr class=format!("stat-{}", stat.name().replace('.', "")) data-label=row.label.clone()>
                             <td class="stat">{stat.name()}</td>
-                            <td class="row-label">{row.label.clone()}</td>
+                            <td class="row-label">
+                                {row.label.clone()}
+                                {(i == 1)
+                                    .then(|| row.advice.filter(crate::noise::Advice::needs_more_runs))
+                                    .flatten()
+                                    .map(|a| view! {
+                                        <span class="advice" title=a.sentence()>{a.short()}</span>
+                                    })}
+                            </td>
                             {cells}
                         </tr>
                     }
@@ -767,7 +782,7 @@ fn ComparisonView(
             <p class="muted small">
                 "Percentages are mmtests': positive is better, green better and red worse than the baseline. "
                 "* marks a significant change of the mean (the intervals mean ± 1.96·stddev do not overlap); "
-                "\"needs more runs\" marks a change over 1% that the noise hides. "
+                "\"needs ≥ N runs\" marks a row whose runs cannot tell a 2% change (two-sided t test, 95% confidence, 80% power; hover for the spread it used); \"needs more runs\" marks a change over 1% that the noise hides. "
                 "CoeffVar rows show the noise. Hover a cell for its sample count and runs."
             </p>
             <details>

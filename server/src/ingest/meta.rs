@@ -21,6 +21,9 @@ pub struct UploadMeta {
     /// Directions stated for metrics of the upload (`direction=METRIC:higher`, repeatable),
     /// over what the parser knows.
     pub directions: Vec<(String, app::label::Direction)>,
+    /// `calibration=NAME`: an A/A upload, every run the same kernel and setup (reboots
+    /// between), named so that its runs can be found together.
+    pub calibration: Option<Label>,
 }
 
 /// The most `direction=` fields one upload may state.
@@ -41,6 +44,7 @@ impl UploadMeta {
             "machine" => self.machine = Some(label(value)?),
             "kernel" => self.kernel = Some(label(value)?),
             "commit" => self.commit = Some(label(value)?),
+            "calibration" => self.calibration = Some(label(value)?),
             "tags" => self.tags = parse_tags(value)?,
             "mark" => {
                 self.mark = Some(app::trend::Mark::parse(value).ok_or_else(|| {
@@ -105,6 +109,9 @@ impl UploadMeta {
             "commit_time": self.commit_time,
         });
         // Only when stated: the digests of uploads without them stay as they were.
+        if let Some(c) = &self.calibration {
+            canonical["calibration"] = c.as_str().into();
+        }
         if !self.directions.is_empty() {
             canonical["directions"] = self
                 .directions

@@ -56,7 +56,7 @@ pub use alerts::{
 pub use delete::{Correction, Deleted, Gone};
 pub use history::CommitMarks;
 pub use migrate::{sqlite_to_postgres, Copied};
-pub use read::{CompareSeries, RunFilter, StoredFile};
+pub use read::{CalibrationRun, CompareSeries, RunFilter, StoredFile, MAX_CALIBRATION_RUNS};
 pub use tokens::{AuditEntry, TokenInfo};
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use write::{Inserted, NewFile, NewUpload};

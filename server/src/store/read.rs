@@ -400,6 +400,62 @@ impl Store {
     }
 }
 
+/// A run of an A/A upload: which calibration, benchmark, machine and kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibrationRun {
+    pub run_id: i64,
+    pub calibration: String,
+    pub benchmark: String,
+    pub machine: String,
+    pub kernel: String,
+}
+
+/// The most A/A runs one calibration report reads.
+pub const MAX_CALIBRATION_RUNS: i64 = 2000;
+
+impl Store {
+    /// The runs of A/A uploads (`calibration=NAME`), of `benchmark` and on `machine` when
+    /// given, newest last, at most [`MAX_CALIBRATION_RUNS`] (the newest), with their series
+    /// (`CompareSeries::kernel` is the run's kernel).
+    pub async fn calibration_series(
+        &self,
+        benchmark: Option<&str>,
+        machine: Option<&str>,
+    ) -> StoreResult<(Vec<CalibrationRun>, Vec<CompareSeries>)> {
+        let mut q = Builder::new(
+            "SELECT r.id, u.calibration, r.benchmark, m.name, k.version, d.packed FROM upload u \
+             JOIN run r ON r.upload_id = u.id JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id JOIN run_data d ON d.run_id = r.id \
+             WHERE u.calibration IS NOT NULL",
+        );
+        if let Some(b) = benchmark {
+            q.push(" AND r.benchmark = ").push_bind(b.to_owned());
+        }
+        if let Some(m) = machine {
+            q.push(" AND m.name = ").push_bind(m.to_owned());
+        }
+        q.push(" ORDER BY r.id DESC LIMIT ")
+            .push_bind(MAX_CALIBRATION_RUNS);
+        let mut rows: Vec<(i64, String, String, String, String, Vec<u8>)> =
+            q.build_query_as().fetch_all(&self.reader).await?;
+        rows.reverse();
+        let mut runs = Vec::with_capacity(rows.len());
+        let mut packed = Vec::with_capacity(rows.len());
+        for (run_id, calibration, benchmark, machine, kernel, data) in rows {
+            packed.push((run_id, kernel.clone(), data));
+            runs.push(CalibrationRun {
+                run_id,
+                calibration,
+                benchmark,
+                machine,
+                kernel,
+            });
+        }
+        let series = self.decode_runs(packed, None).await?;
+        Ok((runs, series))
+    }
+}
+
 impl Store {
     /// The permalink with this digest, if it exists (a read, so that viewing a comparison
     /// twice never touches the writer).

@@ -42,6 +42,7 @@ async fn jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent(db: &Tes
                 mark: None,
                 commit_time: None,
                 uploaded_by: "test".into(),
+                calibration: None,
             })
             .await
             .unwrap();
@@ -128,6 +129,7 @@ async fn uploads_through_two_stores_at_once_are_serialised(db: &TestDb) {
             mark: None,
             commit_time: None,
             uploaded_by: "test".into(),
+            calibration: None,
         });
         let put = |store: Store| {
             let upload = upload.clone();
@@ -301,6 +303,7 @@ async fn upload_csv(store: &Store, csv: &str) {
         mark: None,
         commit_time: None,
         uploaded_by: "test".into(),
+        calibration: None,
     };
     store.insert_upload(&upload).await.unwrap();
 }

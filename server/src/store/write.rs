@@ -30,6 +30,8 @@ pub struct NewUpload {
     /// Who stored it: a token's name, or `open`; recorded with the upload and in the audit
     /// trail, in the upload's transaction.
     pub uploaded_by: String,
+    /// An A/A upload's name (`calibration=NAME`).
+    pub calibration: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,11 +65,12 @@ impl Store {
             return Ok((Inserted::Existing(id), detail));
         }
         let (upload_id,): (i64,) = query_as(sql!(
-            "INSERT INTO upload (digest, metadata, uploaded_by) VALUES (?, ?, ?) RETURNING id"
+            "INSERT INTO upload (digest, metadata, uploaded_by, calibration) VALUES (?, ?, ?, ?) RETURNING id"
         ))
         .bind(&upload.digest)
         .bind(&upload.metadata)
         .bind(&upload.uploaded_by)
+        .bind(&upload.calibration)
         .fetch_one(&mut tx)
         .await?;
         for (idx, f) in upload.files.iter().enumerate() {

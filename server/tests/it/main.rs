@@ -13,6 +13,7 @@ mod hostile;
 mod lkp_oracle;
 mod mmtests_coverage;
 mod mmtests_oracle;
+mod noise;
 mod openapi;
 mod pages;
 mod postgres;

@@ -105,6 +105,10 @@ pub struct ViewParams {
     /// The metric the chart shows (default: the first).
     #[serde(default, deserialize_with = "empty_as_none")]
     chart: Option<Label>,
+    /// The change run-count advice is about, in percent (default 2).
+    detect: Option<f64>,
+    /// `1`: the text adds a line under the table for each row that needs more runs.
+    advice: Option<String>,
 }
 
 /// Decimal places of the mmtests text.
@@ -146,6 +150,10 @@ pub struct CompareParams {
     /// The metric the SVG chart shows.
     #[serde(default, deserialize_with = "empty_as_none")]
     chart: Option<Label>,
+    /// The change run-count advice is about, in percent (0.01..=100; default 2).
+    detect: Option<f64>,
+    /// `1`: the mmtests text adds a line under the table for each row that needs more runs.
+    advice: Option<String>,
 }
 
 fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
@@ -165,6 +173,17 @@ fn text_style(view: &ViewParams) -> Result<bool, ApiError> {
         Some("lkp") => Ok(true),
         Some(other) => Err(ApiError::BadRequest(format!(
             "style must be mmtests or lkp, not {other:?}"
+        ))),
+    }
+}
+
+/// The change advice is about, as a fraction (`detect=2` is 0.02).
+fn detect(view: &ViewParams) -> Result<f64, ApiError> {
+    match view.detect {
+        None => Ok(app::noise::DEFAULT_DETECT),
+        Some(d) if d.is_finite() && (0.01..=100.0).contains(&d) => Ok(d / 100.0),
+        Some(d) => Err(ApiError::BadRequest(format!(
+            "detect is a change in percent from 0.01 to 100, not {d}"
         ))),
     }
 }
@@ -234,6 +253,8 @@ pub async fn compare(
         ratio: q.ratio,
         precision: q.precision,
         chart: q.chart,
+        detect: q.detect,
+        advice: q.advice,
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
     if query.benchmark.as_str() == "*" {
@@ -367,6 +388,8 @@ pub fn shape_of(view: &ViewParams, headers: &HeaderMap, default: Shape) -> Resul
     text_style(view)?;
     flag("all", &view.all)?;
     flag("ratio", &view.ratio)?;
+    flag("advice", &view.advice)?;
+    detect(view)?;
     match &view.format {
         Some(f) => Shape::parse(f),
         None => Ok(negotiate(headers, default)),
@@ -394,10 +417,12 @@ async fn respond(
     let text_style = text_style(view)?;
     let all = flag("all", &view.all)?;
     let ratio = flag("ratio", &view.ratio)?;
+    let advice = flag("advice", &view.advice)?;
+    let detect = detect(view)?;
     let origin = super::origin(state, headers);
     let key = match shape {
-        Shape::Json | Shape::Html => format!("json {ratio}"),
-        Shape::Text => format!("text {text_style} {all} {ratio} {origin}"),
+        Shape::Json | Shape::Html => format!("json {ratio} {detect}"),
+        Shape::Text => format!("text {text_style} {all} {ratio} {origin} {advice} {detect}"),
         Shape::Csv => "csv".to_owned(),
         Shape::Svg => format!("svg {:?}", view.chart),
         Shape::Document => format!("html {origin}"),
@@ -405,7 +430,16 @@ async fn respond(
     let body = match state.metrics.cache("compare_body", computed.body(&key)) {
         Some(body) => body,
         None => {
-            let c = &computed.comparison;
+            // Advice about another change than the default is computed again.
+            let readvised;
+            let c = if detect == app::noise::DEFAULT_DETECT {
+                &computed.comparison
+            } else {
+                let mut c = computed.comparison.clone();
+                crate::noise::readvise(&mut c.rows, detect);
+                readvised = c;
+                &readvised
+            };
             let render = tracing::info_span!("render", shape = ?shape);
             let body: Bytes = crate::services::work::stage(render, async {
                 Ok::<Bytes, ApiError>(match shape {
@@ -434,6 +468,9 @@ async fn respond(
                         } else {
                             mmtests_text(c)
                         };
+                        if advice {
+                            text.push_str(&app::compare::advice_text(&c.rows, detect));
+                        }
                         if let Some(id) = &c.permalink {
                             text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
                         }

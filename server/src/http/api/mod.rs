@@ -1,6 +1,7 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
 pub mod alerts;
+mod calibration;
 pub mod compare;
 pub mod extract;
 pub mod openapi;
@@ -44,6 +45,7 @@ pub fn router(
         .routes(routes!(read::machines))
         .routes(routes!(read::kernels))
         .routes(routes!(compare::compare))
+        .routes(routes!(calibration::calibration))
         .routes(routes!(trend::trend))
         .routes(routes!(trend::report))
         .routes(big_body(routes!(trend::commits)))

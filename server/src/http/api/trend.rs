@@ -116,6 +116,10 @@ pub async fn trend(
                 for c in &trend.change_points {
                     text.push_str(&format!("change point: {}", change_line(c)));
                 }
+                text.push_str(&format!("noise: {}\n", trend.noise.sentence()));
+                if let Some(a) = &trend.advice {
+                    text.push_str(&format!("newest step: {}\n", a.sentence()));
+                }
                 text.into()
             }
             Shape::Svg => {

@@ -57,6 +57,7 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
         ("commit" = Option<String>, Query, description = "The commit the kernel was built from"),
         ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
         ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
+        ("calibration" = Option<String>, Query, description = "An A/A upload: every run the same kernel and setup (reboots between), named; see `GET /api/v1/calibration`"),
         ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
         ("direction" = Option<String>, Query, description = "`METRIC:higher`, `METRIC:lower` or `METRIC:unknown`, repeatable (at most 1000): which way is better for a metric of the upload, over what Perfline knows"),
         ("format" = Option<String>, Query, description = "`csv`, `json`, `netperf`, `hackbench`, `sysbench`, `lkp`, `lkp-stats`, `lkp-matrix`, `mmtests` (detected when absent)"),
@@ -343,6 +344,7 @@ async fn store(
                     mark: meta.mark,
                     commit_time: meta.commit_time,
                     uploaded_by,
+                    calibration: meta.calibration.as_ref().map(|c| c.as_str().to_owned()),
                 },
                 directories,
             ))

@@ -207,29 +207,31 @@ pub fn build(
         "kernel version".to_owned()
     };
     let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
-    let change_points = changepoint::change_points(&means, &changepoint::Options::default())
-        .into_iter()
-        .map(|c| {
-            let p = &points[c.index];
-            let verdict = match direction {
-                Direction::Higher if c.after < c.before => "regression",
-                Direction::Lower if c.after > c.before => "regression",
-                Direction::Higher | Direction::Lower => "improvement",
-                // Neither better nor worse.
-                Direction::Unknown => "change",
-            };
-            TrendChange {
-                x: c.index,
-                sha: p.sha.clone(),
-                kernel: p.kernel.clone(),
-                before: c.before,
-                after: c.after,
-                change_pct: c.change_pct,
-                verdict: verdict.to_owned(),
-                p_value: c.p_value,
-            }
-        })
-        .collect();
+    let change_points: Vec<TrendChange> =
+        changepoint::change_points(&means, &changepoint::Options::default())
+            .into_iter()
+            .map(|c| {
+                let p = &points[c.index];
+                let verdict = match direction {
+                    Direction::Higher if c.after < c.before => "regression",
+                    Direction::Lower if c.after > c.before => "regression",
+                    Direction::Higher | Direction::Lower => "improvement",
+                    // Neither better nor worse.
+                    Direction::Unknown => "change",
+                };
+                TrendChange {
+                    x: c.index,
+                    sha: p.sha.clone(),
+                    kernel: p.kernel.clone(),
+                    before: c.before,
+                    after: c.after,
+                    change_pct: c.change_pct,
+                    verdict: verdict.to_owned(),
+                    p_value: c.p_value,
+                }
+            })
+            .collect();
+    let (noise, advice) = noise_and_advice(&points, &change_points, &runs);
     Trend {
         query,
         order,
@@ -237,7 +239,56 @@ pub fn build(
         direction,
         points,
         change_points,
+        noise,
+        advice,
     }
+}
+
+/// The trend's noise (each commit's runs one group, their spreads from the blocks'
+/// summaries), and the advice for its newest change point on the fewer runs of either side.
+fn noise_and_advice(
+    points: &[TrendPoint],
+    change_points: &[TrendChange],
+    runs: &[&StoredRun],
+) -> (app::noise::Noise, Option<app::noise::Advice>) {
+    use crate::noise::{NoiseAcc, RunSpread};
+    let by_id: HashMap<i64, &StoredRun, foldhash::fast::RandomState> =
+        runs.iter().map(|r| (r.run_id, *r)).collect();
+    let mut acc = NoiseAcc::default();
+    let mut group = Vec::new();
+    for p in points {
+        group.clear();
+        group.extend(
+            p.runs
+                .iter()
+                .filter_map(|r| by_id.get(&r.id))
+                .map(|r| RunSpread::of_summary(r.n, r.sum, r.min, r.max)),
+        );
+        acc.group(&group);
+    }
+    if !acc.has_between() {
+        let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
+        acc.between_from_sequence(&means);
+    }
+    let noise = acc.noise();
+    let advice = change_points.last().and_then(|c| {
+        let start = change_points
+            .iter()
+            .rev()
+            .nth(1)
+            .map_or(0, |before| before.x);
+        let count = |ps: &[TrendPoint]| {
+            (
+                ps.iter().map(|p| p.runs.len()).sum::<usize>(),
+                ps.iter().map(|p| p.n).sum::<usize>(),
+            )
+        };
+        let (rb, sb) = count(points.get(start..c.x)?);
+        let end = points.len();
+        let (ra, sa) = count(points.get(c.x..end)?);
+        crate::noise::advise(&noise, rb.min(ra), sb.min(sa), app::noise::DEFAULT_DETECT)
+    });
+    (noise, advice)
 }
 
 #[cfg(test)]
