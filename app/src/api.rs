@@ -59,6 +59,8 @@ pub trait Backend: Send + Sync + 'static {
         id: i64,
         patch: crate::alerts::AlertPatch,
     ) -> PageResult<crate::alerts::AlertSummary>;
+    /// The series with A/A runs, noisiest first.
+    async fn calibration(&self) -> PageResult<crate::noise::Calibration>;
 }
 
 #[cfg(feature = "ssr")]
@@ -94,6 +96,12 @@ pub async fn get_dashboard() -> PageResult<Dashboard> {
     backend()?.dashboard().await
 }
 needs!(GetDashboard, Read);
+
+#[server(prefix = "/sfn", endpoint = "calibration")]
+pub async fn get_calibration() -> PageResult<crate::noise::Calibration> {
+    backend()?.calibration().await
+}
+needs!(GetCalibration, Read);
 
 #[server(prefix = "/sfn", endpoint = "run")]
 pub async fn get_run(id: i64) -> PageResult<Option<RunDetail>> {

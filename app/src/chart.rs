@@ -33,7 +33,36 @@ pub const BAD: RGBColor = RGBColor(213, 94, 0);
 #[cfg(feature = "ssr")]
 pub const SKIP: RGBColor = RGBColor(150, 150, 150);
 
+#[cfg(feature = "ssr")]
+pub const NOISE: RGBColor = RGBColor(120, 120, 120);
+
 pub use crate::axis::{axis_range, plot_value, PLOT_LIMIT};
+
+/// The noise band of a trend drawn on axis positions `xs`, in the window `from..=to` and
+/// the value range `lo..hi`: the newest level (the points since the last change point) ± 2
+/// standard deviations of a point's mean, where the next commit is expected to fall.
+pub fn noise_band(
+    t: &Trend,
+    xs: &[usize],
+    (from, to, lo, hi): (usize, usize, f64, f64),
+) -> Option<[(f64, f64); 2]> {
+    let cv = t.noise.point_cv()?;
+    let start = t.change_points.last().map_or(0, |c| c.x);
+    let level_points = t.points.get(start..).filter(|p| !p.is_empty())?;
+    let level = level_points.iter().map(|p| p.mean).sum::<f64>() / level_points.len() as f64;
+    let half = 2.0 * cv * level.abs();
+    if !level.is_finite() || !half.is_finite() {
+        return None;
+    }
+    let x0 = (xs.get(start)?.max(&from).to_owned() as f64 - 0.5).min(to as f64 + 0.5);
+    let x1 = xs.last().map_or(x0, |&x| x.min(to) as f64 + 0.5);
+    (x1 > x0).then(|| {
+        [
+            (x0, (level - half).clamp(lo, hi)),
+            (x1, (level + half).clamp(lo, hi)),
+        ]
+    })
+}
 
 /// User text for a chart: control characters removed (plotters escapes the rest).
 pub fn clean(s: &str) -> String {
@@ -269,6 +298,14 @@ impl TrendChart<'_> {
             .draw()
             .map_err(plot_err)?;
         let many = trends.len() > 1;
+        if let Some(band) = noise_band(trends[0], &xs[0], (from, to, lo, hi)).filter(|_| !many) {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    band,
+                    NOISE.mix(0.16).filled(),
+                )))
+                .map_err(plot_err)?;
+        }
         for (s, t) in trends.iter().enumerate() {
             let colour = SERIES[s % SERIES.len()];
             let x = |i: usize| xs[s][i] as f64;

@@ -98,6 +98,7 @@ pub fn App() -> impl IntoView {
                     <a href="/compare">"Compare"</a>
                     <a href="/trend">"Trends"</a>
                     <a href="/alerts">"Alerts"</a>
+                    <a href="/calibration">"Noise"</a>
                 </nav>
                 <ThemeToggle />
                 <pages::Account />
@@ -115,6 +116,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:id") ssr=SsrMode::Async view=pages::PermalinkPage />
                     <Route path=path!("/trend") ssr=SsrMode::Async view=pages::TrendPage />
                     <Route path=path!("/alerts") ssr=SsrMode::Async view=pages::AlertsPage />
+                    <Route path=path!("/calibration") ssr=SsrMode::Async view=pages::CalibrationPage />
                 </Routes>
             </main>
         </Router>

@@ -125,6 +125,15 @@ impl Advice {
 }
 
 impl Noise {
+    /// The CV of one commit's (or kernel's) mean: the between-run spread when known, else
+    /// the within-run spread over √(samples per run).
+    pub fn point_cv(&self) -> Option<f64> {
+        self.between_cv.or_else(|| {
+            self.within_cv
+                .map(|w| w / self.samples_per_run.unwrap_or(1.0).max(1.0).sqrt())
+        })
+    }
+
     /// `within-run CV 0.8 % (n 30), between-boot CV 1.4 % (n 6): between-boot dominates`.
     pub fn sentence(&self) -> String {
         let part = |basis: Basis, cv: Option<f64>, n: Option<usize>| match cv {

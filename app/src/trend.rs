@@ -659,6 +659,11 @@ pub struct TrendView {
     pub changes: Vec<ChangeItem>,
     /// The regression report of the first change point.
     pub report: Option<ReportQuery>,
+    /// The series' noise in a sentence, and the advice for its newest step.
+    #[serde(default)]
+    pub noise: String,
+    #[serde(default)]
+    pub advice: Option<String>,
 }
 
 /// What the trend page asks the server for (sent as a form: every field may be missing).

@@ -216,6 +216,8 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
         marks,
         changes,
         report,
+        noise: t.noise.sentence(),
+        advice: t.advice.map(|a| a.sentence()),
     }
 }
 

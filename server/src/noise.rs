@@ -320,6 +320,45 @@ pub fn advise(noise: &Noise, runs: usize, samples: usize, detect: f64) -> Option
     })
 }
 
+/// How often the two-sided pooled t test (α = [`ALPHA`]) finds a relative change `change`
+/// between two kernels of `n` normal samples at CV `cv` each, in `trials` simulated
+/// comparisons (a fixed `seed`): the observed detection rate the predicted [`power`] must
+/// match (`benches/power.rs`, and the tests).
+pub fn simulate_detection(n: usize, cv: f64, change: f64, trials: usize, seed: u64) -> f64 {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    // Box–Muller: two uniforms, one standard normal (the other is dropped, for simplicity).
+    let mut normal = move || {
+        let u: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+        let v: f64 = rng.random();
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    };
+    let df = (2 * n - 2) as f64;
+    let crit = StudentsT::new(0.0, 1.0, df)
+        .map(|t| t.inverse_cdf(1.0 - ALPHA / 2.0))
+        .unwrap_or(f64::INFINITY);
+    let sd = 100.0 * cv;
+    let mut found = 0;
+    let mut a = vec![0.0; n];
+    let mut b = vec![0.0; n];
+    for _ in 0..trials {
+        for x in a.iter_mut() {
+            *x = 100.0 + sd * normal();
+        }
+        for x in b.iter_mut() {
+            *x = 100.0 * (1.0 + change) + sd * normal();
+        }
+        let (ra, rb) = (RunSpread::of(&a), RunSpread::of(&b));
+        let (Some(sa), Some(sb)) = (ra.sd, rb.sd) else {
+            continue;
+        };
+        let pooled = ((sa * sa + sb * sb) / 2.0).sqrt();
+        let t = (rb.mean - ra.mean) / (pooled * (2.0 / n as f64).sqrt());
+        found += usize::from(t.abs() > crit);
+    }
+    found as f64 / trials as f64
+}
+
 /// Advises `rows` again, about a change of `detect`.
 pub fn readvise(rows: &mut [app::compare::Row], detect: f64) {
     for row in rows {
@@ -361,6 +400,22 @@ mod tests {
         // Past the memo, the normal approximation continues smoothly.
         let (a, b) = (min_effect(255).unwrap(), min_effect(256).unwrap());
         assert!(a > b && (a - b) / a < 0.01, "{a} {b}");
+    }
+
+    /// The full grid is `benches/power.rs`; here a corner of it.
+    #[test]
+    fn predicted_power_is_the_observed_detection_rate() {
+        for (n, cv) in [(3, 0.05), (10, 0.005)] {
+            let change = min_effect(n).unwrap() * cv;
+            let observed = simulate_detection(n, cv, change, 4000, 1);
+            assert!((observed - POWER).abs() < 0.03, "n {n} cv {cv}: {observed}");
+            let half = simulate_detection(n, cv, change / 2.0, 4000, 2);
+            let predicted = power(n, change / 2.0 / cv);
+            assert!(
+                (half - predicted).abs() < 0.03,
+                "n {n}: {half} vs {predicted}"
+            );
+        }
     }
 
     #[test]

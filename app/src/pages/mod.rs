@@ -2,6 +2,7 @@
 
 mod admin;
 mod alerts;
+mod calibration;
 mod compare;
 mod dashboard;
 mod picker;
@@ -11,6 +12,7 @@ mod trend;
 mod upload;
 
 pub use alerts::AlertsPage;
+pub use calibration::CalibrationPage;
 pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;
 pub use run::RunView;

@@ -629,6 +629,8 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
     };
     let (title, order) = data.with_untracked(|d| (d.title.clone(), d.order.clone()));
     let report = data.with_untracked(|d| d.report.clone());
+    let noise = move || data.with(|d| d.noise.clone());
+    let advice = move || data.with(|d| d.advice.clone());
     let zoom = {
         let reload = reload.clone();
         move || reload()
@@ -669,6 +671,11 @@ fn TrendPanel(v: TrendView) -> impl IntoView {
                     <ul id="trend-marks">{marks}</ul>
                     <h2>"Change points"</h2>
                     <ul id="trend-changes">{changes}</ul>
+                    <h2>"Noise"</h2>
+                    <p id="trend-noise" class="small">{noise}</p>
+                    <p id="trend-advice" class="small">{move || advice().map(|a| format!("Newest step: {a}."))}</p>
+                    <p class="muted small">"The grey band on the chart is the newest level ± 2 standard deviations of a commit's mean. "
+                        <a href="/calibration">"A/A calibration"</a></p>
                     {report.map(|r| view! { <ReportPanel query=r /> })}
                 </aside>
             </div>

@@ -80,6 +80,9 @@ impl AppState {
     }
 }
 
+/// The series the calibration page lists, noisiest first.
+const CALIBRATION_PAGE_ROWS: usize = 200;
+
 #[async_trait::async_trait]
 impl Backend for StoreBackend {
     async fn dashboard(&self) -> PageResult<Dashboard> {
@@ -264,6 +267,13 @@ impl Backend for StoreBackend {
         self.0
             .store
             .alert_summaries(&filter)
+            .await
+            .map_err(page_error)
+    }
+
+    async fn calibration(&self) -> PageResult<app::noise::Calibration> {
+        self.0
+            .calibration(None, None, CALIBRATION_PAGE_ROWS)
             .await
             .map_err(page_error)
     }

@@ -335,6 +335,23 @@ async fn offline_reports_open_without_the_network_in_chromium() {
     run_e2e("offline.mjs", args).await;
 }
 
+/// Issue 30: the run-count advice on the compare page, the trend's noise, advice and noise
+/// band, and the calibration page with seed 003's boots.
+#[tokio::test(flavor = "multi_thread")]
+async fn noise_advice_and_calibration_pages_in_chromium() {
+    let app = spawn_app().await;
+    crate::noise::seed_003_calibration(&app).await;
+    crate::noise::three_boots_per_kernel(&app).await;
+    let r = app
+        .upload_raw(
+            "benchmark=netperf&machine=lkp-bdw-de1",
+            crate::trend::runs_csv(),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    run_e2e("noise.mjs", vec![app.base.clone()]).await;
+}
+
 /// Every page at 1280 px in the light and the dark theme: no horizontal overflow, no serious
 /// axe-core violation; the theme switch is remembered and the charts follow it.
 #[tokio::test(flavor = "multi_thread")]
@@ -360,6 +377,7 @@ async fn every_page_is_accessible_in_both_themes_in_chromium() {
         format!("/c/{permalink}"),
         "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
         "/alerts".into(),
+        "/calibration".into(),
         format!("/runs/{run}"),
         format!("/uploads/{upload}"),
         "/signin".into(),

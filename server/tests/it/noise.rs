@@ -39,9 +39,8 @@ fn throughput(series: &[Value]) -> &Value {
         .expect("a Throughput series")
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn seed_003s_reboots_calibrate_to_a_between_boot_cv_of_0_8_percent() {
-    let app = spawn_app().await;
+/// Seed 003's three boots, uploaded as A/A (`calibration=reboots`) in one upload.
+pub(crate) async fn seed_003_calibration(app: &TestApp) {
     let boots = seed_003_boots();
     assert_eq!(boots.len(), 3);
     let files: Vec<(&str, Vec<u8>)> = boots.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
@@ -65,6 +64,12 @@ async fn seed_003s_reboots_calibrate_to_a_between_boot_cv_of_0_8_percent() {
         3,
         "one run per boot: {body}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_003s_reboots_calibrate_to_a_between_boot_cv_of_0_8_percent() {
+    let app = spawn_app().await;
+    seed_003_calibration(&app).await;
     // An ordinary upload of the same benchmark is no A/A data.
     app.upload_fixture(
         "format=netperf&benchmark=netperf-tcp&machine=dl145&kernel=2.6.13",
@@ -151,7 +156,7 @@ async fn a_single_boot_calibration_says_it_cannot_tell_boots_apart() {
 }
 
 /// Three runs of one sample per kernel, 1.4 % apart: a between-boot CV of 1.41 %.
-async fn three_boots_per_kernel(app: &TestApp) {
+pub(crate) async fn three_boots_per_kernel(app: &TestApp) {
     for (kernel, level) in [("6.1.0", 100.0), ("6.2.0", 98.0)] {
         for d in [0.0, 1.4, -1.4] {
             let csv = format!(
