@@ -67,14 +67,14 @@ pub fn d2(n: usize) -> f64 {
         let normal = Normal::standard();
         // Simpson's rule on [-9, 9]; the integrand is smooth and vanishes beyond.
         let steps = 2000;
-        let h = 18.0 / steps as f64;
+        let h = 18.0 / f64::from(steps);
         let f = |x: f64| {
             let p = normal.cdf(x);
             1.0 - p.powi(n as i32) - (1.0 - p).powi(n as i32)
         };
         let mut s = f(-9.0) + f(9.0);
         for i in 1..steps {
-            let x = -9.0 + i as f64 * h;
+            let x = -9.0 + f64::from(i) * h;
             s += if i % 2 == 1 { 4.0 } else { 2.0 } * f(x);
         }
         s * h / 3.0
@@ -214,7 +214,7 @@ pub fn power(n: usize, effect: f64) -> f64 {
     let spread = 12.0 * (2.0 * df).sqrt();
     let (lo, hi) = ((df - spread).max(0.0), df + spread);
     let steps = 400;
-    let h = (hi - lo) / steps as f64;
+    let h = (hi - lo) / f64::from(steps);
     let f = |v: f64| {
         let c = crit * (v / df).sqrt();
         let p = normal.sf(c - ncp) + normal.cdf(-c - ncp);
@@ -222,7 +222,7 @@ pub fn power(n: usize, effect: f64) -> f64 {
     };
     let mut s = f(lo) + f(hi);
     for i in 1..steps {
-        s += if i % 2 == 1 { 4.0 } else { 2.0 } * f(lo + i as f64 * h);
+        s += if i % 2 == 1 { 4.0 } else { 2.0 } * f(lo + f64::from(i) * h);
     }
     (s * h / 3.0).clamp(0.0, 1.0)
 }
@@ -264,7 +264,7 @@ pub fn min_effect(n: usize) -> Option<f64> {
 /// The fewest units per side that detect a change of `effect` standard deviations; `None`
 /// beyond `max`.
 pub fn units_needed(effect: f64, max: usize) -> Option<usize> {
-    if !(effect > 0.0) {
+    if effect.is_nan() || effect <= 0.0 {
         return None;
     }
     if min_effect(max)? > effect {
@@ -334,9 +334,8 @@ pub fn simulate_detection(n: usize, cv: f64, change: f64, trials: usize, seed: u
         (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
     };
     let df = (2 * n - 2) as f64;
-    let crit = StudentsT::new(0.0, 1.0, df)
-        .map(|t| t.inverse_cdf(1.0 - ALPHA / 2.0))
-        .unwrap_or(f64::INFINITY);
+    let crit =
+        StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |t| t.inverse_cdf(1.0 - ALPHA / 2.0));
     let sd = 100.0 * cv;
     let mut found = 0;
     let mut a = vec![0.0; n];
