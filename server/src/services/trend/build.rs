@@ -139,8 +139,17 @@ pub fn build(
             .collect();
         (key, members)
     });
+    // The noise: each commit's runs one group, their spreads from the blocks' summaries.
+    let mut acc = crate::noise::NoiseAcc::default();
+    let mut spreads = Vec::new();
     let mut points: Vec<TrendPoint> = groups
         .map(|(key, runs)| {
+            spreads.clear();
+            spreads.extend(
+                runs.iter()
+                    .map(|r| crate::noise::RunSpread::of_summary(r.n, r.sum, r.min, r.max)),
+            );
+            acc.group(&spreads);
             let history_commit = match key {
                 PointKey::Position(p) => history.map(|h| &h.commits[p]),
                 _ => None,
@@ -231,7 +240,7 @@ pub fn build(
                 }
             })
             .collect();
-    let (noise, advice) = noise_and_advice(&points, &change_points, &runs);
+    let (noise, advice) = noise_and_advice(&points, &change_points, acc);
     Trend {
         query,
         order,
@@ -244,28 +253,13 @@ pub fn build(
     }
 }
 
-/// The trend's noise (each commit's runs one group, their spreads from the blocks'
-/// summaries), and the advice for its newest change point on the fewer runs of either side.
+/// The trend's noise (`acc`: each commit's runs one group), and the advice for its newest
+/// change point on the fewer runs of either side.
 fn noise_and_advice(
     points: &[TrendPoint],
     change_points: &[TrendChange],
-    runs: &[&StoredRun],
+    mut acc: crate::noise::NoiseAcc,
 ) -> (app::noise::Noise, Option<app::noise::Advice>) {
-    use crate::noise::{NoiseAcc, RunSpread};
-    let by_id: HashMap<i64, &StoredRun, foldhash::fast::RandomState> =
-        runs.iter().map(|r| (r.run_id, *r)).collect();
-    let mut acc = NoiseAcc::default();
-    let mut group = Vec::new();
-    for p in points {
-        group.clear();
-        group.extend(
-            p.runs
-                .iter()
-                .filter_map(|r| by_id.get(&r.id))
-                .map(|r| RunSpread::of_summary(r.n, r.sum, r.min, r.max)),
-        );
-        acc.group(&group);
-    }
     if !acc.has_between() {
         let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
         acc.between_from_sequence(&means);
