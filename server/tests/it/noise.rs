@@ -229,9 +229,8 @@ async fn comparisons_say_how_many_runs_a_change_needs() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_trend_knows_its_noise_and_what_its_newest_step_needs() {
-    let app = spawn_app().await;
+/// The trend tests' history: 10 commits × 3 runs × 5 iterations, a step after five.
+pub(crate) async fn trend_history(app: &TestApp) {
     let r = app
         .upload_raw(
             "benchmark=netperf&machine=lkp-bdw-de1",
@@ -239,6 +238,12 @@ async fn a_trend_knows_its_noise_and_what_its_newest_step_needs() {
         )
         .await;
     assert_eq!(r.status().as_u16(), 201);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trend_knows_its_noise_and_what_its_newest_step_needs() {
+    let app = spawn_app().await;
+    trend_history(&app).await;
     let path = "/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps";
     let (status, t) = app.get_json(path).await;
     assert_eq!(status, 200, "{t}");
