@@ -85,9 +85,10 @@ pub struct ChangePoint {
 }
 
 /// 1 / Φ⁻¹(¾): a normal sample's sd from its median absolute deviation.
-const MAD_TO_SD: f64 = 1.482_602_218_505_602;
+pub(crate) const MAD_TO_SD: f64 = 1.482_602_218_505_602;
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median (0 for none), sorting `v`.
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

@@ -25,6 +25,8 @@
 use std::sync::OnceLock;
 
 use app::noise::{Advice, Basis, Noise, MAX_RUNS};
+
+use crate::changepoint::{median, MAD_TO_SD};
 use statrs::distribution::{ChiSquared, Continuous, ContinuousCDF, Normal, StudentsT};
 
 /// The test's two-sided level and the power asked for.
@@ -140,13 +142,11 @@ impl NoiseAcc {
         }
         let mut d: Vec<f64> = means.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
         let mut m = means.to_vec();
-        let (Some(md), Some(level)) = (median(&mut d), median(&mut m)) else {
-            return;
-        };
-        if level == 0.0 {
+        let (md, level) = (median(&mut d), median(&mut m));
+        if level == 0.0 || !level.is_finite() {
             return;
         }
-        let cv = md / (0.674_489_75 * std::f64::consts::SQRT_2) / level.abs();
+        let cv = md * MAD_TO_SD / std::f64::consts::SQRT_2 / level.abs();
         // As a pooled sum of one degree of freedom per run beyond the first.
         let df = (means.len() - 1) as f64;
         self.between = (cv * cv * df, df, means.len());
@@ -178,20 +178,6 @@ impl NoiseAcc {
             samples_per_run,
         }
     }
-}
-
-fn median(v: &mut Vec<f64>) -> Option<f64> {
-    v.retain(|x| x.is_finite());
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The power of the two-sided two-sample t test (α = [`ALPHA`]) with `n` units per side

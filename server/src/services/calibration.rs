@@ -47,26 +47,24 @@ impl super::Services {
     ) -> Result<app::noise::Calibration, super::ServiceError> {
         let (runs, series) = self.store.calibration_series(benchmark, machine).await?;
         let rules = self.store.alert_rules().await?;
-        let mut all = crate::services::work::stage(
+        let (series, left_out) = crate::services::work::stage(
             tracing::info_span!("calibration", runs = runs.len()),
-            self.heavy.run(move || report(&runs, &series, &rules)),
+            self.heavy
+                .run(move || report(&runs, &series, &rules, limit)),
         )
         .await?;
-        let left_out = all.len().saturating_sub(limit);
-        all.truncate(limit);
-        Ok(app::noise::Calibration {
-            series: all,
-            left_out,
-        })
+        Ok(app::noise::Calibration { series, left_out })
     }
 }
 
-/// The calibration report of `runs` and their `series`, noisiest first (by the larger CV).
+/// The calibration report of `runs` and their `series`, noisiest first (by the larger CV):
+/// the first `limit` series (their false-positive rates resampled), and how many were left out.
 pub fn report(
     runs: &[CalibrationRun],
     series: &[CompareSeries],
     rules: &[detect::Rule],
-) -> Vec<CalibrationSeries> {
+    limit: usize,
+) -> (Vec<CalibrationSeries>, usize) {
     let by_id: std::collections::HashMap<i64, &CalibrationRun> =
         runs.iter().map(|r| (r.run_id, r)).collect();
     // (calibration, benchmark, machine, kernel, metric, param) → runs' samples, direction.
@@ -92,17 +90,29 @@ pub fn report(
             .1
             .push(&s.values);
     }
-    let mut out: Vec<CalibrationSeries> = groups
+    // The noise of every series (cheap), then the resampling for those answered only.
+    let mut noisy: Vec<_> = groups
         .into_iter()
         .map(|(key, (direction, samples))| {
-            let settings = detect::settings_for(rules, &key.1, &key.4, &key.5);
-            one(key, direction, &samples, &settings)
+            let spreads: Vec<RunSpread> = samples.iter().map(|v| RunSpread::of(v)).collect();
+            let mut acc = NoiseAcc::default();
+            acc.group(&spreads);
+            (key, direction, samples, spreads, acc.noise())
         })
         .collect();
     let noisiest =
-        |s: &CalibrationSeries| s.within_cv.unwrap_or(0.0).max(s.between_cv.unwrap_or(0.0));
-    out.sort_by(|a, b| noisiest(b).total_cmp(&noisiest(a)));
-    out
+        |n: &app::noise::Noise| n.within_cv.unwrap_or(0.0).max(n.between_cv.unwrap_or(0.0));
+    noisy.sort_by(|a, b| noisiest(&b.4).total_cmp(&noisiest(&a.4)));
+    let left_out = noisy.len().saturating_sub(limit);
+    noisy.truncate(limit);
+    let out = noisy
+        .into_iter()
+        .map(|(key, direction, samples, spreads, noise)| {
+            let settings = detect::settings_for(rules, &key.1, &key.4, &key.5);
+            one(key, direction, &samples, &spreads, &noise, &settings)
+        })
+        .collect();
+    (out, left_out)
 }
 
 fn seed_of(key: &Key) -> u64 {
@@ -116,16 +126,15 @@ fn seed_of(key: &Key) -> u64 {
     h
 }
 
+/// One series' report: its noise as given, its false-positive rates resampled.
 fn one(
     key: Key,
     direction: Direction,
     runs: &[&[f64]],
+    spreads: &[RunSpread],
+    noise: &app::noise::Noise,
     settings: &detect::Settings,
 ) -> CalibrationSeries {
-    let spreads: Vec<RunSpread> = runs.iter().map(|v| RunSpread::of(v)).collect();
-    let mut acc = NoiseAcc::default();
-    acc.group(&spreads);
-    let noise = acc.noise();
     let mut rng = StdRng::seed_from_u64(seed_of(&key));
     let (significant, pairs) = significance_rate(runs, direction, &mut rng);
     let fpr_significance = (pairs > 0).then(|| significant as f64 / pairs as f64);
@@ -318,7 +327,7 @@ mod tests {
                 series(i as i64, &v)
             })
             .collect();
-        let r = report(&runs, &series, &[]);
+        let (r, _) = report(&runs, &series, &[], usize::MAX);
         assert_eq!(r.len(), 1);
         let s = &r[0];
         assert_eq!(s.runs, 6);
@@ -349,7 +358,7 @@ mod tests {
                 series(i, &v)
             })
             .collect();
-        let r = report(&runs, &series, &[]);
+        let (r, _) = report(&runs, &series, &[], usize::MAX);
         let s = &r[0];
         assert_eq!(s.pairs, 66);
         assert!(
