@@ -7,8 +7,12 @@ use serde::{Deserialize, Serialize};
 use crate::url::encode;
 
 /// Where a summary stands in triage.
+///
+/// A step found under a rule that confirms (the default) starts `awaiting-confirmation`: reruns
+/// of its two commits are requested, and nobody is told yet. The reruns make it `new` (and
+/// only then mailed) or `unconfirmed` (kept, never mailed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum AlertStatus {
     #[default]
@@ -18,16 +22,20 @@ pub enum AlertStatus {
     Invalid,
     Fixed,
     Wontfix,
+    AwaitingConfirmation,
+    Unconfirmed,
 }
 
 impl AlertStatus {
-    pub const ALL: [AlertStatus; 6] = [
+    pub const ALL: [AlertStatus; 8] = [
         AlertStatus::New,
         AlertStatus::Acknowledged,
         AlertStatus::Investigating,
         AlertStatus::Invalid,
         AlertStatus::Fixed,
         AlertStatus::Wontfix,
+        AlertStatus::AwaitingConfirmation,
+        AlertStatus::Unconfirmed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +46,8 @@ impl AlertStatus {
             AlertStatus::Invalid => "invalid",
             AlertStatus::Fixed => "fixed",
             AlertStatus::Wontfix => "wontfix",
+            AlertStatus::AwaitingConfirmation => "awaiting-confirmation",
+            AlertStatus::Unconfirmed => "unconfirmed",
         }
     }
 
@@ -65,7 +75,7 @@ impl TryFrom<String> for AlertStatus {
     fn try_from(raw: String) -> Result<Self, String> {
         AlertStatus::parse(raw.trim()).ok_or_else(|| {
             format!(
-                "status must be one of new, acknowledged, investigating, invalid, fixed, wontfix, not {raw:?}"
+                "status must be one of new, acknowledged, investigating, invalid, fixed, wontfix, awaiting-confirmation, unconfirmed, not {raw:?}"
             )
         })
     }
@@ -181,6 +191,13 @@ pub struct AlertSummary {
     pub updated_at: String,
     /// Regressions first, each group by size of change.
     pub alerts: Vec<Alert>,
+    /// What the reruns said (or that none came in time), once the confirmation is settled;
+    /// `null` for a summary that was never awaiting confirmation or still is.
+    #[serde(default)]
+    pub confirmation: Option<String>,
+    /// The reruns asked of robots and not yet all uploaded (`GET /api/v1/work`).
+    #[serde(default)]
+    pub requests: Vec<WorkRequest>,
     /// Only in `GET /api/v1/alerts/{id}`: every event, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<AlertEvent>,
@@ -196,6 +213,52 @@ pub struct AlertSummary {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// What a request asks of a robot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum WorkKind {
+    /// Rerun a commit of an alert awaiting confirmation.
+    Confirm,
+    /// Run a commit a bisection tests.
+    Bisect,
+}
+
+/// Runs Perfline asks a robot for (`GET /api/v1/work?machine=M`): `runs` runs of `benchmark`
+/// on `machine` built from `commit`. Any upload of that benchmark, machine and commit after
+/// the request counts towards it (`request=ID` on the upload fills in what it leaves out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct WorkRequest {
+    pub id: i64,
+    pub kind: WorkKind,
+    /// The alert summary it confirms.
+    pub alert: Option<i64>,
+    /// The bisection it serves.
+    pub bisection: Option<i64>,
+    pub benchmark: String,
+    pub machine: String,
+    /// The metric whose step the runs check (the uploads carry all the benchmark's).
+    pub metric: String,
+    pub param: String,
+    /// The commit to build and run, as the trend names it.
+    pub commit: String,
+    /// The kernel label its runs had, for robots that name kernels rather than commits.
+    pub kernel: String,
+    /// Runs wanted in all, and runs uploaded so far.
+    pub runs: u32,
+    pub received: u32,
+    pub reason: String,
+    pub created_at: String,
+}
+
+/// `GET /api/v1/work`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct WorkList {
+    pub requests: Vec<WorkRequest>,
 }
 
 /// The most supporting rows a summary carries.
@@ -369,7 +432,8 @@ pub struct AlertPage {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct AlertFilter {
-    /// `open` (new, acknowledged, investigating), `all`, or one status.
+    /// `open` (new, acknowledged, investigating, awaiting-confirmation), `all`, or one status
+    /// (or several, comma-separated).
     pub status: Option<String>,
     pub benchmark: Option<String>,
     pub machine: Option<String>,
@@ -429,6 +493,8 @@ mod tests {
             updated_at: String::new(),
             supporting: vec![],
             supporting_total: 0,
+            confirmation: None,
+            requests: Vec::new(),
             alerts: vec![Alert {
                 id: 1,
                 metric: "Throughput_Mbps".into(),

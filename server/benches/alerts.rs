@@ -18,7 +18,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use app::alerts::{Alert, CommitRef};
-use perfline_server::services::alerts::detect::{is_known, newest_step, Settings};
+use perfline_server::services::alerts::detect::{is_known, newest_step, Settings, Step};
 use perfline_server::store::{NewAlert, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -39,16 +39,255 @@ fn normal(rng: &mut StdRng) -> f64 {
 
 /// Feeds `x` one commit at a time through the detector's functions; the alerts' indices.
 fn alerts_of(x: &[f64], settings: &Settings) -> Vec<usize> {
+    steps_of(x, settings)
+        .into_iter()
+        .map(|(s, _)| s.index)
+        .collect()
+}
+
+/// The steps `alerts_of` alerts on, each with the number of commits there were then.
+fn steps_of(x: &[f64], settings: &Settings) -> Vec<(Step, usize)> {
     let mut known: Vec<usize> = Vec::new();
+    let mut steps = Vec::new();
     for n in 1..=x.len() {
         let since = known.iter().max().copied();
         if let Some(step) = newest_step(&x[..n], settings, since) {
             if !is_known(step.index, &known, settings) {
                 known.push(step.index);
+                steps.push((step, n));
             }
         }
     }
-    known
+    steps
+}
+
+/// One series of the corpus: its per-commit means, and the true level of every commit.
+struct Series {
+    x: Vec<f64>,
+    level: Vec<f64>,
+    noise: f64,
+    /// The first commit at the new level, for a series with a step.
+    step: Option<usize>,
+    band: usize,
+}
+
+const BANDS: [(f64, f64); 4] = [(0.01, 0.02), (0.02, 0.03), (0.03, 0.04), (0.04, 0.05)];
+
+/// `count` series like the corpus': half with a step of 5–15 % after 30–60 commits, half A/A;
+/// 30 commits after the step (or as many in all).
+fn series(rng: &mut StdRng, count: usize) -> Vec<Series> {
+    let after = 30;
+    (0..count)
+        .map(|k| {
+            let band = k % BANDS.len();
+            let noise = rng.random_range(BANDS[band].0..BANDS[band].1);
+            let before = rng.random_range(30..=60);
+            let step = k < count / 2;
+            let size = rng.random_range(0.05..0.15) * if rng.random::<bool>() { 1.0 } else { -1.0 };
+            let level: Vec<f64> = (0..before + after)
+                .map(|i| {
+                    if step && i >= before {
+                        1000.0 * (1.0 + size)
+                    } else {
+                        1000.0
+                    }
+                })
+                .collect();
+            let x = level
+                .iter()
+                .map(|l| l * (1.0 + noise * normal(rng)))
+                .collect();
+            Series {
+                x,
+                level,
+                noise,
+                step: step.then_some(before),
+                band,
+            }
+        })
+        .collect()
+}
+
+/// Confirmation: every alert of a corpus of `count` series is followed by reruns of its last
+/// good and first bad commit, drawn from their true levels with the series' noise, and judged
+/// by the server's own `confirm::judge` (more runs while unsure, up to the cap). What reaches
+/// mail without confirmation (every alert) and with it (confirmed, or announced at the cap).
+fn confirm_corpus(count: usize) {
+    use perfline_server::services::alerts::confirm::{judge, Extend, Judged, EARLIER};
+    use perfline_server::services::alerts::detector::first_batch;
+    use perfline_server::store::{Awaiting, AwaitingAlert, RerunMean, StoredRequest};
+    let settings = Settings::default();
+    let mut rng = StdRng::seed_from_u64(20261204);
+    let started = Instant::now();
+    let corpus = series(&mut rng, count);
+    // Per band: [step series, step series mailed a true alert without / with confirmation,
+    // false alerts mailed without / with, reruns].
+    let mut rows = vec![[0usize; 6]; BANDS.len()];
+    let (mut alerts, mut unconfirmed_true) = (0usize, 0usize);
+    let request = |id: i64, side: &str, runs: u32| StoredRequest {
+        request: app::alerts::WorkRequest {
+            id,
+            kind: app::alerts::WorkKind::Confirm,
+            alert: Some(1),
+            bisection: None,
+            benchmark: "netperf".into(),
+            machine: "m".into(),
+            metric: "Throughput".into(),
+            param: String::new(),
+            commit: sha(id as usize),
+            kernel: String::new(),
+            runs,
+            received: runs,
+            reason: String::new(),
+            created_at: String::new(),
+        },
+        side: side.into(),
+        after_run: 0,
+        state: "pending".into(),
+    };
+    for s in &corpus {
+        let row = &mut rows[s.band];
+        row[0] += usize::from(s.step.is_some());
+        let (mut hit_plain, mut hit_confirmed) = (false, false);
+        for (step, n) in steps_of(&s.x, &settings) {
+            alerts += 1;
+            let truth = s.step.is_some_and(|b| b.abs_diff(step.index) <= 3);
+            // The run spread the detector would know: the scatter of the commits so far.
+            let run_sd = perfline_server::noise::sequence_sd(&s.x[..n]);
+            let awaiting = Awaiting {
+                id: 1,
+                benchmark: "netperf".into(),
+                machine: "m".into(),
+                confirm_by: i64::MAX,
+                requests: Vec::new(),
+                alerts: vec![AwaitingAlert {
+                    metric: "Throughput".into(),
+                    param: String::new(),
+                    before: step.before,
+                    after: step.after,
+                    run_sd,
+                    points_before: step.points_before as u32,
+                    points_after: step.points_after as u32,
+                }],
+            };
+            let rerun = |rng: &mut StdRng, at: usize| RerunMean {
+                run_id: 0,
+                metric: "Throughput".into(),
+                param: String::new(),
+                mean: s.level[at] * (1.0 + s.noise * normal(rng)),
+            };
+            // The requests as the server keeps them: side, commit index, runs wanted, reruns.
+            let batch = first_batch(&step, run_sd);
+            let mut asked: Vec<(&str, usize, u32, Vec<RerunMean>)> = vec![
+                ("good", step.index - 1, batch, Vec::new()),
+                ("bad", step.index, batch, Vec::new()),
+            ];
+            // The range the mail names in the end: the step's two commits, or the wider one
+            // reruns at a further commit showed the step in.
+            let mut range = (step.index - 1, step.index);
+            let mailed = loop {
+                for (_, at, want, runs) in &mut asked {
+                    while runs.len() < *want as usize {
+                        runs.push(rerun(&mut rng, *at));
+                    }
+                }
+                let reruns: Vec<(StoredRequest, Vec<RerunMean>)> = asked
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (side, _, want, runs))| {
+                        (request(i as i64, side, *want), runs.clone())
+                    })
+                    .collect();
+                match judge(&awaiting, &reruns) {
+                    Judged::Settled(status, text) => {
+                        if text.contains("lies between") {
+                            let further = asked[2].1;
+                            range = if further > step.index {
+                                (step.index, further)
+                            } else {
+                                (further, step.index - 1)
+                            };
+                        }
+                        break status != app::alerts::AlertStatus::Unconfirmed;
+                    }
+                    Judged::Waiting(p) => {
+                        for (id, _, want) in p {
+                            asked[id as usize].2 = want;
+                        }
+                    }
+                    // The newest commit then, or one EARLIER before the last good.
+                    Judged::Extend(side, runs) => {
+                        let at = match side {
+                            Extend::Later => n - 1,
+                            Extend::Earlier => (step.index - 1).saturating_sub(EARLIER),
+                        };
+                        asked.push((side.side(), at, runs, Vec::new()));
+                    }
+                }
+            };
+            let (good, bad): (Vec<RerunMean>, Vec<RerunMean>) =
+                (asked[0].3.clone(), asked[1].3.clone());
+            let reruns_total: usize = asked.iter().map(|a| a.3.len()).sum();
+            row[5] += reruns_total;
+            // Mailed about a step that is there: within 3 commits of the range named.
+            let true_mail = s
+                .step
+                .is_some_and(|b| b + 3 >= range.0 + 1 && b <= range.1 + 3);
+            if truth {
+                hit_plain = true;
+                hit_confirmed |= mailed;
+                unconfirmed_true += usize::from(!mailed);
+            } else {
+                row[3] += 1;
+                row[4] += usize::from(mailed && !true_mail);
+            }
+        }
+        row[1] += usize::from(hit_plain);
+        row[2] += usize::from(hit_confirmed);
+    }
+    println!(
+        "confirmation corpus: {count} series, {alerts} alerts, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!("| noise | step series | recall without / with confirmation | false alerts mailed without / with | reruns per alert |");
+    println!("|---|---|---|---|---|");
+    let mut t = [0usize; 6];
+    for (b, r) in BANDS.iter().zip(&rows) {
+        let alerts_in_band = (r[1] + r[3]).max(1);
+        println!(
+            "| {:.0}–{:.0} % | {} | {:.1} % / {:.1} % | {} / {} | {:.1} |",
+            b.0 * 100.0,
+            b.1 * 100.0,
+            r[0],
+            100.0 * r[1] as f64 / r[0].max(1) as f64,
+            100.0 * r[2] as f64 / r[0].max(1) as f64,
+            r[3],
+            r[4],
+            r[5] as f64 / alerts_in_band as f64,
+        );
+        for i in 0..6 {
+            t[i] += r[i];
+        }
+    }
+    println!(
+        "| all | {} | **{:.1} % / {:.1} %** | **{} / {}** | {:.1} |",
+        t[0],
+        100.0 * t[1] as f64 / t[0].max(1) as f64,
+        100.0 * t[2] as f64 / t[0].max(1) as f64,
+        t[3],
+        t[4],
+        t[5] as f64 / alerts.max(1) as f64,
+    );
+    println!(
+        "false alerts reaching mail: {} → {} ({}); true alerts dismissed as noise: {unconfirmed_true}",
+        t[3],
+        t[4],
+        if t[4] == 0 {
+            "none left".to_owned()
+        } else {
+            format!("{:.1}× fewer", t[3] as f64 / t[4] as f64)
+        }
+    );
 }
 
 fn corpus(settings: Settings, table: bool) {
@@ -352,9 +591,15 @@ fn list_10000(rt: &tokio::runtime::Runtime) {
                     },
                     undoes: Vec::new(),
                     into: None,
+                    run_sd: None,
+                    confirm: None,
                 })
                 .collect();
-            store.record_alerts(&[], &found).await.unwrap();
+            let policy = perfline_server::store::ConfirmPolicy {
+                now_ms: 0,
+                timeout_ms: 0,
+            };
+            store.record_alerts(&[], &found, policy).await.unwrap();
             let client = reqwest::Client::new();
             for query in [
                 "",
@@ -403,6 +648,12 @@ fn main() {
                 }
             }
         }
+    }
+    if want("confirm") {
+        let count = std::env::var("CONFIRM_SERIES")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        confirm_corpus(count.unwrap_or(4000));
     }
     if want("latency") {
         latency_on_10000_commits(&rt);

@@ -28,6 +28,10 @@ pub struct Rule {
     /// own (most of an LKP job's keys), given them as they are uploaded, so that they alert.
     #[serde(default)]
     pub direction: Option<app::label::Direction>,
+    /// `false`: a step alerts (and is mailed) at once. Left out or `true`: it awaits
+    /// confirmation by reruns of its two commits first (`GET /api/v1/work`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<bool>,
 }
 
 fn any() -> String {

@@ -244,6 +244,16 @@ pub struct Config {
     )]
     pub notify_retry_max: u64,
 
+    /// Seconds a new step waits for the reruns that confirm it (`GET /api/v1/work`) before
+    /// it is announced anyway, with a note that it went unchecked.
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_CONFIRM_TIMEOUT",
+        default_value_t = 43_200
+    )]
+    pub confirm_timeout: u64,
+
     /// Hours after which an undelivered notification is given up on (logged as an error).
     #[arg(
         long,

@@ -30,6 +30,8 @@ pub mod store;
 #[cfg(feature = "server")]
 pub mod telemetry;
 #[cfg(feature = "server")]
+pub mod verdict;
+#[cfg(feature = "server")]
 pub use http::{page_paths, router, serve, AppState, Config};
 
 /// mimalloc instead of the system allocator: a trend of 50,000 runs allocates and frees some

@@ -61,6 +61,18 @@ impl RunSpread {
     }
 }
 
+/// The standard deviation of one point of a sequence of means (one run per commit) from the
+/// scatter of successive points: the MAD of the first differences over √2, so that a step
+/// (one large difference) barely moves it. `None` under five points.
+pub fn sequence_sd(means: &[f64]) -> Option<f64> {
+    if means.len() < 5 {
+        return None;
+    }
+    let mut d: Vec<f64> = means.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+    let sd = median(&mut d) * MAD_TO_SD / std::f64::consts::SQRT_2;
+    sd.is_finite().then_some(sd)
+}
+
 /// The expected range of `n` standard normal samples (Shewhart's d₂): ∫ 1 − Φⁿ − (1 − Φ)ⁿ.
 pub fn d2(n: usize) -> f64 {
     const MEMO: usize = 1024;
@@ -137,16 +149,15 @@ impl NoiseAcc {
     /// whose commits each ran once: the MAD of the first differences over √2 (a step touches
     /// one difference), relative to the median mean.
     pub fn between_from_sequence(&mut self, means: &[f64]) {
-        if means.len() < 5 {
+        let Some(sd) = sequence_sd(means) else {
             return;
-        }
-        let mut d: Vec<f64> = means.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+        };
         let mut m = means.to_vec();
-        let (md, level) = (median(&mut d), median(&mut m));
+        let level = median(&mut m);
         if level == 0.0 || !level.is_finite() {
             return;
         }
-        let cv = md * MAD_TO_SD / std::f64::consts::SQRT_2 / level.abs();
+        let cv = sd / level.abs();
         // As a pooled sum of one degree of freedom per run beyond the first.
         let df = (means.len() - 1) as f64;
         self.between = (cv * cv * df, df, means.len());

@@ -24,6 +24,9 @@ pub struct UploadMeta {
     /// `calibration=NAME`: an A/A upload, every run the same kernel and setup (reboots
     /// between), named so that its runs can be found together.
     pub calibration: Option<Label>,
+    /// `request=ID`: the work request (`GET /api/v1/work`) these runs answer; it fills in the
+    /// benchmark, machine and commit the upload leaves out.
+    pub request: Option<i64>,
 }
 
 /// The most `direction=` fields one upload may state.
@@ -45,6 +48,11 @@ impl UploadMeta {
             "kernel" => self.kernel = Some(label(value)?),
             "commit" => self.commit = Some(label(value)?),
             "calibration" => self.calibration = Some(label(value)?),
+            "request" => {
+                self.request = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+                    IngestError::field("request", format!("request must be a work request's id (GET /api/v1/work), not '{}'", shorten(value)))
+                })?);
+            }
             "tags" => self.tags = parse_tags(value)?,
             "mark" => {
                 self.mark = Some(app::trend::Mark::parse(value).ok_or_else(|| {
@@ -88,9 +96,49 @@ impl UploadMeta {
             other => {
                 return Err(IngestError::field(
                     other,
-                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction"),
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction, calibration, request"),
                 ))
             }
+        }
+        Ok(())
+    }
+
+    /// Fills in what the upload leaves out from the work request it answers (benchmark,
+    /// machine, commit, or the kernel when the request names no commit); an error when it
+    /// says otherwise.
+    pub fn answer(&mut self, r: &app::alerts::WorkRequest) -> Result<(), IngestError> {
+        let conflict = |field: &str, given: &str, wanted: &str| {
+            IngestError::field(
+                field,
+                format!("request {} is for {field} {wanted}, not {given}", r.id),
+            )
+        };
+        for (field, slot, wanted) in [
+            ("benchmark", &mut self.benchmark, &r.benchmark),
+            ("machine", &mut self.machine, &r.machine),
+        ] {
+            match slot {
+                Some(given) if given.as_str() != wanted => {
+                    return Err(conflict(field, given.as_str(), wanted))
+                }
+                Some(_) => {}
+                None => *slot = Label::parse(wanted).ok(),
+            }
+        }
+        if r.commit.is_empty() {
+            if self.kernel.is_none() {
+                self.kernel = Label::parse(&r.kernel).ok();
+            }
+            return Ok(());
+        }
+        match &self.commit {
+            Some(given) => {
+                let (g, w) = (given.as_str(), r.commit.as_str());
+                if !(g.starts_with(w) || w.starts_with(g)) {
+                    return Err(conflict("commit", g, w));
+                }
+            }
+            None => self.commit = Label::parse(&r.commit).ok(),
         }
         Ok(())
     }
@@ -111,6 +159,9 @@ impl UploadMeta {
         // Only when stated: the digests of uploads without them stay as they were.
         if let Some(c) = &self.calibration {
             canonical["calibration"] = c.as_str().into();
+        }
+        if let Some(r) = self.request {
+            canonical["request"] = r.into();
         }
         if !self.directions.is_empty() {
             canonical["directions"] = self

@@ -33,6 +33,21 @@ pub struct NewAlert {
     /// The stored summary of the same step (found at a neighbouring commit for another
     /// metric) this alert joins instead of opening its own.
     pub into: Option<i64>,
+    /// The spread of one run of the series when the step was found (its between-run noise),
+    /// which reruns are judged against.
+    pub run_sd: Option<f64>,
+    /// Reruns to ask of each commit before the summary this alert opens is announced; `None`:
+    /// its rule announces at once.
+    pub confirm: Option<u32>,
+}
+
+/// When an alert that opens a summary awaiting confirmation is confirmed unchecked, if no
+/// reruns settle it first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConfirmPolicy {
+    /// Unix milliseconds now, and how long to wait for reruns.
+    pub now_ms: i64,
+    pub timeout_ms: i64,
 }
 
 /// A summary's commit range, for the detector to find the one a neighbouring step belongs to.
@@ -103,8 +118,8 @@ pub struct Delivery {
 macro_rules! summary_columns {
     () => {
         "SELECT id, benchmark, machine, good_kernel, good_sha, bad_kernel, bad_sha, \
-     history, commits_between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at \
-     FROM alert_summary"
+     history, commits_between, status, note, assignee, fixed_by, regressions, improvements, created_at, updated_at, \
+     confirmation FROM alert_summary"
     };
 }
 
@@ -147,6 +162,8 @@ fn summary_row(r: &Row) -> AlertSummary {
         events: Vec::new(),
         supporting: Vec::new(),
         supporting_total: 0,
+        confirmation: r.get(17),
+        requests: Vec::new(),
     }
 }
 
@@ -194,12 +211,25 @@ fn event_row(r: &Row) -> AlertEvent {
 }
 
 async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -> StoreResult<()> {
+    insert_event_noted(conn, summary_id, kind, actor, true).await
+}
+
+/// Records an event; `announce: false` writes it as notified already: it is kept in the
+/// summary's history but never becomes a mail or a webhook.
+pub(super) async fn insert_event_noted(
+    conn: &mut Tx,
+    summary_id: i64,
+    kind: &str,
+    actor: &str,
+    announce: bool,
+) -> StoreResult<()> {
     query(sql!(
-        "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee) \
-         SELECT id, ?, ?, status, note, assignee FROM alert_summary WHERE id = ?"
+        "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee, notified) \
+         SELECT id, ?, ?, status, note, assignee, ? FROM alert_summary WHERE id = ?"
     ))
     .bind(kind)
     .bind(actor)
+    .bind(i64::from(!announce))
     .bind(summary_id)
     .execute(&mut *conn)
     .await?;
@@ -212,7 +242,7 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
     let x = &a.alert;
     query(
         sql!("INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
-         p_value, points_before, points_after, spark, spark_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+         p_value, points_before, points_after, spark, spark_step, run_sd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     )
     .bind(summary_id)
     .bind(&x.metric)
@@ -228,6 +258,7 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
     .bind(i64::from(x.points_after))
     .bind(serde_json::to_string(&x.spark)?)
     .bind(i64::from(x.spark_step))
+    .bind(a.run_sd.filter(|v| v.is_finite()))
     .execute(&mut *tx)
     .await?;
     query(sql!(
@@ -298,7 +329,7 @@ impl Store {
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
         let rows = query(sql!(
-            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction \
+            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm \
              FROM alert_rule ORDER BY position"
         ))
         .fetch_all(&self.reader)
@@ -316,6 +347,7 @@ impl Store {
                 direction: r
                     .get::<Option<&str>, _>(7)
                     .and_then(app::label::Direction::parse),
+                confirm: r.get::<Option<i64>, _>(8).map(|v| v != 0),
             })
             .collect())
     }
@@ -328,8 +360,8 @@ impl Store {
             .await?;
         for (i, r) in rules.iter().enumerate() {
             query(
-                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(i as i64)
             .bind(&r.benchmark)
@@ -340,6 +372,7 @@ impl Store {
             .bind(r.min_after.map(|v| v as i64))
             .bind(i64::from(r.ignore))
             .bind(r.direction.map(app::label::Direction::as_str))
+            .bind(r.confirm.map(i64::from))
             .execute(&mut tx)
             .await?;
         }
@@ -549,7 +582,12 @@ impl Store {
     /// Stores what the detector found for `done` jobs in one transaction: alerts grouped into
     /// summaries (a new summary gets its `new` event), regressions undone by an improvement
     /// marked fixed, and the jobs removed unless an upload queued them again meanwhile.
-    pub async fn record_alerts(&self, done: &[AlertJob], found: &[NewAlert]) -> StoreResult<()> {
+    pub async fn record_alerts(
+        &self,
+        done: &[AlertJob],
+        found: &[NewAlert],
+        policy: ConfirmPolicy,
+    ) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
         for a in found {
             if let Some(id) = a.into {
@@ -585,7 +623,12 @@ impl Store {
             .await?;
             let summary_id = match created {
                 Some((id,)) => {
-                    insert_event(&mut tx, id, "new", "perfline").await?;
+                    match a.confirm {
+                        Some(runs) => {
+                            super::work::await_confirmation(&mut tx, id, a, runs, policy).await?;
+                        }
+                        None => insert_event(&mut tx, id, "new", "perfline").await?,
+                    }
                     id
                 }
                 None => {
@@ -715,6 +758,12 @@ impl Store {
                 )));
             }
         }
+        let was: Option<(String,)> =
+            query_as(sql!("SELECT status FROM alert_summary WHERE id = ?"))
+                .bind(id)
+                .fetch_optional(&mut tx)
+                .await?;
+        let awaiting = was.is_some_and(|(s,)| s == AlertStatus::AwaitingConfirmation.as_str());
         let changed = query(sql!(
             "UPDATE alert_summary SET status = coalesce(?, status), note = coalesce(?, note), \
              assignee = coalesce(?, assignee), fixed_by = coalesce(?, fixed_by), \
@@ -731,7 +780,31 @@ impl Store {
         if changed == 0 {
             return Ok(Ok(None));
         }
-        insert_event(&mut tx, id, "status", actor).await?;
+        // A person settles a confirmation: to an open status it is confirmed (and announced
+        // now), to any other the reruns are no longer wanted.
+        let settled = awaiting
+            && patch
+                .status
+                .is_some_and(|s| s != AlertStatus::AwaitingConfirmation);
+        let kind = if settled {
+            query(sql!(
+                "UPDATE alert_summary SET confirm_by = NULL, \
+                 confirmation = coalesce(confirmation, ?) WHERE id = ?"
+            ))
+            .bind(format!("settled by {actor} before the reruns did"))
+            .bind(id)
+            .execute(&mut tx)
+            .await?;
+            super::work::end_requests(&mut tx, id, "cancelled").await?;
+            if patch.status.is_some_and(AlertStatus::is_open) {
+                "confirmed"
+            } else {
+                "status"
+            }
+        } else {
+            "status"
+        };
+        insert_event(&mut tx, id, kind, actor).await?;
         let detail = serde_json::json!({
             "status": patch.status, "note": patch.note, "assignee": patch.assignee, "fixed_by": patch.fixed_by,
         });
@@ -908,6 +981,14 @@ async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreR
     for (id, by) in fixes {
         if let Some(i) = summaries.iter().position(|s| s.id == by) {
             summaries[i].fixes.push(id);
+        }
+    }
+    for r in super::work::pending_of(conn, &ids).await? {
+        if let Some(i) = r
+            .alert
+            .and_then(|a| summaries.iter().position(|s| s.id == a))
+        {
+            summaries[i].requests.push(r);
         }
     }
     Ok(())

@@ -30,6 +30,7 @@ pub(crate) use testdb::on_both_engines;
 mod tokens;
 mod trend_block;
 mod trend_pack;
+mod work;
 mod write;
 
 mod error;
@@ -51,7 +52,7 @@ use sql::{query, query_as, sql, Pool, Target};
 pub use sql::{Engine, WRITE_LOCK};
 
 pub use alerts::{
-    AlertJob, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
+    AlertJob, ConfirmPolicy, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
 };
 pub use delete::{Correction, Deleted, Gone};
 pub use history::CommitMarks;
@@ -59,6 +60,7 @@ pub use migrate::{sqlite_to_postgres, Copied};
 pub use read::{CalibrationRun, CompareSeries, RunFilter, StoredFile, MAX_CALIBRATION_RUNS};
 pub use tokens::{AuditEntry, TokenInfo};
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
+pub use work::{Awaiting, AwaitingAlert, RerunMean, StoredRequest};
 pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]

@@ -36,6 +36,23 @@ pub(crate) fn commit_csv(i: usize, level: f64) -> String {
     csv
 }
 
+/// A rerun of commit `i` (three runs, like the robot's uploads), its noise of its own.
+pub(crate) fn rerun_csv(i: usize, level: f64, round: u64) -> String {
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for run in 0..3 {
+        for it in 1..=5 {
+            let k = i * 17 + run * 5 + it * 3 + round as usize * 13;
+            let noise = ((k % 11) as f64 - 5.0) * level / 2500.0;
+            csv.push_str(&format!(
+                "v6.{i}-rerun{round}-{run},{},Throughput_Mbps,{it},{}\n",
+                sha(i),
+                level + noise
+            ));
+        }
+    }
+    csv
+}
+
 async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
     upload_commit_on(app, "lkp-bdw-de1", i, level, bearer).await;
 }
@@ -99,6 +116,19 @@ fn alerted_metrics(s: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// One rule for every series: steps alert at once, without reruns (for the tests of what
+/// follows an alert).
+pub(crate) async fn no_confirmation(app: &TestApp) {
+    let r = app
+        .client
+        .put(app.url("/api/v1/alert-rules"))
+        .json(&json!({"rules": [{"confirm": false}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+}
+
 async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
     let (status, v) = app.get_json(&format!("/api/v1/alerts?{query}")).await;
     assert_eq!(status, 200, "{v}");
@@ -108,6 +138,7 @@ async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
 /// Two machines whose throughput drops at commit 24 (lkp-bdw-de1, 6.2%) and later
 /// (lkp-skl-d01, 10% at commit 16): two open regressions, for the browser test.
 pub(crate) async fn two_regressions(app: &TestApp) {
+    no_confirmation(app).await;
     robot_with_a_step(app, None).await;
     upload_commit(app, 30, 2345.0, None).await;
     for i in (0..24).step_by(2) {
@@ -242,8 +273,97 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     settle(&app).await;
     let all = summaries(&app, "status=all").await;
     assert_eq!(all.len(), 1, "{all:?}");
+    // Found, but nobody is told before reruns of its two commits confirm it.
     let s = &all[0];
+    assert_eq!(s["status"], "awaiting-confirmation");
+    assert!(s["confirmation"].is_null());
+    let requests = s["requests"].as_array().unwrap().clone();
+    assert_eq!(requests.len(), 2, "{s}");
+    let (status, work) = app.get_json("/api/v1/work?machine=lkp-bdw-de1").await;
+    assert_eq!(status, 200);
+    assert_eq!(work["requests"], json!(requests));
+    let good = &requests[0];
+    assert_eq!(good["kind"], "confirm");
+    assert_eq!(good["alert"], s["id"]);
+    assert!(good["bisection"].is_null());
+    assert_eq!(good["benchmark"], "netperf");
+    assert_eq!(good["machine"], "lkp-bdw-de1");
+    assert_eq!(good["metric"], "Throughput_Mbps");
+    assert_eq!(good["param"], "");
+    assert_eq!(good["commit"], sha(22));
+    assert_eq!(requests[1]["commit"], sha(24));
+    let runs = good["runs"].as_u64().unwrap();
+    assert!((2..=10).contains(&runs), "{runs}");
+    assert_eq!(good["received"], 0);
+    assert!(
+        good["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("confirm the -6.2 % step of netperf.Throughput_Mbps on lkp-bdw-de1: rerun the last good commit"),
+        "{good}"
+    );
+    assert!(
+        app.get_json("/api/v1/work?machine=other").await.1["requests"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let (_, one) = app.get_json(&format!("/api/v1/alerts/{}", s["id"])).await;
+    assert_eq!(one["events"][0]["kind"], "awaiting");
+    assert!(
+        app.store.unnotified_events(1).await.unwrap().is_empty(),
+        "nothing to announce"
+    );
+    // The robot reruns both commits (each upload of this robot is three runs), naming the
+    // request on one and only the commit on the other.
+    for (i, level, request) in [
+        (22, 2500.0, Some(good["id"].as_i64().unwrap())),
+        (24, 2345.0, None),
+    ] {
+        let mut uploaded = 0;
+        while uploaded < runs {
+            let mut url = "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1".to_owned();
+            if let Some(id) = request {
+                url = format!("/api/v1/upload?request={id}");
+            }
+            let csv = rerun_csv(i, level, uploaded);
+            let r = app
+                .client
+                .post(app.url(&url))
+                .header("content-type", "text/csv")
+                .body(csv)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+            uploaded += 3;
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let s = loop {
+        settle(&app).await;
+        let s = summaries(&app, "status=all").await[0].clone();
+        if s["status"] != "awaiting-confirmation" {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "never confirmed: {s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(s["status"], "new");
+    assert!(s["requests"].as_array().unwrap().is_empty());
+    let confirmation = s["confirmation"].as_str().unwrap();
+    assert!(
+        confirmation.starts_with(
+            "confirmed by reruns (1 of 1 metric reproduced): Throughput_Mbps: the last good commit"
+        ),
+        "{confirmation}"
+    );
+    assert!(
+        app.get_json("/api/v1/work?machine=lkp-bdw-de1").await.1["requests"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(s["benchmark"], "netperf");
     assert_eq!(s["machine"], "lkp-bdw-de1");
     assert_eq!(s["good"]["sha"], sha(22));
@@ -266,8 +386,14 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     let id = s["id"].as_i64().unwrap();
     let (status, one) = app.get_json(&format!("/api/v1/alerts/{id}")).await;
     assert_eq!(status, 200);
-    assert_eq!(one["events"][0]["kind"], "new");
-    assert_eq!(one["events"][0]["actor"], "perfline");
+    let kinds: Vec<&str> = one["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["awaiting", "confirmed"]);
+    assert_eq!(one["events"][1]["actor"], "perfline");
 
     // More commits at the new level refine the step; they raise nothing new.
     for i in (32..40).step_by(2) {
@@ -501,6 +627,7 @@ async fn rules_change_what_alerts_without_a_restart() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_improvement_that_undoes_a_regression_fixes_it() {
     let app = spawn_app().await;
+    no_confirmation(&app).await;
     upload_history(&app, 60, None).await;
     for i in 0..12 {
         upload_commit(&app, i, 2500.0, None).await;
@@ -724,6 +851,7 @@ async fn notifications_arrive_signed_threaded_and_in_order_across_a_restart() {
         c.notify_retry_max = 1;
     };
     let app = spawn_app_with(configure).await;
+    no_confirmation(&app).await;
     robot_with_a_step(&app, None).await;
     upload_commit(&app, 30, 2345.0, None).await;
     settle(&app).await;
@@ -898,6 +1026,7 @@ fn two_metrics_csv(i: usize, tput_step: usize, lat_step: usize) -> String {
 #[tokio::test]
 async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
     let app = spawn_app().await;
+    no_confirmation(&app).await;
     upload_history(&app, 60, None).await;
     // Every other commit: throughput steps at 24, latency (noisier to find) at 26, which
     // the detector sees at neighbouring commits.

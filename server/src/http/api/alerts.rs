@@ -77,6 +77,11 @@ pub fn check_patch(patch: &AlertPatch) -> Result<AlertPatch, ApiError> {
             a.clear();
         }
     }
+    if patch.status == Some(app::alerts::AlertStatus::AwaitingConfirmation) {
+        return Err(ApiError::BadRequest(
+            "status awaiting-confirmation is Perfline's to set, when it finds a step".into(),
+        ));
+    }
     if patch.fixed_by.is_some() && patch.status != Some(app::alerts::AlertStatus::Fixed) {
         return Err(ApiError::BadRequest(
             "fixed_by goes with status fixed".into(),

@@ -10,6 +10,7 @@ mod session;
 mod tokens;
 mod trend;
 mod upload;
+mod work;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
@@ -54,6 +55,7 @@ pub fn router(
         .routes(routes!(alerts::list))
         .routes(routes!(alerts::show, alerts::patch))
         .routes(routes!(alerts::rules, alerts::put_rules))
+        .routes(routes!(work::work))
         .routes(routes!(read::audit))
         .routes(routes!(tokens::list, tokens::create))
         .routes(routes!(tokens::revoke))

@@ -58,6 +58,7 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
         ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
         ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
         ("calibration" = Option<String>, Query, description = "An A/A upload: every run the same kernel and setup (reboots between), named; see `GET /api/v1/calibration`"),
+        ("request" = Option<i64>, Query, description = "The work request (`GET /api/v1/work`) these runs answer: fills in the benchmark, machine and commit left out"),
         ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
         ("direction" = Option<String>, Query, description = "`METRIC:higher`, `METRIC:lower` or `METRIC:unknown`, repeatable (at most 1000): which way is better for a metric of the upload, over what Perfline knows"),
         ("format" = Option<String>, Query, description = "`csv`, `json`, `netperf`, `hackbench`, `sysbench`, `lkp`, `lkp-stats`, `lkp-matrix`, `mmtests` (detected when absent)"),
@@ -235,7 +236,15 @@ async fn store(
     received: Received,
     actor: &str,
 ) -> ApiResult<(StatusCode, UploadResponse)> {
-    let Received { meta, files } = received;
+    let Received { mut meta, files } = received;
+    if let Some(id) = meta.request {
+        let request = state.store.work_request(id).await?.ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "request={id}: there is no work request {id} (GET /api/v1/work lists them)"
+            ))
+        })?;
+        meta.answer(&request.request)?;
+    }
     let uploaded_by = actor.to_owned();
     // The alert rules that give metrics a direction, compiled once for the upload's series
     // (rules were checked when they were stored).

@@ -31,6 +31,8 @@ pub struct Settings {
     pub min_before: usize,
     pub min_after: usize,
     pub ignore: bool,
+    /// Whether a step awaits confirmation by reruns before it is announced.
+    pub confirm: bool,
 }
 
 impl Default for Settings {
@@ -41,6 +43,7 @@ impl Default for Settings {
             min_before: DEFAULT_MIN_BEFORE,
             min_after: DEFAULT_MIN_AFTER,
             ignore: false,
+            confirm: true,
         }
     }
 }
@@ -56,6 +59,7 @@ pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) 
             min_before: r.min_before.unwrap_or(d.min_before),
             min_after: r.min_after.unwrap_or(d.min_after),
             ignore: r.ignore,
+            confirm: r.confirm.unwrap_or(d.confirm),
         },
     }
 }

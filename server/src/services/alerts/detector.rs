@@ -35,7 +35,7 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
         Some((QUIET, MAX_QUIET)),
         stop,
         || async move {
-            let next = match detect_once(st).await {
+            let mut next = match detect_once(st).await {
                 Ok(0) => Next::After(Duration::from_secs(5)),
                 Ok(_) => {
                     st.wakers.events.notify_one();
@@ -46,6 +46,21 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
                     Next::After(Duration::from_secs(1))
                 }
             };
+            // Reruns arrive as uploads, which wake this task; timeouts are checked at least
+            // every idle pass.
+            match super::confirm::confirm_once(st).await {
+                Ok(pass) => {
+                    if pass.settled > 0 {
+                        st.wakers.events.notify_one();
+                    }
+                    // Back when the earliest confirmation times out.
+                    if let (Next::After(wait), Some(deadline)) = (&mut next, pass.next_deadline) {
+                        let left = u64::try_from(deadline - super::now_ms()).unwrap_or(0);
+                        *wait = (*wait).min(Duration::from_millis(left + 1));
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "alert confirmation failed; retrying"),
+            }
             st.wakers.detected.notify_waiters();
             next
         },
@@ -67,7 +82,12 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
             found.push(a);
         }
     }
-    state.store.record_alerts(&jobs, &found).await?;
+    let policy = crate::store::ConfirmPolicy {
+        now_ms: super::now_ms(),
+        timeout_ms: i64::try_from(state.config.confirm_timeout.saturating_mul(1000))
+            .unwrap_or(i64::MAX),
+    };
+    state.store.record_alerts(&jobs, &found, policy).await?;
     state
         .metrics
         .detector_seconds
@@ -167,6 +187,8 @@ async fn examine(
         return Ok(None);
     }
     let mut alert = new_alert(job, &trend, &step, &means, &known_at);
+    alert.run_sd = run_sd(&trend, &step);
+    alert.confirm = settings.confirm.then(|| first_batch(&step, alert.run_sd));
     // One step, one summary: a step of another metric found at a neighbouring commit (noise
     // moves a change point by a commit or two) is the same step.
     let near = |c: &CommitRef| {
@@ -197,6 +219,30 @@ async fn examine(
             .map(|(_, id)| id);
     }
     Ok(Some(alert))
+}
+
+/// The spread of one run of the series: its between-run noise (run means of one commit, else
+/// the scatter of successive commits), else the within-run noise over a run's samples.
+fn run_sd(trend: &Trend, step: &detect::Step) -> Option<f64> {
+    let level = step.before.abs();
+    let n = &trend.noise;
+    let cv = match (n.between_cv, n.within_cv) {
+        (Some(b), _) if b > 0.0 => b,
+        (_, Some(w)) if w > 0.0 => w / n.samples_per_run.unwrap_or(1.0).max(1.0).sqrt(),
+        _ => return None,
+    };
+    Some(cv * level).filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// The reruns asked of each commit of a step at first: enough for `verdict::compare` to tell
+/// the part of the step reruns must show (`verdict::SHRINK`), as the run spread goes. Without
+/// a known spread, two.
+pub fn first_batch(step: &detect::Step, run_sd: Option<f64>) -> u32 {
+    let delta = crate::verdict::SHRINK * (step.after - step.before);
+    match run_sd {
+        Some(sd) => crate::verdict::pair_batch(delta, sd),
+        None => crate::verdict::MIN_BATCH,
+    }
 }
 
 fn new_alert(
@@ -265,5 +311,7 @@ fn new_alert(
         },
         undoes,
         into: None,
+        run_sd: None,
+        confirm: None,
     }
 }

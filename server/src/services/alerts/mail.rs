@@ -108,6 +108,10 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
     }
     out.push('\n');
     out.push_str(&alert_table(s));
+    if let Some(c) = &s.confirmation {
+        out.push_str("\nConfirmation:\n");
+        out.push_str(&wrap(c, 78, "  "));
+    }
     out.push_str("\nTo bisect:\n");
     match s.bisect_command(true) {
         Some(command) => {

@@ -7,6 +7,7 @@
 //! table written in one transaction with what caused it, so a server that stops anywhere
 //! resumes where it was when it starts again.
 
+pub mod confirm;
 pub mod detect;
 pub mod detector;
 pub mod mail;
@@ -146,6 +147,13 @@ pub async fn run_leased<F, Fut>(
     }
 }
 
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Parses the filter of `GET /api/v1/alerts` and the alerts page.
 pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ServiceError> {
     let bad = |m: String| ServiceError::Invalid(m);
@@ -154,7 +162,7 @@ pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ServiceError> {
         Some("open") => Some(
             AlertStatus::ALL
                 .into_iter()
-                .filter(|s| s.is_open())
+                .filter(|s| s.is_open() || *s == AlertStatus::AwaitingConfirmation)
                 .collect(),
         ),
         Some(list) => Some(
@@ -265,7 +273,7 @@ mod tests {
             ..AlertFilter::default()
         })
         .unwrap();
-        assert_eq!(f.statuses.as_ref().map(Vec::len), Some(3));
+        assert_eq!(f.statuses.as_ref().map(Vec::len), Some(4));
         assert_eq!(f.regression, Some(true));
         assert_eq!(f.limit, 50);
         for bad in [

@@ -337,10 +337,21 @@ async fn render(
     let Some(summary) = state.store.alert_summary(e.summary_id).await? else {
         return Ok(Vec::new());
     };
+    // The first announcement: `new`, or `confirmed` for a summary that awaited its reruns.
+    let first = matches!(e.event.kind.as_str(), "new" | "confirmed");
+    // Nothing of a summary that was never announced (awaiting confirmation, or dismissed as
+    // noise) goes out.
+    let announced = summary
+        .events
+        .iter()
+        .any(|x| x.id < e.event.id && matches!(x.kind.as_str(), "new" | "confirmed"));
+    if !first && !announced {
+        return Ok(Vec::new());
+    }
     let origin = state.notice_origin();
     let links = mail::Links::new(&origin, &summary);
     let event_name = match e.event.kind.as_str() {
-        "new" => "alert.new",
+        "new" | "confirmed" => "alert.new",
         "bisected" => "alert.bisected",
         _ => "alert.status",
     };
@@ -379,7 +390,7 @@ async fn render(
         for to in &m.to {
             builder = builder.to(to.clone());
         }
-        let message = if e.event.kind == "new" {
+        let message = if first {
             let report = match (report_query(&summary), &links.report) {
                 (Some(query), Some(link)) => state
                     .report(&query, link)

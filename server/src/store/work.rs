@@ -1,0 +1,433 @@
+//! Work requests: runs Perfline asks robots for (`GET /api/v1/work`), and the alert summaries
+//! awaiting the reruns that confirm them.
+
+use app::alerts::{AlertStatus, WorkKind, WorkRequest};
+
+use super::alerts::{insert_event_noted, ConfirmPolicy, NewAlert};
+use super::sql::{query, query_as, sql, Row, Tx};
+use super::{CompareSeries, Store, StoreResult};
+
+/// The columns `request_row` reads.
+macro_rules! request_columns {
+    () => {
+        "SELECT id, kind, summary_id, bisection_id, benchmark, machine, metric, param, commit_sha, \
+         kernel, runs, received, reason, created_at, side, after_run, state FROM work_request"
+    };
+}
+
+/// A request as stored: the wire form and what only the server needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRequest {
+    pub request: WorkRequest,
+    /// `good` or `bad`: the side of the step the commit stood on when asked ('' for none).
+    pub side: String,
+    /// Runs with a greater id are the requested runs.
+    pub after_run: i64,
+    /// `pending`, `done` or `cancelled`.
+    pub state: String,
+}
+
+/// One alert of a summary awaiting confirmation: the step its reruns are judged against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AwaitingAlert {
+    pub metric: String,
+    pub param: String,
+    pub before: f64,
+    pub after: f64,
+    pub run_sd: Option<f64>,
+    pub points_before: u32,
+    pub points_after: u32,
+}
+
+/// A summary awaiting confirmation, with its requests and alerts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Awaiting {
+    pub id: i64,
+    pub benchmark: String,
+    pub machine: String,
+    /// Unix milliseconds after which it is confirmed unchecked.
+    pub confirm_by: i64,
+    pub requests: Vec<StoredRequest>,
+    pub alerts: Vec<AwaitingAlert>,
+}
+
+/// One rerun's mean of one series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RerunMean {
+    pub run_id: i64,
+    pub metric: String,
+    pub param: String,
+    pub mean: f64,
+}
+
+fn request_row(r: &Row) -> StoredRequest {
+    let kind = match r.get::<&str, _>(1) {
+        "bisect" => WorkKind::Bisect,
+        _ => WorkKind::Confirm,
+    };
+    StoredRequest {
+        request: WorkRequest {
+            id: r.get(0),
+            kind,
+            alert: r.get(2),
+            bisection: r.get(3),
+            benchmark: r.get(4),
+            machine: r.get(5),
+            metric: r.get(6),
+            param: r.get(7),
+            commit: r.get(8),
+            kernel: r.get(9),
+            runs: u32::try_from(r.get::<i64, _>(10)).unwrap_or(0),
+            received: u32::try_from(r.get::<i64, _>(11)).unwrap_or(0),
+            reason: r.get(12),
+            created_at: r.get(13),
+        },
+        side: r.get(14),
+        after_run: r.get(15),
+        state: r.get(16),
+    }
+}
+
+/// Puts a summary just created for `a` in `awaiting-confirmation` (deadline from `policy`),
+/// records that quietly (no mail, no webhook), and asks for `runs` reruns of its last good and
+/// first bad commit.
+pub(super) async fn await_confirmation(
+    tx: &mut Tx,
+    summary_id: i64,
+    a: &NewAlert,
+    runs: u32,
+    policy: ConfirmPolicy,
+) -> StoreResult<()> {
+    query(sql!(
+        "UPDATE alert_summary SET status = 'awaiting-confirmation', confirm_by = ? WHERE id = ?"
+    ))
+    .bind(policy.now_ms.saturating_add(policy.timeout_ms))
+    .bind(summary_id)
+    .execute(&mut *tx)
+    .await?;
+    insert_event_noted(tx, summary_id, "awaiting", "perfline", false).await?;
+    let (after_run,): (i64,) = query_as(sql!("SELECT coalesce(max(id), 0) FROM run"))
+        .fetch_one(&mut *tx)
+        .await?;
+    let x = &a.alert;
+    for (side, commit, role) in [("good", &a.good, "last good"), ("bad", &a.bad, "first bad")] {
+        let reason = format!(
+            "confirm the {:+.1} % step of {}.{} on {}: rerun the {role} commit {} {runs} time{}",
+            x.change_pct,
+            a.benchmark,
+            x.title(),
+            a.machine,
+            commit.short(),
+            if runs == 1 { "" } else { "s" },
+        );
+        query(sql!(
+            "INSERT INTO work_request (kind, summary_id, side, benchmark, machine, metric, param, \
+             commit_sha, kernel, runs, after_run, reason) \
+             VALUES ('confirm', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        ))
+        .bind(summary_id)
+        .bind(side)
+        .bind(&a.benchmark)
+        .bind(&a.machine)
+        .bind(&x.metric)
+        .bind(&x.param)
+        .bind(commit.sha.as_deref().unwrap_or(""))
+        .bind(&commit.kernel)
+        .bind(i64::from(runs))
+        .bind(after_run)
+        .bind(reason)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The pending requests of summaries `ids` (serialised as a JSON array), by summary.
+pub(super) async fn pending_of(tx: &mut Tx, ids: &str) -> StoreResult<Vec<WorkRequest>> {
+    let rows = query(sql!(
+        request_columns!(),
+        " WHERE summary_id IN {ids} AND state = 'pending' ORDER BY id"
+    ))
+    .bind(ids)
+    .fetch_all(&mut *tx)
+    .await?;
+    Ok(rows.iter().map(|r| request_row(r).request).collect())
+}
+
+impl Store {
+    /// Up to `limit` pending requests for `machine`, oldest first.
+    pub async fn pending_work(&self, machine: &str, limit: i64) -> StoreResult<Vec<WorkRequest>> {
+        let rows = query(sql!(
+            request_columns!(),
+            " WHERE machine = ? AND state = 'pending' ORDER BY id LIMIT ?"
+        ))
+        .bind(machine)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.iter().map(|r| request_row(r).request).collect())
+    }
+
+    /// One request, whatever its state.
+    pub async fn work_request(&self, id: i64) -> StoreResult<Option<StoredRequest>> {
+        let row = query(sql!(request_columns!(), " WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.as_ref().map(request_row))
+    }
+
+    /// Up to `limit` summaries awaiting confirmation, oldest first, with their pending
+    /// requests and their alerts.
+    pub async fn awaiting_confirmation(&self, limit: i64) -> StoreResult<Vec<Awaiting>> {
+        let mut tx = self.reader.begin_read().await?;
+        let rows: Vec<(i64, String, String, Option<i64>)> = query_as(sql!(
+            "SELECT id, benchmark, machine, confirm_by FROM alert_summary \
+             WHERE status = 'awaiting-confirmation' ORDER BY id LIMIT ?"
+        ))
+        .bind(limit)
+        .fetch_all(&mut tx)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, benchmark, machine, confirm_by) in rows {
+            let requests = query(sql!(
+                request_columns!(),
+                " WHERE summary_id = ? AND state = 'pending' ORDER BY id"
+            ))
+            .bind(id)
+            .fetch_all(&mut tx)
+            .await?
+            .iter()
+            .map(request_row)
+            .collect();
+            let alerts = query(sql!(
+                "SELECT metric, param, level_before, level_after, run_sd, points_before, points_after \
+                 FROM alert WHERE summary_id = ? ORDER BY id"
+            ))
+            .bind(id)
+            .fetch_all(&mut tx)
+            .await?
+            .iter()
+            .map(|r| AwaitingAlert {
+                metric: r.get(0),
+                param: r.get(1),
+                before: r.get(2),
+                after: r.get(3),
+                run_sd: r.get(4),
+                points_before: u32::try_from(r.get::<i64, _>(5)).unwrap_or(0),
+                points_after: u32::try_from(r.get::<i64, _>(6)).unwrap_or(0),
+            })
+            .collect();
+            out.push(Awaiting {
+                id,
+                benchmark,
+                machine,
+                confirm_by: confirm_by.unwrap_or(i64::MAX),
+                requests,
+                alerts,
+            });
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// How many runs have been stored for `r` since it was made (its benchmark and machine,
+    /// and its commit, either abbreviating the other, or its kernel when it names no commit).
+    pub async fn rerun_count(&self, r: &StoredRequest) -> StoreResult<u32> {
+        let w = &r.request;
+        let (n,): (i64,) = if w.commit.is_empty() {
+            query_as(sql!(
+                "SELECT count(*) FROM run r JOIN machine m ON m.id = r.machine_id \
+                 JOIN kernel k ON k.id = r.kernel_id \
+                 WHERE r.benchmark = ? AND m.name = ? AND k.version = ? AND r.id > ?"
+            ))
+            .bind(&w.benchmark)
+            .bind(&w.machine)
+            .bind(&w.kernel)
+            .bind(r.after_run)
+            .fetch_one(&self.reader)
+            .await?
+        } else {
+            query_as(sql!(
+                "SELECT count(*) FROM run r JOIN machine m ON m.id = r.machine_id \
+                 WHERE r.benchmark = ? AND m.name = ? AND r.id > ? AND r.commit_sha IS NOT NULL \
+                 AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%')"
+            ))
+            .bind(&w.benchmark)
+            .bind(&w.machine)
+            .bind(r.after_run)
+            .bind(&w.commit)
+            .bind(&w.commit)
+            .fetch_one(&self.reader)
+            .await?
+        };
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    /// The means of the runs stored for `r` since it was made (its benchmark and machine, and
+    /// its commit, either abbreviating the other, or its kernel when it names no commit), of
+    /// the series `wanted` (metric, param); in run order.
+    pub async fn rerun_means(
+        &self,
+        r: &StoredRequest,
+        wanted: &[(String, String)],
+    ) -> StoreResult<Vec<RerunMean>> {
+        let w = &r.request;
+        let rows: Vec<(i64, String, Vec<u8>)> = if w.commit.is_empty() {
+            query_as(sql!(
+                "SELECT r.id, k.version, d.packed FROM run r \
+                 JOIN machine m ON m.id = r.machine_id JOIN kernel k ON k.id = r.kernel_id \
+                 JOIN run_data d ON d.run_id = r.id \
+                 WHERE r.benchmark = ? AND m.name = ? AND k.version = ? AND r.id > ? ORDER BY r.id"
+            ))
+            .bind(&w.benchmark)
+            .bind(&w.machine)
+            .bind(&w.kernel)
+            .bind(r.after_run)
+            .fetch_all(&self.reader)
+            .await?
+        } else {
+            query_as(sql!(
+                "SELECT r.id, r.commit_sha, d.packed FROM run r \
+                 JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
+                 WHERE r.benchmark = ? AND m.name = ? AND r.id > ? AND r.commit_sha IS NOT NULL \
+                 AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%') ORDER BY r.id"
+            ))
+            .bind(&w.benchmark)
+            .bind(&w.machine)
+            .bind(r.after_run)
+            .bind(&w.commit)
+            .bind(&w.commit)
+            .fetch_all(&self.reader)
+            .await?
+        };
+        let series: Vec<CompareSeries> = self.decode_runs(rows, None).await?;
+        Ok(series
+            .into_iter()
+            .filter(|s| {
+                !s.values.is_empty() && wanted.iter().any(|(m, p)| *m == s.metric && *p == s.param)
+            })
+            .map(|s| RerunMean {
+                run_id: s.run_id,
+                mean: s.values.iter().sum::<f64>() / s.values.len() as f64,
+                metric: s.metric,
+                param: s.param,
+            })
+            .collect())
+    }
+
+    /// Adds a confirmation request of summary `summary_id` for another commit (`side`:
+    /// `later` or `earlier`), of the same benchmark, machine and metric as `like`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn add_request(
+        &self,
+        summary_id: i64,
+        side: &str,
+        like: &WorkRequest,
+        commit: &str,
+        kernel: &str,
+        runs: u32,
+        reason: &str,
+    ) -> StoreResult<()> {
+        let mut tx = self.writer.begin_write().await?;
+        let (after_run,): (i64,) = query_as(sql!("SELECT coalesce(max(id), 0) FROM run"))
+            .fetch_one(&mut tx)
+            .await?;
+        query(sql!(
+            "INSERT INTO work_request (kind, summary_id, side, benchmark, machine, metric, param, \
+             commit_sha, kernel, runs, after_run, reason) \
+             SELECT 'confirm', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? \
+             WHERE NOT EXISTS (SELECT 1 FROM work_request WHERE summary_id = ? AND side = ? AND state = 'pending')"
+        ))
+        .bind(summary_id)
+        .bind(side)
+        .bind(&like.benchmark)
+        .bind(&like.machine)
+        .bind(&like.metric)
+        .bind(&like.param)
+        .bind(commit)
+        .bind(kernel)
+        .bind(i64::from(runs))
+        .bind(after_run)
+        .bind(reason)
+        .bind(summary_id)
+        .bind(side)
+        .execute(&mut tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Records how many runs requests have received and how many they now want.
+    pub async fn request_progress(&self, updates: &[(i64, u32, u32)]) -> StoreResult<()> {
+        if updates.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.writer.begin_write().await?;
+        for (id, received, runs) in updates {
+            query(sql!(
+                "UPDATE work_request SET received = ?, runs = ?, updated_at = {now_ms} \
+                 WHERE id = ? AND state = 'pending' AND (received <> ? OR runs <> ?)"
+            ))
+            .bind(i64::from(*received))
+            .bind(i64::from(*runs))
+            .bind(id)
+            .bind(i64::from(*received))
+            .bind(i64::from(*runs))
+            .execute(&mut tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Settles a summary awaiting confirmation: `status` (`new` when confirmed, `unconfirmed`
+    /// when the reruns did not show the step), what the reruns said, its requests done, and
+    /// an event: `confirmed` (announced: mail and webhooks) or `unconfirmed` (quiet). False
+    /// when it was no longer awaiting (triaged meanwhile).
+    pub async fn settle_confirmation(
+        &self,
+        id: i64,
+        status: AlertStatus,
+        text: &str,
+    ) -> StoreResult<bool> {
+        let mut tx = self.writer.begin_write().await?;
+        let changed = query(sql!(
+            "UPDATE alert_summary SET status = ?, confirmation = ?, confirm_by = NULL, \
+             updated_at = {now_ms} WHERE id = ? AND status = 'awaiting-confirmation'"
+        ))
+        .bind(status.as_str())
+        .bind(text)
+        .bind(id)
+        .execute(&mut tx)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        end_requests(&mut tx, id, "done").await?;
+        let confirmed = status != AlertStatus::Unconfirmed;
+        let kind = if confirmed {
+            "confirmed"
+        } else {
+            "unconfirmed"
+        };
+        insert_event_noted(&mut tx, id, kind, "perfline", confirmed).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+}
+
+/// Ends the pending requests of summary `id` (`done` or `cancelled`).
+pub(super) async fn end_requests(tx: &mut Tx, id: i64, state: &str) -> StoreResult<()> {
+    query(sql!(
+        "UPDATE work_request SET state = ?, updated_at = {now_ms} \
+         WHERE summary_id = ? AND state = 'pending'"
+    ))
+    .bind(state)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
