@@ -155,7 +155,8 @@ pub(super) async fn pending_of(tx: &mut Tx, ids: &str) -> StoreResult<Vec<WorkRe
 }
 
 impl Store {
-    /// Up to `limit` pending requests for `machine`, oldest first.
+    /// Up to `limit` pending requests for `machine`, oldest first, each with the runs
+    /// received so far counted now.
     pub async fn pending_work(&self, machine: &str, limit: i64) -> StoreResult<Vec<WorkRequest>> {
         let rows = query(sql!(
             request_columns!(),
@@ -165,7 +166,15 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.reader)
         .await?;
-        Ok(rows.iter().map(|r| request_row(r).request).collect())
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows.iter().map(request_row) {
+            let received = self.rerun_count(&r).await?;
+            out.push(WorkRequest {
+                received,
+                ..r.request
+            });
+        }
+        Ok(out)
     }
 
     /// One request, whatever its state.

@@ -53,11 +53,11 @@ pub(crate) fn rerun_csv(i: usize, level: f64, round: u64) -> String {
     csv
 }
 
-async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
+pub(crate) async fn upload_commit(app: &TestApp, i: usize, level: f64, bearer: Option<&str>) {
     upload_commit_on(app, "lkp-bdw-de1", i, level, bearer).await;
 }
 
-async fn upload_commit_on(
+pub(crate) async fn upload_commit_on(
     app: &TestApp,
     machine: &str,
     i: usize,
@@ -78,7 +78,7 @@ async fn upload_commit_on(
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
 }
 
-async fn upload_history(app: &TestApp, n: usize, bearer: Option<&str>) {
+pub(crate) async fn upload_history(app: &TestApp, n: usize, bearer: Option<&str>) {
     let mut r = app
         .client
         .post(app.url("/api/v1/commits?repo=linux&branch=master"))
@@ -129,7 +129,7 @@ pub(crate) async fn no_confirmation(app: &TestApp) {
     assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
 }
 
-async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
+pub(crate) async fn summaries(app: &TestApp, query: &str) -> Vec<Value> {
     let (status, v) = app.get_json(&format!("/api/v1/alerts?{query}")).await;
     assert_eq!(status, 200, "{v}");
     v["summaries"].as_array().unwrap().clone()
@@ -150,7 +150,7 @@ pub(crate) async fn two_regressions(app: &TestApp) {
 }
 
 /// The robot tests every other commit; throughput drops 6.2% at commit 24.
-async fn robot_with_a_step(app: &TestApp, bearer: Option<&str>) {
+pub(crate) async fn robot_with_a_step(app: &TestApp, bearer: Option<&str>) {
     upload_history(app, 40, bearer).await;
     for i in (0..24).step_by(2) {
         upload_commit(app, i, 2500.0, bearer).await;
@@ -699,9 +699,9 @@ pub(crate) async fn start_receiver(received: Received) -> String {
 
 /// A real SMTP server on loopback: Python's aiosmtpd with its Maildir handler (installed by
 /// `scripts/ensure-tools`). Killed when dropped.
-struct Smtp {
+pub(crate) struct Smtp {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
     maildir: tempfile::TempDir,
 }
 
@@ -712,7 +712,7 @@ impl Drop for Smtp {
     }
 }
 
-async fn start_smtp() -> Smtp {
+pub(crate) async fn start_smtp() -> Smtp {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -742,7 +742,7 @@ async fn start_smtp() -> Smtp {
 
 impl Smtp {
     /// The messages delivered so far, as stored (LF line ends).
-    fn messages(&self) -> Vec<String> {
+    pub(crate) fn messages(&self) -> Vec<String> {
         let dir = self.maildir.path().join("Maildir/new");
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
@@ -754,7 +754,7 @@ impl Smtp {
 }
 
 /// The unfolded value of a header of a raw message.
-fn header(message: &str, name: &str) -> Option<String> {
+pub(crate) fn header(message: &str, name: &str) -> Option<String> {
     let message = message.replace("\r\n", "\n");
     let head = message.split("\n\n").next()?;
     let unfolded = head.replace("\n ", " ").replace("\n\t", " ");
@@ -765,7 +765,7 @@ fn header(message: &str, name: &str) -> Option<String> {
 }
 
 /// The body of a raw message, quoted-printable soft breaks joined.
-fn body_of(message: &str) -> String {
+pub(crate) fn body_of(message: &str) -> String {
     let message = message.replace("\r\n", "\n");
     let body = message.split_once("\n\n").map_or("", |(_, b)| b);
     body.replace("=\n", "").replace("=3D", "=")

@@ -8,6 +8,7 @@ mod browser;
 mod cli;
 mod client;
 mod compare;
+mod confirm;
 mod helpers;
 mod hostile;
 mod lkp_oracle;

@@ -1,5 +1,5 @@
 //! The client commands of the `perfline` binary (`upload`, `history`, `bisect-log`, `compare`,
-//! `trend`): what a robot or an engineer in a terminal runs against a Perfline server. They
+//! `trend`, `work`): what a robot or an engineer in a terminal runs against a Perfline server. They
 //! speak only the public HTTP API (`PERFLINE_SERVER`, `PERFLINE_TOKEN`), retry what is safe to
 //! retry (`http`), and print what the server prints for `curl`. One file per command.
 //!
@@ -11,11 +11,13 @@ mod history;
 mod http;
 mod trend;
 mod upload;
+mod work;
 
 pub use compare::CompareArgs;
 pub use history::{BisectArgs, HistoryArgs};
 pub use trend::TrendArgs;
 pub use upload::UploadArgs;
+pub use work::WorkArgs;
 
 use clap::{Args, Subcommand};
 use reqwest::StatusCode;
@@ -54,6 +56,9 @@ pub enum ClientCommand {
     Compare(CompareArgs),
     /// Print a metric's trend by commit as an ASCII chart.
     Trend(TrendArgs),
+    /// Run what Perfline asks of this machine (reruns that confirm alerts): a command per
+    /// run, its output uploaded; until nothing is asked.
+    Work(WorkArgs),
 }
 
 /// A client command's failure: what to print before exiting 1.
@@ -86,6 +91,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::BisectLog(a) => history::bisect_log(a).await,
         ClientCommand::Compare(a) => compare::compare(a).await,
         ClientCommand::Trend(a) => trend::trend(a).await,
+        ClientCommand::Work(a) => work::work(a).await,
     };
     match result {
         Ok(Outcome::Done) => ExitCode::SUCCESS,

@@ -1,0 +1,164 @@
+//! `perfline work`: a robot's loop over the runs Perfline asks of its machine
+//! (`GET /api/v1/work`): reruns that confirm an alert, commits a bisection tests. For each run
+//! still wanted it runs the command (which builds, boots and benchmarks); a non-empty standard
+//! output is uploaded as that run (`request=ID`), an empty one means the command uploaded
+//! itself. It asks again after each round, since the server may want more runs or another
+//! commit, and ends when nothing is asked (or keeps polling with `--poll`).
+
+use super::http::*;
+use super::*;
+use app::alerts::{WorkList, WorkRequest};
+use clap::Args;
+use reqwest::Method;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Args)]
+pub struct WorkArgs {
+    #[command(flatten)]
+    pub client: Client,
+    /// The machine this robot runs on.
+    #[arg(long)]
+    pub machine: String,
+    /// The command to run for each run wanted, through `sh -c`, with `{commit}`,
+    /// `{benchmark}`, `{machine}`, `{kernel}`, `{metric}` and `{request}` replaced (also in
+    /// its environment as `PERFLINE_COMMIT`, ..., beside `PERFLINE_SERVER` and
+    /// `PERFLINE_TOKEN`). Its standard output, when not empty, is uploaded as one run.
+    #[arg(long)]
+    pub exec: String,
+    /// The format of the command's output, when detection should not decide.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Keep asking for work every SECS seconds instead of ending when there is none.
+    #[arg(long, value_name = "SECS")]
+    pub poll: Option<u64>,
+    /// How long to wait, once every run asked for is uploaded, for the server to judge them
+    /// (it may then ask for more) before ending.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub settle: u64,
+}
+
+pub(super) async fn work(a: WorkArgs) -> Result<Outcome, CliError> {
+    let http = Http::new(&a.client)?;
+    let path = format!(
+        "/api/v1/work?{}",
+        query(&[("machine", Some(a.machine.as_str()))])
+    );
+    let mut done = 0u32;
+    let mut idle_since: Option<Instant> = None;
+    loop {
+        let list: WorkList = http.get_json(&path).await?;
+        let wanted: Vec<(WorkRequest, u32)> = list
+            .requests
+            .into_iter()
+            .map(|r| {
+                let left = r.runs.saturating_sub(r.received);
+                (r, left)
+            })
+            .filter(|(_, left)| *left > 0)
+            .collect();
+        if wanted.is_empty() {
+            if let Some(secs) = a.poll {
+                tokio::time::sleep(Duration::from_secs(secs.max(1))).await;
+                continue;
+            }
+            // Requests whose runs are all in are judged by the server in a moment; it may
+            // ask for more. None left at all: done.
+            let pending = http
+                .get_json::<WorkList>(&path)
+                .await?
+                .requests
+                .iter()
+                .any(|r| r.received >= r.runs);
+            let since = *idle_since.get_or_insert_with(Instant::now);
+            if !pending || since.elapsed() >= Duration::from_secs(a.settle) {
+                eprintln!("perfline: no work for {} ({done} runs done)", a.machine);
+                return Ok(Outcome::Done);
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            continue;
+        }
+        idle_since = None;
+        for (r, left) in wanted {
+            for k in 1..=left {
+                run_one(&http, &a, &r, k, left).await?;
+                done += 1;
+            }
+        }
+    }
+}
+
+/// Runs the command once for request `r` and uploads what it prints.
+async fn run_one(
+    http: &Http,
+    a: &WorkArgs,
+    r: &WorkRequest,
+    k: u32,
+    of: u32,
+) -> Result<(), CliError> {
+    let vars = [
+        ("commit", r.commit.as_str()),
+        ("benchmark", r.benchmark.as_str()),
+        ("machine", r.machine.as_str()),
+        ("kernel", r.kernel.as_str()),
+        ("metric", r.metric.as_str()),
+    ];
+    let id = r.id.to_string();
+    let mut command = a.exec.replace("{request}", &id);
+    for (name, value) in vars {
+        command = command.replace(&format!("{{{name}}}"), value);
+    }
+    let commit_name = if r.commit.is_empty() {
+        &r.kernel
+    } else {
+        &r.commit
+    };
+    eprintln!(
+        "perfline: request {id} ({}): run {k} of {of} of {} at {}",
+        r.reason,
+        r.benchmark,
+        &commit_name[..commit_name.len().min(12)]
+    );
+    let mut c = tokio::process::Command::new("sh");
+    c.arg("-c")
+        .arg(&command)
+        .env("PERFLINE_SERVER", &a.client.server)
+        .env("PERFLINE_REQUEST", &id)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit());
+    for (name, value) in vars {
+        c.env(format!("PERFLINE_{}", name.to_ascii_uppercase()), value);
+    }
+    if let Some(t) = &a.client.token {
+        c.env("PERFLINE_TOKEN", t);
+    }
+    let out = c.output().await.map_err(|source| CliError::File {
+        path: "sh".into(),
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(CliError::Usage(format!(
+            "the command failed ({}) for request {id}, commit {commit_name}: {command}",
+            out.status
+        )));
+    }
+    if out.stdout.iter().all(u8::is_ascii_whitespace) {
+        // The command uploaded its results itself.
+        return Ok(());
+    }
+    let upload = format!(
+        "/api/v1/upload?{}",
+        query(&[
+            ("request", Some(id.as_str())),
+            ("format", a.format.as_deref()),
+        ])
+    );
+    let body = out.stdout;
+    let response = http
+        .send(Method::POST, &upload, "text/plain", || {
+            Some(Body::Bytes(body.clone()))
+        })
+        .await?;
+    let summary = read_text(response).await?;
+    print_text(&summary);
+    Ok(())
+}
