@@ -289,6 +289,10 @@ fn SummaryView(
     }
     .into_any();
     let supporting = supporting_table(&s);
+    let pending = pending_reruns(&s);
+    let confirmation = s.confirmation.clone().map(|c| {
+        view! { <p class="confirmation"><strong>"Confirmation: "</strong>{c}</p> }.into_any()
+    });
     let events = s.events.iter().map(|e| view! {
         <li>{format!("{} {}: {}{}{}", e.at, e.actor, e.status,
             if e.assignee.is_empty() { String::new() } else { format!(", assigned to {}", e.assignee) },
@@ -324,6 +328,8 @@ fn SummaryView(
             id=format!("summary-{id}") data-id=id data-status=s.status.as_str()
             on:click=move |_| selected.set(index)>
             {head}
+            {pending}
+            {confirmation}
             {fixed}
             {fixes}
             {table}
@@ -333,6 +339,48 @@ fn SummaryView(
             {events}
         </article>
     }
+}
+
+/// The reruns a summary awaiting confirmation waits for, as robots get them from
+/// `GET /api/v1/work`.
+fn pending_reruns(s: &AlertSummary) -> Option<AnyView> {
+    if s.requests.is_empty() {
+        return None;
+    }
+    let items = s
+        .requests
+        .iter()
+        .map(|r| {
+            let commit = if r.commit.is_empty() {
+                &r.kernel
+            } else {
+                &r.commit
+            };
+            let commit = commit[..commit.len().min(12)].to_owned();
+            view! {
+                <li class="rerun" data-request=r.id>
+                    <code>{commit}</code>
+                    {format!(": {} of {} runs", r.received, r.runs)}
+                    <span class="muted">{format!(" — {}", r.reason)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let machine = s.machine.clone();
+    Some(
+        view! {
+            <section class="pending-reruns" aria-label="Pending reruns">
+                <h3>"Pending reruns"</h3>
+                <p class="muted">
+                    "Nobody is told of this step until reruns confirm it. Robots get these from "
+                    <code>{format!("GET /api/v1/work?machine={machine}")}</code>
+                    " (" <code>"perfline work"</code> ")."
+                </p>
+                <ul>{items}</ul>
+            </section>
+        }
+        .into_any(),
+    )
 }
 
 /// The other metrics that changed at the step (one summary's page only): seed 001's rows

@@ -346,6 +346,23 @@ async fn noise_advice_and_calibration_pages_in_chromium() {
     run_e2e("noise.mjs", vec![app.base.clone()]).await;
 }
 
+/// An alert awaiting confirmation shows its pending reruns; a robot runs them and the page
+/// shows it confirmed.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_alert_waits_for_its_reruns_and_is_confirmed_in_chromium() {
+    let app = spawn_app().await;
+    crate::alerts::robot_with_a_step(&app, None).await;
+    crate::alerts::upload_commit(&app, 30, 2345.0, None).await;
+    crate::alerts::settle(&app).await;
+    run_e2e("confirm.mjs", vec![app.base.clone()]).await;
+    let s = &crate::alerts::summaries(&app, "status=all").await[0];
+    assert_eq!(s["status"], "new");
+    assert!(s["confirmation"]
+        .as_str()
+        .unwrap()
+        .starts_with("confirmed by reruns"));
+}
+
 /// Every page at 1280 px in the light and the dark theme: no horizontal overflow, no serious
 /// axe-core violation; the theme switch is remembered and the charts follow it.
 #[tokio::test(flavor = "multi_thread")]
