@@ -39,6 +39,7 @@ const TABLES: &[&str] = &[
     "alert_summary",
     "alert",
     "alert_event",
+    "work_request",
     "outbox",
     "worker_lease",
     "data_version",

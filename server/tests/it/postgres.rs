@@ -204,6 +204,7 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
         "audit",
         "alert_job",
         "alert_summary",
+        "work_request",
     ];
     let mut before = Vec::new();
     for t in tables {

@@ -728,6 +728,14 @@ async fn two_servers_notify_once(postgres: bool) {
         }
     };
     post(&a, "/api/v1/commits?repo=linux&branch=master", git_log(40)).await;
+    // Announced at once, without waiting for reruns (`confirm::` tests those).
+    let r = client
+        .put(format!("http://{}/api/v1/alert-rules", a.addr))
+        .json(&serde_json::json!({"rules": [{"confirm": false}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
     // The robot's uploads, alternately through A and B: a 6.2% drop at commit 24.
     for i in (0..=30).step_by(2) {
         let level = if i < 24 { 2500.0 } else { 2345.0 };
