@@ -225,14 +225,10 @@ fn confirm_corpus(count: usize) {
                     }
                 }
             };
-            let (good, bad): (Vec<RerunMean>, Vec<RerunMean>) =
-                (asked[0].3.clone(), asked[1].3.clone());
             let reruns_total: usize = asked.iter().map(|a| a.3.len()).sum();
             row[5] += reruns_total;
             // Mailed about a step that is there: within 3 commits of the range named.
-            let true_mail = s
-                .step
-                .is_some_and(|b| b + 3 >= range.0 + 1 && b <= range.1 + 3);
+            let true_mail = s.step.is_some_and(|b| b + 3 > range.0 && b <= range.1 + 3);
             if truth {
                 hit_plain = true;
                 hit_confirmed |= mailed;

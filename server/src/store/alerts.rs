@@ -216,7 +216,7 @@ async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -
 
 /// Records an event; `announce: false` writes it as notified already: it is kept in the
 /// summary's history but never becomes a mail or a webhook.
-pub(super) async fn insert_event_noted(
+async fn insert_event_noted(
     conn: &mut Tx,
     summary_id: i64,
     kind: &str,
@@ -287,6 +287,57 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
         if changed > 0 {
             insert_event(&mut *tx, *undone, "status", "perfline").await?;
         }
+    }
+    Ok(())
+}
+
+/// Puts a summary just created for `a` in `awaiting-confirmation` (deadline from `policy`),
+/// records that quietly (no mail, no webhook), and asks for `runs` reruns of its last good and
+/// first bad commit.
+async fn await_confirmation(
+    tx: &mut Tx,
+    summary_id: i64,
+    a: &NewAlert,
+    runs: u32,
+    policy: ConfirmPolicy,
+) -> StoreResult<()> {
+    query(sql!(
+        "UPDATE alert_summary SET status = 'awaiting-confirmation', confirm_by = ? WHERE id = ?"
+    ))
+    .bind(policy.now_ms.saturating_add(policy.timeout_ms))
+    .bind(summary_id)
+    .execute(&mut *tx)
+    .await?;
+    insert_event_noted(tx, summary_id, "awaiting", "perfline", false).await?;
+    let x = &a.alert;
+    for (side, commit, role) in [("good", &a.good, "last good"), ("bad", &a.bad, "first bad")] {
+        let reason = format!(
+            "confirm the {:+.1} % step of {}.{} on {}: rerun the {role} commit {} {runs} time{}",
+            x.change_pct,
+            a.benchmark,
+            x.title(),
+            a.machine,
+            commit.short(),
+            if runs == 1 { "" } else { "s" },
+        );
+        let like = (
+            a.benchmark.as_str(),
+            a.machine.as_str(),
+            x.metric.as_str(),
+            x.param.as_str(),
+        );
+        let commit_sha = commit.sha.as_deref().unwrap_or("");
+        super::work::insert_request(
+            tx,
+            summary_id,
+            side,
+            like,
+            commit_sha,
+            &commit.kernel,
+            runs,
+            &reason,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -625,7 +676,7 @@ impl Store {
                 Some((id,)) => {
                     match a.confirm {
                         Some(runs) => {
-                            super::work::await_confirmation(&mut tx, id, a, runs, policy).await?;
+                            await_confirmation(&mut tx, id, a, runs, policy).await?;
                         }
                         None => insert_event(&mut tx, id, "new", "perfline").await?,
                     }
@@ -819,6 +870,43 @@ impl Store {
         let summary = read_summary(&mut tx, id).await?;
         tx.commit().await?;
         Ok(Ok(summary))
+    }
+
+    /// Settles a summary awaiting confirmation: `status` (`new` when confirmed, `unconfirmed`
+    /// when the reruns did not show the step), what the reruns said, its requests done, and
+    /// an event: `confirmed` (announced: mail and webhooks) or `unconfirmed` (quiet). False
+    /// when it was no longer awaiting (triaged meanwhile).
+    pub async fn settle_confirmation(
+        &self,
+        id: i64,
+        status: AlertStatus,
+        text: &str,
+    ) -> StoreResult<bool> {
+        let mut tx = self.writer.begin_write().await?;
+        let changed = query(sql!(
+            "UPDATE alert_summary SET status = ?, confirmation = ?, confirm_by = NULL, \
+             updated_at = {now_ms} WHERE id = ? AND status = 'awaiting-confirmation'"
+        ))
+        .bind(status.as_str())
+        .bind(text)
+        .bind(id)
+        .execute(&mut tx)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        super::work::end_requests(&mut tx, id, "done").await?;
+        let confirmed = status != AlertStatus::Unconfirmed;
+        let kind = if confirmed {
+            "confirmed"
+        } else {
+            "unconfirmed"
+        };
+        insert_event_noted(&mut tx, id, kind, "perfline", confirmed).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Up to `limit` events whose notifications are not yet in the outbox, oldest first.

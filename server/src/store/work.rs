@@ -1,9 +1,8 @@
 //! Work requests: runs Perfline asks robots for (`GET /api/v1/work`), and the alert summaries
 //! awaiting the reruns that confirm them.
 
-use app::alerts::{AlertStatus, WorkKind, WorkRequest};
+use app::alerts::{WorkKind, WorkRequest};
 
-use super::alerts::{insert_event_noted, ConfirmPolicy, NewAlert};
 use super::sql::{query, query_as, sql, Row, Tx};
 use super::{CompareSeries, Store, StoreResult};
 
@@ -88,57 +87,48 @@ fn request_row(r: &Row) -> StoredRequest {
     }
 }
 
-/// Puts a summary just created for `a` in `awaiting-confirmation` (deadline from `policy`),
-/// records that quietly (no mail, no webhook), and asks for `runs` reruns of its last good and
-/// first bad commit.
-pub(super) async fn await_confirmation(
+/// Adds a confirmation request of summary `summary_id` for `commit` (`side`: `good`, `bad`,
+/// `later`, `earlier`), counting runs stored from now on; none when one of that side is
+/// already pending.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a request's columns, each its own"
+)]
+pub(super) async fn insert_request(
     tx: &mut Tx,
     summary_id: i64,
-    a: &NewAlert,
+    side: &str,
+    like: (&str, &str, &str, &str),
+    commit: &str,
+    kernel: &str,
     runs: u32,
-    policy: ConfirmPolicy,
+    reason: &str,
 ) -> StoreResult<()> {
-    query(sql!(
-        "UPDATE alert_summary SET status = 'awaiting-confirmation', confirm_by = ? WHERE id = ?"
-    ))
-    .bind(policy.now_ms.saturating_add(policy.timeout_ms))
-    .bind(summary_id)
-    .execute(&mut *tx)
-    .await?;
-    insert_event_noted(tx, summary_id, "awaiting", "perfline", false).await?;
     let (after_run,): (i64,) = query_as(sql!("SELECT coalesce(max(id), 0) FROM run"))
         .fetch_one(&mut *tx)
         .await?;
-    let x = &a.alert;
-    for (side, commit, role) in [("good", &a.good, "last good"), ("bad", &a.bad, "first bad")] {
-        let reason = format!(
-            "confirm the {:+.1} % step of {}.{} on {}: rerun the {role} commit {} {runs} time{}",
-            x.change_pct,
-            a.benchmark,
-            x.title(),
-            a.machine,
-            commit.short(),
-            if runs == 1 { "" } else { "s" },
-        );
-        query(sql!(
-            "INSERT INTO work_request (kind, summary_id, side, benchmark, machine, metric, param, \
-             commit_sha, kernel, runs, after_run, reason) \
-             VALUES ('confirm', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        ))
-        .bind(summary_id)
-        .bind(side)
-        .bind(&a.benchmark)
-        .bind(&a.machine)
-        .bind(&x.metric)
-        .bind(&x.param)
-        .bind(commit.sha.as_deref().unwrap_or(""))
-        .bind(&commit.kernel)
-        .bind(i64::from(runs))
-        .bind(after_run)
-        .bind(reason)
-        .execute(&mut *tx)
-        .await?;
-    }
+    let (benchmark, machine, metric, param) = like;
+    query(sql!(
+        "INSERT INTO work_request (kind, summary_id, side, benchmark, machine, metric, param, \
+         commit_sha, kernel, runs, after_run, reason) \
+         SELECT 'confirm', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? \
+         WHERE NOT EXISTS (SELECT 1 FROM work_request WHERE summary_id = ? AND side = ? AND state = 'pending')"
+    ))
+    .bind(summary_id)
+    .bind(side)
+    .bind(benchmark)
+    .bind(machine)
+    .bind(metric)
+    .bind(param)
+    .bind(commit)
+    .bind(kernel)
+    .bind(i64::from(runs))
+    .bind(after_run)
+    .bind(reason)
+    .bind(summary_id)
+    .bind(side)
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }
 
@@ -327,7 +317,10 @@ impl Store {
 
     /// Adds a confirmation request of summary `summary_id` for another commit (`side`:
     /// `later` or `earlier`), of the same benchmark, machine and metric as `like`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a request's columns, each its own"
+    )]
     pub async fn add_request(
         &self,
         summary_id: i64,
@@ -339,29 +332,15 @@ impl Store {
         reason: &str,
     ) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
-        let (after_run,): (i64,) = query_as(sql!("SELECT coalesce(max(id), 0) FROM run"))
-            .fetch_one(&mut tx)
-            .await?;
-        query(sql!(
-            "INSERT INTO work_request (kind, summary_id, side, benchmark, machine, metric, param, \
-             commit_sha, kernel, runs, after_run, reason) \
-             SELECT 'confirm', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? \
-             WHERE NOT EXISTS (SELECT 1 FROM work_request WHERE summary_id = ? AND side = ? AND state = 'pending')"
-        ))
-        .bind(summary_id)
-        .bind(side)
-        .bind(&like.benchmark)
-        .bind(&like.machine)
-        .bind(&like.metric)
-        .bind(&like.param)
-        .bind(commit)
-        .bind(kernel)
-        .bind(i64::from(runs))
-        .bind(after_run)
-        .bind(reason)
-        .bind(summary_id)
-        .bind(side)
-        .execute(&mut tx)
+        let like = (
+            like.benchmark.as_str(),
+            like.machine.as_str(),
+            like.metric.as_str(),
+            like.param.as_str(),
+        );
+        insert_request(
+            &mut tx, summary_id, side, like, commit, kernel, runs, reason,
+        )
         .await?;
         tx.commit().await?;
         Ok(())
@@ -388,43 +367,6 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
-    }
-
-    /// Settles a summary awaiting confirmation: `status` (`new` when confirmed, `unconfirmed`
-    /// when the reruns did not show the step), what the reruns said, its requests done, and
-    /// an event: `confirmed` (announced: mail and webhooks) or `unconfirmed` (quiet). False
-    /// when it was no longer awaiting (triaged meanwhile).
-    pub async fn settle_confirmation(
-        &self,
-        id: i64,
-        status: AlertStatus,
-        text: &str,
-    ) -> StoreResult<bool> {
-        let mut tx = self.writer.begin_write().await?;
-        let changed = query(sql!(
-            "UPDATE alert_summary SET status = ?, confirmation = ?, confirm_by = NULL, \
-             updated_at = {now_ms} WHERE id = ? AND status = 'awaiting-confirmation'"
-        ))
-        .bind(status.as_str())
-        .bind(text)
-        .bind(id)
-        .execute(&mut tx)
-        .await?
-        .rows_affected();
-        if changed == 0 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        end_requests(&mut tx, id, "done").await?;
-        let confirmed = status != AlertStatus::Unconfirmed;
-        let kind = if confirmed {
-            "confirmed"
-        } else {
-            "unconfirmed"
-        };
-        insert_event_noted(&mut tx, id, kind, "perfline", confirmed).await?;
-        tx.commit().await?;
-        Ok(true)
     }
 }
 

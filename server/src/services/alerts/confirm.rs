@@ -481,9 +481,9 @@ fn timed_out(a: &Awaiting, progress: &[(i64, u32, u32)], timeout_secs: u64) -> S
 }
 
 fn duration_text(secs: u64) -> String {
-    if secs >= 3600 && secs % 3600 == 0 {
+    if secs >= 3600 && secs.is_multiple_of(3600) {
         format!("{} h", secs / 3600)
-    } else if secs >= 60 && secs % 60 == 0 {
+    } else if secs >= 60 && secs.is_multiple_of(60) {
         format!("{} min", secs / 60)
     } else {
         format!("{secs} s")
