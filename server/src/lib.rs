@@ -10,6 +10,8 @@ pub mod ingest;
 #[cfg(feature = "server")]
 pub mod alert_rule;
 #[cfg(feature = "server")]
+pub mod bisect;
+#[cfg(feature = "server")]
 pub mod changepoint;
 #[cfg(feature = "server")]
 pub mod chart;

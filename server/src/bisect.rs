@@ -1,0 +1,427 @@
+//! A performance bisection through the noise: which commit to run next, how many runs it needs
+//! now, and when the runs say good, bad, or not yet. Pure and stateless: [`walk`] replays the
+//! whole bisection from the runs uploaded so far, so the store keeps only runs and marks, and
+//! the simulation bench (`benches/bisect.rs`) drives the same function with simulated runs.
+//!
+//! The walk: first the two ends (the last good and the first bad commit) are rerun until their
+//! fresh runs show the step (`verdict::compare`, for part of the step the bisection was started
+//! for) — or show that they do not, or that it is within the noise, which ends the bisection
+//! `failed` with the reason instead of a guess. Then, as `git bisect` does, the commit in the
+//! middle of the bounds (skipping those marked skip) is run and judged between the two levels
+//! (the means of every run of the commits judged good, and bad, so far) by Wald's sequential
+//! test at [`ERROR`]: unsure asks for more runs, up to the cap; a commit still unsure at the cap
+//! is decided on the balance of the evidence, and the walk says so. When the bounds meet, the
+//! first bad commit is the culprit.
+
+use crate::verdict::{self, Sides, Verdict};
+
+/// The chance of a wrong verdict on one commit that Wald's bounds are set for: ten verdicts
+/// make a bisection of a thousand commits, and it must name the exact culprit.
+pub const ERROR: f64 = 0.002;
+
+/// The share of the SPRT's mean sample number asked for at once: runs come in smaller
+/// batches, and the test stops as soon as it is sure.
+pub const BATCH_SHARE: f64 = 0.5;
+
+/// The most runs of one commit, unless the bisection says otherwise.
+pub const DEFAULT_MAX_RUNS: u32 = 30;
+
+/// The fewest runs of each end, whatever the noise: the levels rest on them.
+pub const MIN_END_RUNS: u32 = 2;
+
+/// What the bisection knows: the commits from the last good (index 0) to the first bad (the
+/// last index), in history order, and the runs uploaded for each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Run means per commit.
+    pub runs: Vec<Vec<f64>>,
+    /// Commits marked skip (they do not build, do not boot).
+    pub skip: Vec<bool>,
+    /// The step the bisection looks for: the bad level minus the good one, as found.
+    pub step: f64,
+    /// One run's spread, from the series' noise; the runs' own spread replaces it once they
+    /// have enough degrees of freedom.
+    pub run_sd: f64,
+    pub max_runs: u32,
+}
+
+/// What a tested commit came to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Call {
+    pub verdict: Verdict,
+    /// Decided at the cap on the balance of the evidence, not sure.
+    pub forced: bool,
+}
+
+/// What to do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Run commit `index` until it has `runs` runs in all.
+    Run { index: usize, runs: u32 },
+    /// The first bad commit.
+    Done { culprit: usize },
+    /// The bisection cannot tell, and why.
+    Failed(String),
+}
+
+/// The walk so far: what to do next, each commit's call, the bounds, and the levels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walk {
+    pub next: Next,
+    pub calls: Vec<Option<Call>>,
+    /// The last good and first bad index the walk has reached.
+    pub good: usize,
+    pub bad: usize,
+    /// The levels the verdicts were judged between, and the spread used.
+    pub good_level: f64,
+    pub bad_level: f64,
+    pub run_sd: f64,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// The runs' own spread, pooled over the commits with two runs or more, when it has at least
+/// `min_df` degrees of freedom.
+fn pooled_sd(runs: &[Vec<f64>], min_df: usize) -> Option<f64> {
+    let (mut ss, mut df) = (0.0, 0usize);
+    for r in runs.iter().filter(|r| r.len() >= 2) {
+        let m = mean(r);
+        ss += r.iter().map(|v| (v - m).powi(2)).sum::<f64>();
+        df += r.len() - 1;
+    }
+    (df >= min_df && ss > 0.0).then(|| (ss / df as f64).sqrt())
+}
+
+/// About the SPRT's mean sample number for levels `d` run spreads apart: 2·ln((1 − ε)/ε)/d².
+fn expected_runs(d: f64) -> f64 {
+    2.0 * ((1.0 - ERROR) / ERROR).ln() / (d * d)
+}
+
+/// Runs to ask for at once: [`BATCH_SHARE`] of [`expected_runs`], within `min..=max`.
+fn batch(d: f64, min: u32, max: u32) -> u32 {
+    if !d.is_finite() || d <= 0.0 {
+        return max;
+    }
+    ((BATCH_SHARE * expected_runs(d)).ceil() as u32).clamp(min, max)
+}
+
+/// Whether a commit `d` run spreads from the other level can be told within `max` runs.
+fn tellable(d: f64, max: u32) -> Option<u32> {
+    let n = expected_runs(d).ceil();
+    (n.is_finite() && n <= f64::from(max)).then_some(n as u32)
+}
+
+/// Replays the bisection from its runs.
+pub fn walk(p: &Plan) -> Walk {
+    let n = p.runs.len();
+    let last = n.saturating_sub(1);
+    let mut calls: Vec<Option<Call>> = vec![None; n];
+    let sd = pooled_sd(&p.runs, 10).unwrap_or(p.run_sd);
+    let done =
+        |next: Next, calls: Vec<Option<Call>>, good: usize, bad: usize, gl: f64, bl: f64| Walk {
+            next,
+            calls,
+            good,
+            bad,
+            good_level: gl,
+            bad_level: bl,
+            run_sd: sd,
+        };
+    if n < 2 {
+        return done(
+            Next::Failed("a bisection needs a good and a bad commit".into()),
+            calls,
+            0,
+            last,
+            f64::NAN,
+            f64::NAN,
+        );
+    }
+    // A step that could not be told within the cap even as found is not bisected: it would
+    // spend the runs and still guess.
+    let pct = |from: f64, to: f64| 100.0 * (to - from) / from;
+    let d = (p.step / sd).abs();
+    if tellable(d, p.max_runs).is_none() {
+        let need = expected_runs(d).ceil();
+        return done(
+            Next::Failed(format!(
+                "the step is within the noise: a step of {:.4} with a run spread of {:.4} would take about {need} runs per commit to tell, more than the {} allowed",
+                p.step.abs(),
+                sd,
+                p.max_runs
+            )),
+            calls,
+            0,
+            last,
+            f64::NAN,
+            f64::NAN,
+        );
+    }
+    // The ends: fresh runs of both must show the step.
+    let (g, b) = (&p.runs[0], &p.runs[last]);
+    let end_batch = batch(
+        (verdict::SHRINK * p.step / sd).abs(),
+        MIN_END_RUNS,
+        p.max_runs,
+    );
+    let short = |r: &[f64]| (r.len() as u32) < end_batch;
+    if short(g) || short(b) {
+        let index = if g.len() <= b.len() { 0 } else { last };
+        return done(
+            Next::Run {
+                index,
+                runs: end_batch,
+            },
+            calls,
+            0,
+            last,
+            mean(g),
+            mean(b),
+        );
+    }
+    let shown = verdict::compare(g, b, verdict::SHRINK * p.step, sd);
+    match shown {
+        Verdict::Good => {
+            return done(
+                Next::Failed(format!(
+                    "the last good and the first bad commit rerun alike ({:.4} over {} runs and {:.4} over {}): there is no step of {:+.1} % between them to bisect",
+                    mean(g), g.len(), mean(b), b.len(), pct(mean(g), mean(g) + p.step)
+                )),
+                calls,
+                0,
+                last,
+                mean(g),
+                mean(b),
+            );
+        }
+        Verdict::Unsure => {
+            if (g.len() as u32) < p.max_runs || (b.len() as u32) < p.max_runs {
+                let index = if g.len() <= b.len() { 0 } else { last };
+                let runs = ((p.runs[index].len() as u32) + end_batch).min(p.max_runs);
+                return done(Next::Run { index, runs }, calls, 0, last, mean(g), mean(b));
+            }
+            return done(
+                Next::Failed(format!(
+                    "the step is within the noise: after {} runs of each end the first bad commit ({:.4}) cannot be told from the last good ({:.4}) with a run spread of {:.3}",
+                    p.max_runs, mean(b), mean(g), sd
+                )),
+                calls,
+                0,
+                last,
+                mean(g),
+                mean(b),
+            );
+        }
+        Verdict::Bad => {}
+    }
+    calls[0] = Some(Call {
+        verdict: Verdict::Good,
+        forced: false,
+    });
+    calls[last] = Some(Call {
+        verdict: Verdict::Bad,
+        forced: false,
+    });
+    // Can commits be told apart at all within the cap?
+    let measured = mean(b) - mean(g);
+    let d = (measured / sd).abs();
+    if tellable(d, p.max_runs).is_none() {
+        let need = expected_runs(d).ceil();
+        return done(
+            Next::Failed(format!(
+                "the step is within the noise: the ends differ by {:+.1} % with a run spread of {:.1} %, so telling a commit's side would take about {need} runs, more than the {} allowed",
+                pct(mean(g), mean(b)),
+                100.0 * sd / mean(g).abs(),
+                p.max_runs
+            )),
+            calls,
+            0,
+            last,
+            mean(g),
+            mean(b),
+        );
+    }
+    let (mut lo, mut hi) = (0usize, last);
+    let (mut good_runs, mut bad_runs): (Vec<f64>, Vec<f64>) = (g.clone(), b.clone());
+    loop {
+        let (gl, bl) = (mean(&good_runs), mean(&bad_runs));
+        if hi - lo <= 1 {
+            return done(Next::Done { culprit: hi }, calls, lo, hi, gl, bl);
+        }
+        // The commit nearest the middle that is not skipped.
+        let middle = (lo + hi) / 2;
+        let Some(mid) = (lo + 1..hi)
+            .filter(|&i| !p.skip[i])
+            .min_by_key(|&i| (i.abs_diff(middle), i))
+        else {
+            return done(
+                Next::Failed(format!(
+                    "only skipped commits are left between the last good (index {lo}) and the first bad (index {hi}): the first bad commit is one of them or the bad one"
+                )),
+                calls,
+                lo,
+                hi,
+                gl,
+                bl,
+            );
+        };
+        let sides = Sides {
+            good: gl,
+            bad: bl,
+            run_sd: sd,
+            good_se: sd / (good_runs.len() as f64).sqrt(),
+            bad_se: sd / (bad_runs.len() as f64).sqrt(),
+        };
+        let runs = &p.runs[mid];
+        let want = batch(((bl - gl) / sd).abs(), 1, p.max_runs);
+        if runs.is_empty() {
+            return done(
+                Next::Run {
+                    index: mid,
+                    runs: want,
+                },
+                calls,
+                lo,
+                hi,
+                gl,
+                bl,
+            );
+        }
+        let ratio = sides.log_ratio(runs);
+        let bound = ((1.0 - ERROR) / ERROR).ln();
+        let call = if ratio >= bound {
+            Call {
+                verdict: Verdict::Bad,
+                forced: false,
+            }
+        } else if ratio <= -bound {
+            Call {
+                verdict: Verdict::Good,
+                forced: false,
+            }
+        } else if (runs.len() as u32) < p.max_runs {
+            let more = ((runs.len() as u32) + want).min(p.max_runs);
+            return done(
+                Next::Run {
+                    index: mid,
+                    runs: more,
+                },
+                calls,
+                lo,
+                hi,
+                gl,
+                bl,
+            );
+        } else {
+            Call {
+                verdict: if ratio >= 0.0 {
+                    Verdict::Bad
+                } else {
+                    Verdict::Good
+                },
+                forced: true,
+            }
+        };
+        calls[mid] = Some(call);
+        if call.verdict == Verdict::Bad {
+            hi = mid;
+            bad_runs.extend_from_slice(runs);
+        } else {
+            lo = mid;
+            good_runs.extend_from_slice(runs);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan of `n` commits stepping from 1000 to 950 at `at`, no runs yet.
+    fn plan(n: usize) -> Plan {
+        Plan {
+            runs: vec![Vec::new(); n],
+            skip: vec![false; n],
+            step: -50.0,
+            run_sd: 10.0,
+            max_runs: DEFAULT_MAX_RUNS,
+        }
+    }
+
+    /// Runs the walk to its end with runs at the true levels (a fixed jitter pattern).
+    fn drive(mut p: Plan, at: usize) -> (Walk, usize) {
+        let mut k = 0usize;
+        loop {
+            let w = walk(&p);
+            match w.next {
+                Next::Run { index, runs } => {
+                    while (p.runs[index].len() as u32) < runs {
+                        k += 1;
+                        let level = if index >= at { 950.0 } else { 1000.0 };
+                        p.runs[index].push(level + ((k * 7) % 11) as f64 - 5.0);
+                    }
+                }
+                _ => return (w, k),
+            }
+        }
+    }
+
+    #[test]
+    fn a_clear_step_is_found_in_log2_steps_with_few_runs() {
+        let (w, runs) = drive(plan(1000), 613);
+        assert_eq!(w.next, Next::Done { culprit: 613 });
+        // Two runs of each end, then one run a commit: about log2(1000) commits.
+        assert!(runs <= 16, "{runs}");
+        assert_eq!(w.calls.iter().flatten().count(), 12);
+        assert!(w.calls.iter().flatten().all(|c| !c.forced));
+    }
+
+    #[test]
+    fn skipped_commits_are_stepped_around() {
+        let mut p = plan(9);
+        p.skip[4] = true;
+        let (w, _) = drive(p.clone(), 6);
+        assert_eq!(w.next, Next::Done { culprit: 6 });
+        assert_eq!(w.calls[4], None);
+        // The step at the skipped commit: it or the next is the culprit, and the walk says so
+        // rather than pick one.
+        let (w, _) = drive(p, 4);
+        assert!(
+            matches!(w.next, Next::Failed(ref m) if m.starts_with("only skipped commits are left between the last good (index 3) and the first bad (index 5)")),
+            "{:?}",
+            w.next
+        );
+    }
+
+    #[test]
+    fn no_step_or_one_within_the_noise_fails_and_says_why() {
+        // The ends rerun alike.
+        let (w, _) = drive(plan(100), 1000);
+        let Next::Failed(why) = w.next else {
+            panic!("{:?}", w.next)
+        };
+        assert!(why.contains("rerun alike"), "{why}");
+        // A step of 0.5 % with a run spread of 5 %: it would take too many runs.
+        let mut p = plan(100);
+        p.step = -5.0;
+        p.run_sd = 50.0;
+        let mut k = 0;
+        let w = loop {
+            let w = walk(&p);
+            let Next::Run { index, runs } = w.next else {
+                break w;
+            };
+            while (p.runs[index].len() as u32) < runs {
+                k += 1;
+                let level = if index >= 40 { 995.0 } else { 1000.0 };
+                p.runs[index].push(level + 50.0 * (((k * 37) % 101) as f64 / 50.0 - 1.0));
+            }
+        };
+        let Next::Failed(why) = w.next else {
+            panic!("{:?}", w.next)
+        };
+        assert!(why.starts_with("the step is within the noise"), "{why}");
+    }
+}
