@@ -12,6 +12,7 @@
 pub mod alerts;
 pub mod api;
 pub mod axis;
+pub mod bisection;
 pub mod chart;
 pub mod compare;
 pub mod error;

@@ -69,6 +69,8 @@ pub enum Next {
 pub struct Walk {
     pub next: Next,
     pub calls: Vec<Option<Call>>,
+    /// The commits called, in the order the walk called them (the ends first).
+    pub path: Vec<usize>,
     /// The last good and first bad index the walk has reached.
     pub good: usize,
     pub bad: usize,
@@ -119,20 +121,28 @@ pub fn walk(p: &Plan) -> Walk {
     let last = n.saturating_sub(1);
     let mut calls: Vec<Option<Call>> = vec![None; n];
     let sd = pooled_sd(&p.runs, 10).unwrap_or(p.run_sd);
-    let done =
-        |next: Next, calls: Vec<Option<Call>>, good: usize, bad: usize, gl: f64, bl: f64| Walk {
-            next,
-            calls,
-            good,
-            bad,
-            good_level: gl,
-            bad_level: bl,
-            run_sd: sd,
-        };
+    let mut path: Vec<usize> = Vec::new();
+    let done = |next: Next,
+                calls: Vec<Option<Call>>,
+                path: Vec<usize>,
+                good: usize,
+                bad: usize,
+                gl: f64,
+                bl: f64| Walk {
+        next,
+        calls,
+        path,
+        good,
+        bad,
+        good_level: gl,
+        bad_level: bl,
+        run_sd: sd,
+    };
     if n < 2 {
         return done(
             Next::Failed("a bisection needs a good and a bad commit".into()),
             calls,
+            path,
             0,
             last,
             f64::NAN,
@@ -153,6 +163,7 @@ pub fn walk(p: &Plan) -> Walk {
                 p.max_runs
             )),
             calls,
+            path,
             0,
             last,
             f64::NAN,
@@ -175,6 +186,7 @@ pub fn walk(p: &Plan) -> Walk {
                 runs: end_batch,
             },
             calls,
+            path,
             0,
             last,
             mean(g),
@@ -190,6 +202,7 @@ pub fn walk(p: &Plan) -> Walk {
                     mean(g), g.len(), mean(b), b.len(), pct(mean(g), mean(g) + p.step)
                 )),
                 calls,
+                path,
                 0,
                 last,
                 mean(g),
@@ -200,7 +213,15 @@ pub fn walk(p: &Plan) -> Walk {
             if (g.len() as u32) < p.max_runs || (b.len() as u32) < p.max_runs {
                 let index = if g.len() <= b.len() { 0 } else { last };
                 let runs = ((p.runs[index].len() as u32) + end_batch).min(p.max_runs);
-                return done(Next::Run { index, runs }, calls, 0, last, mean(g), mean(b));
+                return done(
+                    Next::Run { index, runs },
+                    calls,
+                    path,
+                    0,
+                    last,
+                    mean(g),
+                    mean(b),
+                );
             }
             return done(
                 Next::Failed(format!(
@@ -208,6 +229,7 @@ pub fn walk(p: &Plan) -> Walk {
                     p.max_runs, mean(b), mean(g), sd
                 )),
                 calls,
+                path,
                 0,
                 last,
                 mean(g),
@@ -224,6 +246,7 @@ pub fn walk(p: &Plan) -> Walk {
         verdict: Verdict::Bad,
         forced: false,
     });
+    path.extend([last, 0]);
     // Can commits be told apart at all within the cap?
     let measured = mean(b) - mean(g);
     let d = (measured / sd).abs();
@@ -237,6 +260,7 @@ pub fn walk(p: &Plan) -> Walk {
                 p.max_runs
             )),
             calls,
+            path,
             0,
             last,
             mean(g),
@@ -248,7 +272,7 @@ pub fn walk(p: &Plan) -> Walk {
     loop {
         let (gl, bl) = (mean(&good_runs), mean(&bad_runs));
         if hi - lo <= 1 {
-            return done(Next::Done { culprit: hi }, calls, lo, hi, gl, bl);
+            return done(Next::Done { culprit: hi }, calls, path, lo, hi, gl, bl);
         }
         // The commit nearest the middle that is not skipped.
         let middle = (lo + hi) / 2;
@@ -261,6 +285,7 @@ pub fn walk(p: &Plan) -> Walk {
                     "only skipped commits are left between the last good (index {lo}) and the first bad (index {hi}): the first bad commit is one of them or the bad one"
                 )),
                 calls,
+                path,
                 lo,
                 hi,
                 gl,
@@ -283,6 +308,7 @@ pub fn walk(p: &Plan) -> Walk {
                     runs: want,
                 },
                 calls,
+                path,
                 lo,
                 hi,
                 gl,
@@ -309,6 +335,7 @@ pub fn walk(p: &Plan) -> Walk {
                     runs: more,
                 },
                 calls,
+                path,
                 lo,
                 hi,
                 gl,
@@ -325,6 +352,7 @@ pub fn walk(p: &Plan) -> Walk {
             }
         };
         calls[mid] = Some(call);
+        path.push(mid);
         if call.verdict == Verdict::Bad {
             hi = mid;
             bad_runs.extend_from_slice(runs);

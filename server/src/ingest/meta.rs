@@ -27,6 +27,9 @@ pub struct UploadMeta {
     /// `request=ID`: the work request (`GET /api/v1/work`) these runs answer; it fills in the
     /// benchmark, machine and commit the upload leaves out.
     pub request: Option<i64>,
+    /// `bisection=ID`: the bisection these runs are for; it fills in the benchmark and
+    /// machine the upload leaves out.
+    pub bisection: Option<i64>,
 }
 
 /// The most `direction=` fields one upload may state.
@@ -48,6 +51,11 @@ impl UploadMeta {
             "kernel" => self.kernel = Some(label(value)?),
             "commit" => self.commit = Some(label(value)?),
             "calibration" => self.calibration = Some(label(value)?),
+            "bisection" => {
+                self.bisection = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+                    IngestError::field("bisection", format!("bisection must be a bisection's id, not '{}'", shorten(value)))
+                })?);
+            }
             "request" => {
                 self.request = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
                     IngestError::field("request", format!("request must be a work request's id (GET /api/v1/work), not '{}'", shorten(value)))
@@ -96,7 +104,7 @@ impl UploadMeta {
             other => {
                 return Err(IngestError::field(
                     other,
-                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction, calibration, request"),
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction, calibration, request, bisection"),
                 ))
             }
         }
@@ -143,6 +151,35 @@ impl UploadMeta {
         Ok(())
     }
 
+    /// Fills in the benchmark and machine of the bisection the runs are for (`id`, whose
+    /// `benchmark` and `machine` these are); an error when the upload says otherwise.
+    pub fn for_bisection(
+        &mut self,
+        id: i64,
+        benchmark: &str,
+        machine: &str,
+    ) -> Result<(), IngestError> {
+        for (field, slot, wanted) in [
+            ("benchmark", &mut self.benchmark, benchmark),
+            ("machine", &mut self.machine, machine),
+        ] {
+            match slot {
+                Some(given) if given.as_str() != wanted => {
+                    return Err(IngestError::field(
+                        field,
+                        format!(
+                            "bisection {id} is for {field} {wanted}, not {}",
+                            given.as_str()
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => *slot = Label::parse(wanted).ok(),
+            }
+        }
+        Ok(())
+    }
+
     /// A canonical text of the metadata, part of the upload's digest.
     pub fn canonical(&self) -> String {
         let opt = |l: &Option<Label>| l.as_ref().map(|l| l.as_str().to_owned());
@@ -162,6 +199,9 @@ impl UploadMeta {
         }
         if let Some(r) = self.request {
             canonical["request"] = r.into();
+        }
+        if let Some(b) = self.bisection {
+            canonical["bisection"] = b.into();
         }
         if !self.directions.is_empty() {
             canonical["directions"] = self

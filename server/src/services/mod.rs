@@ -6,6 +6,7 @@
 //! `ServiceError` into the JSON envelope or a page's message; nothing here knows HTTP.
 
 pub mod alerts;
+pub mod bisect;
 pub mod calibration;
 pub mod compare;
 pub mod search;

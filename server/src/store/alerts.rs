@@ -578,6 +578,15 @@ impl Store {
         Ok(moved)
     }
 
+    /// The run spread alert `id` was found with, when known.
+    pub async fn alert_run_sd(&self, id: i64) -> StoreResult<Option<f64>> {
+        let row: Option<(Option<f64>,)> = query_as(sql!("SELECT run_sd FROM alert WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.and_then(|(v,)| v).filter(|v| v.is_finite() && *v > 0.0))
+    }
+
     /// Every (metric, param) with an alert, for the alerts page's metric picker.
     pub async fn alert_metrics(&self) -> StoreResult<Vec<(String, String)>> {
         query_as(sql!("SELECT DISTINCT metric, param FROM alert"))

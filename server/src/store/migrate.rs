@@ -39,6 +39,8 @@ const TABLES: &[&str] = &[
     "alert_summary",
     "alert",
     "alert_event",
+    "bisection",
+    "bisection_event",
     "work_request",
     "outbox",
     "worker_lease",

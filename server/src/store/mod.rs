@@ -10,6 +10,7 @@
 //! One upload is one write transaction.
 
 mod alerts;
+mod bisect;
 mod cache;
 mod database;
 mod delete;
@@ -54,6 +55,7 @@ pub use sql::{Engine, WRITE_LOCK};
 pub use alerts::{
     AlertJob, ConfirmPolicy, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
 };
+pub use bisect::{BisectRequest, StoredBisection};
 pub use delete::{Correction, Deleted, Gone};
 pub use history::CommitMarks;
 pub use migrate::{sqlite_to_postgres, Copied};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::helpers::*;
 
 /// Runs `perfline ARGS` against `server` (as `PERFLINE_SERVER`) off the runtime's threads.
-async fn perfline(server: &str, args: &[&str], cwd: Option<&Path>) -> Output {
+pub(crate) async fn perfline(server: &str, args: &[&str], cwd: Option<&Path>) -> Output {
     let server = server.to_owned();
     let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
     let cwd = cwd.map(Path::to_path_buf);
@@ -28,11 +28,11 @@ async fn perfline(server: &str, args: &[&str], cwd: Option<&Path>) -> Output {
     .unwrap()
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -173,7 +173,7 @@ async fn upload_an_mmtests_log_directory_then_compare_and_gate_on_a_regression()
 
 /// A git repository of `n` empty commits, one a minute, on branch master of a directory named
 /// `linux`; answers the shas, oldest first.
-fn git_repo(root: &Path, n: usize) -> (std::path::PathBuf, Vec<String>) {
+pub(crate) fn git_repo(root: &Path, n: usize) -> (std::path::PathBuf, Vec<String>) {
     let dir = root.join("linux");
     std::fs::create_dir(&dir).unwrap();
     let git = |args: &[&str], date: Option<String>| {

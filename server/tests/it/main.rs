@@ -4,6 +4,7 @@
 mod access;
 mod alerts;
 mod bad_input;
+mod bisect;
 mod browser;
 mod cli;
 mod client;

@@ -61,6 +61,9 @@ impl Http {
             }
             req = match body() {
                 Some(Body::Bytes(b)) => req.body(b),
+                Some(Body::Json(b)) => req
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(b),
                 Some(Body::Multipart(m)) => req.multipart(m),
                 None => req,
             };
@@ -100,6 +103,19 @@ impl Http {
         }
     }
 
+    /// Sends a JSON body.
+    pub(super) async fn send_json(
+        &self,
+        method: Method,
+        path: &str,
+        body: &[u8],
+    ) -> Result<reqwest::Response, CliError> {
+        self.send(method, path, "application/json", || {
+            Some(Body::Json(body.to_vec()))
+        })
+        .await
+    }
+
     pub(super) async fn get_text(&self, path: &str) -> Result<String, CliError> {
         let r = self.send(Method::GET, path, "text/plain", || None).await?;
         read_text(r).await
@@ -123,6 +139,7 @@ impl Http {
 /// A request body, made afresh for every attempt.
 pub(super) enum Body {
     Bytes(Vec<u8>),
+    Json(Vec<u8>),
     Multipart(reqwest::multipart::Form),
 }
 

@@ -1,11 +1,12 @@
 //! The client commands of the `perfline` binary (`upload`, `history`, `bisect-log`, `compare`,
-//! `trend`, `work`): what a robot or an engineer in a terminal runs against a Perfline server. They
+//! `trend`, `work`, `bisect`): what a robot or an engineer in a terminal runs against a Perfline server. They
 //! speak only the public HTTP API (`PERFLINE_SERVER`, `PERFLINE_TOKEN`), retry what is safe to
 //! retry (`http`), and print what the server prints for `curl`. One file per command.
 //!
 //! Exit codes: 0 done; 1 an error (the server's message is printed); 2 a usage error (clap);
 //! 3 `--fail-on-regression` found a significant regression.
 
+mod bisect;
 mod compare;
 mod history;
 mod http;
@@ -13,6 +14,7 @@ mod trend;
 mod upload;
 mod work;
 
+pub use bisect::{BisectCommand, BisectRunArgs, BisectStartArgs};
 pub use compare::CompareArgs;
 pub use history::{BisectArgs, HistoryArgs};
 pub use trend::TrendArgs;
@@ -56,6 +58,9 @@ pub enum ClientCommand {
     Compare(CompareArgs),
     /// Print a metric's trend by commit as an ASCII chart.
     Trend(TrendArgs),
+    /// Start a bisection Perfline drives, or run one to its end like `git bisect run`.
+    #[command(subcommand)]
+    Bisect(BisectCommand),
     /// Run what Perfline asks of this machine (reruns that confirm alerts): a command per
     /// run, its output uploaded; until nothing is asked.
     Work(WorkArgs),
@@ -81,6 +86,9 @@ pub enum CliError {
     Server { status: StatusCode, message: String },
     #[error("{0}")]
     Git(String),
+    /// What was asked cannot be done (a bisection that failed, a command that failed).
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// Runs one client command.
@@ -92,6 +100,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Compare(a) => compare::compare(a).await,
         ClientCommand::Trend(a) => trend::trend(a).await,
         ClientCommand::Work(a) => work::work(a).await,
+        ClientCommand::Bisect(c) => bisect::bisect(c).await,
     };
     match result {
         Ok(Outcome::Done) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
 pub mod alerts;
+mod bisections;
 mod calibration;
 pub mod compare;
 pub mod extract;
@@ -56,6 +57,10 @@ pub fn router(
         .routes(routes!(alerts::show, alerts::patch))
         .routes(routes!(alerts::rules, alerts::put_rules))
         .routes(routes!(work::work))
+        .routes(routes!(bisections::start, bisections::list))
+        .routes(routes!(bisections::show, bisections::cancel))
+        .routes(routes!(bisections::next))
+        .routes(routes!(bisections::log))
         .routes(routes!(read::audit))
         .routes(routes!(tokens::list, tokens::create))
         .routes(routes!(tokens::revoke))

@@ -153,6 +153,7 @@ impl Modify for Security {
         (name = "uploads", description = "Results in: files, raw bodies, archives"),
         (name = "runs", description = "What is stored"),
         (name = "compare", description = "Kernels side by side, as mmtests and LKP print them"),
+        (name = "bisections", description = "Bisections Perfline drives: the next commit to run, verdicts through the noise, the culprit"),
         (name = "calibration", description = "A/A runs: how noisy each series is, and how often a test cries wolf"),
         (name = "trends", description = "A metric by commit, histories, bisect marks, the regression mail"),
         (name = "alerts", description = "Regressions found by the robot, and their triage"),

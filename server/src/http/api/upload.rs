@@ -58,6 +58,7 @@ fn reply_kind(headers: &HeaderMap) -> Reply {
         ("commit_time" = Option<i64>, Query, description = "The commit's time, seconds since the epoch"),
         ("mark" = Option<String>, Query, description = "`good`, `bad` or `skip` for every run"),
         ("calibration" = Option<String>, Query, description = "An A/A upload: every run the same kernel and setup (reboots between), named; see `GET /api/v1/calibration`"),
+        ("bisection" = Option<i64>, Query, description = "The bisection these runs are for: fills in the benchmark and machine left out"),
         ("request" = Option<i64>, Query, description = "The work request (`GET /api/v1/work`) these runs answer: fills in the benchmark, machine and commit left out"),
         ("tags" = Option<String>, Query, description = "`k=v,k=v`"),
         ("direction" = Option<String>, Query, description = "`METRIC:higher`, `METRIC:lower` or `METRIC:unknown`, repeatable (at most 1000): which way is better for a metric of the upload, over what Perfline knows"),
@@ -244,6 +245,12 @@ async fn store(
             ))
         })?;
         meta.answer(&request.request)?;
+    }
+    if let Some(id) = meta.bisection {
+        let b = state.store.bisection(id).await?.ok_or_else(|| {
+            ApiError::BadRequest(format!("bisection={id}: there is no bisection {id}"))
+        })?;
+        meta.for_bisection(id, &b.benchmark, &b.machine)?;
     }
     let uploaded_by = actor.to_owned();
     // The alert rules that give metrics a direction, compiled once for the upload's series

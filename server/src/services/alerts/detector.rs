@@ -61,6 +61,9 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
                 }
                 Err(e) => tracing::warn!(error = %e, "alert confirmation failed; retrying"),
             }
+            if let Err(e) = crate::services::bisect::bisect_once(st).await {
+                tracing::warn!(error = %e, "advancing the bisections failed; retrying");
+            }
             st.wakers.detected.notify_waiters();
             next
         },

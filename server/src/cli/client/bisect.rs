@@ -1,0 +1,226 @@
+//! `perfline bisect start` and `perfline bisect run`: a bisection Perfline drives, from the
+//! terminal. `run` loops like `git bisect run`: it asks for the next commit, runs the command
+//! (which builds, boots, benchmarks and uploads, or prints results for it to upload) as many
+//! times as the commit needs, and ends when the bisection does: exit 0 with the culprit
+//! printed, 1 when it failed (the reason printed).
+
+use super::http::*;
+use super::*;
+use app::bisection::{Bisection, BisectionState, NewBisection, NextRun};
+use clap::{Args, Subcommand};
+use reqwest::Method;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum BisectCommand {
+    /// Start a bisection, from an alert or from a series and two commits; prints its id.
+    Start(BisectStartArgs),
+    /// Run a bisection to its end, like `git bisect run`.
+    Run(BisectRunArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BisectStartArgs {
+    #[command(flatten)]
+    pub client: Client,
+    /// The alert summary to bisect (its series, history and commits).
+    #[arg(long, conflicts_with_all = ["benchmark", "good", "bad"])]
+    pub alert: Option<i64>,
+    #[arg(long)]
+    pub benchmark: Option<String>,
+    #[arg(long)]
+    pub machine: Option<String>,
+    #[arg(long)]
+    pub metric: Option<String>,
+    #[arg(long)]
+    pub param: Option<String>,
+    /// `repo/branch` of the uploaded history.
+    #[arg(long)]
+    pub history: Option<String>,
+    #[arg(long)]
+    pub good: Option<String>,
+    #[arg(long)]
+    pub bad: Option<String>,
+    /// The most runs of one commit.
+    #[arg(long)]
+    pub max_runs: Option<u32>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BisectRunArgs {
+    #[command(flatten)]
+    pub client: Client,
+    /// The bisection to run.
+    #[arg(long)]
+    pub bisection: i64,
+    /// The command, through `sh -c`, with `{commit}` replaced (also `PERFLINE_COMMIT` in its
+    /// environment, beside `PERFLINE_SERVER`, `PERFLINE_TOKEN` and `PERFLINE_BISECTION`). A
+    /// non-empty standard output is uploaded as one run of the commit.
+    #[arg(long)]
+    pub exec: String,
+    /// The format of the command's output, when detection should not decide.
+    #[arg(long)]
+    pub format: Option<String>,
+}
+
+pub(super) async fn bisect(command: BisectCommand) -> Result<Outcome, CliError> {
+    match command {
+        BisectCommand::Start(a) => start(a).await,
+        BisectCommand::Run(a) => run(a).await,
+    }
+}
+
+async fn start(a: BisectStartArgs) -> Result<Outcome, CliError> {
+    let http = Http::new(&a.client)?;
+    let new = NewBisection {
+        alert: a.alert,
+        benchmark: a.benchmark,
+        machine: a.machine,
+        metric: a.metric,
+        param: a.param,
+        history: a.history,
+        good: a.good,
+        bad: a.bad,
+        max_runs: a.max_runs,
+    };
+    let body = serde_json::to_vec(&new).map_err(|e| CliError::Usage(e.to_string()))?;
+    let r = http
+        .send_json(Method::POST, "/api/v1/bisections", &body)
+        .await?;
+    let status = r.status();
+    let b: Bisection = r.json().await.map_err(|e| CliError::Server {
+        status,
+        message: format!("an answer that is not a bisection: {e}"),
+    })?;
+    print_text(&format!(
+        "bisection {}: {} {}.{} on {}, good {} bad {} ({} commits between)\nrun it: perfline bisect run --bisection {} --exec 'build-and-bench.sh {{commit}}'",
+        b.id,
+        b.state,
+        b.benchmark,
+        b.metric,
+        b.machine,
+        short(&b.good),
+        short(&b.bad),
+        b.remaining,
+        b.id
+    ));
+    Ok(Outcome::Done)
+}
+
+fn short(s: &str) -> &str {
+    &s[..s.len().min(12)]
+}
+
+async fn run(a: BisectRunArgs) -> Result<Outcome, CliError> {
+    let http = Http::new(&a.client)?;
+    let id = a.bisection;
+    loop {
+        let next: NextRun = http
+            .get_json(&format!("/api/v1/bisections/{id}/next"))
+            .await?;
+        match (next.state, next.commit) {
+            (BisectionState::Running, Some(commit)) => {
+                for k in 1..=next.runs {
+                    eprintln!(
+                        "perfline: bisection {id}: run {k} of {} of {}",
+                        next.runs,
+                        short(&commit)
+                    );
+                    run_once(&http, &a, &commit).await?;
+                }
+            }
+            // Every commit handed out is being run elsewhere, or its runs are being judged.
+            (BisectionState::Running, None) => tokio::time::sleep(Duration::from_millis(500)).await,
+            (state, _) => {
+                let b: Bisection = http.get_json(&format!("/api/v1/bisections/{id}")).await?;
+                return finish(state, &b);
+            }
+        }
+    }
+}
+
+fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
+    let mut text = String::new();
+    for t in &b.tested {
+        text.push_str(&format!(
+            "{} {:<6} {:>3} runs  {}{}\n",
+            short(&t.commit),
+            t.verdict,
+            t.runs,
+            t.mean.map_or("-".to_owned(), |m| format!("{m:.4}")),
+            if t.forced {
+                "  (decided at the run cap)"
+            } else {
+                ""
+            }
+        ));
+    }
+    match state {
+        BisectionState::Done => {
+            let culprit = b.culprit.as_deref().unwrap_or("");
+            text.push_str(&format!(
+                "{culprit} is the first bad commit{}\n({} runs in all)",
+                b.culprit_subject
+                    .as_deref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default(),
+                b.runs_total
+            ));
+            print_text(&text);
+            Ok(Outcome::Done)
+        }
+        _ => {
+            print_text(&text);
+            Err(CliError::Failed(format!(
+                "bisection {} {}: {}",
+                b.id,
+                state,
+                b.reason.as_deref().unwrap_or("no reason given")
+            )))
+        }
+    }
+}
+
+/// Runs the command for `commit` once and uploads what it prints.
+async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), CliError> {
+    let command = a.exec.replace("{commit}", commit);
+    let id = a.bisection.to_string();
+    let mut c = tokio::process::Command::new("sh");
+    c.arg("-c")
+        .arg(&command)
+        .env("PERFLINE_SERVER", &a.client.server)
+        .env("PERFLINE_BISECTION", &id)
+        .env("PERFLINE_COMMIT", commit)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit());
+    if let Some(t) = &a.client.token {
+        c.env("PERFLINE_TOKEN", t);
+    }
+    let out = c.output().await.map_err(|source| CliError::File {
+        path: "sh".into(),
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(CliError::Failed(format!(
+            "the command failed ({}) for commit {commit}: {command}",
+            out.status
+        )));
+    }
+    if out.stdout.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let path = format!(
+        "/api/v1/upload?{}",
+        query(&[
+            ("bisection", Some(id.as_str())),
+            ("commit", Some(commit)),
+            ("format", a.format.as_deref()),
+        ])
+    );
+    let body = out.stdout;
+    http.send(Method::POST, &path, "application/json", || {
+        Some(Body::Bytes(body.clone()))
+    })
+    .await?;
+    Ok(())
+}

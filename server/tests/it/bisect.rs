@@ -1,0 +1,380 @@
+//! Bisections Perfline drives, as an engineer and a robot meet them: a real git repository, its
+//! history uploaded, an alert, `perfline bisect start` and `perfline bisect run` (the real
+//! binary) with a fake benchmark whose numbers step at a known commit with noise, the
+//! `git bisect log` replayed by git, and the failures said rather than guessed.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::alerts::{no_confirmation, settle, summaries};
+use crate::client::{git_repo, perfline, stderr, stdout};
+use crate::helpers::*;
+
+/// A fake benchmark: one run (five iterations) of the level `levels.txt` gives the commit,
+/// with noise of ±0.5 % from a counter of its own.
+const BENCH: &str = r#"#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
+awk -v c="$1" -v n="$n" '
+  $1 == c { level = $2 }
+  END {
+    if (level == "") { print "no level for " c > "/dev/stderr"; exit 1 }
+    print "kernel,commit,metric,iteration,value"
+    for (it = 1; it <= 5; it++)
+      printf "bisect-%d,%s,Throughput_Mbps,%d,%.3f\n", n, c, it, level * (1 + ((n * 37 + it * 11) % 21 - 10) / 2000)
+  }' levels.txt
+"#;
+
+/// The robot's upload of commit `sha`: three runs of five samples at `level`, ±0.2 %.
+async fn upload(app: &TestApp, machine: &str, i: usize, sha: &str, level: f64) {
+    let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+    for run in 0..3 {
+        for it in 1..=5 {
+            let noise = (((i * 31 + run * 7 + it * 3) % 11) as f64 - 5.0) * level / 2500.0;
+            csv.push_str(&format!(
+                "v6.{i}-{run},{sha},Throughput_Mbps,{it},{}\n",
+                level + noise
+            ));
+        }
+    }
+    let r = app
+        .client
+        .post(app.url(&format!(
+            "/api/v1/upload?benchmark=netperf&machine={machine}"
+        )))
+        .body(csv)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+}
+
+/// A repository of 128 commits with its history uploaded, the bench script and its levels
+/// (throughput falls 6.2 % at commit `culprit`) in `dir`.
+async fn world(app: &TestApp, root: &Path, culprit: usize) -> Vec<String> {
+    let (repo, shas) = git_repo(root, 128);
+    let out = perfline(&app.base, &["history", repo.to_str().unwrap()], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(root.join("bench.sh"), BENCH).unwrap();
+    let levels: String = shas
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{s} {}\n", if i < culprit { 2500.0 } else { 2345.0 }))
+        .collect();
+    std::fs::write(root.join("levels.txt"), levels).unwrap();
+    shas
+}
+
+fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    let root = tempfile::tempdir().unwrap();
+    let culprit = 77;
+    let shas = world(&app, root.path(), culprit).await;
+    // The robot ran every 8th commit: the step shows between commits 72 and 80.
+    for i in (0..128).step_by(8) {
+        let level = if i < culprit { 2500.0 } else { 2345.0 };
+        upload(&app, "lkp-bdw-de1", i, &shas[i], level).await;
+    }
+    settle(&app).await;
+    let alert = summaries(&app, "status=all").await[0].clone();
+    assert_eq!(alert["good"]["sha"], shas[72]);
+    assert_eq!(alert["bad"]["sha"], shas[80]);
+    let alert_id = alert["id"].as_i64().unwrap().to_string();
+
+    let out = perfline(&app.base, &["bisect", "start", "--alert", &alert_id], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let started = stdout(&out);
+    assert!(
+        started.starts_with("bisection 1: running netperf.Throughput_Mbps on lkp-bdw-de1"),
+        "{started}"
+    );
+    // While it runs, the machine's work queue has its commit.
+    let (_, work) = app.get_json("/api/v1/work?machine=lkp-bdw-de1").await;
+    assert_eq!(work["requests"][0]["kind"], "bisect", "{work}");
+    assert_eq!(work["requests"][0]["bisection"], 1);
+
+    let out = perfline(
+        &app.base,
+        &[
+            "bisect",
+            "run",
+            "--bisection",
+            "1",
+            "--exec",
+            "sh bench.sh {commit}",
+        ],
+        Some(root.path()),
+    )
+    .await;
+    let printed = stdout(&out);
+    assert!(out.status.success(), "{}\n{printed}", stderr(&out));
+    assert!(
+        printed.contains(&format!(
+            "{} is the first bad commit: commit number {culprit}",
+            shas[culprit]
+        )),
+        "{printed}"
+    );
+
+    let (status, b) = app.get_json("/api/v1/bisections/1").await;
+    assert_eq!(status, 200);
+    assert_eq!(b["state"], "done");
+    assert_eq!(b["culprit"], shas[culprit]);
+    assert!(b["reason"].is_null());
+    assert_eq!(b["alert"], alert["id"]);
+    assert_eq!(b["good"], shas[culprit - 1]);
+    assert_eq!(b["bad"], shas[culprit]);
+    let tested = b["tested"].as_array().unwrap();
+    assert!(tested.len() >= 4, "{b}");
+    for t in tested {
+        let i = shas
+            .iter()
+            .position(|s| s == t["commit"].as_str().unwrap())
+            .unwrap();
+        let expect = if i < culprit { "good" } else { "bad" };
+        assert_eq!(t["verdict"], expect, "{t}");
+        assert!(t["runs"].as_u64().unwrap() >= 1);
+    }
+    let runs_total = b["runs_total"].as_u64().unwrap();
+    assert!(runs_total <= 30, "{runs_total} runs for 3 steps");
+    let kinds: Vec<&str> = b["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"start"));
+    assert_eq!(kinds.last(), Some(&"done"));
+    assert!(kinds.contains(&"verdict"));
+
+    // The log, replayed by git in the repository, ends on the culprit.
+    let r = app
+        .client
+        .get(app.url("/api/v1/bisections/1/log"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let log = r.text().await.unwrap();
+    assert!(log.starts_with("git bisect start\n"), "{log}");
+    assert!(
+        log.ends_with(&format!(
+            "# first bad commit: [{}] commit number {culprit}\n",
+            shas[culprit]
+        )),
+        "{log}"
+    );
+    let repo = root.path().join("linux");
+    let file = root.path().join("bisect.log");
+    std::fs::write(&file, &log).unwrap();
+    let out = git(&repo, &["bisect", "replay", file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains(&format!("{} is the first bad commit", shas[culprit])),
+        "{said}"
+    );
+
+    // The alert moved to the culprit and its parent; the trend shows the verdicts as marks.
+    settle(&app).await;
+    let (_, moved) = app.get_json(&format!("/api/v1/alerts/{alert_id}")).await;
+    assert_eq!(moved["good"]["sha"], shas[culprit - 1]);
+    assert_eq!(moved["bad"]["sha"], shas[culprit]);
+    assert!(moved["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "bisected"));
+    let (_, trend) = app
+        .get_json("/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps")
+        .await;
+    let point = trend["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["sha"] == shas[culprit])
+        .unwrap_or_else(|| panic!("{trend}"));
+    assert_eq!(point["mark"], "bad");
+    assert_eq!(point["first_bad"], true);
+    // Nothing left to run.
+    let (_, next) = app.get_json("/api/v1/bisections/1/next").await;
+    assert_eq!(next, json!({"state": "done", "commit": null, "runs": 0}));
+    assert!(
+        app.get_json("/api/v1/work?machine=lkp-bdw-de1").await.1["requests"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    let root = tempfile::tempdir().unwrap();
+    let shas = world(&app, root.path(), 1000).await;
+    // flat-box never stepped; step-box did, at commit 60.
+    for i in (0..128).step_by(8) {
+        upload(&app, "flat-box", i, &shas[i], 2500.0).await;
+        upload(
+            &app,
+            "step-box",
+            i,
+            &shas[i],
+            if i < 60 { 2500.0 } else { 2345.0 },
+        )
+        .await;
+    }
+    let start = |body: Value| {
+        let app = &app;
+        async move {
+            app.client
+                .post(app.url("/api/v1/bisections"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let spec = |machine: &str, good: usize, bad: usize| {
+        json!({"benchmark": "netperf", "machine": machine, "metric": "Throughput_Mbps",
+               "history": "linux/master", "good": shas[good], "bad": shas[bad]})
+    };
+    // Bad requests say what is wrong.
+    assert_error(
+        start(spec("flat-box", 64, 8)).await,
+        400,
+        "good must come before bad",
+    )
+    .await;
+    assert_error(
+        start(json!({"alert": 99})).await,
+        404,
+        "no alert summary 99",
+    )
+    .await;
+    assert_error(
+        start(json!({"benchmark": "netperf"})).await,
+        400,
+        "machine is missing",
+    )
+    .await;
+    let mut zero = spec("flat-box", 0, 120);
+    zero["max_runs"] = json!(0);
+    assert_error(start(zero).await, 400, "max_runs must be between 1 and 200").await;
+    assert_error(
+        start(json!({"alert": 1, "colour": "red"})).await,
+        400,
+        "colour",
+    )
+    .await;
+
+    // No step between the two commits: it fails at once, saying so, and `run` exits 1.
+    let r = start(spec("flat-box", 0, 120)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let b: Value = r.json().await.unwrap();
+    let id = b["id"].as_i64().unwrap();
+    assert_eq!(b["state"], "failed", "{b}");
+    assert!(
+        b["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the step is within the noise"),
+        "{b}"
+    );
+    assert!(b["culprit"].is_null());
+    let out = perfline(
+        &app.base,
+        &[
+            "bisect",
+            "run",
+            "--bisection",
+            &id.to_string(),
+            "--exec",
+            "sh bench.sh {commit}",
+        ],
+        Some(root.path()),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("failed: the step is within the noise"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A real step whose ends rerun alike (the machine's numbers no longer step): failed, not
+    // a guess.
+    let r = start(spec("step-box", 0, 120)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let out = perfline(
+        &app.base,
+        &[
+            "bisect",
+            "run",
+            "--bisection",
+            &id.to_string(),
+            "--exec",
+            "sh bench.sh {commit}",
+        ],
+        Some(root.path()),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let (_, b) = app.get_json(&format!("/api/v1/bisections/{id}")).await;
+    assert_eq!(b["state"], "failed");
+    assert!(b["reason"].as_str().unwrap().contains("rerun alike"), "{b}");
+
+    // One cancelled while it runs.
+    let r = start(spec("step-box", 8, 120)).await;
+    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let (_, next) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    assert_eq!(next["state"], "running");
+    assert!(next["commit"].is_string(), "{next}");
+    // Handed out once: a second robot gets nothing until those runs come in.
+    let (_, again) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    assert_eq!(
+        again,
+        json!({"state": "running", "commit": null, "runs": 0})
+    );
+    let r = app
+        .client
+        .delete(app.url(&format!("/api/v1/bisections/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let b: Value = r.json().await.unwrap();
+    assert_eq!(b["state"], "cancelled");
+    let (_, next) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    assert_eq!(
+        next,
+        json!({"state": "cancelled", "commit": null, "runs": 0})
+    );
+    let (_, list) = app.get_json("/api/v1/bisections").await;
+    assert_eq!(list["bisections"].as_array().unwrap().len(), 3);
+    let (status, _) = app.get_json("/api/v1/bisections/99").await;
+    assert_eq!(status, 404);
+}
