@@ -143,6 +143,7 @@ impl Modify for Security {
         app::label::Bounded<0, 10>,
         app::label::Bounded<0, 10_000>,
         app::label::Bounded<0, 100_000_000>,
+        app::label::Bounded<1, 200>,
         app::label::Bounded<1, 1000>,
         app::label::Bounded<8, 200>,
         app::label::Bounded<30, 400>,
