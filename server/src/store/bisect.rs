@@ -145,6 +145,17 @@ impl Store {
         Ok(rows.iter().map(bisection_row).collect())
     }
 
+    /// The newest finished bisection of alert summary `id`.
+    pub async fn done_bisection_of(&self, id: i64) -> StoreResult<Option<i64>> {
+        let row: Option<(i64,)> = query_as(sql!(
+            "SELECT id FROM bisection WHERE summary_id = ? AND state = 'done' ORDER BY id DESC LIMIT 1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|(id,)| id))
+    }
+
     /// The ids of the running bisections, oldest first.
     pub async fn running_bisections(&self) -> StoreResult<Vec<i64>> {
         let rows: Vec<(i64,)> = query_as(sql!(

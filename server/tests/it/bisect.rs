@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::alerts::{no_confirmation, settle, summaries};
+use crate::alerts::{
+    body_of, header, no_confirmation, settle, start_receiver, start_smtp, summaries, Received,
+};
 use crate::client::{git_repo, perfline, stderr, stdout};
 use crate::helpers::*;
 
@@ -78,7 +80,19 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
-    let app = spawn_app().await;
+    let received = Received::default();
+    let hook = start_receiver(received.clone()).await;
+    let smtp = start_smtp().await;
+    let port = smtp.port;
+    let app = spawn_app_with(|c| {
+        c.webhooks = vec![hook.clone()];
+        c.allow_internal_webhooks = true;
+        c.smtp = Some(format!("smtp://127.0.0.1:{port}"));
+        c.mail_from = Some("Perfline <perfline@example.org>".into());
+        c.mail_to = vec!["lkp@lists.example.org".into()];
+        c.notify_retry_first_ms = 50;
+    })
+    .await;
     no_confirmation(&app).await;
     let root = tempfile::tempdir().unwrap();
     let culprit = 77;
@@ -217,6 +231,51 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         .unwrap_or_else(|| panic!("{trend}"));
     assert_eq!(point["mark"], "bad");
     assert_eq!(point["first_bad"], true);
+    // The culprit mail, in the robot's form, in the alert's thread; and a webhook.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let culprit_mail = loop {
+        if let Some(m) = smtp
+            .messages()
+            .into_iter()
+            .find(|m| body_of(m).contains("Perfline bisected it"))
+        {
+            break m;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no culprit mail: {:?}",
+            smtp.messages()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let body = body_of(&culprit_mail);
+    for want in [
+        "regression of netperf.Throughput_Mbps due to commit:".to_owned(),
+        format!("  {}\n", shas[culprit]),
+        "lkp-bdw-de1/netperf".to_owned(),
+        "Perfline bisected it in linux/master (bisection 1)".to_owned(),
+        "/api/v1/bisections/1/log".to_owned(),
+        "%stddev".to_owned(),
+    ] {
+        assert!(body.contains(&want), "{want} not in {body}");
+    }
+    let thread = format!("<perfline-alert-{alert_id}@");
+    assert!(header(&culprit_mail, "In-Reply-To")
+        .unwrap()
+        .starts_with(&thread));
+    assert!(header(&culprit_mail, "Subject")
+        .unwrap()
+        .starts_with("Re: [perfline]"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !received.hooks.lock().unwrap().iter().any(|(_, b)| {
+        serde_json::from_slice::<Value>(b).is_ok_and(|v| v["event"] == "alert.bisected")
+    }) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no alert.bisected webhook"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     // Nothing left to run.
     let (_, next) = app.get_json("/api/v1/bisections/1/next").await;
     assert_eq!(next, json!({"state": "done", "commit": null, "runs": 0}));

@@ -140,6 +140,81 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
     out
 }
 
+/// The mail of a bisection that found the culprit, in the LKP robot's form (seed 001): the
+/// regression "due to commit", the commit and its subject, the testcase and machine, how the
+/// bisection decided, and the report of the culprit against its parent (the `%stddev
+/// %change %stddev` table and the ASCII trends with the bisect marks).
+pub fn culprit_body(
+    s: &AlertSummary,
+    b: &app::bisection::Bisection,
+    links: &Links,
+    origin: &str,
+    report: Option<&str>,
+) -> String {
+    let mut out = String::from("Greeting,\n\n");
+    match report {
+        // The report is the robot's mail already: the headline, the commit, the table and
+        // the ASCII trends, of the culprit against its parent.
+        Some(report) => {
+            out.push_str(report.trim_end());
+            out.push_str("\n\n");
+        }
+        None => {
+            let culprit = b.culprit.as_deref().unwrap_or("");
+            if let Some(lead) = s.lead() {
+                out.push_str(&format!(
+                    "FYI, we noticed a {:+.1}% {} of {}.{} due to commit:\n\n",
+                    lead.change_pct,
+                    lead.verdict(),
+                    s.benchmark,
+                    lead.title()
+                ));
+            }
+            out.push_str(&format!(
+                "commit: {culprit}{}\nin testcase: {}\non test machine: {}\n\n",
+                b.culprit_subject
+                    .as_deref()
+                    .map(|x| format!(" (\"{x}\")"))
+                    .unwrap_or_default(),
+                s.benchmark,
+                s.machine,
+            ));
+        }
+    }
+    out.push_str(&wrap(
+        &format!(
+            "Perfline bisected it in {} (bisection {}): {} commits tested in {} runs, each called good or bad by a sequential test through the noise:",
+            b.history,
+            b.id,
+            b.tested.len(),
+            b.runs_total
+        ),
+        78,
+        "",
+    ));
+    for t in &b.tested {
+        out.push_str(&format!(
+            "  {} {:<4} {:>10} ({} run{}{})\n",
+            &t.commit[..t.commit.len().min(12)],
+            t.verdict,
+            t.mean.map_or("-".to_owned(), |m| format!("{m:.4}")),
+            t.runs,
+            if t.runs == 1 { "" } else { "s" },
+            if t.forced { ", at the run cap" } else { "" }
+        ));
+    }
+    out.push_str(&format!(
+        "\nThe bisection log, for git bisect replay:\n  {origin}/api/v1/bisections/{}/log\n",
+        b.id
+    ));
+    out.push_str(&format!("This alert:\n  {}\n", links.alert));
+    if let Some(t) = &links.trend {
+        out.push_str(&format!("The trend, the bisect marks on it:\n  {t}\n"));
+    }
+    out.push_str("\n-- \nPerfline\n");
+    out
+}
+
 /// The body of an update: who changed what.
 pub fn event_body(s: &AlertSummary, e: &AlertEvent, links: &Links) -> String {
     if e.kind == "bisected" {

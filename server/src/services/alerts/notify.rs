@@ -403,6 +403,34 @@ async fn render(
                 .subject(subject)
                 .message_id(Some(thread))
                 .body(mail::new_summary_body(&summary, &links, report.as_deref()))
+        } else if let (true, Some(b)) = (
+            e.event.kind == "bisected",
+            bisection_of(state, &summary).await?,
+        ) {
+            // The culprit, in the robot's form, in the alert's thread.
+            let report = match (report_query(&summary), &links.report) {
+                (Some(query), Some(link)) => state
+                    .report(&query, link)
+                    .await
+                    .map_err(|err| tracing::warn!(error = %err, "no report for the culprit mail"))
+                    .ok(),
+                _ => None,
+            };
+            builder
+                .subject(format!("Re: {subject}"))
+                .message_id(Some(format!(
+                    "<perfline-alert-{}-{}@{host}>",
+                    summary.id, e.event.id
+                )))
+                .in_reply_to(thread.clone())
+                .references(thread)
+                .body(mail::culprit_body(
+                    &summary,
+                    &b,
+                    &links,
+                    &origin,
+                    report.as_deref(),
+                ))
         } else {
             builder
                 .subject(format!("Re: {subject}"))
@@ -592,6 +620,23 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
 }
 
 /// The report of a summary's commits, when both are known (its names were parsed at upload).
+/// The finished bisection that moved `summary` to its culprit, if one did.
+async fn bisection_of(
+    state: &Services,
+    summary: &app::alerts::AlertSummary,
+) -> Result<Option<app::bisection::Bisection>, crate::services::ServiceError> {
+    let Some(id) = state.store.done_bisection_of(summary.id).await? else {
+        return Ok(None);
+    };
+    match state.bisection_view(id).await {
+        Ok(b) => Ok(Some(b)),
+        Err(e) => {
+            tracing::warn!(error = %e, "the bisection of the culprit mail");
+            Ok(None)
+        }
+    }
+}
+
 fn report_query(summary: &app::alerts::AlertSummary) -> Option<app::trend::ReportQuery> {
     use app::label::{CommitSha, Label};
     Some(app::trend::ReportQuery {
