@@ -61,6 +61,10 @@ pub trait Backend: Send + Sync + 'static {
     ) -> PageResult<crate::alerts::AlertSummary>;
     /// The series with A/A runs, noisiest first.
     async fn calibration(&self) -> PageResult<crate::noise::Calibration>;
+    /// One bisection, advanced, with its events.
+    async fn bisection(&self, id: i64) -> PageResult<crate::bisection::Bisection>;
+    /// Starts a bisection of alert summary `alert` (scope `mark`): its id.
+    async fn start_bisection(&self, alert: i64) -> PageResult<i64>;
 }
 
 #[cfg(feature = "ssr")]
@@ -102,6 +106,19 @@ pub async fn get_calibration() -> PageResult<crate::noise::Calibration> {
     backend()?.calibration().await
 }
 needs!(GetCalibration, Read);
+
+#[server(prefix = "/sfn", endpoint = "bisection")]
+pub async fn get_bisection(id: i64) -> PageResult<crate::bisection::Bisection> {
+    backend()?.bisection(id).await
+}
+needs!(GetBisection, Read);
+
+/// The alert page's "Bisect" button.
+#[server(prefix = "/sfn", endpoint = "start_bisection")]
+pub async fn start_bisection(alert: i64) -> PageResult<i64> {
+    backend()?.start_bisection(alert).await
+}
+needs!(StartBisection, Mark);
 
 #[server(prefix = "/sfn", endpoint = "run")]
 pub async fn get_run(id: i64) -> PageResult<Option<RunDetail>> {

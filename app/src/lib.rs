@@ -118,6 +118,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/trend") ssr=SsrMode::Async view=pages::TrendPage />
                     <Route path=path!("/alerts") ssr=SsrMode::Async view=pages::AlertsPage />
                     <Route path=path!("/calibration") ssr=SsrMode::Async view=pages::CalibrationPage />
+                    <Route path=path!("/bisections/:id") ssr=SsrMode::Async view=pages::BisectionPage />
                 </Routes>
             </main>
         </Router>

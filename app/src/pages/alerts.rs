@@ -221,6 +221,8 @@ fn SummaryView(
     let compare = format!("/compare?{}", s.compare_query());
     let report = s.report_query().map(|q| format!("/api/v1/report?{q}"));
     let bisect = s.bisect();
+    // Perfline bisects what has a history and two commits.
+    let can_bisect = can_mark && s.history.is_some() && s.good.sha.is_some() && s.bad.sha.is_some();
     let subject = s.subject();
     let range = format!(
         "last good {} (kernel {}) → first bad {} (kernel {})",
@@ -320,7 +322,7 @@ fn SummaryView(
         </h2>
         <p class="muted">{format!("{} · {} · found {}", s.benchmark, s.machine, s.created_at)}</p>
         <p class="range">{range}</p>
-        <p>"Bisect: " <code class="bisect">{bisect}</code></p>
+        <p>"Bisect: " <code class="bisect">{bisect}</code>" "{can_bisect.then(|| view! { <super::BisectButton alert=id /> })}</p>
     }
     .into_any();
     view! {

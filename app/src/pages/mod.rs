@@ -2,6 +2,7 @@
 
 mod admin;
 mod alerts;
+mod bisection;
 mod calibration;
 mod compare;
 mod dashboard;
@@ -12,6 +13,7 @@ mod trend;
 mod upload;
 
 pub use alerts::AlertsPage;
+pub use bisection::{BisectButton, BisectionPage};
 pub use calibration::CalibrationPage;
 pub use compare::{ComparePage, PermalinkPage};
 pub use dashboard::Dashboard;

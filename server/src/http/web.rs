@@ -278,6 +278,22 @@ impl Backend for StoreBackend {
             .map_err(page_error)
     }
 
+    async fn bisection(&self, id: i64) -> PageResult<app::bisection::Bisection> {
+        self.0.bisection_view(id).await.map_err(page_error)
+    }
+
+    async fn start_bisection(&self, alert: i64) -> PageResult<i64> {
+        let new = app::bisection::NewBisection {
+            alert: Some(alert),
+            ..Default::default()
+        };
+        self.0
+            .start_bisection(&new, &actor())
+            .await
+            .map(|b| b.id)
+            .map_err(page_error)
+    }
+
     async fn alert(&self, id: i64) -> PageResult<app::alerts::AlertSummary> {
         self.0
             .alert_summary(id)

@@ -363,6 +363,49 @@ async fn an_alert_waits_for_its_reruns_and_is_confirmed_in_chromium() {
         .starts_with("confirmed by reruns"));
 }
 
+/// "Bisect" on an alert starts a bisection; a simulated robot works it and the page shows the
+/// culprit.
+#[tokio::test(flavor = "multi_thread")]
+async fn bisect_an_alert_and_watch_it_find_the_culprit_in_chromium() {
+    use crate::trend::sha;
+    let app = spawn_app().await;
+    crate::alerts::no_confirmation(&app).await;
+    crate::alerts::robot_with_a_step(&app, None).await;
+    crate::alerts::upload_commit(&app, 30, 2345.0, None).await;
+    crate::alerts::settle(&app).await;
+    let alert = crate::alerts::summaries(&app, "status=all").await[0]["id"]
+        .as_i64()
+        .unwrap();
+    // The robot's step is at commit 24, between its runs of 22 and 24: 23 is good.
+    let levels: serde_json::Map<String, serde_json::Value> = (0..40)
+        .map(|i| {
+            (
+                sha(i),
+                serde_json::json!(if i < 24 { 2500.0 } else { 2345.0 }),
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("levels.json");
+    std::fs::write(&file, serde_json::to_vec(&levels).unwrap()).unwrap();
+    let out = run_e2e(
+        "bisect.mjs",
+        vec![
+            app.base.clone(),
+            alert.to_string(),
+            file.display().to_string(),
+        ],
+    )
+    .await;
+    assert!(
+        out.contains(&format!("culprit=First bad commit: {}", sha(24))),
+        "{out}"
+    );
+    let (_, b) = app.get_json("/api/v1/bisections/1").await;
+    assert_eq!(b["state"], "done");
+    assert_eq!(b["culprit"], sha(24));
+}
+
 /// Every page at 1280 px in the light and the dark theme: no horizontal overflow, no serious
 /// axe-core violation; the theme switch is remembered and the charts follow it.
 #[tokio::test(flavor = "multi_thread")]
@@ -381,6 +424,16 @@ async fn every_page_is_accessible_in_both_themes_in_chromium() {
     let (_, runs) = app.get_json("/api/v1/runs?limit=1").await;
     let run = runs["runs"][0]["id"].as_i64().unwrap();
     let upload = runs["runs"][0]["upload_id"].as_i64().unwrap();
+    // A running bisection of one of the alerts, for its page.
+    let alert = crate::alerts::summaries(&app, "machine=lkp-bdw-de1").await[0]["id"].clone();
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisections"))
+        .json(&serde_json::json!({ "alert": alert }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
     let paths = vec![
         "/".to_owned(),
         "/upload".into(),
@@ -389,6 +442,7 @@ async fn every_page_is_accessible_in_both_themes_in_chromium() {
         "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
         "/alerts".into(),
         "/calibration".into(),
+        "/bisections/1".into(),
         format!("/runs/{run}"),
         format!("/uploads/{upload}"),
         "/signin".into(),

@@ -1,0 +1,167 @@
+//! `/bisections/{id}`: a bisection Perfline drives: its state, bounds, the tested commits with
+//! their verdicts (on the trend chart, as bisect marks, and in a table), the next commit, the
+//! culprit or why it failed, and its log.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use super::{error_view, loading, parse_id};
+use crate::api::get_bisection;
+use crate::bisection::{Bisection, BisectionState};
+use crate::url::encode;
+
+#[component]
+pub fn BisectionPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || parse_id(params.read().get("id"));
+    let data = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => get_bisection(id).await.map(Some),
+            None => Ok(None),
+        }
+    });
+    view! {
+        <Suspense fallback=loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(Some(b)) => bisection_view(b),
+                    Ok(None) => super::not_there("No such bisection".into()),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn short(s: &str) -> String {
+    s[..s.len().min(12)].to_owned()
+}
+
+fn bisection_view(b: Bisection) -> AnyView {
+    let series = if b.param.is_empty() {
+        format!("{}.{}", b.benchmark, b.metric)
+    } else {
+        format!("{}.{}.{}", b.benchmark, b.metric, b.param)
+    };
+    let mut trend = vec![
+        format!("benchmark={}", encode(&b.benchmark)),
+        format!("machine={}", encode(&b.machine)),
+        format!("metric={}", encode(&b.metric)),
+        format!("history={}", encode(&b.history)),
+    ];
+    if !b.param.is_empty() {
+        trend.push(format!("param={}", encode(&b.param)));
+    }
+    let trend = trend.join("&");
+    let chart = format!("/api/v1/trend?{trend}&format=svg");
+    let trend_page = format!(
+        "/trend?{trend}&good={}&bad={}",
+        encode(&b.good),
+        encode(&b.bad)
+    );
+    let outcome = match b.state {
+        BisectionState::Done => view! {
+            <p id="bisection-culprit" class="culprit">
+                <strong>"First bad commit: "</strong>
+                <code>{b.culprit.clone().unwrap_or_default()}</code>
+                {b.culprit_subject.clone().map(|s| format!(" ({s})"))}
+            </p>
+        }
+        .into_any(),
+        BisectionState::Failed | BisectionState::Cancelled => view! {
+            <p id="bisection-reason" class="reason">
+                <strong>{format!("{}: ", b.state)}</strong>
+                {b.reason.clone().unwrap_or_default()}
+            </p>
+        }
+        .into_any(),
+        BisectionState::Running => match &b.next {
+            Some(n) => view! {
+                <p id="bisection-next">
+                    "Next: " <code>{n.commit.as_deref().map(short).unwrap_or_default()}</code>
+                    {format!(", {} more run{}", n.runs, if n.runs == 1 { "" } else { "s" })}
+                    <span class="muted">{format!(" — robots get it from GET /api/v1/bisections/{}/next or GET /api/v1/work?machine={}", b.id, b.machine)}</span>
+                </p>
+            }
+            .into_any(),
+            None => view! { <p id="bisection-next">"Waiting for the runs handed out."</p> }.into_any(),
+        },
+    };
+    let rows = b
+        .tested
+        .iter()
+        .map(|t| {
+            let mean = t.mean.map_or_else(|| "-".to_owned(), |m| format!("{m:.4}"));
+            let verdict = if t.forced {
+                format!("{} (at the run cap)", t.verdict)
+            } else {
+                t.verdict.clone()
+            };
+            view! {
+                <tr class=format!("verdict-{}", t.verdict) data-commit=t.commit.clone()>
+                    <td><code>{short(&t.commit)}</code></td>
+                    <td>{t.subject.clone().unwrap_or_default()}</td>
+                    <td class="num">{t.runs}</td>
+                    <td class="num">{mean}</td>
+                    <td class="verdict">{verdict}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let events = b
+        .events
+        .iter()
+        .map(|e| view! { <li>{format!("{} {}: {} — {}", e.at, e.actor, e.kind, e.detail)}</li> })
+        .collect_view();
+    let alert = b.alert.map(|a| {
+        view! { " · " <a href=format!("/alerts?id={a}")>{format!("alert #{a}")}</a> }
+    });
+    let log = format!("/api/v1/bisections/{}/log", b.id);
+    view! {
+        <h1>
+            {format!("Bisection #{} ", b.id)}
+            <span id="bisection-state" class=format!("badge state-{}", b.state)>{b.state.as_str()}</span>
+        </h1>
+        <p class="muted">
+            {format!("{series} on {} in {} · started by {} {}", b.machine, b.history, b.created_by, b.created_at)}
+            {alert}
+        </p>
+        <p id="bisection-bounds">
+            "Last good " <code>{short(&b.good)}</code> " · first bad " <code>{short(&b.bad)}</code>
+            {format!(" · {} commits between · {} runs so far (at most {} a commit)", b.remaining, b.runs_total, b.max_runs)}
+        </p>
+        {outcome}
+        <p><a href=trend_page>"The trend"</a> " · " <a href=log.clone()>"git bisect log"</a>
+            <span class="muted">" (for " <code>"git bisect replay"</code> ")"</span></p>
+        <img class="bisection-chart" src=chart alt=format!("The trend of {series}, the tested commits marked good and bad") />
+        <table id="bisection-tested">
+            <caption>"Tested commits, in history order"</caption>
+            <thead><tr><th>"Commit"</th><th>"Subject"</th><th class="num">"Runs"</th><th class="num">"Mean"</th><th>"Verdict"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+        <h2>"History"</h2>
+        <ul class="events">{events}</ul>
+    }
+    .into_any()
+}
+
+/// The alert page's "Bisect" button (scope `mark`): starts a bisection of the summary and
+/// opens its page. A component of the alert list's island.
+#[component]
+pub fn BisectButton(alert: i64) -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let start = move |_| {
+        leptos::task::spawn_local(async move {
+            match crate::api::start_bisection(alert).await {
+                Ok(id) => {
+                    let _ = window().location().set_href(&format!("/bisections/{id}"));
+                }
+                Err(e) => status.set(format!("Could not start a bisection: {e}")),
+            }
+        });
+    };
+    view! {
+        <button type="button" class="bisect-button" on:click=start>"Bisect"</button>
+        <span class="status" aria-live="polite">{move || status.get()}</span>
+    }
+}
