@@ -38,3 +38,11 @@ ALTER TABLE work_request ADD COLUMN handed_at BIGINT NOT NULL DEFAULT 0;
 
 CREATE TRIGGER data_version_bisection AFTER INSERT OR UPDATE OR DELETE ON bisection
     FOR EACH STATEMENT EXECUTE FUNCTION perfline_data_changed();
+
+-- What a history uploaded with files (`perfline history --with-files`) says of a commit: its
+-- parents (a merge has two or more) and the files it touches (JSON; NULL: too many).
+CREATE TABLE commit_detail (
+    sha      TEXT PRIMARY KEY,
+    parents  BIGINT NOT NULL,
+    files    TEXT
+);

@@ -48,3 +48,11 @@ CREATE TRIGGER data_version_bisection_update AFTER UPDATE ON bisection
 BEGIN UPDATE data_version SET version = version + 1 WHERE id = 1; END;
 CREATE TRIGGER data_version_bisection_delete AFTER DELETE ON bisection
 BEGIN UPDATE data_version SET version = version + 1 WHERE id = 1; END;
+
+-- What a history uploaded with files (`perfline history --with-files`) says of a commit: its
+-- parents (a merge has two or more) and the files it touches (JSON; NULL: too many).
+CREATE TABLE commit_detail (
+    sha      TEXT PRIMARY KEY,
+    parents  INTEGER NOT NULL,
+    files    TEXT
+);

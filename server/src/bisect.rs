@@ -363,6 +363,27 @@ pub fn walk(p: &Plan) -> Walk {
     }
 }
 
+/// Why a culprit is suspicious, if it is: a merge (the step may come from either side), or a
+/// commit that touches only documentation or selftests, which cannot change how a kernel
+/// performs. `files`: the files it touches, when the history was uploaded with them.
+pub fn suspicious(parents: u32, files: Option<&[String]>) -> Option<String> {
+    if parents >= 2 {
+        return Some(format!(
+            "a merge commit ({parents} parents): the step may come from either side of the merge"
+        ));
+    }
+    let files = files.filter(|f| !f.is_empty())?;
+    const INERT: [&str; 2] = ["Documentation/", "tools/testing/"];
+    if files.iter().all(|f| INERT.iter().any(|d| f.starts_with(d))) {
+        return Some(format!(
+            "it touches only {} file{} under Documentation/ or tools/testing/, which do not change the kernel that ran",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +425,28 @@ mod tests {
         assert!(runs <= 16, "{runs}");
         assert_eq!(w.calls.iter().flatten().count(), 12);
         assert!(w.calls.iter().flatten().all(|c| !c.forced));
+    }
+
+    #[test]
+    fn merges_and_documentation_only_culprits_are_suspicious() {
+        assert!(suspicious(2, None)
+            .unwrap()
+            .starts_with("a merge commit (2 parents)"));
+        let docs = vec![
+            "Documentation/a.rst".to_owned(),
+            "tools/testing/selftests/x.c".to_owned(),
+        ];
+        assert!(suspicious(1, Some(&docs))
+            .unwrap()
+            .starts_with("it touches only 2 files"));
+        let code = vec![
+            "Documentation/a.rst".to_owned(),
+            "net/ipv4/tcp.c".to_owned(),
+        ];
+        assert_eq!(suspicious(1, Some(&code)), None);
+        // Files unknown (a plain history, or too many): nothing to say.
+        assert_eq!(suspicious(1, None), None);
+        assert_eq!(suspicious(1, Some(&[])), None);
     }
 
     #[test]

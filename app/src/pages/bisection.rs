@@ -66,6 +66,7 @@ fn bisection_view(b: Bisection) -> AnyView {
                 <code>{b.culprit.clone().unwrap_or_default()}</code>
                 {b.culprit_subject.clone().map(|s| format!(" ({s})"))}
             </p>
+            {b.suspicious.clone().map(|s| view! { <p id="bisection-suspicious" class="reason">{s}</p> })}
         }
         .into_any(),
         BisectionState::Failed | BisectionState::Cancelled => view! {

@@ -67,6 +67,90 @@ pub fn parse_git_log(text: &str) -> Result<Vec<HistoryCommit>, IngestError> {
     Ok(commits)
 }
 
+/// What `git log --name-only` says of a commit beyond its place: how many parents it has (a
+/// merge has two or more) and the files it touches (`None`: more than [`MAX_COMMIT_FILES`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitDetail {
+    pub sha: String,
+    pub parents: u32,
+    pub files: Option<Vec<String>>,
+}
+
+/// The most files kept of one commit; a commit touching more is not "only" anything.
+pub const MAX_COMMIT_FILES: usize = 1000;
+
+/// Parses a history: the lines `parse_git_log` reads, or (what `perfline history --with-files`
+/// sends) `git log --format='commit %H %P%n%ct %s' --name-only`, with each commit's parents
+/// and files.
+pub fn parse_git_log_detailed(
+    text: &str,
+) -> Result<(Vec<HistoryCommit>, Vec<CommitDetail>), IngestError> {
+    let rich = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with("commit "));
+    if !rich {
+        return Ok((parse_git_log(text)?, Vec::new()));
+    }
+    let mut commits = Vec::new();
+    let mut details: Vec<CommitDetail> = Vec::new();
+    // Whether the line after a `commit` line (time and subject) is still to come.
+    let mut header = false;
+    for (no, line) in text.lines().enumerate() {
+        let bad = |m: String| IngestError::at_line(no as u64 + 1, m);
+        if let Some(rest) = line.strip_prefix("commit ") {
+            let mut ids = rest.split_whitespace();
+            let sha = ids.next().unwrap_or_default();
+            let parents: Vec<&str> = ids.collect();
+            if !is_sha(sha) || !parents.iter().all(|p| is_sha(p)) {
+                return Err(bad(format!(
+                    "'{}' is not `commit <sha> <parent shas>`; expected `git log --format='commit %H %P%n%ct %s' --name-only`",
+                    line.chars().take(100).collect::<String>()
+                )));
+            }
+            commits.push(HistoryCommit {
+                sha: sha.to_ascii_lowercase(),
+                time: None,
+                subject: None,
+            });
+            details.push(CommitDetail {
+                sha: sha.to_ascii_lowercase(),
+                parents: u32::try_from(parents.len()).unwrap_or(u32::MAX),
+                files: Some(Vec::new()),
+            });
+            header = true;
+            continue;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let (Some(c), Some(d)) = (commits.last_mut(), details.last_mut()) else {
+            return Err(bad("a line before the first `commit <sha>` line".into()));
+        };
+        if header {
+            header = false;
+            let (t, subject) = trimmed.split_once(' ').unwrap_or((trimmed, ""));
+            c.time = t.parse::<i64>().ok();
+            let subject = if c.time.is_some() { subject } else { trimmed };
+            c.subject = Some(app::label::clean_subject(subject)).filter(|s| !s.is_empty());
+            continue;
+        }
+        if let Some(files) = &mut d.files {
+            if files.len() >= MAX_COMMIT_FILES {
+                d.files = None;
+            } else {
+                files.push(app::label::clean_subject(trimmed));
+            }
+        }
+    }
+    if commits.is_empty() {
+        return Err(IngestError::new("the commit list is empty"));
+    }
+    commits.reverse();
+    Ok((commits, details))
+}
+
 /// The most verdicts one bisect log may carry.
 pub const MAX_BISECT_VERDICTS: usize = 10_000;
 
@@ -141,6 +225,36 @@ mod tests {
     fn subjects_lose_their_control_characters() {
         let h = parse_git_log("a337531b94 1538000000 tcp:\u{1b}[2J fix\u{7}\n").unwrap();
         assert_eq!(h[0].subject.as_deref(), Some("tcp:[2J fix"));
+    }
+
+    #[test]
+    fn a_history_with_files_says_which_are_merges_and_what_each_touches() {
+        let (a, b, c) = ("a".repeat(40), "b".repeat(40), "c".repeat(40));
+        let text = format!(
+            "commit {c} {b} {a}\n1700000120 Merge branch 'docs'\n\ncommit {b} {a}\n1700000060 docs: typo\n\nDocumentation/x.rst\nDocumentation/y.rst\ncommit {a}\n1700000000 net: first\n\nnet/core/dev.c\n"
+        );
+        let (commits, details) = parse_git_log_detailed(&text).unwrap();
+        assert_eq!(
+            commits.iter().map(|c| c.sha.as_str()).collect::<Vec<_>>(),
+            [&a, &b, &c]
+        );
+        assert_eq!(commits[1].subject.as_deref(), Some("docs: typo"));
+        assert_eq!(commits[1].time, Some(1_700_000_060));
+        let by = |sha: &str| details.iter().find(|d| d.sha == sha).unwrap();
+        assert_eq!(by(&c).parents, 2);
+        assert_eq!(by(&c).files, Some(vec![]));
+        assert_eq!(
+            by(&b).files,
+            Some(vec![
+                "Documentation/x.rst".to_owned(),
+                "Documentation/y.rst".to_owned()
+            ])
+        );
+        // The plain form has no details.
+        let (plain, none) = parse_git_log_detailed(&format!("{a} 1700000000 x\n")).unwrap();
+        assert_eq!(plain.len(), 1);
+        assert!(none.is_empty());
+        assert!(parse_git_log_detailed("commit nothex\n").is_err());
     }
 
     #[test]

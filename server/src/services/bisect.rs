@@ -317,6 +317,26 @@ impl Services {
         match &walk.next {
             Next::Done { culprit } => {
                 let c = &commits[*culprit];
+                // A merge, or a commit that cannot change the kernel: say so, and how to
+                // re-test it and its parent with more runs.
+                let why = match self.store.commit_detail(&c.sha).await? {
+                    Some((parents, files)) => bisect::suspicious(parents, files.as_deref()),
+                    None => None,
+                };
+                if let Some(why) = why {
+                    let parent = &commits[culprit.saturating_sub(1)].sha;
+                    let text = format!(
+                        "suspicious culprit: {why}; re-test it and its parent with more runs: perfline bisect start --benchmark {} --machine {} --metric {}{} --history {} --good {parent} --bad {} --max-runs {}",
+                        b.benchmark,
+                        b.machine,
+                        b.metric,
+                        if b.param.is_empty() { String::new() } else { format!(" --param {}", b.param) },
+                        b.history,
+                        c.sha,
+                        (b.max_runs * 2).min(200)
+                    );
+                    self.store.set_bisection_suspicious(b.id, &text).await?;
+                }
                 let detail = format!(
                     "the first bad commit is {}{}",
                     c.sha,

@@ -145,6 +145,18 @@ impl Store {
         Ok(rows.iter().map(bisection_row).collect())
     }
 
+    /// Records why a bisection's culprit is suspicious.
+    pub async fn set_bisection_suspicious(&self, id: i64, text: &str) -> StoreResult<()> {
+        query(sql!(
+            "UPDATE bisection SET suspicious = ?, updated_at = {now_ms} WHERE id = ?"
+        ))
+        .bind(text)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
     /// The newest finished bisection of alert summary `id`.
     pub async fn done_bisection_of(&self, id: i64) -> StoreResult<Option<i64>> {
         let row: Option<(i64,)> = query_as(sql!(

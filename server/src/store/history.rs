@@ -35,6 +35,20 @@ impl Store {
         commits: &[HistoryCommit],
         actor: &str,
     ) -> StoreResult<usize> {
+        self.put_history_detailed(repo, branch, commits, &[], actor)
+            .await
+    }
+
+    /// `put_history`, and what the history says of each commit beyond its place (parents,
+    /// files: `perfline history --with-files`), in the same transaction.
+    pub async fn put_history_detailed(
+        &self,
+        repo: &str,
+        branch: &str,
+        commits: &[HistoryCommit],
+        details: &[crate::ingest::history::CommitDetail],
+        actor: &str,
+    ) -> StoreResult<usize> {
         let mut tx = self.writer.begin_write().await?;
         let (id,): (i64,) = query_as(
             sql!("INSERT INTO history (repo, branch, packed) VALUES (?, ?, ?) ON CONFLICT (repo, branch) \
@@ -73,6 +87,18 @@ impl Store {
                     .push(")");
             }
             q.build().execute(&mut tx).await?;
+        }
+        for d in details {
+            let files = d.files.as_ref().map(serde_json::to_string).transpose()?;
+            query(sql!(
+                "INSERT INTO commit_detail (sha, parents, files) VALUES (?, ?, ?) \
+                 ON CONFLICT (sha) DO UPDATE SET parents = excluded.parents, files = excluded.files"
+            ))
+            .bind(&d.sha)
+            .bind(i64::from(d.parents))
+            .bind(files)
+            .execute(&mut tx)
+            .await?;
         }
         super::tokens::audit_in(
             &mut tx,
@@ -146,6 +172,26 @@ impl Store {
         });
         self.caches.put_history(id, version, history.clone());
         Ok(Some(history))
+    }
+
+    /// What a history uploaded with files said of commit `sha`: its parents and files (`None`
+    /// files: too many to keep).
+    pub async fn commit_detail(
+        &self,
+        sha: &str,
+    ) -> StoreResult<Option<(u32, Option<Vec<String>>)>> {
+        let row: Option<(i64, Option<String>)> = query_as(sql!(
+            "SELECT parents, files FROM commit_detail WHERE sha = ?"
+        ))
+        .bind(sha)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|(parents, files)| {
+            (
+                u32::try_from(parents).unwrap_or(0),
+                files.and_then(|f| serde_json::from_str(&f).ok()),
+            )
+        }))
     }
 
     /// Sets (or with `None` clears) the mark of run `id`; false if there is no such run.

@@ -26,6 +26,7 @@ const TABLES: &[&str] = &[
     "history",
     "history_commit",
     "commit_mark",
+    "commit_detail",
     "trend_chunk",
     "trend_block",
     "trend_cell",

@@ -437,3 +437,133 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     let (status, _) = app.get_json("/api/v1/bisections/99").await;
     assert_eq!(status, 404);
 }
+
+/// A repository of 16 commits, each touching a file of its own under `net/`, but commit 10,
+/// which touches only `Documentation/`; its shas, oldest first.
+fn repo_with_files(root: &Path) -> (std::path::PathBuf, Vec<String>) {
+    let dir = root.join("linux");
+    std::fs::create_dir(&dir).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "Robot")
+            .env("GIT_AUTHOR_EMAIL", "robot@example.org")
+            .env("GIT_COMMITTER_NAME", "Robot")
+            .env("GIT_COMMITTER_EMAIL", "robot@example.org")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", root)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    run(&["init", "-q", "-b", "master"]);
+    let mut shas = Vec::new();
+    for i in 0..16 {
+        let file = if i == 10 {
+            "Documentation/net.rst".to_owned()
+        } else {
+            format!("net/f{i}.c")
+        };
+        let path = dir.join(&file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{i}\n")).unwrap();
+        run(&["add", &file]);
+        run(&["commit", "-q", "-m", &format!("commit number {i}")]);
+        shas.push(run(&["rev-parse", "HEAD"]));
+    }
+    (dir, shas)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_culprit_that_touches_only_documentation_is_flagged_with_how_to_retest() {
+    let app = spawn_app().await;
+    let root = tempfile::tempdir().unwrap();
+    let (repo, shas) = repo_with_files(root.path());
+    let out = perfline(
+        &app.base,
+        &["history", "--with-files", repo.to_str().unwrap()],
+        None,
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("uploading 16 commits"),
+        "{}",
+        stderr(&out)
+    );
+    // The numbers step at commit 10 (as a noisy machine's might, whatever the commit).
+    for i in (0..16).step_by(3) {
+        upload(
+            &app,
+            "m1",
+            i,
+            &shas[i],
+            if i < 10 { 2500.0 } else { 2345.0 },
+        )
+        .await;
+    }
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisections"))
+        .json(
+            &json!({"benchmark": "netperf", "machine": "m1", "metric": "Throughput_Mbps",
+                      "history": "linux/master", "good": shas[9], "bad": shas[12]}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    // A robot: what /next asks, at the commit's level.
+    let mut n = 0;
+    let b = loop {
+        let (_, next) = app.get_json("/api/v1/bisections/1/next").await;
+        if next["state"] != "running" {
+            break app.get_json("/api/v1/bisections/1").await.1;
+        }
+        let Some(commit) = next["commit"].as_str() else {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
+        let i = shas.iter().position(|s| s == commit).unwrap();
+        for _ in 0..next["runs"].as_u64().unwrap() {
+            n += 1;
+            let level = if i < 10 { 2500.0 } else { 2345.0 };
+            let csv = format!(
+                "kernel,commit,metric,iteration,value\nr{n},{commit},Throughput_Mbps,1,{}\nr{n},{commit},Throughput_Mbps,2,{}\n",
+                level + f64::from(n % 3),
+                level - f64::from(n % 2)
+            );
+            let r = app
+                .client
+                .post(app.url("/api/v1/upload?bisection=1"))
+                .body(csv)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    };
+    assert_eq!(b["state"], "done", "{b}");
+    assert_eq!(b["culprit"], shas[10]);
+    let why = b["suspicious"].as_str().unwrap_or_else(|| panic!("{b}"));
+    assert!(
+        why.starts_with(
+            "suspicious culprit: it touches only 1 file under Documentation/ or tools/testing/"
+        ),
+        "{why}"
+    );
+    assert!(
+        why.contains(&format!(
+            "--good {} --bad {} --max-runs 60",
+            shas[9], shas[10]
+        )),
+        "{why}"
+    );
+}

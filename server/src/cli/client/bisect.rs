@@ -166,6 +166,9 @@ fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
                     .unwrap_or_default(),
                 b.runs_total
             ));
+            if let Some(why) = &b.suspicious {
+                text.push_str(&format!("\n{why}"));
+            }
             print_text(&text);
             Ok(Outcome::Done)
         }

@@ -20,6 +20,10 @@ pub struct HistoryArgs {
     /// What `git log` walks (default `HEAD`), e.g. `v6.6..v6.7`.
     #[arg(long, default_value = "HEAD")]
     pub range: String,
+    /// Send each commit's parents and files too (`git log --name-only`): a bisection then
+    /// says when its culprit is a merge or touches only documentation or selftests.
+    #[arg(long)]
+    pub with_files: bool,
     /// The git checkout (default: the current directory).
     #[arg(default_value = ".")]
     pub git_dir: PathBuf,
@@ -87,10 +91,29 @@ pub(super) async fn history(a: HistoryArgs) -> Result<Outcome, CliError> {
             a.range
         )));
     }
-    let log = git(&a.git_dir, &["log", "--format=%H %ct %s", &a.range, "--"])?;
+    let log = if a.with_files {
+        git(
+            &a.git_dir,
+            &[
+                "log",
+                "--format=commit %H %P%n%ct %s",
+                "--name-only",
+                &a.range,
+                "--",
+            ],
+        )?
+    } else {
+        git(&a.git_dir, &["log", "--format=%H %ct %s", &a.range, "--"])?
+    };
     eprintln!(
         "perfline: uploading {} commits of {repo}/{branch}",
-        log.iter().filter(|&&b| b == b'\n').count()
+        if a.with_files {
+            log.split(|&b| b == b'\n')
+                .filter(|l| l.starts_with(b"commit "))
+                .count()
+        } else {
+            log.iter().filter(|&&b| b == b'\n').count()
+        }
     );
     let path = format!(
         "/api/v1/commits?{}",

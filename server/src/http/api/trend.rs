@@ -16,7 +16,7 @@ use super::extract::{ApiJson, ApiQuery};
 use super::compare::{negotiate, Shape};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::services::trend::{parse_bisect_log, parse_git_log};
+use crate::services::trend::{parse_bisect_log, parse_git_log_detailed};
 use crate::AppState;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -295,7 +295,7 @@ pub struct HistoryParams {
 
 /// `POST /api/v1/commits?repo=R&branch=B` with `git log --format='%H %ct %s'` or `git rev-list`.
 #[utoipa::path(post, path = "/commits", tag = "trends", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(HistoryParams),
-    request_body(content = String, content_type = "text/plain", description = "`git log --format='%H %ct %s'` or `git rev-list` output, newest first",
+    request_body(content = String, content_type = "text/plain", description = "`git log --format='%H %ct %s'` or `git rev-list` output, newest first; or `git log --format='commit %H %P%n%ct %s' --name-only` (`perfline history --with-files`), which also says which commits are merges and what each touches",
         example = "3ff6cde8462c4a5f0d3a4d1e9c1a8d0b6c2f8e11 1700000060 net: fix the thing\n"),
     responses((status = 201, description = "Stored: `{repo, branch, commits}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
 pub async fn commits(
@@ -316,10 +316,10 @@ pub async fn commits(
             "the commit list is not UTF-8 text",
         ))
     })?;
-    let commits = parse_git_log(text).map_err(|e| e.in_file("request body"))?;
+    let (commits, details) = parse_git_log_detailed(text).map_err(|e| e.in_file("request body"))?;
     let n = state
         .store
-        .put_history(repo, branch, &commits, principal.actor())
+        .put_history_detailed(repo, branch, &commits, &details, principal.actor())
         .await?;
     Ok((
         StatusCode::CREATED,

@@ -203,6 +203,10 @@ pub fn culprit_body(
             if t.forced { ", at the run cap" } else { "" }
         ));
     }
+    if let Some(why) = &b.suspicious {
+        out.push('\n');
+        out.push_str(&wrap(&format!("Note: {why}"), 78, ""));
+    }
     out.push_str(&format!(
         "\nThe bisection log, for git bisect replay:\n  {origin}/api/v1/bisections/{}/log\n",
         b.id

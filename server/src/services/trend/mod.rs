@@ -15,7 +15,7 @@ use crate::services::ServiceError;
 use crate::services::Services;
 
 pub use crate::ingest::history::{
-    parse_bisect_log, parse_git_log, BisectVerdicts, MAX_BISECT_VERDICTS,
+    parse_bisect_log, parse_git_log, parse_git_log_detailed, BisectVerdicts, MAX_BISECT_VERDICTS,
 };
 pub use build::build;
 pub(crate) use build::names;
