@@ -487,7 +487,7 @@ mod tests {
             while (p.runs[index].len() as u32) < runs {
                 k += 1;
                 let level = if index >= 40 { 995.0 } else { 1000.0 };
-                p.runs[index].push(level + 50.0 * (((k * 37) % 101) as f64 / 50.0 - 1.0));
+                p.runs[index].push(level + 50.0 * (f64::from((k * 37) % 101) / 50.0 - 1.0));
             }
         };
         let Next::Failed(why) = w.next else {

@@ -434,7 +434,7 @@ impl Services {
         let reason = format!("bisection {id}");
         let r = self.store.bisect_request(&a.b, sha, *want, &reason).await?;
         let have = a.runs[*index].len() as u32;
-        let now = super::alerts::now_ms();
+        let now = super::now_ms();
         let promised = if now - r.handed_at < HANDOUT_TTL_MS {
             r.handed.max(have)
         } else {

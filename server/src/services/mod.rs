@@ -127,6 +127,13 @@ pub enum ServiceError {
     Internal(anyhow::Error),
 }
 
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 impl From<anyhow::Error> for ServiceError {
     fn from(e: anyhow::Error) -> Self {
         ServiceError::Internal(e)

@@ -147,12 +147,7 @@ pub async fn run_leased<F, Fut>(
     }
 }
 
-/// Unix milliseconds now.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+pub use crate::services::now_ms;
 
 /// Parses the filter of `GET /api/v1/alerts` and the alerts page.
 pub fn parse_filter(f: &AlertFilter) -> Result<SummaryFilter, ServiceError> {
