@@ -389,13 +389,16 @@ impl Services {
         Ok(())
     }
 
-    /// One bisection, advanced, with its events.
-    pub async fn bisection_view(&self, id: i64) -> Result<Bisection, ServiceError> {
-        let b = self
-            .store
+    async fn stored_bisection(&self, id: i64) -> Result<StoredBisection, ServiceError> {
+        self.store
             .bisection(id)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("no bisection {id}")))?;
+            .ok_or_else(|| ServiceError::NotFound(format!("no bisection {id}")))
+    }
+
+    /// One bisection, advanced, with its events.
+    pub async fn bisection_view(&self, id: i64) -> Result<Bisection, ServiceError> {
+        let b = self.stored_bisection(id).await?;
         let a = self.advance(b).await?;
         let mut view = view_of(&a);
         view.events = self.store.bisection_events(id).await?;
@@ -414,11 +417,7 @@ impl Services {
     /// The commit to run next and how many runs it needs now; runs handed out are promised
     /// to the robot that took them for [`HANDOUT_TTL_MS`].
     pub async fn next_run(&self, id: i64) -> Result<NextRun, ServiceError> {
-        let b = self
-            .store
-            .bisection(id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("no bisection {id}")))?;
+        let b = self.stored_bisection(id).await?;
         let a = self.advance(b).await?;
         let state = a.b.state;
         let none = NextRun {
@@ -454,11 +453,7 @@ impl Services {
 
     /// Cancels a running bisection.
     pub async fn cancel_bisection(&self, id: i64, actor: &str) -> Result<Bisection, ServiceError> {
-        let b = self
-            .store
-            .bisection(id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("no bisection {id}")))?;
+        let b = self.stored_bisection(id).await?;
         if b.state == BisectionState::Running {
             self.store
                 .bisection_event(
@@ -476,11 +471,7 @@ impl Services {
     /// The bisection as a `git bisect log` that `git bisect replay` accepts: the two ends,
     /// then each verdict in the order the walk reached it, and the culprit.
     pub async fn bisection_log(&self, id: i64) -> Result<String, ServiceError> {
-        let b = self
-            .store
-            .bisection(id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("no bisection {id}")))?;
+        let b = self.stored_bisection(id).await?;
         let a = self.advance(b).await?;
         Ok(log_of(&a))
     }

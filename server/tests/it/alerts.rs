@@ -697,6 +697,26 @@ pub(crate) async fn start_receiver(received: Received) -> String {
     format!("http://{addr}/hook")
 }
 
+/// A server that mails a real SMTP server and posts to a webhook receiver, both on loopback,
+/// retrying quickly; the server, the SMTP server and what the receiver got.
+pub(crate) async fn app_with_receivers() -> (TestApp, Smtp, Received) {
+    let received = Received::default();
+    let hook = start_receiver(received.clone()).await;
+    let smtp = start_smtp().await;
+    let port = smtp.port;
+    let app = spawn_app_with(|c| {
+        c.webhooks = vec![hook.clone()];
+        // The receiver is on loopback, an internal address refused without the flag.
+        c.allow_internal_webhooks = true;
+        c.smtp = Some(format!("smtp://127.0.0.1:{port}"));
+        c.mail_from = Some("Perfline <perfline@example.org>".into());
+        c.mail_to = vec!["lkp@lists.example.org".into()];
+        c.notify_retry_first_ms = 50;
+    })
+    .await;
+    (app, smtp, received)
+}
+
 /// A real SMTP server on loopback: Python's aiosmtpd with its Maildir handler (installed by
 /// `scripts/ensure-tools`). Killed when dropped.
 pub(crate) struct Smtp {

@@ -7,9 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::alerts::{
-    body_of, header, no_confirmation, settle, start_receiver, start_smtp, summaries, Received,
-};
+use crate::alerts::{app_with_receivers, body_of, header, no_confirmation, settle, summaries};
 use crate::client::{git_repo, perfline, stderr, stdout};
 use crate::helpers::*;
 
@@ -80,19 +78,7 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
-    let received = Received::default();
-    let hook = start_receiver(received.clone()).await;
-    let smtp = start_smtp().await;
-    let port = smtp.port;
-    let app = spawn_app_with(|c| {
-        c.webhooks = vec![hook.clone()];
-        c.allow_internal_webhooks = true;
-        c.smtp = Some(format!("smtp://127.0.0.1:{port}"));
-        c.mail_from = Some("Perfline <perfline@example.org>".into());
-        c.mail_to = vec!["lkp@lists.example.org".into()];
-        c.notify_retry_first_ms = 50;
-    })
-    .await;
+    let (app, smtp, received) = app_with_receivers().await;
     no_confirmation(&app).await;
     let root = tempfile::tempdir().unwrap();
     let culprit = 77;

@@ -66,19 +66,7 @@ async fn settled(app: &TestApp, machine: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_robot_confirms_a_real_step_dismisses_a_false_one_and_only_the_real_one_is_mailed() {
-    let received = Received::default();
-    let hook = start_receiver(received.clone()).await;
-    let smtp = start_smtp().await;
-    let port = smtp.port;
-    let app = spawn_app_with(|c| {
-        c.webhooks = vec![hook.clone()];
-        c.allow_internal_webhooks = true;
-        c.smtp = Some(format!("smtp://127.0.0.1:{port}"));
-        c.mail_from = Some("Perfline <perfline@example.org>".into());
-        c.mail_to = vec!["lkp@lists.example.org".into()];
-        c.notify_retry_first_ms = 50;
-    })
-    .await;
+    let (app, smtp, received) = app_with_receivers().await;
     // lkp-bdw-de1's throughput really drops at commit 24; flaky-box's uploads dropped at 24
     // too (a bad week for the machine), but its reruns today show no step.
     robot_with_a_step(&app, None).await;

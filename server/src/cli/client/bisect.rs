@@ -188,42 +188,22 @@ fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
 async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), CliError> {
     let command = a.exec.replace("{commit}", commit);
     let id = a.bisection.to_string();
-    let mut c = tokio::process::Command::new("sh");
-    c.arg("-c")
-        .arg(&command)
-        .env("PERFLINE_SERVER", &a.client.server)
-        .env("PERFLINE_BISECTION", &id)
-        .env("PERFLINE_COMMIT", commit)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit());
-    if let Some(t) = &a.client.token {
-        c.env("PERFLINE_TOKEN", t);
-    }
-    let out = c.output().await.map_err(|source| CliError::File {
-        path: "sh".into(),
-        source,
-    })?;
-    if !out.status.success() {
-        return Err(CliError::Failed(format!(
-            "the command failed ({}) for commit {commit}: {command}",
-            out.status
-        )));
-    }
-    if out.stdout.iter().all(u8::is_ascii_whitespace) {
-        return Ok(());
-    }
-    let path = format!(
-        "/api/v1/upload?{}",
-        query(&[
+    let env = [
+        ("PERFLINE_BISECTION".to_owned(), id.clone()),
+        ("PERFLINE_COMMIT".to_owned(), commit.to_owned()),
+    ];
+    exec::run_and_upload(
+        http,
+        &a.client,
+        &command,
+        &env,
+        &[
             ("bisection", Some(id.as_str())),
             ("commit", Some(commit)),
             ("format", a.format.as_deref()),
-        ])
-    );
-    let body = out.stdout;
-    http.send(Method::POST, &path, "application/json", || {
-        Some(Body::Bytes(body.clone()))
-    })
+        ],
+        &format!("commit {commit}"),
+    )
     .await?;
     Ok(())
 }

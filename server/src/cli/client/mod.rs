@@ -8,6 +8,7 @@
 
 mod bisect;
 mod compare;
+mod exec;
 mod history;
 mod http;
 mod trend;

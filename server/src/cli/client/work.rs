@@ -9,7 +9,6 @@ use super::http::*;
 use super::*;
 use app::alerts::{WorkList, WorkRequest};
 use clap::Args;
-use reqwest::Method;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Args)]
@@ -118,47 +117,30 @@ async fn run_one(
         r.benchmark,
         &commit_name[..commit_name.len().min(12)]
     );
-    let mut c = tokio::process::Command::new("sh");
-    c.arg("-c")
-        .arg(&command)
-        .env("PERFLINE_SERVER", &a.client.server)
-        .env("PERFLINE_REQUEST", &id)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit());
-    for (name, value) in vars {
-        c.env(format!("PERFLINE_{}", name.to_ascii_uppercase()), value);
-    }
-    if let Some(t) = &a.client.token {
-        c.env("PERFLINE_TOKEN", t);
-    }
-    let out = c.output().await.map_err(|source| CliError::File {
-        path: "sh".into(),
-        source,
-    })?;
-    if !out.status.success() {
-        return Err(CliError::Usage(format!(
-            "the command failed ({}) for request {id}, commit {commit_name}: {command}",
-            out.status
-        )));
-    }
-    if out.stdout.iter().all(u8::is_ascii_whitespace) {
-        // The command uploaded its results itself.
-        return Ok(());
-    }
-    let upload = format!(
-        "/api/v1/upload?{}",
-        query(&[
+    let env: Vec<(String, String)> = vars
+        .iter()
+        .map(|(name, value)| {
+            (
+                format!("PERFLINE_{}", name.to_ascii_uppercase()),
+                (*value).to_owned(),
+            )
+        })
+        .chain([("PERFLINE_REQUEST".to_owned(), id.clone())])
+        .collect();
+    let uploaded = exec::run_and_upload(
+        http,
+        &a.client,
+        &command,
+        &env,
+        &[
             ("request", Some(id.as_str())),
             ("format", a.format.as_deref()),
-        ])
-    );
-    let body = out.stdout;
-    let response = http
-        .send(Method::POST, &upload, "text/plain", || {
-            Some(Body::Bytes(body.clone()))
-        })
-        .await?;
-    let summary = read_text(response).await?;
-    print_text(&summary);
+        ],
+        &format!("request {id}, commit {commit_name}"),
+    )
+    .await?;
+    if let Some(summary) = uploaded {
+        print_text(&summary);
+    }
     Ok(())
 }

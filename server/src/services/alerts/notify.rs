@@ -391,14 +391,7 @@ async fn render(
             builder = builder.to(to.clone());
         }
         let message = if first {
-            let report = match (report_query(&summary), &links.report) {
-                (Some(query), Some(link)) => state
-                    .report(&query, link)
-                    .await
-                    .map_err(|err| tracing::warn!(error = %err, "no report for the alert mail"))
-                    .ok(),
-                _ => None,
-            };
+            let report = summary_report(state, &summary, &links).await;
             builder
                 .subject(subject)
                 .message_id(Some(thread))
@@ -408,14 +401,7 @@ async fn render(
             bisection_of(state, &summary).await?,
         ) {
             // The culprit, in the robot's form, in the alert's thread.
-            let report = match (report_query(&summary), &links.report) {
-                (Some(query), Some(link)) => state
-                    .report(&query, link)
-                    .await
-                    .map_err(|err| tracing::warn!(error = %err, "no report for the culprit mail"))
-                    .ok(),
-                _ => None,
-            };
+            let report = summary_report(state, &summary, &links).await;
             builder
                 .subject(format!("Re: {subject}"))
                 .message_id(Some(format!(
@@ -620,6 +606,21 @@ async fn deliver(channels: &Channels, d: &Delivery) -> Result<(), Failure> {
 }
 
 /// The report of a summary's commits, when both are known (its names were parsed at upload).
+/// The LKP-style report of a summary's two commits for its mail, when both are known (and
+/// the report can be made: a failure is logged, and the mail goes without it).
+async fn summary_report(
+    state: &Services,
+    summary: &app::alerts::AlertSummary,
+    links: &mail::Links,
+) -> Option<String> {
+    let (query, link) = (report_query(summary)?, links.report.as_ref()?);
+    state
+        .report(&query, link)
+        .await
+        .map_err(|err| tracing::warn!(error = %err, "no report for the alert mail"))
+        .ok()
+}
+
 /// The finished bisection that moved `summary` to its culprit, if one did.
 async fn bisection_of(
     state: &Services,
