@@ -240,7 +240,10 @@ fn UploadForm(
     let phase = RwSignal::new(Phase::Idle);
     let file_input = NodeRef::<leptos::html::Input>::new();
     let folder_input = NodeRef::<leptos::html::Input>::new();
-    // A folder dropped on the form (read in the browser), and what the page says of it.
+    // A folder dropped on the form (read in the browser), and what the page says of it. Only
+    // in the browser: a local value made while rendering on the server is a `SendWrapper`
+    // that panics when a worker thread other than its own drops it (leptos#4746).
+    #[cfg(feature = "hydrate")]
     let dropped = StoredValue::new_local(Folder::new());
     let dropped_note = RwSignal::new(String::new());
     // With the WASM running the form is sent by XHR, for per-file progress and the results on
@@ -249,7 +252,7 @@ fn UploadForm(
         #[cfg(feature = "hydrate")]
         send_form(ev, (file_input, folder_input), dropped, files, phase);
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, folder_input, dropped, files, phase);
+        let _ = (ev, folder_input, files, phase);
     };
     // A folder chooser (`webkitdirectory`, which Leptos' typed attributes do not know), set
     // once the page runs: only the WASM reads folders.
@@ -390,8 +393,6 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
 /// names a chosen folder's files).
 #[cfg(feature = "hydrate")]
 type Folder = Vec<(String, web_sys::File)>;
-#[cfg(not(feature = "hydrate"))]
-type Folder = Vec<(String, ())>;
 
 #[cfg(test)]
 mod tests {
