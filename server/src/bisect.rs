@@ -366,7 +366,7 @@ pub fn walk(p: &Plan) -> Walk {
 /// Why a culprit is suspicious, if it is: a merge (the step may come from either side), or a
 /// commit that touches only documentation or selftests, which cannot change how a kernel
 /// performs. `files`: the files it touches, when the history was uploaded with them.
-pub fn suspicious(parents: u32, files: Option<&[String]>) -> Option<String> {
+pub fn suspicious(parents: u32, files: Option<&[String]>, arch: Option<&str>) -> Option<String> {
     if parents >= 2 {
         return Some(format!(
             "a merge commit ({parents} parents): the step may come from either side of the merge"
@@ -381,7 +381,38 @@ pub fn suspicious(parents: u32, files: Option<&[String]>) -> Option<String> {
             if files.len() == 1 { "" } else { "s" }
         ));
     }
+    // Only another architecture's code: not built into the kernel that ran.
+    let own = arch.and_then(arch_dir)?;
+    let dirs: std::collections::BTreeSet<&str> = files
+        .iter()
+        .map(|f| f.strip_prefix("arch/").and_then(|r| r.split('/').next()))
+        .collect::<Option<_>>()?;
+    if !dirs.contains(own) {
+        let list: Vec<String> = dirs.iter().map(|d| format!("arch/{d}/")).collect();
+        return Some(format!(
+            "it touches only {}, not this machine's architecture (arch/{own}/)",
+            list.join(" and ")
+        ));
+    }
     None
+}
+
+/// The kernel's `arch/` directory of a machine architecture as `uname -m`, `lscpu` or an LKP
+/// job name it.
+pub fn arch_dir(arch: &str) -> Option<&'static str> {
+    let a = arch.trim().to_ascii_lowercase();
+    Some(match a.as_str() {
+        "x86_64" | "amd64" | "i386" | "i486" | "i586" | "i686" | "x86" => "x86",
+        "aarch64" | "arm64" => "arm64",
+        "s390x" | "s390" => "s390",
+        "riscv64" | "riscv32" | "riscv" => "riscv",
+        "loongarch64" | "loongarch" => "loongarch",
+        _ if a.starts_with("armv") || a == "arm" => "arm",
+        _ if a.starts_with("ppc") || a.starts_with("powerpc") => "powerpc",
+        _ if a.starts_with("mips") => "mips",
+        _ if a.starts_with("sparc") => "sparc",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -429,24 +460,32 @@ mod tests {
 
     #[test]
     fn merges_and_documentation_only_culprits_are_suspicious() {
-        assert!(suspicious(2, None)
+        let owned = |v: &[&str]| v.iter().map(|f| (*f).to_owned()).collect::<Vec<String>>();
+        assert!(suspicious(2, None, None)
             .unwrap()
             .starts_with("a merge commit (2 parents)"));
-        let docs = vec![
-            "Documentation/a.rst".to_owned(),
-            "tools/testing/selftests/x.c".to_owned(),
-        ];
-        assert!(suspicious(1, Some(&docs))
+        let docs = owned(&["Documentation/a.rst", "tools/testing/selftests/x.c"]);
+        assert!(suspicious(1, Some(&docs), None)
             .unwrap()
             .starts_with("it touches only 2 files"));
-        let code = vec![
-            "Documentation/a.rst".to_owned(),
-            "net/ipv4/tcp.c".to_owned(),
-        ];
-        assert_eq!(suspicious(1, Some(&code)), None);
+        let code = owned(&["Documentation/a.rst", "net/ipv4/tcp.c"]);
+        assert_eq!(suspicious(1, Some(&code), Some("x86_64")), None);
         // Files unknown (a plain history, or too many): nothing to say.
-        assert_eq!(suspicious(1, None), None);
-        assert_eq!(suspicious(1, Some(&[])), None);
+        assert_eq!(suspicious(1, None, Some("x86_64")), None);
+        assert_eq!(suspicious(1, Some(&[]), None), None);
+        // Another architecture's code, when the machine's is known.
+        let arm = owned(&["arch/arm64/kernel/smp.c", "arch/arm/mm/init.c"]);
+        assert_eq!(
+            suspicious(1, Some(&arm), Some("x86_64")).as_deref(),
+            Some("it touches only arch/arm/ and arch/arm64/, not this machine's architecture (arch/x86/)")
+        );
+        assert_eq!(suspicious(1, Some(&arm), Some("aarch64")), None);
+        assert_eq!(suspicious(1, Some(&arm), None), None);
+        let x86 = owned(&["arch/x86/kernel/smp.c"]);
+        assert_eq!(suspicious(1, Some(&x86), Some("x86_64")), None);
+        assert_eq!(arch_dir("ppc64le"), Some("powerpc"));
+        assert_eq!(arch_dir("armv7l"), Some("arm"));
+        assert_eq!(arch_dir("vax"), None);
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub fn system_facts(name: &str, text: &str) -> Option<Vec<(String, String)>> {
                         "Socket(s)" => "cpu.sockets",
                         "NUMA node(s)" => "cpu.numa_nodes",
                         "CPU max MHz" => "cpu.max_mhz",
+                        "Architecture" => "arch",
                         _ => continue,
                     };
                     out.push((key.into(), v.trim().to_owned()));
@@ -87,8 +88,9 @@ pub fn side_file(name: &str, bytes: &[u8]) -> Option<Vec<(String, String)>> {
 
 /// LKP's job file (`job.yaml`) and host file: the keys that describe the system.
 pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
-    const KEYS: [(&str, &str); 10] = [
+    const KEYS: [(&str, &str); 11] = [
         ("testbox", "machine"),
+        ("arch", "arch"),
         ("tbox_group", "tbox_group"),
         ("model", "cpu.model"),
         ("nr_cpu", "cpu.count"),
@@ -120,6 +122,21 @@ pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_architecture_comes_from_lscpu_or_the_lkp_job() {
+        let lscpu = system_facts(
+            "lscpu",
+            "Architecture:          x86_64\nCPU(s):                16\n",
+        )
+        .unwrap();
+        assert!(
+            lscpu.contains(&("arch".into(), "x86_64".into())),
+            "{lscpu:?}"
+        );
+        let job = lkp_job_facts("testbox: lkp-bdw-de1\narch: aarch64\n");
+        assert!(job.contains(&("arch".into(), "aarch64".into())), "{job:?}");
+    }
 
     #[test]
     fn system_files_become_grouped_facts() {

@@ -320,7 +320,10 @@ impl Services {
                 // A merge, or a commit that cannot change the kernel: say so, and how to
                 // re-test it and its parent with more runs.
                 let why = match self.store.commit_detail(&c.sha).await? {
-                    Some((parents, files)) => bisect::suspicious(parents, files.as_deref()),
+                    Some((parents, files)) => {
+                        let arch = self.store.machine_fact(&b.machine, "arch").await?;
+                        bisect::suspicious(parents, files.as_deref(), arch.as_deref())
+                    }
                     None => None,
                 };
                 if let Some(why) = why {

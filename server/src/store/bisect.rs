@@ -145,6 +145,23 @@ impl Store {
         Ok(rows.iter().map(bisection_row).collect())
     }
 
+    /// The newest value of fact `key` among the runs of `machine` (an LKP job's `arch`, an
+    /// uploaded `lscpu`'s architecture).
+    pub async fn machine_fact(&self, machine: &str, key: &str) -> StoreResult<Option<String>> {
+        let rows: Vec<(String,)> = query_as(sql!(
+            "SELECT r.facts FROM run r JOIN machine m ON m.id = r.machine_id \
+             WHERE m.name = ? AND r.facts LIKE ? ORDER BY r.id DESC LIMIT 1"
+        ))
+        .bind(machine)
+        .bind(format!("%[\"{key}\",%"))
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().find_map(|(facts,)| {
+            let facts: Vec<(String, String)> = serde_json::from_str(&facts).ok()?;
+            facts.into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        }))
+    }
+
     /// Records why a bisection's culprit is suspicious.
     pub async fn set_bisection_suspicious(&self, id: i64, text: &str) -> StoreResult<()> {
         query(sql!(
