@@ -65,6 +65,20 @@ async fn world(app: &TestApp, root: &Path, culprit: usize) -> Vec<String> {
     shas
 }
 
+/// `perfline bisect run --bisection ID --exec 'sh bench.sh {commit}'` in `dir`.
+async fn bisect_run(app: &TestApp, id: i64, dir: &Path) -> std::process::Output {
+    let id = id.to_string();
+    let args = [
+        "bisect",
+        "run",
+        "--bisection",
+        &id,
+        "--exec",
+        "sh bench.sh {commit}",
+    ];
+    perfline(&app.base, &args, Some(dir)).await
+}
+
 fn git(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new("git")
         .arg("-C")
@@ -349,19 +363,7 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
         "{b}"
     );
     assert!(b["culprit"].is_null());
-    let out = perfline(
-        &app.base,
-        &[
-            "bisect",
-            "run",
-            "--bisection",
-            &id.to_string(),
-            "--exec",
-            "sh bench.sh {commit}",
-        ],
-        Some(root.path()),
-    )
-    .await;
+    let out = bisect_run(&app, id, root.path()).await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
         stderr(&out).contains("failed: the step is within the noise"),
@@ -374,19 +376,7 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     let r = start(spec("step-box", 0, 120)).await;
     assert_eq!(r.status().as_u16(), 201);
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let out = perfline(
-        &app.base,
-        &[
-            "bisect",
-            "run",
-            "--bisection",
-            &id.to_string(),
-            "--exec",
-            "sh bench.sh {commit}",
-        ],
-        Some(root.path()),
-    )
-    .await;
+    let out = bisect_run(&app, id, root.path()).await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let (_, b) = app.get_json(&format!("/api/v1/bisections/{id}")).await;
     assert_eq!(b["state"], "failed");
