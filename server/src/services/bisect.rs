@@ -227,7 +227,8 @@ impl Services {
             .map(|(i, c)| (c.sha.as_str(), i))
             .collect();
         let mut runs = vec![Vec::new(); commits.len()];
-        for (sha, mean) in self.store.bisection_runs(&b).await? {
+        let shas: Vec<&str> = commits.iter().map(|c| c.sha.as_str()).collect();
+        for (sha, mean) in self.store.bisection_runs(&b, &shas).await? {
             let i = index
                 .get(sha.as_str())
                 .copied()

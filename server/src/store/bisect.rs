@@ -213,18 +213,27 @@ impl Store {
             .collect())
     }
 
-    /// The means of `metric` at `param` of every run of the bisection's benchmark and machine
-    /// stored since it started that names a commit: (commit as stored, mean), in run order.
-    pub async fn bisection_runs(&self, b: &StoredBisection) -> StoreResult<Vec<(String, f64)>> {
+    /// The means of `metric` at `param` of the runs of the bisection's benchmark and machine
+    /// stored since it started whose commit is one of `commits` (full shas) or abbreviates
+    /// one (matched by the caller): (commit as stored, mean), in run order. Only those runs'
+    /// samples are read, however much else the machine uploads meanwhile.
+    pub async fn bisection_runs(
+        &self,
+        b: &StoredBisection,
+        commits: &[&str],
+    ) -> StoreResult<Vec<(String, f64)>> {
+        let shas = serde_json::to_string(commits)?;
         let rows: Vec<(i64, String, Vec<u8>)> = query_as(sql!(
             "SELECT r.id, r.commit_sha, d.packed FROM run r \
              JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
              WHERE r.benchmark = ? AND m.name = ? AND r.id > ? AND r.commit_sha IS NOT NULL \
+             AND (r.commit_sha IN {texts} OR length(r.commit_sha) < 40) \
              ORDER BY r.id LIMIT 20000"
         ))
         .bind(&b.benchmark)
         .bind(&b.machine)
         .bind(b.after_run)
+        .bind(shas)
         .fetch_all(&self.reader)
         .await?;
         let series = self.decode_runs(rows, Some(&b.metric)).await?;
