@@ -30,16 +30,6 @@ pub enum Verdict {
     Unsure,
 }
 
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Good => "good",
-            Verdict::Bad => "bad",
-            Verdict::Unsure => "unsure",
-        }
-    }
-}
-
 /// The two levels a commit is judged between.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sides {
@@ -57,17 +47,6 @@ fn bound() -> f64 {
 }
 
 impl Sides {
-    /// Two levels known exactly (many points on each side).
-    pub fn new(good: f64, bad: f64, run_sd: f64) -> Sides {
-        Sides {
-            good,
-            bad,
-            run_sd,
-            good_se: 0.0,
-            bad_se: 0.0,
-        }
-    }
-
     /// The log-likelihood ratio, bad against good, of runs whose means are `runs`.
     pub fn log_ratio(&self, runs: &[f64]) -> f64 {
         if runs.is_empty() {
@@ -97,18 +76,6 @@ impl Sides {
         } else {
             Verdict::Unsure
         }
-    }
-
-    /// How many runs to ask for at once: about the SPRT's mean sample number at either level,
-    /// 2·ln((1 − ε)/ε) / d² for a step of `d` run standard deviations, within
-    /// [`MIN_BATCH`]..=[`MAX_BATCH`].
-    pub fn batch(&self) -> u32 {
-        let d = (self.bad - self.good).abs() / self.run_sd;
-        if !d.is_finite() || d <= 0.0 {
-            return MAX_BATCH;
-        }
-        let n = (2.0 * bound() / (d * d)).ceil();
-        (n as u32).clamp(MIN_BATCH, MAX_BATCH)
     }
 }
 
@@ -160,26 +127,6 @@ pub fn pair_batch(delta: f64, run_sd: f64) -> u32 {
     ((4.0 * bound() / (d * d)).ceil() as u32).clamp(MIN_BATCH, MAX_BATCH)
 }
 
-/// What the reruns of a step's two commits say about the step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Confirmation {
-    /// The last good commit reran good and the first bad one bad: the step is real.
-    Confirmed,
-    /// One of them reran on the other side: the step was noise.
-    Refuted,
-    /// Not yet sure of one of them.
-    MoreRuns,
-}
-
-/// The step between a last good and a first bad commit, from their reruns' verdicts.
-pub fn confirm(good: Verdict, bad: Verdict) -> Confirmation {
-    match (good, bad) {
-        (Verdict::Bad, _) | (_, Verdict::Good) => Confirmation::Refuted,
-        (Verdict::Good, Verdict::Bad) => Confirmation::Confirmed,
-        _ => Confirmation::MoreRuns,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,15 +134,19 @@ mod tests {
     #[test]
     fn runs_at_either_level_are_called_and_between_is_unsure() {
         // A 5 % step with a 1 % run spread: two runs decide.
-        let s = Sides::new(1000.0, 950.0, 10.0);
-        assert_eq!(s.batch(), 2);
+        let s = Sides {
+            good: 1000.0,
+            bad: 950.0,
+            run_sd: 10.0,
+            good_se: 0.0,
+            bad_se: 0.0,
+        };
         assert_eq!(s.verdict(&[1001.0, 998.0]), Verdict::Good);
         assert_eq!(s.verdict(&[951.0, 948.0]), Verdict::Bad);
         assert_eq!(s.verdict(&[975.0, 975.0]), Verdict::Unsure);
         assert_eq!(s.verdict(&[]), Verdict::Unsure);
         // A step as large as the spread needs about ten runs.
-        let noisy = Sides::new(1000.0, 950.0, 50.0);
-        assert_eq!(noisy.batch(), 10);
+        let noisy = Sides { run_sd: 50.0, ..s };
         assert_eq!(noisy.verdict(&[960.0, 1010.0]), Verdict::Unsure);
         // Levels known to no better than the step: no number of runs makes it sure.
         let vague = Sides {
@@ -230,18 +181,6 @@ mod tests {
     }
 
     #[test]
-    fn a_step_is_confirmed_only_when_both_commits_rerun_on_their_side() {
-        use Confirmation::*;
-        use Verdict::*;
-        assert_eq!(confirm(Good, Bad), Confirmed);
-        assert_eq!(confirm(Good, Good), Refuted);
-        assert_eq!(confirm(Bad, Bad), Refuted);
-        assert_eq!(confirm(Unsure, Good), Refuted);
-        assert_eq!(confirm(Unsure, Bad), MoreRuns);
-        assert_eq!(confirm(Good, Unsure), MoreRuns);
-    }
-
-    #[test]
     fn the_error_rates_hold_on_simulated_runs() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -250,7 +189,13 @@ mod tests {
             let u2: f64 = rng.random();
             (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
         };
-        let s = Sides::new(100.0, 97.0, 2.0);
+        let s = Sides {
+            good: 100.0,
+            bad: 97.0,
+            run_sd: 2.0,
+            good_se: 0.0,
+            bad_se: 0.0,
+        };
         let (mut wrong, mut decided) = (0u32, 0u32);
         for trial in 0..2000 {
             let level = if trial % 2 == 0 { 100.0 } else { 97.0 };

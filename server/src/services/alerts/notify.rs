@@ -396,28 +396,20 @@ async fn render(
                 .subject(subject)
                 .message_id(Some(thread))
                 .body(mail::new_summary_body(&summary, &links, report.as_deref()))
-        } else if let (true, Some(b)) = (
-            e.event.kind == "bisected",
-            bisection_of(state, &summary).await?,
-        ) {
-            // The culprit, in the robot's form, in the alert's thread.
-            let report = summary_report(state, &summary, &links).await;
-            builder
-                .subject(format!("Re: {subject}"))
-                .message_id(Some(format!(
-                    "<perfline-alert-{}-{}@{host}>",
-                    summary.id, e.event.id
-                )))
-                .in_reply_to(thread.clone())
-                .references(thread)
-                .body(mail::culprit_body(
-                    &summary,
-                    &b,
-                    &links,
-                    &origin,
-                    report.as_deref(),
-                ))
         } else {
+            // A reply in the alert's thread: the culprit in the robot's form when a bisection
+            // moved the alert, else who changed what.
+            let culprit = match e.event.kind.as_str() {
+                "bisected" => bisection_of(state, &summary).await?,
+                _ => None,
+            };
+            let body = match culprit {
+                Some(b) => {
+                    let report = summary_report(state, &summary, &links).await;
+                    mail::culprit_body(&summary, &b, &links, &origin, report.as_deref())
+                }
+                None => mail::event_body(&summary, &e.event, &links),
+            };
             builder
                 .subject(format!("Re: {subject}"))
                 .message_id(Some(format!(
@@ -426,7 +418,7 @@ async fn render(
                 )))
                 .in_reply_to(thread.clone())
                 .references(thread)
-                .body(mail::event_body(&summary, &e.event, &links))
+                .body(body)
         }
         .map_err(|e| crate::services::ServiceError::Internal(e.into()))?;
         out.push(NewNotice {
