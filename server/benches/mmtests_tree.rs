@@ -193,6 +193,24 @@ fn main() {
     // Where parsing goes, in process: the whole tree, then each family's parser alone.
     let mut meta = perfline_server::ingest::UploadMeta::default();
     meta.set("machine", "m").unwrap();
+    if let Ok(path) = std::env::var("MMTESTS_DUMP") {
+        std::fs::write(path, &body).unwrap();
+    }
+    // `MMTESTS_PARSE_ONLY=N`: parse N times and stop (for a profiler).
+    if let Some(n) = std::env::var("MMTESTS_PARSE_ONLY")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let t = Instant::now();
+        for _ in 0..n {
+            perfline_server::ingest::parse_file_reporting(&body, None, &meta).unwrap();
+        }
+        println!(
+            "mmtests_tree: parse {:.1} ms each",
+            t.elapsed().as_secs_f64() * 1e3 / n as f64
+        );
+        return;
+    }
     let parse_times: Vec<Duration> = (0..3)
         .map(|_| {
             let t = Instant::now();

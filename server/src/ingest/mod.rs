@@ -49,6 +49,11 @@ pub mod cancel {
         out
     }
 
+    /// This thread's cancellation flag, to hand to threads working for it.
+    pub fn current() -> Option<Arc<AtomicBool>> {
+        FLAG.with(|f| f.borrow().clone())
+    }
+
     /// Whether the work running on this thread was cancelled.
     pub fn requested() -> bool {
         FLAG.with(|f| {

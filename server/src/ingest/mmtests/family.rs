@@ -110,10 +110,22 @@ impl Line {
 
     /// The line as `parse-results` prints it, without the newline.
     pub fn tsv(&self) -> String {
-        format!(
-            "{}\t{}\t{}\t{}\t{}\t{}",
-            self.metric, self.a, self.b, self.interval, self.value, self.extra
-        )
+        let fields = [
+            &self.metric,
+            &self.a,
+            &self.b,
+            &self.interval,
+            &self.value,
+            &self.extra,
+        ];
+        let mut out = String::with_capacity(fields.iter().map(|f| f.len() + 1).sum());
+        for (i, f) in fields.into_iter().enumerate() {
+            if i > 0 {
+                out.push('\t');
+            }
+            out.push_str(f);
+        }
+        out
     }
 
     /// mmtests' operation name: `metric[-factorA][-factorB]`, a `_` or empty factor dropped.
@@ -235,13 +247,15 @@ pub fn looks_like_number(s: &str) -> bool {
     if t.is_empty() {
         return false;
     }
-    let lower = t.to_ascii_lowercase();
-    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+    if ["inf", "infinity", "nan"]
+        .iter()
+        .any(|w| t.eq_ignore_ascii_case(w))
+    {
         return true;
     }
-    let (mantissa, exponent) = match lower.split_once('e') {
+    let (mantissa, exponent) = match t.split_once(['e', 'E']) {
         Some((m, e)) => (m, Some(e)),
-        None => (lower.as_str(), None),
+        None => (t, None),
     };
     let (int, frac) = match mantissa.split_once('.') {
         Some((i, f)) => (i, Some(f)),
@@ -263,10 +277,80 @@ pub fn looks_like_number(s: &str) -> bool {
 /// are fields of the printed line as `sort` without `-t` cuts them ([`sort_field`]), compared
 /// as bytes or, with `numeric`, by [`sort_n_cmp`]; ties broken by the whole line in byte order
 /// (sort's last resort). Stable.
+///
+/// Each line is printed and cut into its keys once (numeric keys into sign, integer and
+/// fraction), so a comparison is a few slice comparisons: dbench's thousands of lines
+/// sorted by re-cutting both lines at every comparison were most of its parse.
 pub fn sort_lines(lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
-    let mut keyed: Vec<(String, Line)> = lines.into_iter().map(|l| (l.tsv(), l)).collect();
-    keyed.sort_by(|(a, _), (b, _)| sort_cmp(a.as_bytes(), b.as_bytes(), keys));
-    keyed.into_iter().map(|(_, l)| l).collect()
+    /// A key of one line: byte ranges of its printed form.
+    #[derive(Clone, Copy, Default)]
+    struct Key {
+        /// The field (a text key), or the integer part without leading zeros (numeric).
+        a: (u32, u32),
+        /// The fraction without trailing zeros (numeric).
+        b: (u32, u32),
+        negative: bool,
+    }
+    let printed: Vec<String> = lines.iter().map(Line::tsv).collect();
+    // Where `part` (a slice of `whole`, or an empty slice from anywhere) lies in `whole`.
+    let span = |whole: &[u8], part: &[u8]| {
+        if part.is_empty() {
+            return (0, 0);
+        }
+        let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+        (start as u32, (start + part.len()) as u32)
+    };
+    let mut cut: Vec<Key> = Vec::with_capacity(printed.len() * keys.len());
+    for p in &printed {
+        let bytes = p.as_bytes();
+        for &(k, numeric) in keys {
+            let field = sort_field(bytes, k);
+            cut.push(if numeric {
+                let (negative, int, frac) = sort_n_parts(field);
+                Key {
+                    a: span(bytes, int),
+                    b: span(bytes, frac),
+                    negative,
+                }
+            } else {
+                Key {
+                    a: span(bytes, field),
+                    ..Key::default()
+                }
+            });
+        }
+    }
+    let at =
+        |line: usize, (from, to): (u32, u32)| &printed[line].as_bytes()[from as usize..to as usize];
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&x, &y| {
+        for (i, &(_, numeric)) in keys.iter().enumerate() {
+            let (kx, ky) = (cut[x * keys.len() + i], cut[y * keys.len() + i]);
+            let o = if numeric {
+                let magnitude = |p: usize, p_key: Key, q: usize, q_key: Key| {
+                    let (i1, i2) = (at(p, p_key.a), at(q, q_key.a));
+                    i1.len()
+                        .cmp(&i2.len())
+                        .then(i1.cmp(i2))
+                        .then(at(p, p_key.b).cmp(at(q, q_key.b)))
+                };
+                match (kx.negative, ky.negative) {
+                    (false, true) => Ordering::Greater,
+                    (true, false) => Ordering::Less,
+                    (false, false) => magnitude(x, kx, y, ky),
+                    (true, true) => magnitude(y, ky, x, kx),
+                }
+            } else {
+                at(x, kx.a).cmp(at(y, ky.a))
+            };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        printed[x].cmp(&printed[y])
+    });
+    let mut lines: Vec<Option<Line>> = lines.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| lines[i].take()).collect()
 }
 
 /// GNU `sort -k<k>,<k>[n] ...` (no `-t`, C collation) on two printed lines: each key in
@@ -306,46 +390,49 @@ pub fn sort_field(line: &[u8], n: usize) -> &[u8] {
 /// `-` (no `+`), digits and one `.` (no thousands separator), compared exactly as decimals;
 /// no number at all is 0, and `-0` equals `0`.
 pub fn sort_n_cmp(a: &[u8], b: &[u8]) -> Ordering {
-    fn parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
-        let mut i = 0;
-        while s.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
-            i += 1;
-        }
-        let negative = s.get(i) == Some(&b'-');
-        if negative {
-            i += 1;
-        }
-        let start = i;
-        while s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let int = s.get(start..i).unwrap_or(&[]);
-        let int = &int[int.iter().take_while(|&&c| c == b'0').count()..];
-        let mut frac: &[u8] = &[];
-        if s.get(i) == Some(&b'.') {
-            let from = i + 1;
-            let mut j = from;
-            while s.get(j).is_some_and(u8::is_ascii_digit) {
-                j += 1;
-            }
-            frac = s.get(from..j).unwrap_or(&[]);
-            let keep = frac.len() - frac.iter().rev().take_while(|&&c| c == b'0').count();
-            frac = &frac[..keep];
-        }
-        let zero = int.is_empty() && frac.is_empty();
-        (negative && !zero, int, frac)
-    }
     let magnitude = |(i1, f1): (&[u8], &[u8]), (i2, f2): (&[u8], &[u8])| {
         i1.len().cmp(&i2.len()).then(i1.cmp(i2)).then(f1.cmp(f2))
     };
-    let (na, ia, fa) = parts(a);
-    let (nb, ib, fb) = parts(b);
+    let (na, ia, fa) = sort_n_parts(a);
+    let (nb, ib, fb) = sort_n_parts(b);
     match (na, nb) {
         (false, true) => Ordering::Greater,
         (true, false) => Ordering::Less,
         (false, false) => magnitude((ia, fa), (ib, fb)),
         (true, true) => magnitude((ib, fb), (ia, fa)),
     }
+}
+
+/// A `sort -n` key as [`sort_n_cmp`] compares it: whether it is below zero, its integer
+/// digits without leading zeros, its fraction's digits without trailing zeros.
+fn sort_n_parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
+    let mut i = 0;
+    while s.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
+        i += 1;
+    }
+    let negative = s.get(i) == Some(&b'-');
+    if negative {
+        i += 1;
+    }
+    let start = i;
+    while s.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let int = s.get(start..i).unwrap_or(&[]);
+    let int = &int[int.iter().take_while(|&&c| c == b'0').count()..];
+    let mut frac: &[u8] = &[];
+    if s.get(i) == Some(&b'.') {
+        let from = i + 1;
+        let mut j = from;
+        while s.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        frac = s.get(from..j).unwrap_or(&[]);
+        let keep = frac.len() - frac.iter().rev().take_while(|&&c| c == b'0').count();
+        frac = &frac[..keep];
+    }
+    let zero = int.is_empty() && frac.is_empty();
+    (negative && !zero, int, frac)
 }
 
 /// The number gawk reads from text (`$1 * 1000`, `-F :` parts): white space around it

@@ -9,6 +9,7 @@
 //! the comparison: the summary style, the preferred direction, the decimal places and the
 //! operations its `--print-ratio` lists.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use app::label::Direction;
@@ -66,12 +67,18 @@ pub struct Read {
 
 /// The series metric and param of an operation's line.
 pub fn metric_and_param(l: &Line) -> (String, String) {
+    let (m, p) = metric_and_param_of(l);
+    (m.into_owned(), p.to_owned())
+}
+
+/// [`metric_and_param`], borrowed from the line where it can be.
+fn metric_and_param_of(l: &Line) -> (Cow<'_, str>, &str) {
     let given = |f: &String| !f.is_empty() && f != "_";
     match (given(&l.a), given(&l.b)) {
-        (true, true) => (format!("{}-{}", l.metric, l.a), l.b.clone()),
-        (true, false) => (l.metric.clone(), l.a.clone()),
-        (false, true) => (l.metric.clone(), l.b.clone()),
-        (false, false) => (l.metric.clone(), String::new()),
+        (true, true) => (Cow::Owned(format!("{}-{}", l.metric, l.a)), &l.b),
+        (true, false) => (Cow::Borrowed(&l.metric), &l.a),
+        (false, true) => (Cow::Borrowed(&l.metric), &l.b),
+        (false, false) => (Cow::Borrowed(&l.metric), ""),
     }
 }
 
@@ -86,7 +93,7 @@ pub fn push(
     line_of: impl Fn(usize) -> u64,
 ) -> Result<Read, IngestError> {
     let mut read = Read::default();
-    let mut count: HashMap<(String, String), i64> = HashMap::new();
+    let mut count: HashMap<(Cow<'_, str>, &str), i64> = HashMap::new();
     // Each mmtests metric's direction, looked up once.
     let mut directions: HashMap<&str, Direction> = HashMap::new();
     let mut ratio_seen: HashSet<String> = HashSet::new();
@@ -107,13 +114,15 @@ pub fn push(
                 .get_or_insert_with(|| (l.operation(), l.value.clone()));
             continue;
         };
-        let (metric, param) = metric_and_param(l);
-        let n = count.entry((metric.clone(), param.clone())).or_insert(0);
+        let (metric, param) = metric_and_param_of(l);
+        // (Free for a borrowed metric; a metric of two factors is built anyway.)
+        let n = count.entry((metric.clone(), param)).or_insert(0);
         if *n == 0 {
             read.operations += 1;
         }
         *n += 1;
-        if *n >= ITER_STRIDE {
+        let n = *n;
+        if n >= ITER_STRIDE {
             return Err(IngestError::at_line(
                 line_of(i),
                 format!(
@@ -127,14 +136,14 @@ pub fn push(
             line: line_of(i),
             run,
             metric: &metric,
-            param: &param,
+            param,
             unit: None,
             direction: Some(
                 *directions
                     .entry(l.metric.as_str())
                     .or_insert_with(|| direction(&l.metric)),
             ),
-            iteration: Some(iter * ITER_STRIDE + *n),
+            iteration: Some(iter * ITER_STRIDE + n),
             value,
         })?;
         read.samples += 1;

@@ -325,7 +325,7 @@ fn read_tar<R: Read>(
         }
         if let Some((kernel, iter)) = numa_place(&path) {
             let raw = read_raw(&mut entry)?;
-            let text = member_text(&path, &raw, MAX_TEXT.saturating_sub(text_held))
+            let text = member_text(&path, raw, MAX_TEXT.saturating_sub(text_held))
                 .map_err(|e| e.in_file(&path))?;
             text_held += text.len() as u64;
             numa.insert((kernel.to_owned(), iter), text);
@@ -351,13 +351,20 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    let dirs: Vec<(DirKey, Vec<Member>)> = raw_dirs.into_iter().collect();
+    // (Each directory's members are taken by the thread that reads them: a member that is
+    // not compressed becomes its text without a copy.)
+    let dirs: Vec<(DirKey, std::sync::Mutex<Vec<Member>>)> = raw_dirs
+        .into_iter()
+        .map(|(key, members)| (key, std::sync::Mutex::new(members)))
+        .collect();
     let held = std::sync::atomic::AtomicU64::new(text_held);
     // Decompressing and parsing is most of the work, and each directory is its own: in
     // parallel, in tree order.
     let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
         let mut dir = LogDir::new(benchmark);
+        let members = std::mem::take(&mut *members.lock().unwrap_or_else(|p| p.into_inner()));
         for (name, raw) in members {
+            let name = name.as_str();
             let budget = MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
             let text = member_text(name, raw, budget)
                 .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
@@ -386,7 +393,7 @@ fn read_tar<R: Read>(
 /// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs),
 /// at most `budget` bytes of it; bytes that are not UTF-8 are replaced, as the tools' text
 /// is read by awk and perl byte-wise anyway.
-fn member_text(name: &str, raw: &[u8], budget: u64) -> Result<String, IngestError> {
+fn member_text(name: &str, raw: Vec<u8>, budget: u64) -> Result<String, IngestError> {
     let limit = budget.min(MAX_ENTRY);
     let too_big = || {
         IngestError::new(format!(
@@ -396,18 +403,19 @@ fn member_text(name: &str, raw: &[u8], budget: u64) -> Result<String, IngestErro
     let mut out = Vec::new();
     // Concatenated streams are read on, as `zcat` and `xzcat` do.
     let read = if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(raw)
+        flate2::read::MultiGzDecoder::new(&raw[..])
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("gzip", e))
     } else if name.ends_with(".xz") {
-        liblzma::read::XzDecoder::new_multi_decoder(raw)
+        liblzma::read::XzDecoder::new_multi_decoder(&raw[..])
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("xz", e))
     } else {
-        out.extend_from_slice(raw);
-        Ok(raw.len())
+        let n = raw.len();
+        out = raw;
+        Ok(n)
     };
     if let Err((kind, e)) = read {
         return Err(IngestError::new(format!(
@@ -449,49 +457,43 @@ fn parse_dir(benchmark: &str, dir: &LogDir) -> Outcome {
     }
 }
 
-/// `f` over `items` on up to four threads (each item its own), the answers in `items`' order;
-/// the first error, if any.
+/// `f` over `items` on the parsers' pool (up to four threads, kept for the process: a
+/// thread's allocator heap stays warm from one upload to the next), the answers in `items`'
+/// order; the first error, if any. An item whose `f` panics is refused, not the process.
 fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> Result<R, IngestError> + Sync,
 ) -> Result<Vec<R>, IngestError> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(4)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<Option<Result<R, IngestError>>> = (0..items.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else {
-                            break;
-                        };
-                        mine.push((i, f(item)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        for w in workers {
-            // A parser that panicked leaves its items unanswered: refused below.
-            if let Ok(done) = w.join() {
-                for (i, r) in done {
-                    out[i] = Some(r);
-                }
-            }
-        }
+    use rayon::prelude::*;
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(4);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("mmtests-parse-{i}"))
+            .build()
+            .ok()
     });
-    out.into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(IngestError::new("a log directory could not be read"))))
-        .collect()
+    // The request's cancellation reaches the pool's threads: what is left is not started.
+    let cancel = super::cancel::current();
+    let one = |item: &T| {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(super::cancelled());
+        }
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)))
+            .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
+    };
+    match pool {
+        Some(pool) if items.len() > 1 => {
+            pool.install(|| items.par_iter().with_max_len(1).map(one).collect())
+        }
+        _ => items.iter().map(one).collect(),
+    }
 }
 
 /// Each directory's parsed rows into runs, and what came of each directory.
