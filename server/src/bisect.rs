@@ -10,8 +10,11 @@
 //! middle of the bounds (skipping those marked skip) is run and judged between the two levels
 //! (the means of every run of the commits judged good, and bad, so far) by Wald's sequential
 //! test at [`ERROR`]: unsure asks for more runs, up to the cap; a commit still unsure at the cap
-//! is decided on the balance of the evidence, and the walk says so. When the bounds meet, the
-//! first bad commit is the culprit.
+//! is decided on the balance of the evidence, and the walk goes on with that choice. When the
+//! bounds meet, the first bad commit is the culprit — unless a verdict on the way was decided
+//! at the cap with odds below [`CAP_ODDS`]: then the bisection fails, saying the step is within
+//! the noise at that cap and which commit the balance points to ([`Walk::on_balance`]), instead
+//! of naming a guess.
 
 use crate::verdict::{self, Sides, Verdict};
 
@@ -22,6 +25,12 @@ pub const ERROR: f64 = 0.002;
 /// The share of the SPRT's mean sample number asked for at once: runs come in smaller
 /// batches, and the test stops as soon as it is sure.
 pub const BATCH_SHARE: f64 = 0.5;
+
+/// At the cap, a commit still unsure is decided on the balance; if the runs favour that side
+/// less than this many to one, a culprit that rests on it is a guess, and the bisection says
+/// so instead of naming it. (On the bench's grid, 4:1 to 99:1 all kept wrong culprits at
+/// 0.3–0.4 %; 19:1, "95 % sure", keeps the most exact ones of the conventional choices.)
+pub const CAP_ODDS: f64 = 19.0;
 
 /// The most runs of one commit, unless the bisection says otherwise.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
@@ -51,6 +60,8 @@ pub struct Call {
     pub verdict: Verdict,
     /// Decided at the cap on the balance of the evidence, not sure.
     pub forced: bool,
+    /// Decided at the cap with odds below [`CAP_ODDS`]: a culprit resting on it is a guess.
+    pub weak: bool,
 }
 
 /// What to do next.
@@ -78,6 +89,9 @@ pub struct Walk {
     pub good_level: f64,
     pub bad_level: f64,
     pub run_sd: f64,
+    /// When the walk ended `Failed` because verdicts decided at the cap would have named the
+    /// culprit: the first bad commit on that balance.
+    pub on_balance: Option<usize>,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -137,6 +151,7 @@ pub fn walk(p: &Plan) -> Walk {
         good_level: gl,
         bad_level: bl,
         run_sd: sd,
+        on_balance: None,
     };
     if n < 2 {
         return done(
@@ -241,10 +256,12 @@ pub fn walk(p: &Plan) -> Walk {
     calls[0] = Some(Call {
         verdict: Verdict::Good,
         forced: false,
+        weak: false,
     });
     calls[last] = Some(Call {
         verdict: Verdict::Bad,
         forced: false,
+        weak: false,
     });
     path.extend([last, 0]);
     // Can commits be told apart at all within the cap?
@@ -272,6 +289,28 @@ pub fn walk(p: &Plan) -> Walk {
     loop {
         let (gl, bl) = (mean(&good_runs), mean(&bad_runs));
         if hi - lo <= 1 {
+            // A culprit that rests on a verdict decided at the cap is a guess: said, not named.
+            let weak = path
+                .iter()
+                .filter(|&&i| calls[i].is_some_and(|c| c.weak))
+                .count();
+            if weak > 0 {
+                let mut w = done(
+                    Next::Failed(format!(
+                        "the step is within the noise at this run cap: {weak} commit{} stayed unsure after {} runs, the runs favouring one side less than {CAP_ODDS}:1 (forced in the tested list), so the culprit would be a guess",
+                        if weak == 1 { "" } else { "s" },
+                        p.max_runs,
+                    )),
+                    calls,
+                    path,
+                    lo,
+                    hi,
+                    gl,
+                    bl,
+                );
+                w.on_balance = Some(hi);
+                return w;
+            }
             return done(Next::Done { culprit: hi }, calls, path, lo, hi, gl, bl);
         }
         // The commit nearest the middle that is not skipped.
@@ -321,11 +360,13 @@ pub fn walk(p: &Plan) -> Walk {
             Call {
                 verdict: Verdict::Bad,
                 forced: false,
+                weak: false,
             }
         } else if ratio <= -bound {
             Call {
                 verdict: Verdict::Good,
                 forced: false,
+                weak: false,
             }
         } else if (runs.len() as u32) < p.max_runs {
             let more = ((runs.len() as u32) + want).min(p.max_runs);
@@ -349,6 +390,7 @@ pub fn walk(p: &Plan) -> Walk {
                     Verdict::Good
                 },
                 forced: true,
+                weak: ratio.abs() < CAP_ODDS.ln(),
             }
         };
         calls[mid] = Some(call);
@@ -456,6 +498,53 @@ mod tests {
         assert!(runs <= 16, "{runs}");
         assert_eq!(w.calls.iter().flatten().count(), 12);
         assert!(w.calls.iter().flatten().all(|c| !c.forced));
+    }
+
+    #[test]
+    fn a_culprit_resting_on_a_weak_verdict_at_the_cap_is_said_not_named() {
+        // Eight commits, the step at 4; commit 3 (tested second) runs halfway between the
+        // levels, so it stays unsure to the cap and is decided on the balance.
+        let run = |p: &mut Plan, middle: f64| loop {
+            let w = walk(p);
+            let Next::Run { index, runs } = w.next else {
+                break w;
+            };
+            while (p.runs[index].len() as u32) < runs {
+                let k = p.runs[index].len();
+                let level = match index {
+                    3 => middle,
+                    i if i >= 4 => 950.0,
+                    _ => 1000.0,
+                };
+                // Alternating ±3: the mean is the level after every pair.
+                p.runs[index].push(level + if k % 2 == 0 { 3.0 } else { -3.0 });
+            }
+        };
+        // Exactly in the middle: even odds after 30 runs.
+        let mut p = plan(8);
+        let w = run(&mut p, 975.0);
+        let call = w.calls[3].expect("commit 3 called");
+        assert!(call.forced && call.weak, "{call:?}");
+        assert_eq!(p.runs[3].len() as u32, DEFAULT_MAX_RUNS);
+        let Next::Failed(why) = &w.next else {
+            panic!("{:?}", w.next)
+        };
+        assert!(
+            why.starts_with("the step is within the noise at this run cap: 1 commit stayed unsure after 30 runs"),
+            "{why}"
+        );
+        let first_bad = if call.verdict == Verdict::Bad { 3 } else { 4 };
+        assert_eq!(w.on_balance, Some(first_bad));
+        // A little nearer the good level (0.45 of a run spread of 3 off the middle) the runs
+        // are still unsure at the cap but favour good more than 19:1: the verdict stands,
+        // flagged forced, and the culprit is named. (Further off, it is sure before the cap.)
+        let mut p = plan(8);
+        let w = run(&mut p, 975.45);
+        let call = w.calls[3].expect("commit 3 called");
+        assert_eq!(call.verdict, Verdict::Good);
+        assert!(call.forced && !call.weak, "{call:?}");
+        assert_eq!(w.next, Next::Done { culprit: 4 });
+        assert_eq!(w.on_balance, None);
     }
 
     #[test]

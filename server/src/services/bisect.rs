@@ -366,12 +366,26 @@ impl Services {
                 }
             }
             Next::Failed(reason) => {
+                // Where the verdicts decided at the cap point: said, with how to be sure.
+                let reason = match walk.on_balance {
+                    Some(i) => format!(
+                        "{reason}; on that balance the first bad commit would be {}{}; start again with a higher max_runs (e.g. {}) to be sure",
+                        short(&commits[i].sha),
+                        commits[i]
+                            .subject
+                            .as_deref()
+                            .map(|s| format!(" ({s})"))
+                            .unwrap_or_default(),
+                        (b.max_runs * 2).min(200)
+                    ),
+                    None => reason.clone(),
+                };
                 self.store
                     .bisection_event(
                         b.id,
                         "perfline",
                         "failed",
-                        reason,
+                        &reason,
                         Some((BisectionState::Failed, None)),
                     )
                     .await?;
