@@ -288,6 +288,61 @@ impl RunBuilder {
         Ok(())
     }
 
+    /// Several samples of one series of run `run` at once (`samples[i]` from line
+    /// `lines[i]`): the series is found or made once, as [`push`](Self::push) would for the
+    /// first, and the rest are appended under the same bounds.
+    pub fn push_group(
+        &mut self,
+        run: usize,
+        metric: &str,
+        param: &str,
+        direction: Direction,
+        samples: &[(i64, f64)],
+        lines: &[u64],
+    ) -> Result<(), IngestError> {
+        let Some((&(iteration, value), rest)) = samples.split_first() else {
+            return Ok(());
+        };
+        let line = |i: usize| lines.get(i).copied().unwrap_or(0);
+        self.push(Row {
+            line: line(0),
+            run,
+            metric,
+            param,
+            unit: None,
+            direction: Some(direction),
+            iteration: Some(iteration),
+            value,
+        })?;
+        for (i, &(_, v)) in rest.iter().enumerate() {
+            check_value(v).map_err(|e| IngestError {
+                field: Some("value".into()),
+                ..IngestError::at_line(line(i + 1), e)
+            })?;
+        }
+        let before = self.sample_count;
+        self.sample_count += rest.len();
+        if self.sample_count > MAX_SAMPLES {
+            return Err(IngestError {
+                line: Some(line(MAX_SAMPLES - before + 1)),
+                ..IngestError::new(format!(
+                    "more than {MAX_SAMPLES} samples in one upload; split it"
+                ))
+            });
+        }
+        if before / 65_536 != self.sample_count / 65_536 && cancel::requested() {
+            return Err(cancelled());
+        }
+        // `push` left the series it used as the last one.
+        let Some((r, s)) = self.last else {
+            return Ok(());
+        };
+        let series = &mut self.runs[r].series[s];
+        series.samples.extend_from_slice(rest);
+        series.lines.extend((1..samples.len()).map(line));
+        Ok(())
+    }
+
     /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
     pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
         if self.too_many_runs {

@@ -16,7 +16,7 @@ use app::label::Direction;
 use app::mmtests::Summarise;
 
 use super::family::{looks_like_number, Line};
-use crate::ingest::{IngestError, Row, RunBuilder};
+use crate::ingest::{IngestError, RunBuilder};
 
 /// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
 pub const ITER_STRIDE: i64 = 100_000;
@@ -82,18 +82,32 @@ fn metric_and_param_of(l: &Line) -> (Cow<'_, str>, &str) {
     }
 }
 
-/// Pushes `lines` (of the `iter`-th directory) into `run`. `direction` gives each mmtests
-/// metric's direction; `line_of(i)` the source line to name in errors.
-pub fn push(
-    builder: &mut RunBuilder,
-    run: usize,
+/// One series' samples of a directory, in the order its lines gave them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub metric: String,
+    pub param: String,
+    pub direction: Direction,
+    /// `(iteration, value)`.
+    pub samples: Vec<(i64, f64)>,
+    /// The source line of each sample.
+    pub lines: Vec<u64>,
+}
+
+/// `lines` (of the `iter`-th directory) as series, in first-seen order, and what they gave.
+/// Pure, so a tree's directories are grouped in parallel; [`push_groups`] adds them to a run.
+/// `direction` gives each mmtests metric's direction; `line_of(i)` the source line to name in
+/// errors.
+pub fn group(
     lines: &[Line],
     iter: i64,
     direction: impl Fn(&str) -> Direction,
     line_of: impl Fn(usize) -> u64,
-) -> Result<Read, IngestError> {
+) -> Result<(Read, Vec<Group>), IngestError> {
     let mut read = Read::default();
-    let mut count: HashMap<(Cow<'_, str>, &str), i64> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    // Each series' group, by (metric, param) borrowed from the lines where they can be.
+    let mut index: HashMap<(Cow<'_, str>, &str), usize> = HashMap::new();
     // Each mmtests metric's direction, looked up once.
     let mut directions: HashMap<&str, Direction> = HashMap::new();
     let mut ratio_seen: HashSet<String> = HashSet::new();
@@ -116,12 +130,21 @@ pub fn push(
         };
         let (metric, param) = metric_and_param_of(l);
         // (Free for a borrowed metric; a metric of two factors is built anyway.)
-        let n = count.entry((metric.clone(), param)).or_insert(0);
-        if *n == 0 {
+        let g = *index.entry((metric.clone(), param)).or_insert_with(|| {
             read.operations += 1;
-        }
-        *n += 1;
-        let n = *n;
+            groups.push(Group {
+                metric: metric.into_owned(),
+                param: param.to_owned(),
+                direction: *directions
+                    .entry(l.metric.as_str())
+                    .or_insert_with(|| direction(&l.metric)),
+                samples: Vec::new(),
+                lines: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let group = &mut groups[g];
+        let n = group.samples.len() as i64 + 1;
         if n >= ITER_STRIDE {
             return Err(IngestError::at_line(
                 line_of(i),
@@ -132,22 +155,36 @@ pub fn push(
                 ),
             ));
         }
-        builder.push(Row {
-            line: line_of(i),
-            run,
-            metric: &metric,
-            param,
-            unit: None,
-            direction: Some(
-                *directions
-                    .entry(l.metric.as_str())
-                    .or_insert_with(|| direction(&l.metric)),
-            ),
-            iteration: Some(iter * ITER_STRIDE + n),
-            value,
-        })?;
+        group.samples.push((iter * ITER_STRIDE + n, value));
+        group.lines.push(line_of(i));
         read.samples += 1;
     }
+    Ok((read, groups))
+}
+
+/// Adds a directory's [`group`]s to run `run`.
+pub fn push_groups(
+    builder: &mut RunBuilder,
+    run: usize,
+    groups: &[Group],
+) -> Result<(), IngestError> {
+    for g in groups {
+        builder.push_group(run, &g.metric, &g.param, g.direction, &g.samples, &g.lines)?;
+    }
+    Ok(())
+}
+
+/// Pushes `lines` (of the `iter`-th directory) into `run`: [`group`], then [`push_groups`].
+pub fn push(
+    builder: &mut RunBuilder,
+    run: usize,
+    lines: &[Line],
+    iter: i64,
+    direction: impl Fn(&str) -> Direction,
+    line_of: impl Fn(usize) -> u64,
+) -> Result<Read, IngestError> {
+    let (read, groups) = group(lines, iter, direction, line_of)?;
+    push_groups(builder, run, &groups)?;
     Ok(read)
 }
 

@@ -198,8 +198,122 @@ fn archive_error(e: std::io::Error) -> IngestError {
 
 /// A logs directory's place: (kernel, benchmark, iteration).
 type DirKey = (String, String, i64);
-/// A member of a logs directory as the archive holds it: its name under `logs/`, its bytes.
-type Member = (String, Vec<u8>);
+/// A member of a logs directory: its name under `logs/`, its bytes.
+type Member = (String, Body);
+
+/// A member's bytes.
+enum Body {
+    /// As the archive holds them (read as text by the directory's parser thread).
+    Raw(Vec<u8>),
+    /// Being decompressed on the parse pool while the walk goes on: the job's number.
+    Pending(usize),
+    /// Decompressed.
+    Text(String),
+}
+
+/// What became of a member sent to be decompressed: its text, why it cannot be read, or
+/// `None`: not started, another member having failed.
+type MemberText = Result<String, Option<IngestError>>;
+
+/// Members decompressed on the parse pool while the tar walk goes on (the walk inflates the
+/// archive on one thread; the `.gz` and `.xz` logs inflate beside it).
+struct Inflating {
+    done: std::sync::mpsc::Receiver<(usize, MemberText)>,
+    send: std::sync::mpsc::Sender<(usize, MemberText)>,
+    jobs: usize,
+    held: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Set by the first job that fails: the rest are not started (the upload is refused).
+    failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Inflating {
+    fn new(held: u64) -> Inflating {
+        let (send, done) = std::sync::mpsc::channel();
+        Inflating {
+            done,
+            send,
+            jobs: 0,
+            held: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(held)),
+            failed: Default::default(),
+        }
+    }
+
+    /// Starts decompressing `raw` (the member at `path`); its job number.
+    fn start(&mut self, path: String, name: &str, raw: Vec<u8>) -> usize {
+        let job = self.jobs;
+        self.jobs += 1;
+        let (send, held, failed) = (self.send.clone(), self.held.clone(), self.failed.clone());
+        let (name, cancel) = (name.to_owned(), super::cancel::current());
+        parse_pool_spawn(move || {
+            use std::sync::atomic::Ordering::Relaxed;
+            let text: MemberText = if cancel.is_some_and(|c| c.load(Relaxed)) {
+                Err(Some(super::cancelled()))
+            } else if failed.load(Relaxed) {
+                Err(None)
+            } else {
+                let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
+                // A decoder that panics fails this member, not the process (a panic in a
+                // pool job would abort it).
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    member_text(&name, raw, budget)
+                }))
+                .unwrap_or_else(|_| Err(IngestError::new("the member cannot be read")))
+                .map_err(|e| Some(e.in_file(&path)))
+            };
+            match &text {
+                Ok(t) => {
+                    held.fetch_add(t.len() as u64, Relaxed);
+                }
+                Err(_) => failed.store(true, Relaxed),
+            }
+            // The walk may have failed and gone: nobody to tell.
+            let _ = send.send((job, text));
+        });
+        job
+    }
+
+    /// Whether a member failed: the walk need not go on.
+    fn failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Every job's text, by job number: the first failure (in job order) if any failed.
+    fn finish(self) -> Result<(Vec<Option<String>>, u64), IngestError> {
+        let Inflating {
+            done,
+            send,
+            jobs,
+            held,
+            failed,
+        } = self;
+        drop(send);
+        let mut texts: Vec<Option<MemberText>> = (0..jobs).map(|_| None).collect();
+        for (job, text) in done.iter().take(jobs) {
+            texts[job] = Some(text);
+        }
+        // The failure to report is the first that was not a consequence of another.
+        if failed.load(std::sync::atomic::Ordering::Relaxed) {
+            let first = texts.iter_mut().find_map(|t| match t.take() {
+                Some(Err(Some(e))) => Some(e),
+                _ => None,
+            });
+            return Err(
+                first.unwrap_or_else(|| IngestError::new("a compressed log could not be read"))
+            );
+        }
+        let texts = texts
+            .into_iter()
+            .map(|t| match t {
+                Some(Ok(t)) => Ok(Some(t)),
+                Some(Err(e)) => {
+                    Err(e.unwrap_or_else(|| IngestError::new("a compressed log could not be read")))
+                }
+                None => Err(IngestError::new("a compressed log could not be read")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((texts, held.load(std::sync::atomic::Ordering::Relaxed)))
+    }
+}
 
 /// Reads the archive's entries raw (the tar crate would read GNU long names and PAX headers
 /// whole, before any check of ours), applying the long names and PAX paths itself.
@@ -214,7 +328,7 @@ fn read_tar<R: Read>(
     let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
     let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
-    let mut text_held = 0u64;
+    let mut inflating = Inflating::new(0);
     let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
     let mut content = String::new();
@@ -225,6 +339,10 @@ fn read_tar<R: Read>(
         count += 1;
         if count.is_multiple_of(1024) && super::cancel::requested() {
             return Err(super::cancelled());
+        }
+        if inflating.failed() {
+            // A compressed member cannot be read: the upload is refused with its error.
+            break;
         }
         if count > MAX_ENTRIES {
             return Err(IngestError::new(format!(
@@ -317,17 +435,27 @@ fn read_tar<R: Read>(
         };
         if let Some(at) = results {
             let raw = read_raw(&mut entry)?;
+            let body = if at.file.ends_with(".gz") || at.file.ends_with(".xz") {
+                Body::Pending(inflating.start(path.clone(), &at.file, raw))
+            } else {
+                Body::Raw(raw)
+            };
             raw_dirs
                 .entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
                 .or_default()
-                .push((at.file, raw));
+                .push((at.file, body));
             continue;
         }
         if let Some((kernel, iter)) = numa_place(&path) {
             let raw = read_raw(&mut entry)?;
-            let text = member_text(&path, raw, MAX_TEXT.saturating_sub(text_held))
-                .map_err(|e| e.in_file(&path))?;
-            text_held += text.len() as u64;
+            let held = &inflating.held;
+            let text = member_text(
+                &path,
+                raw,
+                MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed)),
+            )
+            .map_err(|e| e.in_file(&path))?;
+            held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
             numa.insert((kernel.to_owned(), iter), text);
             continue;
         }
@@ -353,9 +481,17 @@ fn read_tar<R: Read>(
     }
     // (Each directory's members are taken by the thread that reads them: a member that is
     // not compressed becomes its text without a copy.)
+    let (mut texts, text_held) = inflating.finish()?;
     let dirs: Vec<(DirKey, std::sync::Mutex<Vec<Member>>)> = raw_dirs
         .into_iter()
-        .map(|(key, members)| (key, std::sync::Mutex::new(members)))
+        .map(|(key, mut members)| {
+            for (_, body) in &mut members {
+                if let Body::Pending(job) = body {
+                    *body = Body::Text(texts[*job].take().unwrap_or_default());
+                }
+            }
+            (key, std::sync::Mutex::new(members))
+        })
         .collect();
     let held = std::sync::atomic::AtomicU64::new(text_held);
     // Decompressing and parsing is most of the work, and each directory is its own: in
@@ -363,18 +499,27 @@ fn read_tar<R: Read>(
     let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
         let mut dir = LogDir::new(benchmark);
         let members = std::mem::take(&mut *members.lock().unwrap_or_else(|p| p.into_inner()));
-        for (name, raw) in members {
+        for (name, body) in members {
             let name = name.as_str();
-            let budget = MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
-            let text = member_text(name, raw, budget)
-                .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
-            held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            let text = match body {
+                Body::Raw(raw) => {
+                    let budget =
+                        MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
+                    let text = member_text(name, raw, budget).map_err(|e| {
+                        e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
+                    })?;
+                    held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    text
+                }
+                Body::Text(text) => text,
+                Body::Pending(_) => unreachable!("every pending member was filled in above"),
+            };
             dir.insert(name, text);
         }
         if let Some(text) = numa.get(&(kernel.clone(), *iter)) {
             dir.insert(NUMA_MEMBER, text.clone());
         }
-        Ok(parse_dir(benchmark, &dir))
+        Ok(parse_dir(benchmark, *iter, &dir))
     })?;
     let (mut runs, report) = read_dirs(dirs.iter().map(|(key, _)| key).zip(parsed), meta)?;
     for run in &mut runs {
@@ -439,12 +584,19 @@ enum Outcome {
     NoParser(&'static Shellpack),
     /// The parser could not read it.
     Problem(&'static Shellpack, family::Problem),
-    /// The parser's rows, and how many members it read.
-    Lines(&'static Shellpack, Vec<family::Line>, usize),
+    /// How many rows the parser printed, how many members it read, and its rows as series
+    /// (or why they cannot be).
+    Lines(
+        &'static Shellpack,
+        usize,
+        usize,
+        Result<(lines::Read, Vec<lines::Group>), IngestError>,
+    ),
 }
 
-/// A directory through its family's parser.
-fn parse_dir(benchmark: &str, dir: &LogDir) -> Outcome {
+/// A directory (the `iter`-th of its kernel) through its family's parser, its rows grouped
+/// into series.
+fn parse_dir(benchmark: &str, iter: i64, dir: &LogDir) -> Outcome {
     let Some(shellpack) = Shellpack::of(benchmark) else {
         return Outcome::Unknown;
     };
@@ -452,8 +604,40 @@ fn parse_dir(benchmark: &str, dir: &LogDir) -> Outcome {
         return Outcome::NoParser(shellpack);
     };
     match parser(dir) {
-        Ok(lines) => Outcome::Lines(shellpack, lines, dir.names().count()),
+        Ok(rows) => {
+            let grouped = lines::group(
+                &rows,
+                iter,
+                |metric| super::known::mmtests_direction(shellpack.name, metric, shellpack.higher),
+                |i| i as u64 + 1,
+            );
+            Outcome::Lines(shellpack, rows.len(), dir.names().count(), grouped)
+        }
         Err(p) => Outcome::Problem(shellpack, p),
+    }
+}
+
+/// The parsers' pool: up to four threads, made once.
+fn parse_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(4);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("mmtests-parse-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// `job` on the parsers' pool (here, if there is none), not waited for.
+fn parse_pool_spawn(job: impl FnOnce() + Send + 'static) {
+    match parse_pool() {
+        Some(pool) => pool.spawn(job),
+        None => job(),
     }
 }
 
@@ -465,17 +649,7 @@ fn parallel_map<T: Sync, R: Send>(
     f: impl Fn(&T) -> Result<R, IngestError> + Sync,
 ) -> Result<Vec<R>, IngestError> {
     use rayon::prelude::*;
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    let pool = POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(4);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("mmtests-parse-{i}"))
-            .build()
-            .ok()
-    });
+    let pool = parse_pool();
     // The request's cancellation reaches the pool's threads: what is left is not started.
     let cancel = super::cancel::current();
     let one = |item: &T| {
@@ -531,7 +705,7 @@ fn read_dirs<'a>(
             problem: None,
         };
         let place = format!("{kernel}/iter-{iter}/{benchmark}/logs");
-        let (shellpack, parsed, members) = match outcome {
+        let (shellpack, printed, members, grouped) = match outcome {
             Outcome::Unknown => {
                 entry.problem = Some(format!(
                     "no mmtests family is called {benchmark} (nor any name it starts with)"
@@ -554,10 +728,12 @@ fn read_dirs<'a>(
                 report.push(entry);
                 continue;
             }
-            Outcome::Lines(shellpack, lines, members) => (shellpack, lines, members),
+            Outcome::Lines(shellpack, printed, members, grouped) => {
+                (shellpack, printed, members, grouped)
+            }
         };
         entry.family = Some(shellpack.name.to_owned());
-        if parsed.is_empty() {
+        if printed == 0 {
             entry.problem = Some(format!(
                 "{place}: the {} parser found no results in {members} file(s)",
                 shellpack.name,
@@ -567,15 +743,8 @@ fn read_dirs<'a>(
         }
         let key = resolve_key(1, meta, Some(benchmark), None, Some(kernel), None)?;
         let run = builder.run(key.clone(), &meta.tags);
-        let read = lines::push(
-            &mut builder,
-            run,
-            &parsed,
-            *iter,
-            |metric| super::known::mmtests_direction(shellpack.name, metric, shellpack.higher),
-            |i| i as u64 + 1,
-        )
-        .map_err(|e| e.in_file(&place))?;
+        let (read, groups) = grouped.map_err(|e| e.in_file(&place))?;
+        lines::push_groups(&mut builder, run, &groups).map_err(|e| e.in_file(&place))?;
         entry.operations = read.operations;
         entry.samples = read.samples;
         let first = read
@@ -586,8 +755,7 @@ fn read_dirs<'a>(
         if read.samples == 0 {
             entry.problem = Some(format!(
                 "{place}: the {} parser printed {} line(s), none with a number{first}",
-                shellpack.name,
-                parsed.len()
+                shellpack.name, printed
             ));
         } else if read.not_numbers > 0 {
             entry.problem = Some(format!(
