@@ -517,7 +517,7 @@ mod tests {
                     _ => 1000.0,
                 };
                 // Alternating ±3: the mean is the level after every pair.
-                p.runs[index].push(level + if k % 2 == 0 { 3.0 } else { -3.0 });
+                p.runs[index].push(level + if k.is_multiple_of(2) { 3.0 } else { -3.0 });
             }
         };
         // Exactly in the middle: even odds after 30 runs.

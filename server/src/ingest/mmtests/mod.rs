@@ -498,7 +498,11 @@ fn read_tar<R: Read>(
     // parallel, in tree order.
     let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
         let mut dir = LogDir::new(benchmark);
-        let members = std::mem::take(&mut *members.lock().unwrap_or_else(|p| p.into_inner()));
+        let members = std::mem::take(
+            &mut *members
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         for (name, body) in members {
             let name = name.as_str();
             let text = match body {
