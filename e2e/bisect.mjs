@@ -24,6 +24,7 @@ await run(async (page) => {
   if (state !== 'running') throw new Error(`started ${state}`);
   const next = (await page.textContent('#bisection-next')).trim();
   if (!next.startsWith('Next: ')) throw new Error(`next: ${next}`);
+  if (!(await page.$('#bisection-watch'))) throw new Error('a running bisection is not followed');
   step(`bisection ${id} started from alert ${alert}: ${next.split(' — ')[0]}`);
 
   // The robot.
@@ -45,10 +46,17 @@ await run(async (page) => {
   }
   step(`the robot ran ${runs} runs`);
 
-  await page.goto(`${base}/bisections/${id}`);
+  // The page follows the bisection by itself (no reload here): it ends on the culprit.
+  let shown = 'running';
+  for (let t = 0; t < 60 && shown === 'running'; t++) {
+    await sleep(500);
+    // (A check that meets the page reloading is tried again.)
+    shown = await page.textContent('#bisection-state').then((s) => s.trim(), () => 'running');
+  }
   await page.waitForSelector('body[data-hydrated="true"]');
   const done = (await page.textContent('#bisection-state')).trim();
   if (done !== 'done') throw new Error(`ended ${done}`);
+  if (await page.$('#bisection-watch')) throw new Error('a finished bisection is still watched');
   const culprit = (await page.textContent('#bisection-culprit')).trim();
   const rows = await page.$$eval('#bisection-tested tbody tr', (rs) => rs.map((r) => r.className));
   if (!rows.includes('verdict-good') || !rows.includes('verdict-bad')) throw new Error(`rows: ${rows}`);

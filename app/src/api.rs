@@ -113,6 +113,17 @@ pub async fn get_bisection(id: i64) -> PageResult<crate::bisection::Bisection> {
 }
 needs!(GetBisection, Read);
 
+/// How far a bisection has come, for its page to follow it: the state, the runs so far and
+/// the events (a small answer: the browser deserialises only this).
+#[server(prefix = "/sfn", endpoint = "bisection_progress")]
+pub async fn get_bisection_progress(
+    id: i64,
+) -> PageResult<(crate::bisection::BisectionState, u32, usize)> {
+    let b = backend()?.bisection(id).await?;
+    Ok((b.state, b.runs_total, b.events.len()))
+}
+needs!(GetBisectionProgress, Read);
+
 /// The alert page's "Bisect" button.
 #[server(prefix = "/sfn", endpoint = "start_bisection")]
 pub async fn start_bisection(alert: i64) -> PageResult<i64> {

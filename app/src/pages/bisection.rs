@@ -132,6 +132,9 @@ fn bisection_view(b: Bisection) -> AnyView {
             {format!(" · {} commits between · {} runs so far (at most {} a commit)", b.remaining, b.runs_total, b.max_runs)}
         </p>
         {outcome}
+        {(b.state == BisectionState::Running).then(|| view! {
+            <BisectionWatch id=b.id runs_total=b.runs_total events=b.events.len() />
+        })}
         <p><a href=trend_page>"The trend"</a> " · " <a href=log.clone()>"git bisect log"</a>
             <span class="muted">" (for " <code>"git bisect replay"</code> ")"</span></p>
         <img class="bisection-chart" src=chart alt=format!("The trend of {series}, the tested commits marked good and bad") />
@@ -144,6 +147,33 @@ fn bisection_view(b: Bisection) -> AnyView {
         <ul class="events">{events}</ul>
     }
     .into_any()
+}
+
+/// While a bisection runs, its page follows it: every few seconds the island asks for the
+/// bisection and reloads the page when a run, a verdict or the state has changed (the page
+/// itself stays HTML from the server).
+#[island]
+fn BisectionWatch(id: i64, runs_total: u32, events: usize) -> impl IntoView {
+    Effect::new(move |_| {
+        let _ = set_interval_with_handle(
+            move || {
+                leptos::task::spawn_local(async move {
+                    if let Ok((state, runs, seen)) = crate::api::get_bisection_progress(id).await {
+                        if state != BisectionState::Running || runs != runs_total || seen != events
+                        {
+                            let _ = window().location().reload();
+                        }
+                    }
+                });
+            },
+            std::time::Duration::from_secs(3),
+        );
+    });
+    view! {
+        <p id="bisection-watch" class="muted">
+            "This page follows the bisection: it reloads as runs and verdicts come in."
+        </p>
+    }
 }
 
 /// The alert page's "Bisect" button (scope `mark`): starts a bisection of the summary and
