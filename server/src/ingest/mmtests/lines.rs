@@ -65,14 +65,8 @@ pub struct Read {
     pub ratio: Vec<String>,
 }
 
-/// The series metric and param of an operation's line.
-pub fn metric_and_param(l: &Line) -> (String, String) {
-    let (m, p) = metric_and_param_of(l);
-    (m.into_owned(), p.to_owned())
-}
-
-/// [`metric_and_param`], borrowed from the line where it can be.
-fn metric_and_param_of(l: &Line) -> (Cow<'_, str>, &str) {
+/// The series metric and param of an operation's line, borrowed from it where they can be.
+pub fn metric_and_param(l: &Line) -> (Cow<'_, str>, &str) {
     let given = |f: &String| !f.is_empty() && f != "_";
     match (given(&l.a), given(&l.b)) {
         (true, true) => (Cow::Owned(format!("{}-{}", l.metric, l.a)), &l.b),
@@ -128,7 +122,7 @@ pub fn group(
                 .get_or_insert_with(|| (l.operation(), l.value.clone()));
             continue;
         };
-        let (metric, param) = metric_and_param_of(l);
+        let (metric, param) = metric_and_param(l);
         // (Free for a borrowed metric; a metric of two factors is built anyway.)
         let g = *index.entry((metric.clone(), param)).or_insert_with(|| {
             read.operations += 1;
@@ -208,8 +202,8 @@ mod tests {
         ];
         for (line, (metric, param)) in cases {
             let (m, p) = metric_and_param(&line);
-            assert_eq!((m.as_str(), p.as_str()), (metric, param));
-            let label = app::compare::row_label(&m, &p);
+            assert_eq!((m.as_ref(), p), (metric, param));
+            let label = app::compare::row_label(&m, p);
             assert_eq!(label, line.operation());
         }
     }

@@ -215,25 +215,28 @@ enum Body {
 /// `None`: not started, another member having failed.
 type MemberText = Result<String, Option<IngestError>>;
 
+/// The bytes of text held so far, over the tree (bounded by [`MAX_TEXT`]).
+type Held = std::sync::Arc<std::sync::atomic::AtomicU64>;
+
 /// Members decompressed on the parse pool while the tar walk goes on (the walk inflates the
 /// archive on one thread; the `.gz` and `.xz` logs inflate beside it).
 struct Inflating {
     done: std::sync::mpsc::Receiver<(usize, MemberText)>,
     send: std::sync::mpsc::Sender<(usize, MemberText)>,
     jobs: usize,
-    held: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    held: Held,
     /// Set by the first job that fails: the rest are not started (the upload is refused).
     failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Inflating {
-    fn new(held: u64) -> Inflating {
+    fn new() -> Inflating {
         let (send, done) = std::sync::mpsc::channel();
         Inflating {
             done,
             send,
             jobs: 0,
-            held: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(held)),
+            held: Held::default(),
             failed: Default::default(),
         }
     }
@@ -277,8 +280,9 @@ impl Inflating {
         self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Every job's text, by job number: the first failure (in job order) if any failed.
-    fn finish(self) -> Result<(Vec<Option<String>>, u64), IngestError> {
+    /// Every job's text, by job number, and the text held so far (to go on counting in):
+    /// the first failure (in job order) if any failed.
+    fn finish(self) -> Result<(Vec<Option<String>>, Held), IngestError> {
         let Inflating {
             done,
             send,
@@ -311,7 +315,7 @@ impl Inflating {
                 None => Err(IngestError::new("a compressed log could not be read")),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((texts, held.load(std::sync::atomic::Ordering::Relaxed)))
+        Ok((texts, held))
     }
 }
 
@@ -328,7 +332,7 @@ fn read_tar<R: Read>(
     let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
     let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
-    let mut inflating = Inflating::new(0);
+    let mut inflating = Inflating::new();
     let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
     let mut content = String::new();
@@ -481,7 +485,7 @@ fn read_tar<R: Read>(
     }
     // (Each directory's members are taken by the thread that reads them: a member that is
     // not compressed becomes its text without a copy.)
-    let (mut texts, text_held) = inflating.finish()?;
+    let (mut texts, held) = inflating.finish()?;
     let dirs: Vec<(DirKey, std::sync::Mutex<Vec<Member>>)> = raw_dirs
         .into_iter()
         .map(|(key, mut members)| {
@@ -493,7 +497,6 @@ fn read_tar<R: Read>(
             (key, std::sync::Mutex::new(members))
         })
         .collect();
-    let held = std::sync::atomic::AtomicU64::new(text_held);
     // Decompressing and parsing is most of the work, and each directory is its own: in
     // parallel, in tree order.
     let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
