@@ -67,7 +67,7 @@ pub struct Read {
 
 /// The series metric and param of an operation's line, borrowed from it where they can be.
 pub fn metric_and_param(l: &Line) -> (Cow<'_, str>, &str) {
-    let given = |f: &String| !f.is_empty() && f != "_";
+    let given = |f: &str| !f.is_empty() && f != "_";
     match (given(&l.a), given(&l.b)) {
         (true, true) => (Cow::Owned(format!("{}-{}", l.metric, l.a)), &l.b),
         (true, false) => (Cow::Borrowed(&l.metric), &l.a),
@@ -105,12 +105,18 @@ pub fn group(
     // Each mmtests metric's direction, looked up once.
     let mut directions: HashMap<&str, Direction> = HashMap::new();
     let mut ratio_seen: HashSet<String> = HashSet::new();
+    // The operation of a line decides its group and its ratio mark: a line of the same
+    // operation as the one before (as sorted output mostly is) takes that one's, unhashed.
+    let same_operation = |x: &Line, y: &Line| x.metric == y.metric && x.a == y.a && x.b == y.b;
+    let mut last_ratio: Option<&Line> = None;
+    let mut last_group: Option<(&Line, usize)> = None;
     for (i, l) in lines.iter().enumerate() {
-        if l.is_ratio() {
+        if l.is_ratio() && !last_ratio.is_some_and(|r| same_operation(r, l)) {
             let op = l.operation();
             if ratio_seen.insert(op.clone()) {
                 read.ratio.push(op);
             }
+            last_ratio = Some(l);
         }
         let number = Some(l.value.trim())
             .filter(|v| looks_like_number(v) && looks_like_number(&l.interval))
@@ -119,24 +125,30 @@ pub fn group(
         let Some(value) = number else {
             read.not_numbers += 1;
             read.first_not_number
-                .get_or_insert_with(|| (l.operation(), l.value.clone()));
+                .get_or_insert_with(|| (l.operation(), l.value.to_string()));
             continue;
         };
-        let (metric, param) = metric_and_param(l);
-        // (Free for a borrowed metric; a metric of two factors is built anyway.)
-        let g = *index.entry((metric.clone(), param)).or_insert_with(|| {
-            read.operations += 1;
-            groups.push(Group {
-                metric: metric.into_owned(),
-                param: param.to_owned(),
-                direction: *directions
-                    .entry(l.metric.as_str())
-                    .or_insert_with(|| direction(&l.metric)),
-                samples: Vec::new(),
-                lines: Vec::new(),
-            });
-            groups.len() - 1
-        });
+        let g = match last_group {
+            Some((previous, g)) if same_operation(previous, l) => g,
+            _ => {
+                let (metric, param) = metric_and_param(l);
+                // (Free for a borrowed metric; a metric of two factors is built anyway.)
+                *index.entry((metric.clone(), param)).or_insert_with(|| {
+                    read.operations += 1;
+                    groups.push(Group {
+                        metric: metric.into_owned(),
+                        param: param.to_owned(),
+                        direction: *directions
+                            .entry(l.metric.as_str())
+                            .or_insert_with(|| direction(&l.metric)),
+                        samples: Vec::new(),
+                        lines: Vec::new(),
+                    });
+                    groups.len() - 1
+                })
+            }
+        };
+        last_group = Some((l, g));
         let group = &mut groups[g];
         let n = group.samples.len() as i64 + 1;
         if n >= ITER_STRIDE {

@@ -223,7 +223,9 @@ type Held = std::sync::Arc<std::sync::atomic::AtomicU64>;
 struct Inflating {
     done: std::sync::mpsc::Receiver<(usize, MemberText)>,
     send: std::sync::mpsc::Sender<(usize, MemberText)>,
-    jobs: usize,
+    /// What each job started so far gave, once received.
+    texts: Vec<Option<MemberText>>,
+    received: usize,
     held: Held,
     /// Set by the first job that fails: the rest are not started (the upload is refused).
     failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -235,7 +237,8 @@ impl Inflating {
         Inflating {
             done,
             send,
-            jobs: 0,
+            texts: Vec::new(),
+            received: 0,
             held: Held::default(),
             failed: Default::default(),
         }
@@ -243,8 +246,8 @@ impl Inflating {
 
     /// Starts decompressing `raw` (the member at `path`); its job number.
     fn start(&mut self, path: String, name: &str, raw: Vec<u8>) -> usize {
-        let job = self.jobs;
-        self.jobs += 1;
+        let job = self.texts.len();
+        self.texts.push(None);
         let (send, held, failed) = (self.send.clone(), self.held.clone(), self.failed.clone());
         let (name, cancel) = (name.to_owned(), super::cancel::current());
         parse_pool_spawn(move || {
@@ -280,43 +283,276 @@ impl Inflating {
         self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Every job's text, by job number, and the text held so far (to go on counting in):
-    /// the first failure (in job order) if any failed.
-    fn finish(self) -> Result<(Vec<Option<String>>, Held), IngestError> {
-        let Inflating {
-            done,
-            send,
-            jobs,
-            held,
-            failed,
-        } = self;
-        drop(send);
-        let mut texts: Vec<Option<MemberText>> = (0..jobs).map(|_| None).collect();
-        for (job, text) in done.iter().take(jobs) {
-            texts[job] = Some(text);
+    /// Takes in what the jobs finished so far; with `all`, waits for every job started.
+    fn receive(&mut self, all: bool) {
+        while self.received < self.texts.len() {
+            let next = if all {
+                self.done.recv().ok()
+            } else {
+                self.done.try_recv().ok()
+            };
+            let Some((job, text)) = next else { break };
+            self.texts[job] = Some(text);
+            self.received += 1;
         }
-        // The failure to report is the first that was not a consequence of another.
-        if failed.load(std::sync::atomic::Ordering::Relaxed) {
-            let first = texts.iter_mut().find_map(|t| match t.take() {
+    }
+
+    /// Whether job `job` has given its text (see [`Inflating::receive`]).
+    fn ready(&self, job: usize) -> bool {
+        matches!(self.texts[job], Some(Ok(_)))
+    }
+
+    /// Job `job`'s text, if it has given it and it was not taken.
+    fn take(&mut self, job: usize) -> Option<String> {
+        match self.texts[job].take() {
+            Some(Ok(text)) => Some(text),
+            other => {
+                self.texts[job] = other;
+                None
+            }
+        }
+    }
+
+    /// Why the jobs failed (once every job was received): the first failure in job order
+    /// that was not a consequence of another.
+    fn first_failure(&mut self) -> IngestError {
+        self.texts
+            .iter_mut()
+            .find_map(|t| match t.take() {
                 Some(Err(Some(e))) => Some(e),
                 _ => None,
-            });
-            return Err(
-                first.unwrap_or_else(|| IngestError::new("a compressed log could not be read"))
-            );
-        }
-        let texts = texts
-            .into_iter()
-            .map(|t| match t {
-                Some(Ok(t)) => Ok(Some(t)),
-                Some(Err(e)) => {
-                    Err(e.unwrap_or_else(|| IngestError::new("a compressed log could not be read")))
-                }
-                None => Err(IngestError::new("a compressed log could not be read")),
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((texts, held))
+            .unwrap_or_else(|| IngestError::new("a compressed log could not be read"))
     }
+}
+
+/// What a logs directory's parse gave: its members as read, and its parser's outcome.
+type ParsedDir = Result<(LogDir, Outcome), IngestError>;
+
+/// One logs directory of the tree.
+struct Slot {
+    key: DirKey,
+    /// Its members until it is sent to be parsed.
+    members: Vec<Member>,
+    sent: bool,
+    /// Members met after it was sent (a tar whose members are not grouped by directory).
+    late: Vec<Member>,
+    /// Whether its iteration's `numactl.txt` went with it.
+    numa_given: bool,
+}
+
+/// The logs directories of a tree as the walk meets them. Each is parsed on the pool as soon
+/// as the walk has left it and its compressed members have inflated, so the parsers run
+/// while the walk goes on. A directory met again later, or whose iteration's
+/// `numactl.txt` comes after it was sent, is parsed again at the end with everything.
+struct Dirs {
+    index: std::collections::BTreeMap<DirKey, usize>,
+    slots: Vec<Slot>,
+    /// The directory the walk is adding to.
+    current: Option<usize>,
+    /// Left by the walk, waiting for members still inflating.
+    waiting: Vec<usize>,
+    parsed: std::sync::mpsc::Receiver<(usize, ParsedDir)>,
+    send: std::sync::mpsc::Sender<(usize, ParsedDir)>,
+    sent: usize,
+    /// Set when the upload is refused: parses not yet started are not.
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Dirs {
+    fn new() -> Dirs {
+        let (send, parsed) = std::sync::mpsc::channel();
+        Dirs {
+            index: Default::default(),
+            slots: Vec::new(),
+            current: None,
+            waiting: Vec::new(),
+            parsed,
+            send,
+            sent: 0,
+            stop: Default::default(),
+        }
+    }
+
+    /// Adds a member to its directory; a directory the walk leaves waits to be sent.
+    fn add(&mut self, key: DirKey, member: Member) {
+        let slot = match self.index.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                self.slots.push(Slot {
+                    key: key.clone(),
+                    members: Vec::new(),
+                    sent: false,
+                    late: Vec::new(),
+                    numa_given: false,
+                });
+                self.index.insert(key, self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        if self.current != Some(slot) {
+            if let Some(left) = self.current.replace(slot) {
+                self.waiting.push(left);
+            }
+            self.waiting.retain(|&w| w != slot);
+        }
+        let s = &mut self.slots[slot];
+        if s.sent {
+            s.late.push(member);
+        } else {
+            s.members.push(member);
+        }
+    }
+
+    /// Sends every waiting directory whose members have all inflated (with `all`, every
+    /// directory not sent yet: the walk is over and every job received).
+    fn send_ready(&mut self, inflating: &mut Inflating, numa: &NumaTexts, all: bool) {
+        if all {
+            self.waiting.extend(self.current.take());
+        }
+        if self.waiting.is_empty() {
+            return;
+        }
+        inflating.receive(all);
+        let mut still = Vec::new();
+        for slot in std::mem::take(&mut self.waiting) {
+            let s = &mut self.slots[slot];
+            if s.sent {
+                continue;
+            }
+            let inflated = s.members.iter().all(|(_, body)| match body {
+                Body::Pending(job) => inflating.ready(*job),
+                _ => true,
+            });
+            if !inflated {
+                still.push(slot);
+                continue;
+            }
+            for (_, body) in &mut s.members {
+                if let Body::Pending(job) = *body {
+                    *body = Body::Text(inflating.take(job).unwrap_or_default());
+                }
+            }
+            let numa_text = numa.get(&(s.key.0.clone(), s.key.2)).cloned();
+            s.numa_given = numa_text.is_some();
+            s.sent = true;
+            let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
+            let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
+            let cancel = super::cancel::current();
+            self.sent += 1;
+            parse_pool_spawn(move || {
+                use std::sync::atomic::Ordering::Relaxed;
+                let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
+                    Err(super::cancelled())
+                } else {
+                    // A parser that panics refuses its directory, not the process.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_dir(&key, members, numa_text, &held)
+                    }))
+                    .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
+                };
+                // The walk may have failed and gone: nobody to tell.
+                let _ = send.send((slot, parsed));
+            });
+        }
+        self.waiting = still;
+    }
+
+    /// Every directory's key and outcome, in tree order (once the walk is over and every
+    /// member inflated): the first directory that could not be read in that order, if any.
+    fn finish(
+        mut self,
+        inflating: &mut Inflating,
+        numa: &NumaTexts,
+    ) -> Result<Vec<(DirKey, Outcome)>, IngestError> {
+        self.send_ready(inflating, numa, true);
+        let mut parsed: Vec<Option<ParsedDir>> = (0..self.slots.len()).map(|_| None).collect();
+        for (slot, result) in self.parsed.iter().take(self.sent) {
+            parsed[slot] = Some(result);
+        }
+        let mut out = Vec::with_capacity(self.slots.len());
+        for (key, slot) in std::mem::take(&mut self.index) {
+            let s = &mut self.slots[slot];
+            let (mut dir, outcome) = parsed[slot]
+                .take()
+                .unwrap_or_else(|| Err(IngestError::new("a log directory could not be read")))?;
+            let numa_text = numa.get(&(key.0.clone(), key.2));
+            let numa_late = numa_text.is_some() && !s.numa_given;
+            if s.late.is_empty() && !numa_late {
+                out.push((key, outcome));
+                continue;
+            }
+            // Met again after it was parsed: parsed again, with everything.
+            let late: Vec<Member> = std::mem::take(&mut s.late)
+                .into_iter()
+                .map(|(name, body)| match body {
+                    Body::Pending(job) => {
+                        (name, Body::Text(inflating.take(job).unwrap_or_default()))
+                    }
+                    other => (name, other),
+                })
+                .collect();
+            for (name, text) in member_texts(&key, late, &inflating.held)? {
+                dir.insert(&name, text);
+            }
+            if let Some(text) = numa_text {
+                dir.insert(NUMA_MEMBER, text.clone());
+            }
+            let outcome = parse_dir(&key.1, key.2, &dir);
+            out.push((key, outcome));
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Dirs {
+    /// An upload refused half-way: the parses not started yet are not.
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
+type NumaTexts = std::collections::HashMap<(String, i64), String>;
+
+/// The texts of a directory's members (decompressed already, or read here as text).
+fn member_texts(
+    (kernel, benchmark, iter): &DirKey,
+    members: Vec<Member>,
+    held: &Held,
+) -> Result<Vec<(String, String)>, IngestError> {
+    members
+        .into_iter()
+        .map(|(name, body)| {
+            let text = match body {
+                Body::Raw(raw) => {
+                    let budget =
+                        MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
+                    let text = member_text(&name, raw, budget).map_err(|e| {
+                        e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
+                    })?;
+                    held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    text
+                }
+                Body::Text(text) => text,
+                Body::Pending(_) => unreachable!("a member is sent once it has inflated"),
+            };
+            Ok((name, text))
+        })
+        .collect()
+}
+
+/// A logs directory through its family's parser (on the parse pool).
+fn read_dir(key: &DirKey, members: Vec<Member>, numa: Option<String>, held: &Held) -> ParsedDir {
+    let mut dir = LogDir::new(&key.1);
+    for (name, text) in member_texts(key, members, held)? {
+        dir.insert(&name, text);
+    }
+    if let Some(text) = numa {
+        dir.insert(NUMA_MEMBER, text);
+    }
+    let outcome = parse_dir(&key.1, key.2, &dir);
+    Ok((dir, outcome))
 }
 
 /// Reads the archive's entries raw (the tar crate would read GNU long names and PAX headers
@@ -326,10 +562,9 @@ fn read_tar<R: Read>(
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut archive = tar::Archive::new(reader);
-    // Each logs directory's members as the archive holds them (decompressed later, in parallel).
-    let mut raw_dirs: std::collections::BTreeMap<DirKey, Vec<Member>> = Default::default();
-    // `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
-    let mut numa: std::collections::HashMap<(String, i64), String> = Default::default();
+    // Each logs directory's members, parsed once the walk has left the directory.
+    let mut dirs = Dirs::new();
+    let mut numa = NumaTexts::default();
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
     let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
     let mut inflating = Inflating::new();
@@ -348,6 +583,7 @@ fn read_tar<R: Read>(
             // A compressed member cannot be read: the upload is refused with its error.
             break;
         }
+        dirs.send_ready(&mut inflating, &numa, false);
         if count > MAX_ENTRIES {
             return Err(IngestError::new(format!(
                 "the archive has more than {MAX_ENTRIES} entries"
@@ -444,10 +680,10 @@ fn read_tar<R: Read>(
             } else {
                 Body::Raw(raw)
             };
-            raw_dirs
-                .entry((at.kernel.to_owned(), at.benchmark.to_owned(), at.iter))
-                .or_default()
-                .push((at.file, body));
+            dirs.add(
+                (at.kernel.to_owned(), at.benchmark.to_owned(), at.iter),
+                (at.file, body),
+            );
             continue;
         }
         if let Some((kernel, iter)) = numa_place(&path) {
@@ -483,52 +719,13 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    // (Each directory's members are taken by the thread that reads them: a member that is
-    // not compressed becomes its text without a copy.)
-    let (mut texts, held) = inflating.finish()?;
-    let dirs: Vec<(DirKey, std::sync::Mutex<Vec<Member>>)> = raw_dirs
-        .into_iter()
-        .map(|(key, mut members)| {
-            for (_, body) in &mut members {
-                if let Body::Pending(job) = body {
-                    *body = Body::Text(texts[*job].take().unwrap_or_default());
-                }
-            }
-            (key, std::sync::Mutex::new(members))
-        })
-        .collect();
-    // Decompressing and parsing is most of the work, and each directory is its own: in
-    // parallel, in tree order.
-    let parsed = parallel_map(&dirs, |((kernel, benchmark, iter), members)| {
-        let mut dir = LogDir::new(benchmark);
-        let members = std::mem::take(
-            &mut *members
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        for (name, body) in members {
-            let name = name.as_str();
-            let text = match body {
-                Body::Raw(raw) => {
-                    let budget =
-                        MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
-                    let text = member_text(name, raw, budget).map_err(|e| {
-                        e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
-                    })?;
-                    held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                    text
-                }
-                Body::Text(text) => text,
-                Body::Pending(_) => unreachable!("every pending member was filled in above"),
-            };
-            dir.insert(name, text);
-        }
-        if let Some(text) = numa.get(&(kernel.clone(), *iter)) {
-            dir.insert(NUMA_MEMBER, text.clone());
-        }
-        Ok(parse_dir(benchmark, *iter, &dir))
-    })?;
-    let (mut runs, report) = read_dirs(dirs.iter().map(|(key, _)| key).zip(parsed), meta)?;
+    inflating.receive(true);
+    if inflating.failed() {
+        return Err(inflating.first_failure());
+    }
+    let (keys, outcomes): (Vec<DirKey>, Vec<Outcome>) =
+        dirs.finish(&mut inflating, &numa)?.into_iter().unzip();
+    let (mut runs, report) = read_dirs(keys.iter().zip(outcomes), meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
@@ -645,35 +842,6 @@ fn parse_pool_spawn(job: impl FnOnce() + Send + 'static) {
     match parse_pool() {
         Some(pool) => pool.spawn(job),
         None => job(),
-    }
-}
-
-/// `f` over `items` on the parsers' pool (up to four threads, kept for the process: a
-/// thread's allocator heap stays warm from one upload to the next), the answers in `items`'
-/// order; the first error, if any. An item whose `f` panics is refused, not the process.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> Result<R, IngestError> + Sync,
-) -> Result<Vec<R>, IngestError> {
-    use rayon::prelude::*;
-    let pool = parse_pool();
-    // The request's cancellation reaches the pool's threads: what is left is not started.
-    let cancel = super::cancel::current();
-    let one = |item: &T| {
-        if cancel
-            .as_ref()
-            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        {
-            return Err(super::cancelled());
-        }
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)))
-            .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
-    };
-    match pool {
-        Some(pool) if items.len() > 1 => {
-            pool.install(|| items.par_iter().with_max_len(1).map(one).collect())
-        }
-        _ => items.iter().map(one).collect(),
     }
 }
 
@@ -1050,6 +1218,127 @@ pub(crate) mod tests {
         let (_, runs) = parse_file(&tar.into_inner().unwrap(), None, &machine_only()).unwrap();
         let metrics: Vec<&str> = runs[0].series.iter().map(|s| s.metric.as_str()).collect();
         assert_eq!(metrics, ["local", "remote", "local_v_total"]);
+    }
+
+    /// The iteration's `numactl.txt` after saladfork's logs (and after the walk has left
+    /// them for another directory, so they were sent to be parsed without it): the directory
+    /// is read again with it.
+    #[test]
+    fn a_numa_map_after_the_logs_still_reaches_saladfork() {
+        let gz = |text: &str| {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text.as_bytes()).unwrap();
+            e.finish().unwrap()
+        };
+        let mut tar = tar::Builder::new(Vec::new());
+        add(
+            &mut tar,
+            "6.1/iter-0/saladfork/logs/saladfork-0.log.gz",
+            &gz("PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n"),
+        );
+        add(
+            &mut tar,
+            "6.1/iter-0/hackbench-process-pipes/logs/hackbench-4",
+            b"Time: 0.5\n",
+        );
+        add(
+            &mut tar,
+            "6.1/iter-0/numactl.txt.gz",
+            &gz("node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n"),
+        );
+        let (_, runs) = parse_file(&tar.into_inner().unwrap(), None, &machine_only()).unwrap();
+        let salad = runs
+            .iter()
+            .find(|r| r.key.benchmark.as_str() == "saladfork")
+            .unwrap();
+        let metrics: Vec<&str> = salad.series.iter().map(|s| s.metric.as_str()).collect();
+        assert_eq!(metrics, ["local", "remote", "local_v_total"]);
+    }
+
+    /// The same, step by step: saladfork's directory is sent to be parsed before the map is
+    /// met (in a tar, when that happens depends on how soon its log inflates).
+    #[test]
+    fn a_directory_sent_before_its_numa_map_is_parsed_again_with_it() {
+        let salad: DirKey = ("6.1".into(), "saladfork".into(), 0);
+        let log =
+            "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n";
+        let (mut dirs, mut inflating, mut numa) = (Dirs::new(), Inflating::new(), NumaTexts::new());
+        dirs.add(
+            salad.clone(),
+            ("saladfork-0.log.gz".into(), Body::Text(log.into())),
+        );
+        dirs.add(
+            ("6.1".into(), "hackbench-process-pipes".into(), 0),
+            ("hackbench-4".into(), Body::Raw(b"Time: 0.5\n".to_vec())),
+        );
+        dirs.send_ready(&mut inflating, &numa, false);
+        assert!(dirs.slots[0].sent && !dirs.slots[0].numa_given);
+        numa.insert(
+            ("6.1".into(), 0),
+            "node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n".into(),
+        );
+        let parsed = dirs.finish(&mut inflating, &numa).unwrap();
+        let (key, outcome) = parsed.into_iter().find(|(k, _)| *k == salad).unwrap();
+        let Outcome::Lines(_, _, members, Ok((_, groups))) = outcome else {
+            panic!("saladfork of {key:?} was not read");
+        };
+        assert_eq!(members, 2, "its log and the map");
+        let metrics: Vec<&str> = groups.iter().map(|g| g.metric.as_str()).collect();
+        assert_eq!(metrics, ["local", "remote", "local_v_total"]);
+    }
+
+    /// A tar whose members are not grouped by directory (each directory is parsed once the
+    /// walk leaves it; one met again is parsed again with all its members) reads as the
+    /// same tree grouped.
+    #[test]
+    fn members_scattered_through_the_tar_read_as_the_tree_does() {
+        let grouped = fixture_tar_gz();
+        let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&grouped[..]));
+        for entry in archive.entries().unwrap() {
+            let mut entry = entry.unwrap();
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let path = entry.path().unwrap().to_string_lossy().into_owned();
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data).unwrap();
+            entries.push((path, data));
+        }
+        // By file name first: each directory's members end up far apart.
+        entries.sort_by(|(a, _), (b, _)| {
+            let name = |p: &str| p.rsplit('/').next().unwrap_or("").to_owned();
+            name(a).cmp(&name(b)).then(a.cmp(b))
+        });
+        let dirs = |entries: &[(String, Vec<u8>)]| {
+            let mut seen: Vec<&str> = Vec::new();
+            let mut changes = 0;
+            for (path, _) in entries {
+                let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+                if seen.last() != Some(&dir) {
+                    changes += 1;
+                    seen.push(dir);
+                }
+            }
+            seen.sort_unstable();
+            seen.dedup();
+            (seen.len(), changes)
+        };
+        let (distinct, changes) = dirs(&entries);
+        assert!(
+            changes > distinct,
+            "the members are scattered: {changes} runs of {distinct} directories"
+        );
+        let mut tar = tar::Builder::new(Vec::new());
+        for (path, data) in &entries {
+            add(&mut tar, path, data);
+        }
+        let scattered = tar.into_inner().unwrap();
+        let (_, expected) = parse_file(&grouped, None, &machine_only()).unwrap();
+        let (_, got) = parse_file(&scattered, None, &machine_only()).unwrap();
+        assert!(!expected.is_empty());
+        assert_eq!(got, expected);
     }
 
     #[test]

@@ -74,12 +74,12 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
             return Err(IngestError::at_line(n, "the row's metric is empty"));
         }
         rows.push(Line {
-            metric: f[0].to_owned(),
-            a: f[1].to_owned(),
-            b: f[2].to_owned(),
-            interval: f[3].to_owned(),
-            value: f[4].to_owned(),
-            extra: f[5].to_owned(),
+            metric: f[0].into(),
+            a: f[1].into(),
+            b: f[2].into(),
+            interval: f[3].into(),
+            value: f[4].into(),
+            extra: f[5].into(),
         });
         line_numbers.push(n);
     }

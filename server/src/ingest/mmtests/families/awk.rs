@@ -312,7 +312,7 @@ fn sed_point_zero_th(mut line: Line) -> Line {
         &mut line.extra,
     ] {
         if field.contains(".0th-") {
-            *field = field.replacen(".0th-", "th-", 1);
+            *field = field.replacen(".0th-", "th-", 1).into();
             break;
         }
     }

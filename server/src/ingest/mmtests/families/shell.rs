@@ -306,7 +306,7 @@ pub fn printed_lines(printed: &[u8]) -> Vec<&[u8]> {
 pub fn to_line(printed: &[u8]) -> Line {
     let text = String::from_utf8_lossy(printed);
     let mut fields = text.splitn(6, '\t');
-    let mut next = || fields.next().unwrap_or("").to_owned();
+    let mut next = || fields.next().unwrap_or("").into();
     Line {
         metric: next(),
         a: next(),
