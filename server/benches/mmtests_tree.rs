@@ -201,13 +201,20 @@ fn main() {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
-        let t = Instant::now();
+        // `MMTESTS_PARSE_GAP_MS`: an idle pause before each parse, as uploads have between
+        // them (the pool's threads asleep, freed memory given back).
+        let gap = Duration::from_millis(env("MMTESTS_PARSE_GAP_MS", 0) as u64);
+        let mut times = Vec::with_capacity(n);
         for _ in 0..n {
+            std::thread::sleep(gap);
+            let t = Instant::now();
             perfline_server::ingest::parse_file_reporting(&body, None, &meta).unwrap();
+            times.push(t.elapsed());
         }
+        let mean = times.iter().sum::<Duration>().as_secs_f64() * 1e3 / n as f64;
         println!(
-            "mmtests_tree: parse {:.1} ms each",
-            t.elapsed().as_secs_f64() * 1e3 / n as f64
+            "mmtests_tree: parse {mean:.1} ms each, median {:.1} ms",
+            median(times).as_secs_f64() * 1e3
         );
         return;
     }
@@ -262,6 +269,8 @@ fn main() {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // `MMTESTS_UPLOAD_GAP_MS`: an idle pause before each upload.
+    let upload_gap = Duration::from_millis(env("MMTESTS_UPLOAD_GAP_MS", 0) as u64);
     let rt = common::runtime();
     let (uploads, reports, samples, read) = common::with_server_using(
         &rt,
@@ -274,6 +283,7 @@ fn main() {
                 // Each upload and report on an otherwise idle server: the alert detector has
                 // examined what the last upload queued.
                 common::detector_idle(&store).await;
+                tokio::time::sleep(upload_gap).await;
                 let t = Instant::now();
                 let r = client
                     .post(format!("{base}/api/v1/upload?machine=tree-{round}"))

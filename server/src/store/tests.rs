@@ -16,6 +16,7 @@ crate::store::on_both_engines!(
     older_databases_get_their_packed_trends_at_start,
     uploads_through_two_stores_at_once_are_serialised,
     jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent,
+    an_upload_of_many_benchmarks_folds_each_that_has_a_block_waiting,
 );
 
 /// The metric dictionary compares a job's keys in place with the last job's: jobs whose keys
@@ -375,6 +376,68 @@ async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
         .unwrap();
     let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
     assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+}
+
+/// Runs `from..to` of each benchmark in `benchmarks`, as [`runs_csv`] writes them.
+fn runs_csv_of(benchmarks: &[&str], from: usize, to: usize) -> String {
+    let mut csv = String::from("benchmark,commit,metric,iteration,value\n");
+    for b in benchmarks {
+        for i in from..to {
+            csv.push_str(&format!("{b},{i:08x},tput,1,{i}\n"));
+        }
+    }
+    csv
+}
+
+/// Which of an upload's (benchmark, machine) pairs have a block to fold is asked of all of
+/// them at once: each pair folds when its own runs past its last block reach a block.
+async fn an_upload_of_many_benchmarks_folds_each_that_has_a_block_waiting(db: &TestDb) {
+    let store = db.open().await;
+    let chunk = trend_block::BLOCK_RUNS;
+    let blocks = || async {
+        query_as::<(String, i64, i64)>(sql!(
+            "SELECT benchmark, block, last_run FROM trend_block ORDER BY benchmark, block"
+        ))
+        .fetch_all(&store.reader)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(b, block, _)| (b, block))
+        .collect::<Vec<_>>()
+    };
+    // a: a block and 8 waiting; b: 10 waiting.
+    upload_csv(&store, &runs_csv_of(&["a"], 0, chunk + 8)).await;
+    upload_csv(&store, &runs_csv_of(&["b"], 0, 10)).await;
+    assert_eq!(blocks().await, [("a".to_owned(), 0)]);
+    let machine: (i64,) = query_as(sql!("SELECT id FROM machine WHERE name = 'm1'"))
+        .fetch_one(&store.reader)
+        .await
+        .unwrap();
+    let pairs: std::collections::BTreeSet<(String, i64)> = ["a", "b", "c"]
+        .iter()
+        .map(|b| ((*b).to_owned(), machine.0))
+        .collect();
+    let mut tx = store.writer.begin_write().await.unwrap();
+    let ready = trend_block::ready_to_fold(&mut tx, &pairs).await.unwrap();
+    assert!(ready.is_empty(), "{ready:?}");
+    drop(tx);
+    // One upload of three benchmarks: a reaches a second block (8 + 24), b one (10 + 24),
+    // c (24) none.
+    upload_csv(
+        &store,
+        &runs_csv_of(&["a", "b", "c"], 1000, 1000 + chunk - 8),
+    )
+    .await;
+    assert_eq!(
+        blocks().await,
+        [
+            ("a".to_owned(), 0),
+            ("a".to_owned(), 1),
+            ("b".to_owned(), 0)
+        ]
+    );
+    let trend = store.trend_runs("c", "m1", "tput", "").await.unwrap();
+    assert_eq!(trend.iter().count(), chunk - 8);
 }
 
 /// The data version moves with every write of data, made through this store or another on

@@ -241,6 +241,66 @@ pub async fn last_block(
 /// Cells inserted by one statement (5 parameters each: within both engines' limits).
 const CELLS_PER_STATEMENT: usize = 500;
 
+/// Of `pairs` (benchmark, machine id), those with at least [`BLOCK_RUNS`] runs past their
+/// last block: the ones [`fold`] would fold now. Two statements for up to 200 pairs, where
+/// asking [`fold`] of each is two a pair (an mmtests tree touches a pair per benchmark, and
+/// each statement is a round trip to the engine).
+pub async fn ready_to_fold<'p>(
+    conn: &mut Tx,
+    pairs: &'p std::collections::BTreeSet<(String, i64)>,
+) -> StoreResult<Vec<&'p (String, i64)>> {
+    let mut ready = Vec::new();
+    let pairs: Vec<&(String, i64)> = pairs.iter().collect();
+    for chunk in pairs.chunks(200) {
+        let benchmarks: Vec<&str> = chunk.iter().map(|(b, _)| b.as_str()).collect();
+        let machines: Vec<i64> = chunk.iter().map(|(_, m)| *m).collect();
+        // The last run folded of each pair (of the benchmarks and machines named: a superset).
+        let folded: HashMap<(String, i64), i64> = query_as::<(String, i64, i64)>(sql!(
+            "SELECT benchmark, machine_id, MAX(last_run) FROM trend_block \
+             WHERE benchmark IN {texts} AND machine_id IN {ids} GROUP BY benchmark, machine_id"
+        ))
+        .bind(serde_json::to_string(&benchmarks)?)
+        .bind(serde_json::to_string(&machines)?)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .map(|(b, m, last)| ((b, m), last))
+        .collect();
+        let mut q = Builder::new("SELECT benchmark, machine_id, COUNT(*) FROM run WHERE ");
+        for (i, (benchmark, machine_id)) in chunk.iter().enumerate() {
+            if i > 0 {
+                q.push(" OR ");
+            }
+            let last = folded
+                .get(&(benchmark.clone(), *machine_id))
+                .copied()
+                .unwrap_or(0);
+            q.push("(benchmark = ")
+                .push_bind(benchmark.as_str())
+                .push(" AND machine_id = ")
+                .push_bind(*machine_id)
+                .push(" AND id > ")
+                .push_bind(last)
+                .push(")");
+        }
+        q.push(" GROUP BY benchmark, machine_id");
+        let waiting: HashMap<(String, i64), i64> = q
+            .build_query_as::<(String, i64, i64)>()
+            .fetch_all(&mut *conn)
+            .await?
+            .into_iter()
+            .map(|(b, m, n)| ((b, m), n))
+            .collect();
+        ready.extend(
+            chunk
+                .iter()
+                .copied()
+                .filter(|&pair| waiting.get(pair).is_some_and(|&n| n >= BLOCK_RUNS as i64)),
+        );
+    }
+    Ok(ready)
+}
+
 /// Folds the runs of `benchmark` on `machine_id` past its last block into new blocks,
 /// `BLOCK_RUNS` at a time (none while fewer are waiting).
 pub async fn fold(conn: &mut Tx, benchmark: &str, machine_id: i64) -> StoreResult<()> {

@@ -97,7 +97,9 @@ impl Store {
         }
         // Each benchmark and machine the upload touched folds its waiting runs into a trend
         // block once it has enough.
-        for (benchmark, machine_id) in &trends.pairs {
+        for (benchmark, machine_id) in
+            super::trend_block::ready_to_fold(&mut tx, &trends.pairs).await?
+        {
             super::trend_block::fold(&mut tx, benchmark, *machine_id).await?;
         }
         queue_alert_jobs(&mut tx, &trends.keys, upload_id).await?;
