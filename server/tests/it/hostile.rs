@@ -136,6 +136,30 @@ async fn many_tiny_entries_are_refused() {
     refused_quickly(bomb, "the archive has more than 200000 entries", 200 * MIB).await;
 }
 
+/// 50,000 logs directories, each with one compressed member: each directory waits for its
+/// member to inflate before it is parsed, and however many wait, the walk does constant work
+/// an entry (refused in seconds, not in the square of the count).
+#[tokio::test(flavor = "multi_thread")]
+async fn many_directories_of_compressed_members_are_read_in_linear_time() {
+    let member = {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"no results here\n").unwrap();
+        gz.finish().unwrap()
+    };
+    let mut padded = member.clone();
+    padded.resize(member.len().div_ceil(512) * 512, 0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in 0..50_000 {
+        let path = format!("k/iter-0/frobnicate-{i}/logs/out.gz");
+        gz.write_all(&header(&path, tar::EntryType::Regular, member.len() as u64))
+            .unwrap();
+        gz.write_all(&padded).unwrap();
+    }
+    gz.write_all(&[0u8; 1024]).unwrap();
+    let bomb = gz.finish().unwrap();
+    refused_quickly(bomb, "nothing in the tree could be read", 400 * MIB).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_huge_value_is_refused_naming_the_line_and_the_bound() {
     let app = spawn_app().await;

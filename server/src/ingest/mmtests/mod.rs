@@ -283,8 +283,10 @@ impl Inflating {
         self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Takes in what the jobs finished so far; with `all`, waits for every job started.
-    fn receive(&mut self, all: bool) {
+    /// Takes in what the jobs finished so far (with `all`, waits for every job started):
+    /// the jobs taken in now.
+    fn receive(&mut self, all: bool) -> Vec<usize> {
+        let mut jobs = Vec::new();
         while self.received < self.texts.len() {
             let next = if all {
                 self.done.recv().ok()
@@ -294,12 +296,9 @@ impl Inflating {
             let Some((job, text)) = next else { break };
             self.texts[job] = Some(text);
             self.received += 1;
+            jobs.push(job);
         }
-    }
-
-    /// Whether job `job` has given its text (see [`Inflating::receive`]).
-    fn ready(&self, job: usize) -> bool {
-        matches!(self.texts[job], Some(Ok(_)))
+        jobs
     }
 
     /// Job `job`'s text, if it has given it and it was not taken.
@@ -339,6 +338,8 @@ struct Slot {
     late: Vec<Member>,
     /// Whether its iteration's `numactl.txt` went with it.
     numa_given: bool,
+    /// Its members still inflating.
+    pending: usize,
 }
 
 /// The logs directories of a tree as the walk meets them. Each is parsed on the pool as soon
@@ -350,8 +351,11 @@ struct Dirs {
     slots: Vec<Slot>,
     /// The directory the walk is adding to.
     current: Option<usize>,
-    /// Left by the walk, waiting for members still inflating.
-    waiting: Vec<usize>,
+    /// Left by the walk, to be sent in this order once their members have inflated (a
+    /// directory the walk came back to may be here more than once; it is sent once).
+    waiting: std::collections::VecDeque<usize>,
+    /// The directory of each inflating job (by job number).
+    job_slot: Vec<usize>,
     parsed: std::sync::mpsc::Receiver<(usize, ParsedDir)>,
     send: std::sync::mpsc::Sender<(usize, ParsedDir)>,
     sent: usize,
@@ -366,7 +370,8 @@ impl Dirs {
             index: Default::default(),
             slots: Vec::new(),
             current: None,
-            waiting: Vec::new(),
+            waiting: Default::default(),
+            job_slot: Vec::new(),
             parsed,
             send,
             sent: 0,
@@ -385,6 +390,7 @@ impl Dirs {
                     sent: false,
                     late: Vec::new(),
                     numa_given: false,
+                    pending: 0,
                 });
                 self.index.insert(key, self.slots.len() - 1);
                 self.slots.len() - 1
@@ -392,20 +398,28 @@ impl Dirs {
         };
         if self.current != Some(slot) {
             if let Some(left) = self.current.replace(slot) {
-                self.waiting.push(left);
+                self.waiting.push_back(left);
             }
-            self.waiting.retain(|&w| w != slot);
         }
         let s = &mut self.slots[slot];
         if s.sent {
             s.late.push(member);
-        } else {
-            s.members.push(member);
+            return;
         }
+        if let Body::Pending(job) = member.1 {
+            s.pending += 1;
+            if self.job_slot.len() <= job {
+                self.job_slot.resize(job + 1, usize::MAX);
+            }
+            self.job_slot[job] = slot;
+        }
+        s.members.push(member);
     }
 
-    /// Sends every waiting directory whose members have all inflated (with `all`, every
-    /// directory not sent yet: the walk is over and every job received).
+    /// Sends the waiting directories, in the order the walk left them, as long as their
+    /// members have inflated (with `all`, every directory not sent yet: the walk is over).
+    /// Constant work an entry of the walk, whatever the tree: a directory still inflating
+    /// holds back those after it.
     fn send_ready(&mut self, inflating: &mut Inflating, numa: &NumaTexts, all: bool) {
         if all {
             self.waiting.extend(self.current.take());
@@ -413,49 +427,59 @@ impl Dirs {
         if self.waiting.is_empty() {
             return;
         }
-        inflating.receive(all);
-        let mut still = Vec::new();
-        for slot in std::mem::take(&mut self.waiting) {
-            let s = &mut self.slots[slot];
-            if s.sent {
-                continue;
+        for job in inflating.receive(all) {
+            if let Some(s) = self
+                .job_slot
+                .get(job)
+                .and_then(|&slot| self.slots.get_mut(slot))
+            {
+                s.pending = s.pending.saturating_sub(1);
             }
-            let inflated = s.members.iter().all(|(_, body)| match body {
-                Body::Pending(job) => inflating.ready(*job),
-                _ => true,
-            });
-            if !inflated {
-                still.push(slot);
-                continue;
-            }
-            for (_, body) in &mut s.members {
-                if let Body::Pending(job) = *body {
-                    *body = Body::Text(inflating.take(job).unwrap_or_default());
-                }
-            }
-            let numa_text = numa.get(&(s.key.0.clone(), s.key.2)).cloned();
-            s.numa_given = numa_text.is_some();
-            s.sent = true;
-            let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
-            let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
-            let cancel = super::cancel::current();
-            self.sent += 1;
-            parse_pool_spawn(move || {
-                use std::sync::atomic::Ordering::Relaxed;
-                let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
-                    Err(super::cancelled())
-                } else {
-                    // A parser that panics refuses its directory, not the process.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_dir(&key, members, numa_text, &held)
-                    }))
-                    .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
-                };
-                // The walk may have failed and gone: nobody to tell.
-                let _ = send.send((slot, parsed));
-            });
         }
-        self.waiting = still;
+        while let Some(&slot) = self.waiting.front() {
+            let s = &self.slots[slot];
+            if s.sent || self.current == Some(slot) {
+                // Sent already, or the walk came back to it (it waits again once left).
+                self.waiting.pop_front();
+                continue;
+            }
+            if s.pending > 0 && !all {
+                break;
+            }
+            self.waiting.pop_front();
+            self.send(slot, inflating, numa);
+        }
+    }
+
+    /// Sends directory `slot` to be parsed on the pool, its inflated members filled in.
+    fn send(&mut self, slot: usize, inflating: &mut Inflating, numa: &NumaTexts) {
+        let s = &mut self.slots[slot];
+        for (_, body) in &mut s.members {
+            if let Body::Pending(job) = *body {
+                *body = Body::Text(inflating.take(job).unwrap_or_default());
+            }
+        }
+        let numa_text = numa.get(&(s.key.0.clone(), s.key.2)).cloned();
+        s.numa_given = numa_text.is_some();
+        s.sent = true;
+        let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
+        let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
+        let cancel = super::cancel::current();
+        self.sent += 1;
+        parse_pool_spawn(move || {
+            use std::sync::atomic::Ordering::Relaxed;
+            let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
+                Err(super::cancelled())
+            } else {
+                // A parser that panics refuses its directory, not the process.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_dir(&key, members, numa_text, &held)
+                }))
+                .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
+            };
+            // The walk may have failed and gone: nobody to tell.
+            let _ = send.send((slot, parsed));
+        });
     }
 
     /// Every directory's key and outcome, in tree order (once the walk is over and every
@@ -498,7 +522,10 @@ impl Dirs {
             if let Some(text) = numa_text {
                 dir.insert(NUMA_MEMBER, text.clone());
             }
-            let outcome = parse_dir(&key.1, key.2, &dir);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                parse_dir(&key.1, key.2, &dir)
+            }))
+            .map_err(|_| IngestError::new("a log directory could not be read"))?;
             out.push((key, outcome));
         }
         Ok(out)
