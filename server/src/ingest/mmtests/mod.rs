@@ -336,8 +336,8 @@ struct Slot {
     sent: bool,
     /// Members met after it was sent (a tar whose members are not grouped by directory).
     late: Vec<Member>,
-    /// Whether its iteration's `numactl.txt` went with it.
-    numa_given: bool,
+    /// Which of its iteration's `numactl.txt` went with it (its number among those read).
+    numa_given: Option<usize>,
     /// Its members still inflating.
     pending: usize,
 }
@@ -389,7 +389,7 @@ impl Dirs {
                     members: Vec::new(),
                     sent: false,
                     late: Vec::new(),
-                    numa_given: false,
+                    numa_given: None,
                     pending: 0,
                 });
                 self.index.insert(key, self.slots.len() - 1);
@@ -459,8 +459,9 @@ impl Dirs {
                 *body = Body::Text(inflating.take(job).unwrap_or_default());
             }
         }
-        let numa_text = numa.get(&(s.key.0.clone(), s.key.2)).cloned();
-        s.numa_given = numa_text.is_some();
+        let given = numa.get(&(s.key.0.clone(), s.key.2));
+        s.numa_given = given.map(|(_, n)| *n);
+        let numa_text = given.map(|(text, _)| text.clone());
         s.sent = true;
         let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
         let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
@@ -500,8 +501,9 @@ impl Dirs {
             let (mut dir, outcome) = parsed[slot]
                 .take()
                 .unwrap_or_else(|| Err(IngestError::new("a log directory could not be read")))?;
-            let numa_text = numa.get(&(key.0.clone(), key.2));
-            let numa_late = numa_text.is_some() && !s.numa_given;
+            let numa_now = numa.get(&(key.0.clone(), key.2));
+            // A map read after the directory was sent (or another read after the one it got).
+            let numa_late = numa_now.is_some_and(|(_, n)| s.numa_given != Some(*n));
             if s.late.is_empty() && !numa_late {
                 out.push((key, outcome));
                 continue;
@@ -519,7 +521,7 @@ impl Dirs {
             for (name, text) in member_texts(&key, late, &inflating.held)? {
                 dir.insert(&name, text);
             }
-            if let Some(text) = numa_text {
+            if let Some((text, _)) = numa_now {
                 dir.insert(NUMA_MEMBER, text.clone());
             }
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -539,8 +541,9 @@ impl Drop for Dirs {
     }
 }
 
-/// `numactl --hardware` of each (kernel, iteration): saladfork reads it beside its logs.
-type NumaTexts = std::collections::HashMap<(String, i64), String>;
+/// `numactl --hardware` of each (kernel, iteration), saladfork reads it beside its logs; and
+/// its number among the maps read (the last read of an iteration is the one used).
+type NumaTexts = std::collections::HashMap<(String, i64), (String, usize)>;
 
 /// The texts of a directory's members (decompressed already, or read here as text).
 fn member_texts(
@@ -592,6 +595,7 @@ fn read_tar<R: Read>(
     // Each logs directory's members, parsed once the walk has left the directory.
     let mut dirs = Dirs::new();
     let mut numa = NumaTexts::default();
+    let mut numa_replaced = 0;
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
     let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
     let mut inflating = Inflating::new();
@@ -723,7 +727,10 @@ fn read_tar<R: Read>(
             )
             .map_err(|e| e.in_file(&path))?;
             held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
-            numa.insert((kernel.to_owned(), iter), text);
+            let n = numa.len() + numa_replaced;
+            if numa.insert((kernel.to_owned(), iter), (text, n)).is_some() {
+                numa_replaced += 1;
+            }
             continue;
         }
         if system_file.is_none() {
@@ -1287,12 +1294,11 @@ pub(crate) mod tests {
     /// met (in a tar, when that happens depends on how soon its log inflates).
     #[test]
     fn a_directory_sent_before_its_numa_map_is_parsed_again_with_it() {
-        let salad: DirKey = ("6.1".into(), "saladfork".into(), 0);
         let log =
             "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n";
         let (mut dirs, mut inflating, mut numa) = (Dirs::new(), Inflating::new(), NumaTexts::new());
         dirs.add(
-            salad.clone(),
+            ("6.1".into(), "saladfork".into(), 0),
             ("saladfork-0.log.gz".into(), Body::Text(log.into())),
         );
         dirs.add(
@@ -1300,19 +1306,38 @@ pub(crate) mod tests {
             ("hackbench-4".into(), Body::Raw(b"Time: 0.5\n".to_vec())),
         );
         dirs.send_ready(&mut inflating, &numa, false);
-        assert!(dirs.slots[0].sent && !dirs.slots[0].numa_given);
+        assert!(dirs.slots[0].sent && dirs.slots[0].numa_given.is_none());
+        numa.insert(("6.1".into(), 0), (String::new(), 0));
+        // A third directory, sent with that (empty) map; then another map of the iteration is read
+        // (the last read is the one used, as when the tree was read whole).
+        dirs.add(
+            ("6.1".into(), "saladfork-again".into(), 0),
+            ("saladfork-0.log.gz".into(), Body::Text(log.into())),
+        );
+        dirs.add(
+            ("6.1".into(), "zzz".into(), 0),
+            ("out".into(), Body::Raw(Vec::new())),
+        );
+        dirs.send_ready(&mut inflating, &numa, false);
+        assert_eq!(dirs.slots[2].numa_given, Some(0));
         numa.insert(
             ("6.1".into(), 0),
-            "node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n".into(),
+            ("node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n".into(), 1),
         );
         let parsed = dirs.finish(&mut inflating, &numa).unwrap();
-        let (key, outcome) = parsed.into_iter().find(|(k, _)| *k == salad).unwrap();
-        let Outcome::Lines(_, _, members, Ok((_, groups))) = outcome else {
-            panic!("saladfork of {key:?} was not read");
-        };
-        assert_eq!(members, 2, "its log and the map");
-        let metrics: Vec<&str> = groups.iter().map(|g| g.metric.as_str()).collect();
-        assert_eq!(metrics, ["local", "remote", "local_v_total"]);
+        let salads: Vec<_> = parsed
+            .into_iter()
+            .filter(|(k, _)| k.1.starts_with("saladfork"))
+            .collect();
+        assert_eq!(salads.len(), 2);
+        for (key, outcome) in salads {
+            let Outcome::Lines(_, _, members, Ok((_, groups))) = outcome else {
+                panic!("saladfork of {key:?} was not read");
+            };
+            assert_eq!(members, 2, "its log and the map");
+            let metrics: Vec<&str> = groups.iter().map(|g| g.metric.as_str()).collect();
+            assert_eq!(metrics, ["local", "remote", "local_v_total"], "{key:?}");
+        }
     }
 
     /// A tar whose members are not grouped by directory (each directory is parsed once the
