@@ -5,8 +5,8 @@
 //!
 //! Architecture invariant: this module and the families' parsers use `std` only (and
 //! `compact_str` for a line's fields) and know nothing of runs, labels or the store; the
-//! tree reader and [`super::rows`] turn lines into runs. A parser is a pure function of the directory, tested against what the real
-//! `parse-results` printed for the same logs.
+//! tree reader and [`super::rows`] turn lines into runs. A parser is a pure function of the
+//! directory, tested against what the real `parse-results` printed for the same logs.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;

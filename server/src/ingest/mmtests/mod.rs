@@ -312,6 +312,15 @@ impl Inflating {
         }
     }
 
+    /// Fills in the text of each of `members` that was inflating (once its job has given it).
+    fn fill(&mut self, members: &mut [Member]) {
+        for (_, body) in members {
+            if let Body::Pending(job) = *body {
+                *body = Body::Text(self.take(job).unwrap_or_default());
+            }
+        }
+    }
+
     /// Why the jobs failed (once every job was received): the first failure in job order
     /// that was not a consequence of another.
     fn first_failure(&mut self) -> IngestError {
@@ -454,11 +463,7 @@ impl Dirs {
     /// Sends directory `slot` to be parsed on the pool, its inflated members filled in.
     fn send(&mut self, slot: usize, inflating: &mut Inflating, numa: &NumaTexts) {
         let s = &mut self.slots[slot];
-        for (_, body) in &mut s.members {
-            if let Body::Pending(job) = *body {
-                *body = Body::Text(inflating.take(job).unwrap_or_default());
-            }
-        }
+        inflating.fill(&mut s.members);
         let given = numa.get(&(s.key.0.clone(), s.key.2));
         s.numa_given = given.map(|(_, n)| *n);
         let numa_text = given.map(|(text, _)| text.clone());
@@ -509,15 +514,8 @@ impl Dirs {
                 continue;
             }
             // Met again after it was parsed: parsed again, with everything.
-            let late: Vec<Member> = std::mem::take(&mut s.late)
-                .into_iter()
-                .map(|(name, body)| match body {
-                    Body::Pending(job) => {
-                        (name, Body::Text(inflating.take(job).unwrap_or_default()))
-                    }
-                    other => (name, other),
-                })
-                .collect();
+            let mut late = std::mem::take(&mut s.late);
+            inflating.fill(&mut late);
             for (name, text) in member_texts(&key, late, &inflating.held)? {
                 dir.insert(&name, text);
             }
