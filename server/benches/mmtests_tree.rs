@@ -190,6 +190,9 @@ fn main() {
         tree.len(),
         body.len()
     );
+    // The server runs without transparent huge pages (`serve` asks first); so does the
+    // parse here, to be measured as it runs there.
+    perfline_server::small_pages();
     // Where parsing goes, in process: the whole tree, then each family's parser alone.
     let mut meta = perfline_server::ingest::UploadMeta::default();
     meta.set("machine", "m").unwrap();

@@ -43,3 +43,20 @@ pub use http::{page_paths, router, serve, AppState, Config};
 #[cfg(feature = "server")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Asks the kernel for no transparent huge pages in this process (`serve` does, first).
+///
+/// mimalloc advises huge pages on its arenas and gives freed memory back after a second; the
+/// next request that needs it then faults 2 MiB pages in, and the kernel zeroes each whole
+/// page however little of it is used. An upload of the 63-family mmtests tree spent 26–87 ms
+/// of its parse's 70–170 ms of CPU in that zeroing on most uploads (0 on the few that found
+/// memory still mapped); with 4 KiB pages it is gone and the parse's CPU steady (see
+/// BENCHMARKS.md). Trends, comparisons and LKP ingest measured the same either way.
+/// Best effort: a kernel without the flag leaves things as they were.
+#[cfg(feature = "server")]
+pub fn small_pages() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+        tracing::debug!(error = %e, "transparent huge pages stay enabled");
+    }
+}

@@ -30,6 +30,7 @@ pub async fn serve(
     use hyper_util::rt::{TokioIo, TokioTimer};
     use tokio::io::AsyncWriteExt;
 
+    crate::small_pages();
     let store = state.store.clone();
     let config = state.config.clone();
     let worker_id = state.worker_id.clone();

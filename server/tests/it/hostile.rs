@@ -125,6 +125,26 @@ async fn a_file_that_inflates_a_thousandfold_is_refused_at_the_ratio() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_skipped_file_that_inflates_a_thousandfold_is_refused_at_the_ratio() {
+    // Not a log (outside `logs/`), so skipped unread; every byte skipped is still inflated,
+    // and counted against the allowance.
+    let bomb = gz_bomb(
+        header(
+            "log/k/iter-0/hackbench/core.dump",
+            tar::EntryType::Regular,
+            60 * MIB,
+        ),
+        60 * MIB,
+    );
+    refused_quickly(
+        bomb,
+        "the archive inflates to more than 16777216 bytes",
+        200 * MIB,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn many_tiny_entries_are_refused() {
     // 300,000 empty files: 150 MB of tar headers that compress to almost nothing.
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -75,6 +75,24 @@ impl Drop for Perfline {
     }
 }
 
+/// The server asks the kernel for no transparent huge pages (`perfline_server::small_pages`,
+/// first thing in `serve`): its freed memory given back and faulted in again 2 MiB at a time
+/// cost most uploads of an mmtests tree a third of their time (BENCHMARKS.md).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_runs_without_transparent_huge_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Perfline::start(dir.path().join("p.db"), &[]);
+    // Answered: `serve` is running.
+    let client = reqwest::Client::new();
+    get_text(&client, &format!("http://{}/healthz", p.addr)).await;
+    let status = std::fs::read_to_string(format!("/proc/{}/status", p.child.id())).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("THP_enabled:"))
+        .expect("Linux reports THP_enabled (since 5.0)");
+    assert_eq!(line.split_whitespace().nth(1), Some("0"), "{line}");
+}
+
 /// SIGTERM and SIGINT: an in-flight upload finishes, a half-sent one is cut off at the
 /// deadline, and the process exits 0.
 #[tokio::test(flavor = "multi_thread")]
