@@ -522,47 +522,65 @@ impl Dirs {
         });
     }
 
-    /// Every directory's key and outcome, in tree order (once the walk is over and every
-    /// member inflated): the first directory that could not be read in that order, if any.
-    fn finish(
+    /// Every directory's key and outcome, in tree order, each as soon as its parse is in
+    /// (the walk is over and every member inflated): the runs are built from the first
+    /// directories while the pool still parses the last. An error (the first directory that
+    /// could not be read, in that order) ends the upload; the rest are not waited for.
+    fn finish<'a>(
         mut self,
-        inflating: &mut Inflating,
-        numa: &NumaTexts,
-    ) -> Result<Vec<(DirKey, Outcome)>, IngestError> {
+        inflating: &'a mut Inflating,
+        numa: &'a NumaTexts,
+    ) -> impl Iterator<Item = Result<(DirKey, Outcome), IngestError>> + 'a {
         self.send_ready(inflating, numa, true);
         let mut parsed: Vec<Option<ParsedDir>> = (0..self.slots.len()).map(|_| None).collect();
-        for (slot, result) in self.parsed.iter().take(self.sent) {
-            parsed[slot] = Some(result);
+        let order = std::mem::take(&mut self.index);
+        order
+            .into_iter()
+            .map(move |(key, slot)| self.outcome(key, slot, &mut parsed, inflating, numa))
+    }
+
+    /// Directory `slot`'s outcome, once its parse is in (those in before it are kept in
+    /// `parsed` for their turn); parsed again if members or a NUMA map came after it was sent.
+    fn outcome(
+        &mut self,
+        key: DirKey,
+        slot: usize,
+        parsed: &mut [Option<ParsedDir>],
+        inflating: &mut Inflating,
+        numa: &NumaTexts,
+    ) -> Result<(DirKey, Outcome), IngestError> {
+        let unread = || IngestError::new("a log directory could not be read");
+        if !self.slots[slot].sent {
+            return Err(unread());
         }
-        let mut out = Vec::with_capacity(self.slots.len());
-        for (key, slot) in std::mem::take(&mut self.index) {
-            let s = &mut self.slots[slot];
-            let (mut dir, outcome) = parsed[slot]
-                .take()
-                .unwrap_or_else(|| Err(IngestError::new("a log directory could not be read")))?;
-            let numa_now = numa.get(&(key.0.clone(), key.2));
-            // A map read after the directory was sent (or another read after the one it got).
-            let numa_late = numa_now.is_some_and(|(_, n)| s.numa_given != Some(*n));
-            if s.late.is_empty() && !numa_late {
-                out.push((key, outcome));
-                continue;
-            }
-            // Met again after it was parsed: parsed again, with everything.
-            let mut late = std::mem::take(&mut s.late);
-            inflating.fill(&mut late);
-            for (name, text) in member_texts(&key, late, &inflating.held)? {
-                dir.insert(&name, text);
-            }
-            if let Some((text, _)) = numa_now {
-                dir.insert(NUMA_MEMBER, text.clone());
-            }
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                parse_dir(&key.1, key.2, &dir)
-            }))
-            .map_err(|_| IngestError::new("a log directory could not be read"))?;
-            out.push((key, outcome));
+        while parsed[slot].is_none() {
+            let Ok((from, result)) = self.parsed.recv() else {
+                return Err(unread());
+            };
+            parsed[from] = Some(result);
         }
-        Ok(out)
+        let (mut dir, outcome) = parsed[slot].take().unwrap_or_else(|| Err(unread()))?;
+        let s = &mut self.slots[slot];
+        let numa_now = numa.get(&(key.0.clone(), key.2));
+        // A map read after the directory was sent (or another read after the one it got).
+        let numa_late = numa_now.is_some_and(|(_, n)| s.numa_given != Some(*n));
+        if s.late.is_empty() && !numa_late {
+            return Ok((key, outcome));
+        }
+        // Met again after it was parsed: parsed again, with everything.
+        let mut late = std::mem::take(&mut s.late);
+        inflating.fill(&mut late);
+        for (name, text) in member_texts(&key, late, &inflating.held)? {
+            dir.insert(&name, text);
+        }
+        if let Some((text, _)) = numa_now {
+            dir.insert(NUMA_MEMBER, text.clone());
+        }
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parse_dir(&key.1, key.2, &dir)
+        }))
+        .map_err(|_| unread())?;
+        Ok((key, outcome))
     }
 }
 
@@ -793,9 +811,7 @@ fn read_tar<R: Read>(
     if inflating.failed() {
         return Err(inflating.first_failure());
     }
-    let (keys, outcomes): (Vec<DirKey>, Vec<Outcome>) =
-        dirs.finish(&mut inflating, &numa)?.into_iter().unzip();
-    let (mut runs, report) = read_dirs(keys.iter().zip(outcomes), meta)?;
+    let (mut runs, report) = read_dirs(dirs.finish(&mut inflating, &numa), meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
@@ -916,8 +932,8 @@ fn parse_pool_spawn(job: impl FnOnce() + Send + 'static) {
 }
 
 /// Each directory's parsed rows into runs, and what came of each directory.
-fn read_dirs<'a>(
-    dirs: impl Iterator<Item = (&'a DirKey, Outcome)>,
+fn read_dirs(
+    dirs: impl Iterator<Item = Result<(DirKey, Outcome), IngestError>>,
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
     let mut builder = RunBuilder::default();
@@ -925,7 +941,9 @@ fn read_dirs<'a>(
     // Per run: how mmtests compares it, and its ratio operations.
     let mut comparing: std::collections::HashMap<super::RunKey, (lines::Comparing, Vec<String>)> =
         Default::default();
-    for ((kernel, benchmark, iter), outcome) in dirs {
+    for dir in dirs {
+        let (key, outcome) = dir?;
+        let (kernel, benchmark, iter) = (&key.0, &key.1, &key.2);
         // The tree names kernels and benchmarks itself; a form field may not say otherwise.
         for (field, given, found) in [
             ("kernel", &meta.kernel, kernel),
@@ -1386,7 +1404,10 @@ pub(crate) mod tests {
             ("6.1".into(), 0),
             ("node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n".into(), 1),
         );
-        let parsed = dirs.finish(&mut inflating, &numa).unwrap();
+        let parsed: Vec<_> = dirs
+            .finish(&mut inflating, &numa)
+            .collect::<Result<_, _>>()
+            .unwrap();
         let salads: Vec<_> = parsed
             .into_iter()
             .filter(|(k, _)| k.1.starts_with("saladfork"))
