@@ -18,13 +18,9 @@ pub fn direction(benchmark: &str, metric: &str) -> Option<Direction> {
 /// The direction of an mmtests family's metric as its `shellpack.yaml` states it (under the
 /// metric, else at the top), else the family's own (`higher`, mmtests' default lower).
 pub fn mmtests_direction(shellpack: &str, metric: &str, higher: bool) -> Direction {
-    let listed = |m: &str| {
-        MMTESTS_DIRECTIONS
-            .iter()
-            .find(|(bench, name, _)| *bench == shellpack && *name == m)
-            .map(|(_, _, h)| *h)
-    };
-    let higher = listed(metric).or_else(|| listed("*")).unwrap_or(higher);
+    let higher = mmtests_listed(shellpack, metric)
+        .or_else(|| mmtests_listed(shellpack, "*"))
+        .unwrap_or(higher);
     if higher {
         Direction::Higher
     } else {
@@ -48,20 +44,33 @@ pub fn apply(
     }
 }
 
+/// Whether higher is better for `metric` of `benchmark` as `MMTESTS_DIRECTIONS` lists it (the
+/// first listing), looked up by benchmark then metric: it is asked once a series of every
+/// directory of a tree.
+fn mmtests_listed(benchmark: &str, metric: &str) -> Option<bool> {
+    type ByMetric = std::collections::HashMap<&'static str, bool>;
+    static LISTED: std::sync::LazyLock<std::collections::HashMap<&'static str, ByMetric>> =
+        std::sync::LazyLock::new(|| {
+            let mut by: std::collections::HashMap<&'static str, ByMetric> = Default::default();
+            for &(b, m, higher) in MMTESTS_DIRECTIONS {
+                by.entry(b).or_default().entry(m).or_insert(higher);
+            }
+            by
+        });
+    LISTED.get(benchmark)?.get(metric).copied()
+}
+
 /// mmtests' direction for a metric its YAML lists for `benchmark` (or a benchmark whose name
 /// it starts, as `netperf-tcp` starts with `netperf`).
 fn mmtests(benchmark: &str, metric: &str) -> Option<Direction> {
     let of = |b: &str| {
-        MMTESTS_DIRECTIONS
-            .iter()
-            .find(|(bench, m, _)| *bench == b && *m == metric)
-            .map(|(_, _, higher)| {
-                if *higher {
-                    Direction::Higher
-                } else {
-                    Direction::Lower
-                }
-            })
+        mmtests_listed(b, metric).map(|higher| {
+            if higher {
+                Direction::Higher
+            } else {
+                Direction::Lower
+            }
+        })
     };
     of(benchmark).or_else(|| {
         let mut stem = benchmark;

@@ -424,8 +424,10 @@ impl Dirs {
 
     /// Adds a member to its directory; a directory the walk leaves waits to be sent.
     fn add(&mut self, key: DirKey, member: Member) {
-        let slot = match self.index.get(&key) {
-            Some(&slot) => slot,
+        // Mostly the directory of the member before it.
+        let current = self.current.filter(|&slot| self.slots[slot].key == key);
+        let slot = match current.or_else(|| self.index.get(&key).copied()) {
+            Some(slot) => slot,
             None => {
                 self.slots.push(Slot {
                     key: key.clone(),
