@@ -106,42 +106,22 @@ async fn a_directory_declaring_2_gib_is_refused_not_inflated() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_file_that_inflates_a_thousandfold_is_refused_at_the_ratio() {
-    // 60 MiB of zeros in a file entry under the entry limit: ~60 KiB compressed.
-    let bomb = gz_bomb(
-        header(
-            "log/k/iter-0/hackbench/logs/time.1",
-            tar::EntryType::Regular,
-            60 * MIB,
-        ),
-        60 * MIB,
-    );
-    assert!(bomb.len() < 100 * 1024, "{} bytes", bomb.len());
-    refused_quickly(
-        bomb,
-        "the archive inflates to more than 16777216 bytes",
-        200 * MIB,
-    )
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_skipped_file_that_inflates_a_thousandfold_is_refused_at_the_ratio() {
-    // Not a log (outside `logs/`), so skipped unread; every byte skipped is still inflated,
-    // and counted against the allowance.
-    let bomb = gz_bomb(
-        header(
-            "log/k/iter-0/hackbench/core.dump",
-            tar::EntryType::Regular,
-            60 * MIB,
-        ),
-        60 * MIB,
-    );
-    refused_quickly(
-        bomb,
-        "the archive inflates to more than 16777216 bytes",
-        200 * MIB,
-    )
-    .await;
+    // 60 MiB of zeros in a file entry under the entry limit: ~60 KiB compressed. A log is
+    // read; a file outside `logs/` is skipped unread, but every byte skipped is inflated too,
+    // and counted against the allowance the same.
+    for path in [
+        "log/k/iter-0/hackbench/logs/time.1",
+        "log/k/iter-0/hackbench/core.dump",
+    ] {
+        let bomb = gz_bomb(header(path, tar::EntryType::Regular, 60 * MIB), 60 * MIB);
+        assert!(bomb.len() < 100 * 1024, "{} bytes", bomb.len());
+        refused_quickly(
+            bomb,
+            "the archive inflates to more than 16777216 bytes",
+            200 * MIB,
+        )
+        .await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
