@@ -21,6 +21,11 @@ pub fn mmtests_direction(shellpack: &str, metric: &str, higher: bool) -> Directi
     let higher = mmtests_listed(shellpack, metric)
         .or_else(|| mmtests_listed(shellpack, "*"))
         .unwrap_or(higher);
+    better(higher)
+}
+
+/// Higher is better, or lower.
+fn better(higher: bool) -> Direction {
     if higher {
         Direction::Higher
     } else {
@@ -63,15 +68,7 @@ fn mmtests_listed(benchmark: &str, metric: &str) -> Option<bool> {
 /// mmtests' direction for a metric its YAML lists for `benchmark` (or a benchmark whose name
 /// it starts, as `netperf-tcp` starts with `netperf`).
 fn mmtests(benchmark: &str, metric: &str) -> Option<Direction> {
-    let of = |b: &str| {
-        mmtests_listed(b, metric).map(|higher| {
-            if higher {
-                Direction::Higher
-            } else {
-                Direction::Lower
-            }
-        })
-    };
+    let of = |b: &str| mmtests_listed(b, metric).map(better);
     of(benchmark).or_else(|| {
         let mut stem = benchmark;
         while let Some((head, _)) = stem.rsplit_once('-') {

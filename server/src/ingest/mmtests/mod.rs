@@ -401,7 +401,6 @@ struct Dirs {
     job_slot: Vec<usize>,
     parsed: std::sync::mpsc::Receiver<(usize, ParsedDir)>,
     send: std::sync::mpsc::Sender<(usize, ParsedDir)>,
-    sent: usize,
     /// Set when the upload is refused: parses not yet started are not.
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
@@ -417,7 +416,6 @@ impl Dirs {
             job_slot: Vec::new(),
             parsed,
             send,
-            sent: 0,
             stop: Default::default(),
         }
     }
@@ -507,7 +505,6 @@ impl Dirs {
         let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
         let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
         let cancel = super::cancel::current();
-        self.sent += 1;
         parse_pool_spawn(move || {
             use std::sync::atomic::Ordering::Relaxed;
             let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
