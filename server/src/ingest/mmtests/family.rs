@@ -13,13 +13,55 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// One `logs/` directory: each member by its name in the tree (`fio.log.gz` stays so named),
-/// its bytes decompressed (`.gz` and `.xz` members as `zcat`/`xzcat` would give them).
+/// its bytes decompressed (`.gz` and `.xz` members as `zcat`/`xzcat` would give them). A
+/// member added packed is decompressed when a parser first reads it, by the reader's
+/// [`Unpack`]: a log no parser reads (dbench's own `dbench-N.log.xz`, half of its bytes) is
+/// never inflated, as mmtests never opens it.
 #[derive(Debug, Default, Clone)]
 pub struct LogDir {
     /// The benchmark directory's name under `iter-N` (the driver: `netperf-udp-rr`,
     /// `futexbench-hash`, `wis-pf`), which some parsers read as mmtests' does.
     pub benchmark: String,
-    files: BTreeMap<String, String>,
+    files: BTreeMap<String, Member>,
+    unpack: Option<Unpack>,
+    /// Bytes of names (one more each) and of texts given as text.
+    known: u64,
+    /// Bytes of text of the packed members read so far.
+    inflated: Inflated,
+}
+
+/// A count shared by readers of one directory (cloned as its value).
+#[derive(Debug, Default)]
+struct Inflated(std::sync::atomic::AtomicU64);
+
+impl Clone for Inflated {
+    fn clone(&self) -> Inflated {
+        Inflated(self.get().into())
+    }
+}
+
+impl Inflated {
+    fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// How a packed member becomes text: `(name, bytes)` to its text, or `None` when it cannot
+/// be read (the reader that gave it keeps why, and refuses what the parser made of it).
+#[derive(Clone)]
+pub struct Unpack(pub std::sync::Arc<dyn Fn(&str, &[u8]) -> Option<String> + Send + Sync>);
+
+impl fmt::Debug for Unpack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Unpack")
+    }
+}
+
+/// A member: its text, or its bytes as the archive holds them and their text once read.
+#[derive(Debug, Clone)]
+enum Member {
+    Text(String),
+    Packed(Vec<u8>, std::sync::OnceLock<Option<String>>),
 }
 
 impl LogDir {
@@ -27,12 +69,56 @@ impl LogDir {
         LogDir {
             benchmark: benchmark.to_owned(),
             files: BTreeMap::new(),
+            unpack: None,
+            known: 0,
+            inflated: Inflated::default(),
+        }
+    }
+
+    /// The same, its packed members read by `unpack`.
+    pub fn unpacking(benchmark: &str, unpack: Unpack) -> LogDir {
+        LogDir {
+            unpack: Some(unpack),
+            ..LogDir::new(benchmark)
         }
     }
 
     /// Adds a member (text already decompressed) under its name in the tree.
     pub fn insert(&mut self, name: &str, text: String) {
-        self.files.insert(name.to_owned(), text);
+        self.known += (name.len() + 1 + text.len()) as u64;
+        let replaced = self.files.insert(name.to_owned(), Member::Text(text));
+        self.forget(replaced, name);
+    }
+
+    /// Adds a compressed member, decompressed by the directory's [`Unpack`] when first read
+    /// (without one, it reads as absent).
+    pub fn insert_packed(&mut self, name: &str, bytes: Vec<u8>) {
+        self.known += (name.len() + 1) as u64;
+        let packed = Member::Packed(bytes, std::sync::OnceLock::new());
+        let replaced = self.files.insert(name.to_owned(), packed);
+        self.forget(replaced, name);
+    }
+
+    /// Takes a member replaced under `name` out of the sizes.
+    fn forget(&mut self, replaced: Option<Member>, name: &str) {
+        let gone = match replaced {
+            None => return,
+            Some(Member::Text(text)) => text.len(),
+            Some(Member::Packed(_, text)) => {
+                let read = text.get().and_then(Option::as_ref).map_or(0, String::len);
+                self.inflated
+                    .0
+                    .fetch_sub(read as u64, std::sync::atomic::Ordering::Relaxed);
+                0
+            }
+        };
+        self.known -= (name.len() + 1 + gone) as u64;
+    }
+
+    /// The bytes of the directory as read so far: its names (one more each), its texts, and
+    /// the text of each compressed member read (one not read weighs its name only).
+    pub fn size(&self) -> u64 {
+        self.known + self.inflated.get()
     }
 
     /// The members' names in byte order, as `ls` lists them under `LC_ALL=C`.
@@ -42,7 +128,19 @@ impl LogDir {
 
     /// The member named exactly `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.files.get(name).map(String::as_str)
+        match self.files.get(name)? {
+            Member::Text(text) => Some(text),
+            Member::Packed(bytes, text) => text
+                .get_or_init(|| {
+                    let text = self.unpack.as_ref().and_then(|u| (u.0)(name, bytes));
+                    let n = text.as_ref().map_or(0, String::len) as u64;
+                    self.inflated
+                        .0
+                        .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                    text
+                })
+                .as_deref(),
+        }
     }
 
     /// The text of `name` as mmtests' `open_log` finds it: `name.gz`, else `name.xz`, else

@@ -232,144 +232,15 @@ fn archive_error(e: std::io::Error) -> IngestError {
 
 /// A logs directory's place: (kernel, benchmark, iteration).
 type DirKey = (String, String, i64);
-/// A member of a logs directory: its name under `logs/`, its bytes.
-type Member = (String, Body);
-
-/// A member's bytes.
-enum Body {
-    /// As the archive holds them (read as text by the directory's parser thread).
-    Raw(Vec<u8>),
-    /// Being decompressed on the parse pool while the walk goes on: the job's number.
-    Pending(usize),
-    /// Decompressed.
-    Text(String),
-}
-
-/// What became of a member sent to be decompressed: its text, why it cannot be read, or
-/// `None`: not started, another member having failed.
-type MemberText = Result<String, Option<IngestError>>;
+/// A member of a logs directory: its name under `logs/`, its bytes as the archive holds
+/// them (a `.gz` or `.xz` log is decompressed when its parser first reads it).
+type Member = (String, Vec<u8>);
 
 /// The bytes of text held so far, over the tree (bounded by [`MAX_TEXT`]).
 type Held = std::sync::Arc<std::sync::atomic::AtomicU64>;
 
-/// Members decompressed on the parse pool while the tar walk goes on (the walk inflates the
-/// archive on one thread; the `.gz` and `.xz` logs inflate beside it).
-struct Inflating {
-    done: std::sync::mpsc::Receiver<(usize, MemberText)>,
-    send: std::sync::mpsc::Sender<(usize, MemberText)>,
-    /// What each job started so far gave, once received.
-    texts: Vec<Option<MemberText>>,
-    received: usize,
-    held: Held,
-    /// Set by the first job that fails: the rest are not started (the upload is refused).
-    failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Inflating {
-    fn new() -> Inflating {
-        let (send, done) = std::sync::mpsc::channel();
-        Inflating {
-            done,
-            send,
-            texts: Vec::new(),
-            received: 0,
-            held: Held::default(),
-            failed: Default::default(),
-        }
-    }
-
-    /// Starts decompressing `raw` (the member at `path`); its job number.
-    fn start(&mut self, path: String, name: &str, raw: Vec<u8>) -> usize {
-        let job = self.texts.len();
-        self.texts.push(None);
-        let (send, held, failed) = (self.send.clone(), self.held.clone(), self.failed.clone());
-        let (name, cancel) = (name.to_owned(), super::cancel::current());
-        parse_pool_spawn(move || {
-            use std::sync::atomic::Ordering::Relaxed;
-            let text: MemberText = if cancel.is_some_and(|c| c.load(Relaxed)) {
-                Err(Some(super::cancelled()))
-            } else if failed.load(Relaxed) {
-                Err(None)
-            } else {
-                let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
-                // A decoder that panics fails this member, not the process (a panic in a
-                // pool job would abort it).
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    member_text(&name, raw, budget)
-                }))
-                .unwrap_or_else(|_| Err(IngestError::new("the member cannot be read")))
-                .map_err(|e| Some(e.in_file(&path)))
-            };
-            match &text {
-                Ok(t) => {
-                    held.fetch_add(t.len() as u64, Relaxed);
-                }
-                Err(_) => failed.store(true, Relaxed),
-            }
-            // The walk may have failed and gone: nobody to tell.
-            let _ = send.send((job, text));
-        });
-        job
-    }
-
-    /// Whether a member failed: the walk need not go on.
-    fn failed(&self) -> bool {
-        self.failed.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Takes in what the jobs finished so far (with `all`, waits for every job started):
-    /// the jobs taken in now.
-    fn receive(&mut self, all: bool) -> Vec<usize> {
-        let mut jobs = Vec::new();
-        while self.received < self.texts.len() {
-            let next = if all {
-                self.done.recv().ok()
-            } else {
-                self.done.try_recv().ok()
-            };
-            let Some((job, text)) = next else { break };
-            self.texts[job] = Some(text);
-            self.received += 1;
-            jobs.push(job);
-        }
-        jobs
-    }
-
-    /// Job `job`'s text, if it has given it and it was not taken.
-    fn take(&mut self, job: usize) -> Option<String> {
-        match self.texts[job].take() {
-            Some(Ok(text)) => Some(text),
-            other => {
-                self.texts[job] = other;
-                None
-            }
-        }
-    }
-
-    /// Fills in the text of each of `members` that was inflating (once its job has given it).
-    fn fill(&mut self, members: &mut [Member]) {
-        for (_, body) in members {
-            if let Body::Pending(job) = *body {
-                *body = Body::Text(self.take(job).unwrap_or_default());
-            }
-        }
-    }
-
-    /// Why the jobs failed (once every job was received): the first failure in job order
-    /// that was not a consequence of another.
-    fn first_failure(&mut self) -> IngestError {
-        self.texts
-            .iter_mut()
-            .find_map(|t| match t.take() {
-                Some(Err(Some(e))) => Some(e),
-                _ => None,
-            })
-            .unwrap_or_else(|| IngestError::new("a compressed log could not be read"))
-    }
-}
-
 /// What a logs directory's parse gave: its members as read, and its parser's outcome.
-type ParsedDir = Result<(LogDir, Outcome), IngestError>;
+type ParsedDir = Result<(OpenDir, Outcome), IngestError>;
 
 /// One logs directory of the tree.
 struct Slot {
@@ -381,28 +252,26 @@ struct Slot {
     late: Vec<Member>,
     /// Which of its iteration's `numactl.txt` went with it (its number among those read).
     numa_given: Option<usize>,
-    /// Its members still inflating.
-    pending: usize,
 }
 
 /// The logs directories of a tree as the walk meets them. Each is parsed on the pool as soon
-/// as the walk has left it and its compressed members have inflated, so the parsers run
-/// while the walk goes on. A directory met again later, or whose iteration's
+/// as the walk has left it (its compressed logs inflated as its parser reads them), so the
+/// parsers run while the walk goes on. A directory met again later, or whose iteration's
 /// `numactl.txt` comes after it was sent, is parsed again at the end with everything.
 struct Dirs {
     index: std::collections::BTreeMap<DirKey, usize>,
     slots: Vec<Slot>,
     /// The directory the walk is adding to.
     current: Option<usize>,
-    /// Left by the walk, to be sent in this order once their members have inflated (a
-    /// directory the walk came back to may be here more than once; it is sent once).
+    /// Left by the walk, to be sent in this order (a directory the walk came back to may
+    /// be here more than once; it is sent once).
     waiting: std::collections::VecDeque<usize>,
-    /// The directory of each inflating job (by job number).
-    job_slot: Vec<usize>,
     parsed: std::sync::mpsc::Receiver<(usize, ParsedDir)>,
     send: std::sync::mpsc::Sender<(usize, ParsedDir)>,
     /// Set when the upload is refused: parses not yet started are not.
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The text of the tree's members so far, against [`MAX_TEXT`].
+    held: Held,
 }
 
 impl Dirs {
@@ -413,10 +282,10 @@ impl Dirs {
             slots: Vec::new(),
             current: None,
             waiting: Default::default(),
-            job_slot: Vec::new(),
             parsed,
             send,
             stop: Default::default(),
+            held: Held::default(),
         }
     }
 
@@ -433,7 +302,6 @@ impl Dirs {
                     sent: false,
                     late: Vec::new(),
                     numa_given: None,
-                    pending: 0,
                 });
                 self.index.insert(key, self.slots.len() - 1);
                 self.slots.len() - 1
@@ -449,68 +317,39 @@ impl Dirs {
             s.late.push(member);
             return;
         }
-        if let Body::Pending(job) = member.1 {
-            s.pending += 1;
-            if self.job_slot.len() <= job {
-                self.job_slot.resize(job + 1, usize::MAX);
-            }
-            self.job_slot[job] = slot;
-        }
         s.members.push(member);
     }
 
-    /// Sends the waiting directories, in the order the walk left them, as long as their
-    /// members have inflated (with `all`, every directory not sent yet: the walk is over).
-    /// Constant work an entry of the walk, whatever the tree: a directory still inflating
-    /// holds back those after it.
-    fn send_ready(&mut self, inflating: &mut Inflating, numa: &NumaTexts, all: bool) {
+    /// Sends the directories the walk has left, in that order (with `all`, every directory
+    /// not sent yet: the walk is over). Constant work an entry of the walk, whatever the tree.
+    fn send_ready(&mut self, numa: &NumaTexts, all: bool) {
         if all {
             self.waiting.extend(self.current.take());
         }
-        if self.waiting.is_empty() {
-            return;
-        }
-        for job in inflating.receive(all) {
-            if let Some(s) = self
-                .job_slot
-                .get(job)
-                .and_then(|&slot| self.slots.get_mut(slot))
-            {
-                s.pending = s.pending.saturating_sub(1);
+        while let Some(slot) = self.waiting.pop_front() {
+            // Sent already, or the walk came back to it (it waits again once left).
+            if !self.slots[slot].sent && self.current != Some(slot) {
+                self.send(slot, numa);
             }
-        }
-        while let Some(&slot) = self.waiting.front() {
-            let s = &self.slots[slot];
-            if s.sent || self.current == Some(slot) {
-                // Sent already, or the walk came back to it (it waits again once left).
-                self.waiting.pop_front();
-                continue;
-            }
-            if s.pending > 0 && !all {
-                break;
-            }
-            self.waiting.pop_front();
-            self.send(slot, inflating, numa);
         }
     }
 
-    /// Sends directory `slot` to be parsed on the pool, its inflated members filled in.
-    fn send(&mut self, slot: usize, inflating: &mut Inflating, numa: &NumaTexts) {
+    /// Sends directory `slot` to be parsed on the pool.
+    fn send(&mut self, slot: usize, numa: &NumaTexts) {
         let s = &mut self.slots[slot];
-        inflating.fill(&mut s.members);
         let given = numa.get(&(s.key.0.clone(), s.key.2));
         s.numa_given = given.map(|(_, n)| *n);
         let numa_text = given.map(|(text, _)| text.clone());
         s.sent = true;
         let (members, key) = (std::mem::take(&mut s.members), s.key.clone());
-        let (send, stop, held) = (self.send.clone(), self.stop.clone(), inflating.held.clone());
+        let (send, stop, held) = (self.send.clone(), self.stop.clone(), self.held.clone());
         let cancel = super::cancel::current();
         parse_pool_spawn(move || {
             use std::sync::atomic::Ordering::Relaxed;
             let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
                 Err(super::cancelled())
             } else {
-                // A parser that panics refuses its directory, not the process.
+                // A parser (or a decoder) that panics refuses its directory, not the process.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     read_dir(&key, members, numa_text, &held)
                 }))
@@ -522,20 +361,19 @@ impl Dirs {
     }
 
     /// Every directory's key and outcome, in tree order, each as soon as its parse is in
-    /// (the walk is over and every member inflated): the runs are built from the first
+    /// (the walk is over): the runs are built from the first
     /// directories while the pool still parses the last. An error (the first directory that
     /// could not be read, in that order) ends the upload; the rest are not waited for.
-    fn finish<'a>(
+    fn finish(
         mut self,
-        inflating: &'a mut Inflating,
-        numa: &'a NumaTexts,
-    ) -> impl Iterator<Item = Result<(DirKey, Outcome), IngestError>> + 'a {
-        self.send_ready(inflating, numa, true);
+        numa: &NumaTexts,
+    ) -> impl Iterator<Item = Result<(DirKey, Outcome), IngestError>> + '_ {
+        self.send_ready(numa, true);
         let mut parsed: Vec<Option<ParsedDir>> = (0..self.slots.len()).map(|_| None).collect();
         let order = std::mem::take(&mut self.index);
         order
             .into_iter()
-            .map(move |(key, slot)| self.outcome(key, slot, &mut parsed, inflating, numa))
+            .map(move |(key, slot)| self.outcome(key, slot, &mut parsed, numa))
     }
 
     /// Directory `slot`'s outcome, once its parse is in (those in before it are kept in
@@ -545,7 +383,6 @@ impl Dirs {
         key: DirKey,
         slot: usize,
         parsed: &mut [Option<ParsedDir>],
-        inflating: &mut Inflating,
         numa: &NumaTexts,
     ) -> Result<(DirKey, Outcome), IngestError> {
         let unread = || IngestError::new("a log directory could not be read");
@@ -567,18 +404,16 @@ impl Dirs {
             return Ok((key, outcome));
         }
         // Met again after it was parsed: parsed again, with everything.
-        let mut late = std::mem::take(&mut s.late);
-        inflating.fill(&mut late);
-        for (name, text) in member_texts(&key, late, &inflating.held)? {
-            dir.insert(&name, text);
-        }
+        let late = std::mem::take(&mut s.late);
+        add_members(&mut dir, &key, late, &self.held)?;
         if let Some((text, _)) = numa_now {
             dir.insert(NUMA_MEMBER, text.clone());
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parse_dir(&key.1, key.2, &dir)
+            parse_dir(&key.1, key.2, &dir.0)
         }))
         .map_err(|_| unread())?;
+        dir.check()?;
         Ok((key, outcome))
     }
 }
@@ -594,43 +429,89 @@ impl Drop for Dirs {
 /// its number among the maps read (the last read of an iteration is the one used).
 type NumaTexts = std::collections::HashMap<(String, i64), (String, usize)>;
 
-/// The texts of a directory's members (decompressed already, or read here as text).
-fn member_texts(
+/// A directory as its parser reads it, and why a compressed log it read could not be
+/// inflated (the first such log), which refuses the upload as a broken member did when every
+/// log was inflated whole.
+struct OpenDir(
+    LogDir,
+    std::sync::Arc<std::sync::Mutex<Option<IngestError>>>,
+);
+
+impl OpenDir {
+    /// Directory `key`, its compressed logs decompressed as they are read, within the tree's
+    /// text budget.
+    fn new((kernel, benchmark, iter): &DirKey, held: &Held) -> OpenDir {
+        use std::sync::atomic::Ordering::Relaxed;
+        let failed: std::sync::Arc<std::sync::Mutex<Option<IngestError>>> = Default::default();
+        let (prefix, held, first) = (
+            format!("{kernel}/iter-{iter}/{benchmark}/logs/"),
+            held.clone(),
+            failed.clone(),
+        );
+        let unpack = family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
+            let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
+            match member_text(name, raw.to_vec(), budget) {
+                Ok(text) => {
+                    held.fetch_add(text.len() as u64, Relaxed);
+                    Some(text)
+                }
+                Err(e) => {
+                    let mut first = first
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    first.get_or_insert(e.in_file(&format!("{prefix}{name}")));
+                    None
+                }
+            }
+        }));
+        OpenDir(LogDir::unpacking(benchmark, unpack), failed)
+    }
+
+    fn insert(&mut self, name: &str, text: String) {
+        self.0.insert(name, text);
+    }
+
+    /// Why a log its parser read could not be decompressed, if one could not.
+    fn check(&self) -> Result<(), IngestError> {
+        let mut first = self
+            .1
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        first.take().map_or(Ok(()), Err)
+    }
+}
+
+/// Adds `members` to `dir`: a `.gz` or `.xz` log as it is packed (inflated when read), any
+/// other as text now.
+fn add_members(
+    dir: &mut OpenDir,
     (kernel, benchmark, iter): &DirKey,
     members: Vec<Member>,
     held: &Held,
-) -> Result<Vec<(String, String)>, IngestError> {
-    members
-        .into_iter()
-        .map(|(name, body)| {
-            let text = match body {
-                Body::Raw(raw) => {
-                    let budget =
-                        MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed));
-                    let text = member_text(&name, raw, budget).map_err(|e| {
-                        e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
-                    })?;
-                    held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                    text
-                }
-                Body::Text(text) => text,
-                Body::Pending(_) => unreachable!("a member is sent once it has inflated"),
-            };
-            Ok((name, text))
-        })
-        .collect()
+) -> Result<(), IngestError> {
+    use std::sync::atomic::Ordering::Relaxed;
+    for (name, raw) in members {
+        if name.ends_with(".gz") || name.ends_with(".xz") {
+            dir.0.insert_packed(&name, raw);
+            continue;
+        }
+        let text = member_text(&name, raw, MAX_TEXT.saturating_sub(held.load(Relaxed)))
+            .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
+        held.fetch_add(text.len() as u64, Relaxed);
+        dir.insert(&name, text);
+    }
+    Ok(())
 }
 
 /// A logs directory through its family's parser (on the parse pool).
 fn read_dir(key: &DirKey, members: Vec<Member>, numa: Option<String>, held: &Held) -> ParsedDir {
-    let mut dir = LogDir::new(&key.1);
-    for (name, text) in member_texts(key, members, held)? {
-        dir.insert(&name, text);
-    }
+    let mut dir = OpenDir::new(key, held);
+    add_members(&mut dir, key, members, held)?;
     if let Some(text) = numa {
         dir.insert(NUMA_MEMBER, text);
     }
-    let outcome = parse_dir(&key.1, key.2, &dir);
+    let outcome = parse_dir(&key.1, key.2, &dir.0);
+    dir.check()?;
     Ok((dir, outcome))
 }
 
@@ -647,7 +528,6 @@ fn read_tar<R: Read>(
     let mut numa_replaced = 0;
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
     let mut order: std::collections::HashMap<String, Vec<String>> = Default::default();
-    let mut inflating = Inflating::new();
     let mut system: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
     let mut count = 0usize;
     let mut content = String::new();
@@ -663,11 +543,7 @@ fn read_tar<R: Read>(
         if count.is_multiple_of(1024) && super::cancel::requested() {
             return Err(super::cancelled());
         }
-        if inflating.failed() {
-            // A compressed member cannot be read: the upload is refused with its error.
-            break;
-        }
-        dirs.send_ready(&mut inflating, &numa, false);
+        dirs.send_ready(&numa, false);
         if count > MAX_ENTRIES {
             return Err(IngestError::new(format!(
                 "the archive has more than {MAX_ENTRIES} entries"
@@ -759,20 +635,15 @@ fn read_tar<R: Read>(
         };
         if let Some(at) = results {
             let raw = read_raw(&mut entry)?;
-            let body = if at.file.ends_with(".gz") || at.file.ends_with(".xz") {
-                Body::Pending(inflating.start(path.clone(), &at.file, raw))
-            } else {
-                Body::Raw(raw)
-            };
             dirs.add(
                 (at.kernel.to_owned(), at.benchmark.to_owned(), at.iter),
-                (at.file, body),
+                (at.file, raw),
             );
             continue;
         }
         if let Some((kernel, iter)) = numa_place(&path) {
             let raw = read_raw(&mut entry)?;
-            let held = &inflating.held;
+            let held = &dirs.held;
             let text = member_text(
                 &path,
                 raw,
@@ -806,11 +677,7 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    inflating.receive(true);
-    if inflating.failed() {
-        return Err(inflating.first_failure());
-    }
-    let (mut runs, report) = read_dirs(dirs.finish(&mut inflating, &numa), meta)?;
+    let (mut runs, report) = read_dirs(dirs.finish(&numa), meta)?;
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
@@ -1151,6 +1018,7 @@ pub fn samples_metric(benchmark: &str) -> Option<(&'static str, Direction)> {
 pub(crate) mod tests {
     use super::*;
     use crate::ingest::{parse_file, Format};
+    use std::io::Write as _;
 
     /// The archive names kernels and benchmarks itself: only the machine comes from the form.
     fn machine_only() -> UploadMeta {
@@ -1281,6 +1149,51 @@ pub(crate) mod tests {
         );
     }
 
+    /// `text` gzipped, as mmtests leaves many logs.
+    fn gz(text: &str) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// A compressed log is inflated when its parser reads it: one that cannot be read
+    /// refuses the upload, naming it; one no parser reads is never inflated, broken or not
+    /// (as mmtests never opens it).
+    #[test]
+    fn a_broken_compressed_log_refuses_the_upload_only_when_read() {
+        let tree = |salad: &[u8]| {
+            let mut tar = tar::Builder::new(Vec::new());
+            add(
+                &mut tar,
+                "6.1/iter-0/saladfork/logs/saladfork-0.log.gz",
+                salad,
+            );
+            add(
+                &mut tar,
+                "6.1/iter-0/hackbench-process-pipes/logs/hackbench-4",
+                b"# 4 groups == 160 processes run\n\n        Total time: 0.053 [sec]\n",
+            );
+            add(
+                &mut tar,
+                "6.1/iter-0/hackbench-process-pipes/logs/notes.xz",
+                b"not xz at all",
+            );
+            tar.into_inner().unwrap()
+        };
+        let log = "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n";
+        let (_, runs) = parse_file(&tree(&gz(log)), None, &machine_only()).unwrap();
+        let read: Vec<&str> = runs.iter().map(|r| r.key.benchmark.as_str()).collect();
+        // Both directories read; hackbench's notes.xz never inflated.
+        assert_eq!(read, ["hackbench-process-pipes", "saladfork"]);
+        let e = parse_file(&tree(b"not gzip at all"), None, &machine_only()).unwrap_err();
+        assert_eq!(
+            e.file.as_deref(),
+            Some("6.1/iter-0/saladfork/logs/saladfork-0.log.gz"),
+            "{e}"
+        );
+        assert!(e.message.contains("the gzip member cannot be read"), "{e}");
+    }
+
     /// Appends a file to an in-memory tar.
     fn add(tar: &mut tar::Builder<Vec<u8>>, path: &str, text: &[u8]) {
         let mut header = tar::Header::new_gnu();
@@ -1312,12 +1225,6 @@ pub(crate) mod tests {
     #[test]
     fn saladfork_reads_the_iterations_numa_map_beside_its_logs() {
         let mut tar = tar::Builder::new(Vec::new());
-        let gz = |text: &str| {
-            use std::io::Write;
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            e.write_all(text.as_bytes()).unwrap();
-            e.finish().unwrap()
-        };
         add(
             &mut tar,
             "6.1/iter-0/numactl.txt.gz",
@@ -1338,12 +1245,6 @@ pub(crate) mod tests {
     /// is read again with it.
     #[test]
     fn a_numa_map_after_the_logs_still_reaches_saladfork() {
-        let gz = |text: &str| {
-            use std::io::Write;
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            e.write_all(text.as_bytes()).unwrap();
-            e.finish().unwrap()
-        };
         let mut tar = tar::Builder::new(Vec::new());
         add(
             &mut tar,
@@ -1375,38 +1276,32 @@ pub(crate) mod tests {
     fn a_directory_sent_before_its_numa_map_is_parsed_again_with_it() {
         let log =
             "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n";
-        let (mut dirs, mut inflating, mut numa) = (Dirs::new(), Inflating::new(), NumaTexts::new());
+        let (mut dirs, mut numa) = (Dirs::new(), NumaTexts::new());
         dirs.add(
             ("6.1".into(), "saladfork".into(), 0),
-            ("saladfork-0.log.gz".into(), Body::Text(log.into())),
+            ("saladfork-0.log.gz".into(), gz(log)),
         );
         dirs.add(
             ("6.1".into(), "hackbench-process-pipes".into(), 0),
-            ("hackbench-4".into(), Body::Raw(b"Time: 0.5\n".to_vec())),
+            ("hackbench-4".into(), b"Time: 0.5\n".to_vec()),
         );
-        dirs.send_ready(&mut inflating, &numa, false);
+        dirs.send_ready(&numa, false);
         assert!(dirs.slots[0].sent && dirs.slots[0].numa_given.is_none());
         numa.insert(("6.1".into(), 0), (String::new(), 0));
         // A third directory, sent with that (empty) map; then another map of the iteration is read
         // (the last read is the one used, as when the tree was read whole).
         dirs.add(
             ("6.1".into(), "saladfork-again".into(), 0),
-            ("saladfork-0.log.gz".into(), Body::Text(log.into())),
+            ("saladfork-0.log.gz".into(), gz(log)),
         );
-        dirs.add(
-            ("6.1".into(), "zzz".into(), 0),
-            ("out".into(), Body::Raw(Vec::new())),
-        );
-        dirs.send_ready(&mut inflating, &numa, false);
+        dirs.add(("6.1".into(), "zzz".into(), 0), ("out".into(), Vec::new()));
+        dirs.send_ready(&numa, false);
         assert_eq!(dirs.slots[2].numa_given, Some(0));
         numa.insert(
             ("6.1".into(), 0),
             ("node 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7\n".into(), 1),
         );
-        let parsed: Vec<_> = dirs
-            .finish(&mut inflating, &numa)
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let parsed: Vec<_> = dirs.finish(&numa).collect::<Result<_, _>>().unwrap();
         let salads: Vec<_> = parsed
             .into_iter()
             .filter(|(k, _)| k.1.starts_with("saladfork"))

@@ -444,7 +444,7 @@ struct Listing<'a> {
     dir: &'a LogDir,
     /// The members' names in byte order, as `ls` sorts them under C.UTF-8.
     names: Vec<&'a str>,
-    budget: Budget,
+    budget: Budget<'a>,
 }
 
 impl<'a> Listing<'a> {

@@ -7,34 +7,45 @@ use std::cell::Cell;
 use super::prelude::*;
 
 /// Work allowed for one directory, in units of bytes read or held, names listed and rows
-/// printed: `factor` times the directory's size (names and texts, one more per member) plus
-/// `base`. Charged through a shared reference, so one budget serves a whole parser.
-pub struct Budget {
-    left: Cell<u64>,
+/// printed: `factor` times the directory's size as read so far ([`LogDir::size`]: names and
+/// texts, one more per member, a compressed log's text once it is read) plus `base`. Charged
+/// through a shared reference, so one budget serves a whole parser.
+pub struct Budget<'a> {
+    dir: &'a LogDir,
+    spent: Cell<u64>,
     factor: u64,
+    base: u64,
 }
 
-impl Budget {
-    pub fn new(dir: &LogDir, factor: u64, base: u64) -> Budget {
-        let size = dir
-            .names()
-            .map(|n| (n.len() + dir.get(n).map_or(0, str::len) + 1) as u64)
-            .fold(0u64, u64::saturating_add);
+impl<'a> Budget<'a> {
+    pub fn new(dir: &'a LogDir, factor: u64, base: u64) -> Budget<'a> {
         Budget {
-            left: Cell::new(size.saturating_mul(factor).saturating_add(base)),
+            dir,
+            spent: Cell::new(0),
             factor,
+            base,
         }
     }
 
     /// Spends `units`; a [`Problem`] once the budget is exhausted.
     pub fn charge(&self, units: u64) -> Result<(), Problem> {
-        match self.left.get().checked_sub(units) {
-            Some(left) => {
-                self.left.set(left);
+        let allowed = self
+            .dir
+            .size()
+            .saturating_mul(self.factor)
+            .saturating_add(self.base);
+        match self
+            .spent
+            .get()
+            .checked_add(units)
+            .filter(|&s| s <= allowed)
+        {
+            Some(spent) => {
+                self.spent.set(spent);
                 Ok(())
             }
             None => {
-                self.left.set(0);
+                self.spent.set(allowed);
                 Err(Problem::new(format!(
                     "the file names make mmtests' parser list, read or print the same logs over \
                      and over (more work than {} times the directory's size); refused",
@@ -73,5 +84,24 @@ mod tests {
         assert!(budget.charge(0).is_ok());
         assert!(check_repeats(4096, 0, "s", "g").is_ok());
         assert!(check_repeats(4105, 1, "s", "g").is_err());
+    }
+
+    /// A compressed log weighs its name until a parser reads it, then its text too; a member
+    /// added again under its name replaces it in the size.
+    #[test]
+    fn a_packed_log_adds_to_the_budget_once_read() {
+        let tenfold = |_: &str, raw: &[u8]| Some(String::from_utf8_lossy(raw).repeat(10));
+        let mut dir = LogDir::unpacking("x", Unpack(std::sync::Arc::new(tenfold)));
+        dir.insert_packed("a.gz", b"12".to_vec());
+        dir.insert("b", "xy".into());
+        dir.insert("b", "xy".into());
+        assert_eq!(dir.size(), 5 + 4);
+        let budget = Budget::new(&dir, 1, 0);
+        assert!(budget.charge(9).is_ok());
+        assert!(budget.charge(1).is_err());
+        assert_eq!(dir.get("a.gz").map(str::len), Some(20));
+        assert_eq!(dir.size(), 9 + 20);
+        assert!(budget.charge(20).is_ok());
+        assert!(budget.charge(1).is_err());
     }
 }

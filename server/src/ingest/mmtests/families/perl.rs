@@ -226,7 +226,7 @@ pub struct Logs<'a> {
     dir: &'a LogDir,
     /// Member names in byte order (prefix look-ups by binary search).
     names: Vec<&'a str>,
-    budget: Budget,
+    budget: Budget<'a>,
 }
 
 impl<'a> Logs<'a> {

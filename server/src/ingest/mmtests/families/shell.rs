@@ -336,7 +336,7 @@ pub struct Sh<'a> {
     dir: &'a LogDir,
     /// Members in byte order (bash sorts glob results by `strcoll`, code points in C.UTF-8).
     names: Vec<&'a str>,
-    pub budget: Budget,
+    pub budget: Budget<'a>,
     /// Pathname expansions already done, by word.
     globs: HashMap<String, Vec<String>>,
 }
