@@ -711,6 +711,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn records_split_into_fields_as_gawk_splits_them() {
+        let cases: [(&str, &[&str]); 5] = [
+            ("", &[]),
+            ("  \t\n ", &[]),
+            ("  a\tb \n c\r d ", &["a", "b", "c\r", "d"]),
+            ("é×2  ünï", &["é×2", "ünï"]),
+            ("x", &["x"]),
+        ];
+        for (record, want) in cases {
+            assert_eq!(fields(record), want, "{record:?}");
+        }
+    }
+
+    #[test]
     fn numbers_print_as_awk_prints_them() {
         for (v, s) in [
             (1.0, "1"),
