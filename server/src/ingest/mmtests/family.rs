@@ -49,7 +49,10 @@ impl Inflated {
 /// How a packed member becomes text: `(name, bytes)` to its text, or `None` when it cannot
 /// be read (the reader that gave it keeps why, and refuses what the parser made of it).
 #[derive(Clone)]
-pub struct Unpack(pub std::sync::Arc<dyn Fn(&str, &[u8]) -> Option<String> + Send + Sync>);
+pub struct Unpack(pub std::sync::Arc<UnpackFn>);
+
+/// What an [`Unpack`] calls.
+pub type UnpackFn = dyn Fn(&str, &[u8]) -> Option<String> + Send + Sync;
 
 impl fmt::Debug for Unpack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

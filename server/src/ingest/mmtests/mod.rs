@@ -432,17 +432,17 @@ type NumaTexts = std::collections::HashMap<(String, i64), (String, usize)>;
 /// A directory as its parser reads it, and why a compressed log it read could not be
 /// inflated (the first such log), which refuses the upload as a broken member did when every
 /// log was inflated whole.
-struct OpenDir(
-    LogDir,
-    std::sync::Arc<std::sync::Mutex<Option<IngestError>>>,
-);
+struct OpenDir(LogDir, FirstFailure);
+
+/// The first error of a directory's packed logs, shared with its [`family::Unpack`].
+type FirstFailure = std::sync::Arc<std::sync::Mutex<Option<IngestError>>>;
 
 impl OpenDir {
     /// Directory `key`, its compressed logs decompressed as they are read, within the tree's
     /// text budget.
     fn new((kernel, benchmark, iter): &DirKey, held: &Held) -> OpenDir {
         use std::sync::atomic::Ordering::Relaxed;
-        let failed: std::sync::Arc<std::sync::Mutex<Option<IngestError>>> = Default::default();
+        let failed = FirstFailure::default();
         let (prefix, held, first) = (
             format!("{kernel}/iter-{iter}/{benchmark}/logs/"),
             held.clone(),
