@@ -450,7 +450,7 @@ impl OpenDir {
         );
         let unpack = family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
             let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
-            match member_text(name, raw.to_vec(), budget) {
+            match member_text(name, raw.into(), budget) {
                 Ok(text) => {
                     held.fetch_add(text.len() as u64, Relaxed);
                     Some(text)
@@ -495,8 +495,12 @@ fn add_members(
             dir.0.insert_packed(&name, raw);
             continue;
         }
-        let text = member_text(&name, raw, MAX_TEXT.saturating_sub(held.load(Relaxed)))
-            .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
+        let text = member_text(
+            &name,
+            raw.into(),
+            MAX_TEXT.saturating_sub(held.load(Relaxed)),
+        )
+        .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
         held.fetch_add(text.len() as u64, Relaxed);
         dir.insert(&name, text);
     }
@@ -646,7 +650,7 @@ fn read_tar<R: Read>(
             let held = &dirs.held;
             let text = member_text(
                 &path,
-                raw,
+                raw.into(),
                 MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed)),
             )
             .map_err(|e| e.in_file(&path))?;
@@ -694,7 +698,11 @@ fn read_tar<R: Read>(
 /// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs),
 /// at most `budget` bytes of it; bytes that are not UTF-8 are replaced, as the tools' text
 /// is read by awk and perl byte-wise anyway.
-fn member_text(name: &str, raw: Vec<u8>, budget: u64) -> Result<String, IngestError> {
+fn member_text(
+    name: &str,
+    raw: std::borrow::Cow<'_, [u8]>,
+    budget: u64,
+) -> Result<String, IngestError> {
     let limit = budget.min(MAX_ENTRY);
     let too_big = || {
         IngestError::new(format!(
@@ -715,7 +723,7 @@ fn member_text(name: &str, raw: Vec<u8>, budget: u64) -> Result<String, IngestEr
             .map_err(|e| ("xz", e))
     } else {
         let n = raw.len();
-        out = raw;
+        out = raw.into_owned();
         Ok(n)
     };
     if let Err((kind, e)) = read {
