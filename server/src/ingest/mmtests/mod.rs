@@ -413,8 +413,7 @@ impl Dirs {
             parse_dir(&key.1, key.2, &dir.0)
         }))
         .map_err(|_| unread())?;
-        dir.check()?;
-        Ok((key, outcome))
+        Ok((key, dir.outcome(outcome)?))
     }
 }
 
@@ -429,55 +428,82 @@ impl Drop for Dirs {
 /// its number among the maps read (the last read of an iteration is the one used).
 type NumaTexts = std::collections::HashMap<(String, i64), (String, usize)>;
 
-/// A directory as its parser reads it, and why a compressed log it read could not be
-/// inflated (the first such log), which refuses the upload as a broken member did when every
-/// log was inflated whole.
-struct OpenDir(LogDir, FirstFailure);
+/// A directory as its parser reads it, and what went wrong inflating the compressed logs it
+/// read.
+struct OpenDir(LogDir, Failures);
 
-/// The first error of a directory's packed logs, shared with its [`family::Unpack`].
-type FirstFailure = std::sync::Arc<std::sync::Mutex<Option<IngestError>>>;
+/// The first failures of a directory's packed logs, shared with its [`family::Unpack`].
+type Failures = std::sync::Arc<std::sync::Mutex<Failed>>;
+
+#[derive(Default)]
+struct Failed {
+    /// A log past a bound of the upload: the upload is refused.
+    refused: Option<IngestError>,
+    /// A log whose stream is broken: the directory is not read.
+    broken: Option<family::Problem>,
+}
 
 impl OpenDir {
     /// Directory `key`, its compressed logs decompressed as they are read, within the tree's
     /// text budget.
     fn new((kernel, benchmark, iter): &DirKey, held: &Held) -> OpenDir {
         use std::sync::atomic::Ordering::Relaxed;
-        let failed = FirstFailure::default();
-        let (prefix, held, first) = (
+        let failures = Failures::default();
+        let (prefix, held, failed) = (
             format!("{kernel}/iter-{iter}/{benchmark}/logs/"),
             held.clone(),
-            failed.clone(),
+            failures.clone(),
         );
         let unpack = family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
             let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
-            match member_text(name, raw.into(), budget) {
+            let e = match member_text(name, raw.into(), budget) {
                 Ok(text) => {
                     held.fetch_add(text.len() as u64, Relaxed);
-                    Some(text)
+                    return Some(text);
                 }
-                Err(e) => {
-                    let mut first = first
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    first.get_or_insert(e.in_file(&format!("{prefix}{name}")));
-                    None
+                Err(e) => e,
+            };
+            let mut failed = failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match e {
+                Unreadable::TooBig(e) => {
+                    failed
+                        .refused
+                        .get_or_insert(e.in_file(&format!("{prefix}{name}")));
+                }
+                Unreadable::Broken(message) => {
+                    failed
+                        .broken
+                        .get_or_insert(family::Problem::new(message).in_file(name));
                 }
             }
+            None
         }));
-        OpenDir(LogDir::unpacking(benchmark, unpack), failed)
+        OpenDir(LogDir::unpacking(benchmark, unpack), failures)
     }
 
     fn insert(&mut self, name: &str, text: String) {
         self.0.insert(name, text);
     }
 
-    /// Why a log its parser read could not be decompressed, if one could not.
-    fn check(&self) -> Result<(), IngestError> {
-        let mut first = self
+    /// What the parser made of the directory, given what became of the logs it read: the
+    /// upload refused if one was past a bound, the directory not read (and why) if one was
+    /// broken.
+    fn outcome(&self, parsed: Outcome) -> Result<Outcome, IngestError> {
+        let mut failed = self
             .1
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        first.take().map_or(Ok(()), Err)
+        if let Some(e) = failed.refused.take() {
+            return Err(e);
+        }
+        Ok(match (failed.broken.take(), parsed) {
+            (Some(p), Outcome::Lines(shellpack, ..) | Outcome::Problem(shellpack, _)) => {
+                Outcome::Problem(shellpack, p)
+            }
+            (_, parsed) => parsed,
+        })
     }
 }
 
@@ -500,7 +526,9 @@ fn add_members(
             raw.into(),
             MAX_TEXT.saturating_sub(held.load(Relaxed)),
         )
-        .map_err(|e| e.in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}")))?;
+        .map_err(|e| {
+            IngestError::from(e).in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
+        })?;
         held.fetch_add(text.len() as u64, Relaxed);
         dir.insert(&name, text);
     }
@@ -514,8 +542,7 @@ fn read_dir(key: &DirKey, members: Vec<Member>, numa: Option<String>, held: &Hel
     if let Some(text) = numa {
         dir.insert(NUMA_MEMBER, text);
     }
-    let outcome = parse_dir(&key.1, key.2, &dir.0);
-    dir.check()?;
+    let outcome = dir.outcome(parse_dir(&key.1, key.2, &dir.0))?;
     Ok((dir, outcome))
 }
 
@@ -653,7 +680,7 @@ fn read_tar<R: Read>(
                 raw.into(),
                 MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed)),
             )
-            .map_err(|e| e.in_file(&path))?;
+            .map_err(|e| IngestError::from(e).in_file(&path))?;
             held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
             let n = numa.len() + numa_replaced;
             if numa.insert((kernel.to_owned(), iter), (text, n)).is_some() {
@@ -695,6 +722,24 @@ fn read_tar<R: Read>(
     Ok((runs, report))
 }
 
+/// Why a member has no text.
+enum Unreadable {
+    /// Its compressed stream is broken: the member, and a directory whose parser reads it,
+    /// cannot be read (the rest of the tree can).
+    Broken(String),
+    /// It inflates past a bound of the upload: the upload is refused.
+    TooBig(IngestError),
+}
+
+impl From<Unreadable> for IngestError {
+    fn from(u: Unreadable) -> IngestError {
+        match u {
+            Unreadable::Broken(message) => IngestError::new(message),
+            Unreadable::TooBig(e) => e,
+        }
+    }
+}
+
 /// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs),
 /// at most `budget` bytes of it; bytes that are not UTF-8 are replaced, as the tools' text
 /// is read by awk and perl byte-wise anyway.
@@ -702,13 +747,8 @@ fn member_text(
     name: &str,
     raw: std::borrow::Cow<'_, [u8]>,
     budget: u64,
-) -> Result<String, IngestError> {
+) -> Result<String, Unreadable> {
     let limit = budget.min(MAX_ENTRY);
-    let too_big = || {
-        IngestError::new(format!(
-            "the member inflates to more than {limit} bytes (at most {MAX_ENTRY} a member, {MAX_TEXT} of text in a tree)"
-        ))
-    };
     let mut out = Vec::new();
     // Concatenated streams are read on, as `zcat` and `xzcat` do.
     let read = if name.ends_with(".gz") {
@@ -727,12 +767,14 @@ fn member_text(
         Ok(n)
     };
     if let Err((kind, e)) = read {
-        return Err(IngestError::new(format!(
+        return Err(Unreadable::Broken(format!(
             "the {kind} member cannot be read: {e}"
         )));
     }
     if out.len() as u64 > limit {
-        return Err(too_big());
+        return Err(Unreadable::TooBig(IngestError::new(format!(
+            "the member inflates to more than {limit} bytes (at most {MAX_ENTRY} a member, {MAX_TEXT} of text in a tree)"
+        ))));
     }
     Ok(match String::from_utf8(out) {
         Ok(s) => s,
@@ -1164,41 +1206,55 @@ pub(crate) mod tests {
         e.finish().unwrap()
     }
 
-    /// A compressed log is inflated when its parser reads it: one that cannot be read
-    /// refuses the upload, naming it; one no parser reads is never inflated, broken or not
-    /// (as mmtests never opens it).
+    /// A compressed log is inflated when its parser reads it: one whose stream is broken
+    /// leaves its directory out, named with the file in the answer (the rest of the tree is
+    /// read; nothing readable at all is refused); one no parser reads is never inflated,
+    /// broken or not (as mmtests never opens it).
     #[test]
-    fn a_broken_compressed_log_refuses_the_upload_only_when_read() {
-        let tree = |salad: &[u8]| {
+    fn a_broken_compressed_log_leaves_out_its_directory_only_when_read() {
+        let tree = |salad: &[u8], hackbench: bool| {
             let mut tar = tar::Builder::new(Vec::new());
             add(
                 &mut tar,
                 "6.1/iter-0/saladfork/logs/saladfork-0.log.gz",
                 salad,
             );
-            add(
-                &mut tar,
-                "6.1/iter-0/hackbench-process-pipes/logs/hackbench-4",
-                b"# 4 groups == 160 processes run\n\n        Total time: 0.053 [sec]\n",
-            );
-            add(
-                &mut tar,
-                "6.1/iter-0/hackbench-process-pipes/logs/notes.xz",
-                b"not xz at all",
-            );
+            if hackbench {
+                add(
+                    &mut tar,
+                    "6.1/iter-0/hackbench-process-pipes/logs/hackbench-4",
+                    b"# 4 groups == 160 processes run\n\n        Total time: 0.053 [sec]\n",
+                );
+                add(
+                    &mut tar,
+                    "6.1/iter-0/hackbench-process-pipes/logs/notes.xz",
+                    b"not xz at all",
+                );
+            }
             tar.into_inner().unwrap()
         };
+        let benchmarks = |runs: &[ParsedRun]| -> Vec<String> {
+            runs.iter()
+                .map(|r| r.key.benchmark.as_str().to_owned())
+                .collect()
+        };
         let log = "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n";
-        let (_, runs) = parse_file(&tree(&gz(log)), None, &machine_only()).unwrap();
-        let read: Vec<&str> = runs.iter().map(|r| r.key.benchmark.as_str()).collect();
+        let (_, runs) = parse_file(&tree(&gz(log), true), None, &machine_only()).unwrap();
         // Both directories read; hackbench's notes.xz never inflated.
-        assert_eq!(read, ["hackbench-process-pipes", "saladfork"]);
-        let e = parse_file(&tree(b"not gzip at all"), None, &machine_only()).unwrap_err();
-        assert_eq!(
-            e.file.as_deref(),
-            Some("6.1/iter-0/saladfork/logs/saladfork-0.log.gz"),
-            "{e}"
+        assert_eq!(benchmarks(&runs), ["hackbench-process-pipes", "saladfork"]);
+        let broken = tree(b"not gzip at all", true);
+        let (_, runs, dirs) =
+            crate::ingest::parse_file_reporting(&broken, None, &machine_only()).unwrap();
+        assert_eq!(benchmarks(&runs), ["hackbench-process-pipes"]);
+        let salad = dirs.iter().find(|d| d.benchmark == "saladfork").unwrap();
+        let problem = salad.problem.as_deref().unwrap_or_default();
+        assert!(
+            problem.starts_with(
+                "6.1/iter-0/saladfork/logs/saladfork-0.log.gz: the gzip member cannot be read"
+            ),
+            "{problem}"
         );
+        let e = parse_file(&tree(b"not gzip at all", false), None, &machine_only()).unwrap_err();
         assert!(e.message.contains("the gzip member cannot be read"), "{e}");
     }
 
