@@ -279,3 +279,62 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
         .await;
     assert_eq!(status, 404, "{body}");
 }
+
+/// A dbench tree as a user's disk left it: one kernel's `benchlog-tput-1.xz` (which dbench's
+/// parser reads) and every `dbench-N.log.xz` (which it never reads) broken. The upload is
+/// stored with the kernels that read; the answer names the broken log of the one that did
+/// not; the unread logs change nothing.
+#[tokio::test]
+async fn a_broken_log_leaves_out_its_directory_and_an_unread_one_nothing() {
+    use std::io::Read as _;
+    let path = fixture("mmtests-coverage/cases/dbench-async/work-log.tar.gz");
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut raw)
+        .unwrap();
+    let mut archive = tar::Archive::new(&raw[..]);
+    let mut out = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    let broken = "6.6.0-vanilla/iter-0/dbench/logs/benchlog-tput-1.xz";
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let name = entry.path().unwrap().to_string_lossy().into_owned();
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).unwrap();
+        if name == broken || (name.contains("/dbench-") && name.ends_with(".log.xz")) {
+            data = b"this is not xz".to_vec();
+        }
+        let mut header = entry.header().clone();
+        header.set_size(data.len() as u64);
+        header.set_cksum();
+        out.append_data(&mut header, &name, &data[..]).unwrap();
+    }
+    let bytes = out.into_inner().unwrap().finish().unwrap();
+    let app = spawn_app().await;
+    let r = app
+        .upload_multipart(&[("work-log.tar.gz", bytes)], &[("machine", "disk")])
+        .await;
+    let status = r.status().as_u16();
+    let answer: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    for d in answer["directories"].as_array().unwrap() {
+        if d["kernel"] == "6.6.0-vanilla" {
+            assert_eq!(d["samples"], 0, "{d}");
+            let problem = d["problem"].as_str().unwrap();
+            assert!(
+                problem.starts_with(&format!("{broken}: the xz member cannot be read")),
+                "{problem}"
+            );
+        } else {
+            assert!(d["samples"].as_u64().unwrap() > 0, "{d}");
+            assert!(d["problem"].is_null(), "{d}");
+        }
+    }
+    assert_eq!(
+        answer["directories"].as_array().unwrap().len(),
+        3,
+        "{answer}"
+    );
+}
