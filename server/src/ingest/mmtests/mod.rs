@@ -405,12 +405,12 @@ impl Dirs {
         }
         // Met again after it was parsed: parsed again, with everything.
         let late = std::mem::take(&mut s.late);
-        add_members(&mut dir, &key, late, &self.held)?;
+        dir.add(late)?;
         if let Some((text, _)) = numa_now {
-            dir.insert(NUMA_MEMBER, text.clone());
+            dir.dir.insert(NUMA_MEMBER, text.clone());
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parse_dir(&key.1, key.2, &dir.0)
+            parse_dir(&key.1, key.2, &dir.dir)
         }))
         .map_err(|_| unread())?;
         Ok((key, dir.outcome(outcome)?))
@@ -430,7 +430,14 @@ type NumaTexts = std::collections::HashMap<(String, i64), (String, usize)>;
 
 /// A directory as its parser reads it, and what went wrong inflating the compressed logs it
 /// read.
-struct OpenDir(LogDir, Failures);
+struct OpenDir {
+    dir: LogDir,
+    failed: Failures,
+    /// `<kernel>/iter-N/<benchmark>/logs/`, to name a member in an error.
+    prefix: String,
+    /// The tree's text so far, against [`MAX_TEXT`].
+    held: Held,
+}
 
 /// The first failures of a directory's packed logs, shared with its [`family::Unpack`].
 type Failures = std::sync::Arc<std::sync::Mutex<Failed>>;
@@ -448,43 +455,61 @@ impl OpenDir {
     /// text budget.
     fn new((kernel, benchmark, iter): &DirKey, held: &Held) -> OpenDir {
         use std::sync::atomic::Ordering::Relaxed;
-        let failures = Failures::default();
-        let (prefix, held, failed) = (
-            format!("{kernel}/iter-{iter}/{benchmark}/logs/"),
-            held.clone(),
-            failures.clone(),
-        );
-        let unpack = family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
-            let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
-            let e = match member_text(name, raw.into(), budget) {
-                Ok(text) => {
-                    held.fetch_add(text.len() as u64, Relaxed);
-                    return Some(text);
+        let prefix = format!("{kernel}/iter-{iter}/{benchmark}/logs/");
+        let failed = Failures::default();
+        let unpack = {
+            let (prefix, held, failed) = (prefix.clone(), held.clone(), failed.clone());
+            family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
+                let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
+                let e = match member_text(name, raw.into(), budget) {
+                    Ok(text) => {
+                        held.fetch_add(text.len() as u64, Relaxed);
+                        return Some(text);
+                    }
+                    Err(e) => e,
+                };
+                let mut failed = failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match e {
+                    Unreadable::TooBig(e) => {
+                        failed
+                            .refused
+                            .get_or_insert(e.in_file(&format!("{prefix}{name}")));
+                    }
+                    Unreadable::Broken(message) => {
+                        failed
+                            .broken
+                            .get_or_insert(family::Problem::new(message).in_file(name));
+                    }
                 }
-                Err(e) => e,
-            };
-            let mut failed = failed
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match e {
-                Unreadable::TooBig(e) => {
-                    failed
-                        .refused
-                        .get_or_insert(e.in_file(&format!("{prefix}{name}")));
-                }
-                Unreadable::Broken(message) => {
-                    failed
-                        .broken
-                        .get_or_insert(family::Problem::new(message).in_file(name));
-                }
-            }
-            None
-        }));
-        OpenDir(LogDir::unpacking(benchmark, unpack), failures)
+                None
+            }))
+        };
+        OpenDir {
+            dir: LogDir::unpacking(benchmark, unpack),
+            failed,
+            prefix,
+            held: held.clone(),
+        }
     }
 
-    fn insert(&mut self, name: &str, text: String) {
-        self.0.insert(name, text);
+    /// Adds `members`: a `.gz` or `.xz` log as it is packed (inflated when read), any other
+    /// as text now.
+    fn add(&mut self, members: Vec<Member>) -> Result<(), IngestError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        for (name, raw) in members {
+            if name.ends_with(".gz") || name.ends_with(".xz") {
+                self.dir.insert_packed(&name, raw);
+                continue;
+            }
+            let budget = MAX_TEXT.saturating_sub(self.held.load(Relaxed));
+            let text = member_text(&name, raw.into(), budget)
+                .map_err(|e| IngestError::from(e).in_file(&format!("{}{name}", self.prefix)))?;
+            self.held.fetch_add(text.len() as u64, Relaxed);
+            self.dir.insert(&name, text);
+        }
+        Ok(())
     }
 
     /// What the parser made of the directory, given what became of the logs it read: the
@@ -492,7 +517,7 @@ impl OpenDir {
     /// broken.
     fn outcome(&self, parsed: Outcome) -> Result<Outcome, IngestError> {
         let mut failed = self
-            .1
+            .failed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(e) = failed.refused.take() {
@@ -507,42 +532,14 @@ impl OpenDir {
     }
 }
 
-/// Adds `members` to `dir`: a `.gz` or `.xz` log as it is packed (inflated when read), any
-/// other as text now.
-fn add_members(
-    dir: &mut OpenDir,
-    (kernel, benchmark, iter): &DirKey,
-    members: Vec<Member>,
-    held: &Held,
-) -> Result<(), IngestError> {
-    use std::sync::atomic::Ordering::Relaxed;
-    for (name, raw) in members {
-        if name.ends_with(".gz") || name.ends_with(".xz") {
-            dir.0.insert_packed(&name, raw);
-            continue;
-        }
-        let text = member_text(
-            &name,
-            raw.into(),
-            MAX_TEXT.saturating_sub(held.load(Relaxed)),
-        )
-        .map_err(|e| {
-            IngestError::from(e).in_file(&format!("{kernel}/iter-{iter}/{benchmark}/logs/{name}"))
-        })?;
-        held.fetch_add(text.len() as u64, Relaxed);
-        dir.insert(&name, text);
-    }
-    Ok(())
-}
-
 /// A logs directory through its family's parser (on the parse pool).
 fn read_dir(key: &DirKey, members: Vec<Member>, numa: Option<String>, held: &Held) -> ParsedDir {
     let mut dir = OpenDir::new(key, held);
-    add_members(&mut dir, key, members, held)?;
+    dir.add(members)?;
     if let Some(text) = numa {
-        dir.insert(NUMA_MEMBER, text);
+        dir.dir.insert(NUMA_MEMBER, text);
     }
-    let outcome = dir.outcome(parse_dir(&key.1, key.2, &dir.0))?;
+    let outcome = dir.outcome(parse_dir(&key.1, key.2, &dir.dir))?;
     Ok((dir, outcome))
 }
 
