@@ -523,7 +523,8 @@ impl OpenDir {
         if let Some(e) = failed.refused.take() {
             return Err(e);
         }
-        Ok(match (failed.broken.take(), parsed) {
+        // Kept: a directory parsed again (members met later) does not inflate the log again.
+        Ok(match (failed.broken.clone(), parsed) {
             (Some(p), Outcome::Lines(shellpack, ..) | Outcome::Problem(shellpack, _)) => {
                 Outcome::Problem(shellpack, p)
             }
@@ -1329,6 +1330,30 @@ pub(crate) mod tests {
             .unwrap();
         let metrics: Vec<&str> = salad.series.iter().map(|s| s.metric.as_str()).collect();
         assert_eq!(metrics, ["local", "remote", "local_v_total"]);
+    }
+
+    /// A directory parsed again (its iteration's map came after it was sent) still says the
+    /// broken log it read the first time.
+    #[test]
+    fn a_broken_log_still_leaves_out_a_directory_parsed_again() {
+        let mut dirs = Dirs::new();
+        let numa = NumaTexts::new();
+        dirs.add(
+            ("6.1".into(), "saladfork".into(), 0),
+            ("saladfork-0.log.gz".into(), b"not gzip".to_vec()),
+        );
+        dirs.add(("6.1".into(), "zzz".into(), 0), ("out".into(), Vec::new()));
+        dirs.send_ready(&numa, false);
+        assert!(dirs.slots[0].sent);
+        let mut numa = numa;
+        numa.insert(("6.1".into(), 0), ("node 0 cpus: 0 1\n".into(), 0));
+        let parsed: Vec<_> = dirs.finish(&numa).collect::<Result<_, _>>().unwrap();
+        let (_, outcome) = parsed.iter().find(|(k, _)| k.1 == "saladfork").unwrap();
+        let Outcome::Problem(_, p) = outcome else {
+            panic!("saladfork was read");
+        };
+        assert_eq!(p.file.as_deref(), Some("saladfork-0.log.gz"));
+        assert!(p.message.contains("the gzip member cannot be read"), "{p}");
     }
 
     /// The same, step by step: saladfork's directory is sent to be parsed before the map is
