@@ -94,6 +94,19 @@ pub struct Walk {
     pub on_balance: Option<usize>,
 }
 
+impl Walk {
+    /// The verdicts that stand, in the order the walk called them: every call on the path
+    /// but a weak one (decided at the cap with odds below [`CAP_ODDS`], which fails the
+    /// bisection). Only these become bisect marks and `git bisect` lines: a guess is not a
+    /// verdict.
+    pub fn standing(&self) -> impl Iterator<Item = (usize, Call)> + '_ {
+        self.path
+            .iter()
+            .filter_map(|&i| Some((i, self.calls[i]?)))
+            .filter(|(_, call)| !call.weak)
+    }
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
@@ -535,6 +548,10 @@ mod tests {
         );
         let first_bad = if call.verdict == Verdict::Bad { 3 } else { 4 };
         assert_eq!(w.on_balance, Some(first_bad));
+        // The guess is no verdict: every other call on the path stands, it does not.
+        let standing: Vec<usize> = w.standing().map(|(i, _)| i).collect();
+        assert!(!standing.contains(&3), "{standing:?}");
+        assert_eq!(standing.len(), w.path.len() - 1, "{:?}", w.path);
         // A little nearer the good level (0.45 of a run spread of 3 off the middle) the runs
         // are still unsure at the cap but favour good more than 19:1: the verdict stands,
         // flagged forced, and the culprit is named. (Further off, it is sure before the cap.)
@@ -544,6 +561,11 @@ mod tests {
         assert_eq!(call.verdict, Verdict::Good);
         assert!(call.forced && !call.weak, "{call:?}");
         assert_eq!(w.next, Next::Done { culprit: 4 });
+        assert!(
+            w.standing().any(|(i, c)| i == 3 && c.forced),
+            "{:?}",
+            w.path
+        );
         assert_eq!(w.on_balance, None);
     }
 

@@ -273,8 +273,9 @@ impl Services {
         marks: &crate::store::CommitMarks,
     ) -> Result<(), ServiceError> {
         let mut new_marks = Vec::new();
-        for &i in &walk.path {
-            let Some(call) = walk.calls[i] else { continue };
+        // A weak call (a guess at the run cap) is no verdict: the bisection fails, saying
+        // where the balance points, and marks nothing for it.
+        for (i, call) in walk.standing() {
             let mark = if call.verdict == Verdict::Bad {
                 Mark::Bad
             } else {
@@ -635,8 +636,7 @@ fn log_of(a: &Advanced) -> String {
         format!("[{}] {}", c.sha, c.subject.as_deref().unwrap_or(""))
     };
     let mut out = String::from("git bisect start\n");
-    for &i in &w.path {
-        let Some(call) = w.calls[i] else { continue };
+    for (i, call) in w.standing() {
         let word = if call.verdict == Verdict::Bad {
             "bad"
         } else {

@@ -16,7 +16,7 @@ use crate::helpers::*;
 const BENCH: &str = r#"#!/bin/sh
 n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
 awk -v c="$1" -v n="$n" '
-  $1 == c { level = $2 }
+  $1 == c { level = $2; amplitude = $3 }
   END {
     if (level == "") { print "no level for " c > "/dev/stderr"; exit 1 }
     print "kernel,commit,metric,iteration,value"
@@ -412,6 +412,158 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     assert_eq!(list["bisections"].as_array().unwrap().len(), 3);
     let (status, _) = app.get_json("/api/v1/bisections/99").await;
     assert_eq!(status, 404);
+}
+
+/// A fake benchmark whose runs of one commit alternate about its level by the amplitude
+/// `levels.txt` gives beside it (a counter per commit): runs exactly between two levels leave
+/// a commit unsure at any run cap.
+const BENCH_ALTERNATING: &str = r#"#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
+k=$(cat "count-$1" 2>/dev/null || echo 0); k=$((k + 1)); echo "$k" > "count-$1"
+awk -v c="$1" -v n="$n" -v k="$k" '
+  $1 == c { level = $2 }
+  END {
+    if (level == "") { print "no level for " c > "/dev/stderr"; exit 1 }
+    print "kernel,commit,metric,iteration,value"
+    for (it = 1; it <= 5; it++)
+      printf "bisect-%d,%s,Throughput_Mbps,%d,%.3f\n", n, c, it, level + (k % 2 ? amplitude : -amplitude)
+  }' levels.txt
+"#;
+
+/// A commit whose runs sit exactly between the good and the bad level is decided at the run
+/// cap on even odds: the bisection fails saying where the balance points, and that guess is
+/// no verdict: no bisect mark on the trend, no `git bisect` line in the log. The sure
+/// verdicts around it are marked as ever.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guess_at_the_run_cap_fails_the_bisection_and_marks_nothing() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    let root = tempfile::tempdir().unwrap();
+    let shas = world(&app, root.path(), 1000).await;
+    std::fs::write(root.path().join("bench.sh"), BENCH_ALTERNATING).unwrap();
+    // Good 2500 up to commit 10, bad 2345 from 12, their runs ±3; commit 11's runs all
+    // exactly in the middle.
+    let levels: String = shas
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (level, amplitude) = match i {
+                0..=10 => (2500.0, 3.0),
+                11 => (2422.5, 0.0),
+                _ => (2345.0, 3.0),
+            };
+            format!("{s} {level} {amplitude}\n")
+        })
+        .collect();
+    std::fs::write(root.path().join("levels.txt"), levels).unwrap();
+    // The robot's runs of the ends, as the bench alternates them.
+    for (i, level) in [(10, 2500.0), (12, 2345.0)] {
+        let mut csv = String::from("kernel,commit,metric,iteration,value\n");
+        for (run, sign) in [(0, 1.0), (1, -1.0)] {
+            for it in 1..=5 {
+                let value = level + sign * 3.0;
+                csv.push_str(&format!(
+                    "v6.{i}-{run},{},Throughput_Mbps,{it},{value}\n",
+                    shas[i]
+                ));
+            }
+        }
+        let r = app
+            .client
+            .post(app.url("/api/v1/upload?benchmark=netperf&machine=cap-box"))
+            .body(csv)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let r = app
+        .client
+        .post(app.url("/api/v1/bisections"))
+        .json(
+            &json!({"benchmark": "netperf", "machine": "cap-box", "metric": "Throughput_Mbps",
+                      "history": "linux/master", "good": shas[10], "bad": shas[12], "max_runs": 6}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let out = bisect_run(&app, id, root.path()).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+
+    let (_, b) = app.get_json(&format!("/api/v1/bisections/{id}")).await;
+    assert_eq!(b["state"], "failed", "{b}");
+    let reason = b["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "the step is within the noise at this run cap: 1 commit stayed unsure after 6 runs"
+        ),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("on that balance the first bad commit would be"),
+        "{reason}"
+    );
+    assert!(b["culprit"].is_null(), "{b}");
+    let middle = b["tested"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["commit"] == shas[11])
+        .unwrap_or_else(|| panic!("{b}"));
+    assert_eq!(middle["runs"], 6, "{middle}");
+    assert_eq!(middle["forced"], true, "{middle}");
+
+    // The trend: the ends are marked, the guessed commit is not.
+    let (_, trend) = app
+        .get_json("/api/v1/trend?benchmark=netperf&machine=cap-box&metric=Throughput_Mbps")
+        .await;
+    let mark_of = |i: usize| {
+        trend["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["sha"] == shas[i])
+            .unwrap_or_else(|| panic!("no point of commit {i}: {trend}"))["mark"]
+            .clone()
+    };
+    assert_eq!(mark_of(10), "good", "{trend}");
+    assert_eq!(mark_of(12), "bad", "{trend}");
+    assert!(mark_of(11).is_null(), "{trend}");
+
+    // The log has the sure verdicts only, and ends on the failure.
+    let log = app
+        .client
+        .get(app.url(&format!("/api/v1/bisections/{id}/log")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        log.contains(&format!("git bisect good {}\n", shas[10])),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!("git bisect bad {}\n", shas[12])),
+        "{log}"
+    );
+    assert!(
+        !log.contains(&format!("git bisect good {}", shas[11])),
+        "{log}"
+    );
+    assert!(
+        !log.contains(&format!("git bisect bad {}", shas[11])),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "# perfline: the bisection failed: the step is within the noise at this run cap"
+        ),
+        "{log}"
+    );
 }
 
 /// A repository of 16 commits, each touching a file of its own under `net/`, but commit 10,
