@@ -6,7 +6,9 @@
 //! `tests-activity` per kernel. Each round uploads it for a new machine, then asks for the
 //! whole-tree report once (cold: nothing of that machine was compared before), each on an
 //! idle server (the alert detector done with what the last upload queued). Prints the
-//! upload's median time and samples per second, and the report's median time.
+//! upload's median time and samples per second, and the report's median time. Then
+//! `MMTESTS_STREAMS` clients (default 2) upload `MMTESTS_STREAM_UPLOADS` trees each (default
+//! 8) back to back, at once, as several robots do: the server's ingest rate under load.
 //!
 //! `cargo bench -p perfline-server --bench mmtests_tree` (`MMTESTS_ROUNDS=5`).
 
@@ -180,6 +182,8 @@ fn main() {
             .unwrap_or(default)
     };
     let (iters, rounds) = (env("MMTESTS_ITERS", 4), env("MMTESTS_ROUNDS", 5));
+    // `MMTESTS_STREAMS` clients uploading `MMTESTS_STREAM_UPLOADS` trees each, at once.
+    let (streams, per_stream) = (env("MMTESTS_STREAMS", 2), env("MMTESTS_STREAM_UPLOADS", 8));
     let tree = corpus(iters);
     let body = archive(&tree);
     let benchmarks: std::collections::BTreeSet<&str> =
@@ -275,7 +279,7 @@ fn main() {
     // `MMTESTS_UPLOAD_GAP_MS`: an idle pause before each upload.
     let upload_gap = Duration::from_millis(env("MMTESTS_UPLOAD_GAP_MS", 0) as u64);
     let rt = common::runtime();
-    let (uploads, reports, samples, read) = common::with_server_using(
+    let (uploads, reports, samples, read, (stored, took)) = common::with_server_using(
         &rt,
         |_| {},
         |base, store| async move {
@@ -320,7 +324,36 @@ fn main() {
                 reports.push(t.elapsed());
                 assert_eq!(status, 200, "{text}");
             }
-            (uploads, reports, samples, read)
+            // Throughput: `streams` clients upload back to back, each tree for a new
+            // machine, as robots do; the detector examines what they queue meanwhile.
+            common::detector_idle(&store).await;
+            let started = Instant::now();
+            let clients: Vec<_> = (0..streams)
+                .map(|stream| {
+                    let (client, base, body) = (client.clone(), base.clone(), body.clone());
+                    tokio::spawn(async move {
+                        let mut stored = 0;
+                        for n in 0..per_stream {
+                            let r = client
+                                .post(format!("{base}/api/v1/upload?machine=stream-{stream}-{n}"))
+                                .body(body.clone())
+                                .send()
+                                .await
+                                .unwrap();
+                            assert_eq!(r.status().as_u16(), 201);
+                            let answer: serde_json::Value = r.json().await.unwrap();
+                            stored += answer["upload"]["samples"].as_u64().unwrap();
+                        }
+                        stored
+                    })
+                })
+                .collect();
+            let mut stored = 0;
+            for c in clients {
+                stored += c.await.unwrap();
+            }
+            let streamed = (stored, started.elapsed());
+            (uploads, reports, samples, read, streamed)
         },
     );
     let up = median(uploads.clone());
@@ -334,5 +367,11 @@ fn main() {
         "mmtests_tree: whole-tree report, cold, median {:.1} ms; all {:?}",
         median(reports.clone()).as_secs_f64() * 1e3,
         reports
+    );
+    println!(
+        "mmtests_tree: {streams} clients uploading {per_stream} trees each at once: {stored} samples in {:.1} ms ({:.0} samples/s, {:.1} ms a tree)",
+        took.as_secs_f64() * 1e3,
+        stored as f64 / took.as_secs_f64(),
+        took.as_secs_f64() * 1e3 / (streams * per_stream) as f64
     );
 }
