@@ -169,6 +169,25 @@ fn archive(tree: &Tree) -> Vec<u8> {
     tar.into_inner().unwrap().finish().unwrap()
 }
 
+/// Uploads the tree for `machine`; its answer (a 201, or the bench stops).
+async fn upload(
+    client: &reqwest::Client,
+    base: &str,
+    machine: &str,
+    body: &[u8],
+) -> serde_json::Value {
+    let r = client
+        .post(format!("{base}/api/v1/upload?machine={machine}"))
+        .body(body.to_vec())
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let answer: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    answer
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -292,16 +311,8 @@ fn main() {
                 common::detector_idle(&store).await;
                 tokio::time::sleep(upload_gap).await;
                 let t = Instant::now();
-                let r = client
-                    .post(format!("{base}/api/v1/upload?machine=tree-{round}"))
-                    .body(body.clone())
-                    .send()
-                    .await
-                    .unwrap();
-                let status = r.status().as_u16();
-                let answer: serde_json::Value = r.json().await.unwrap();
+                let answer = upload(&client, &base, &format!("tree-{round}"), &body).await;
                 uploads.push(t.elapsed());
-                assert_eq!(status, 201, "{answer}");
                 samples = answer["upload"]["samples"].as_u64().unwrap();
                 read = answer["directories"]
                     .as_array()
@@ -334,14 +345,8 @@ fn main() {
                     tokio::spawn(async move {
                         let mut stored = 0;
                         for n in 0..per_stream {
-                            let r = client
-                                .post(format!("{base}/api/v1/upload?machine=stream-{stream}-{n}"))
-                                .body(body.clone())
-                                .send()
-                                .await
-                                .unwrap();
-                            assert_eq!(r.status().as_u16(), 201);
-                            let answer: serde_json::Value = r.json().await.unwrap();
+                            let machine = format!("stream-{stream}-{n}");
+                            let answer = upload(&client, &base, &machine, &body).await;
                             stored += answer["upload"]["samples"].as_u64().unwrap();
                         }
                         stored

@@ -37,6 +37,11 @@ async fn upload(app: &TestApp, machine: &str, i: usize, sha: &str, level: f64) {
             ));
         }
     }
+    upload_csv(app, machine, csv).await;
+}
+
+/// Uploads `csv` as netperf runs of `machine`.
+async fn upload_csv(app: &TestApp, machine: &str, csv: String) {
     let r = app
         .client
         .post(app.url(&format!(
@@ -468,14 +473,7 @@ async fn a_guess_at_the_run_cap_fails_the_bisection_and_marks_nothing() {
                 ));
             }
         }
-        let r = app
-            .client
-            .post(app.url("/api/v1/upload?benchmark=netperf&machine=cap-box"))
-            .body(csv)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        upload_csv(&app, "cap-box", csv).await;
     }
     let r = app
         .client
@@ -533,15 +531,7 @@ async fn a_guess_at_the_run_cap_fails_the_bisection_and_marks_nothing() {
     assert!(mark_of(11).is_null(), "{trend}");
 
     // The log has the sure verdicts only, and ends on the failure.
-    let log = app
-        .client
-        .get(app.url(&format!("/api/v1/bisections/{id}/log")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, log) = app.get_text(&format!("/api/v1/bisections/{id}/log")).await;
     assert!(
         log.contains(&format!("git bisect good {}\n", shas[10])),
         "{log}"
