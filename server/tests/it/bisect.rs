@@ -16,7 +16,7 @@ use crate::helpers::*;
 const BENCH: &str = r#"#!/bin/sh
 n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
 awk -v c="$1" -v n="$n" '
-  $1 == c { level = $2; amplitude = $3 }
+  $1 == c { level = $2 }
   END {
     if (level == "") { print "no level for " c > "/dev/stderr"; exit 1 }
     print "kernel,commit,metric,iteration,value"
@@ -426,7 +426,7 @@ const BENCH_ALTERNATING: &str = r#"#!/bin/sh
 n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
 k=$(cat "count-$1" 2>/dev/null || echo 0); k=$((k + 1)); echo "$k" > "count-$1"
 awk -v c="$1" -v n="$n" -v k="$k" '
-  $1 == c { level = $2 }
+  $1 == c { level = $2; amplitude = $3 }
   END {
     if (level == "") { print "no level for " c > "/dev/stderr"; exit 1 }
     print "kernel,commit,metric,iteration,value"
