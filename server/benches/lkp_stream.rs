@@ -166,27 +166,10 @@ async fn upload_on(
 /// The alert detector's work over the stream, from the server's `/metrics`: its passes, the
 /// series it examined, and its time per upload (wall time: an upper bound of its CPU time).
 async fn detector_cost(client: &reqwest::Client, base: &str, uploads: usize) {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let value = |name: &str| -> f64 {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in /metrics"))
-    };
-    let (passes, seconds) = (
-        value("perfline_detector_pass_seconds_count"),
-        value("perfline_detector_pass_seconds_sum"),
-    );
+    let (passes, series, seconds) = common::detector_work(client, base).await;
     println!(
-        "lkp_stream: detector: {passes} passes over {} series, {:.1} ms in all, \
+        "lkp_stream: detector: {passes} passes over {series} series, {:.1} ms in all, \
          {:.2} ms per upload of {uploads}",
-        value("perfline_detector_series_total"),
         seconds * 1e3,
         seconds * 1e3 / uploads as f64
     );

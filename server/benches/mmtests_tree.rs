@@ -298,69 +298,72 @@ fn main() {
     // `MMTESTS_UPLOAD_GAP_MS`: an idle pause before each upload.
     let upload_gap = Duration::from_millis(env("MMTESTS_UPLOAD_GAP_MS", 0) as u64);
     let rt = common::runtime();
-    let (uploads, reports, samples, read, (stored, took)) = common::with_server_using(
-        &rt,
-        |_| {},
-        |base, store| async move {
-            let client = reqwest::Client::new();
-            let (mut uploads, mut reports) = (Vec::new(), Vec::new());
-            let (mut samples, mut read) = (0, 0);
-            for round in 0..rounds {
-                // Each upload and report on an otherwise idle server: the alert detector has
-                // examined what the last upload queued.
-                common::detector_idle(&store).await;
-                tokio::time::sleep(upload_gap).await;
-                let t = Instant::now();
-                let answer = upload(&client, &base, &format!("tree-{round}"), &body).await;
-                uploads.push(t.elapsed());
-                samples = answer["upload"]["samples"].as_u64().unwrap();
-                read = answer["directories"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|d| d["samples"].as_u64() > Some(0))
-                    .count();
-                common::detector_idle(&store).await;
-                let t = Instant::now();
-                let r = client
-                    .get(format!(
+    let (uploads, reports, samples, read, (stored, took), (passes, series, seconds)) =
+        common::with_server_using(
+            &rt,
+            |_| {},
+            |base, store| async move {
+                let client = reqwest::Client::new();
+                let (mut uploads, mut reports) = (Vec::new(), Vec::new());
+                let (mut samples, mut read) = (0, 0);
+                for round in 0..rounds {
+                    // Each upload and report on an otherwise idle server: the alert detector has
+                    // examined what the last upload queued.
+                    common::detector_idle(&store).await;
+                    tokio::time::sleep(upload_gap).await;
+                    let t = Instant::now();
+                    let answer = upload(&client, &base, &format!("tree-{round}"), &body).await;
+                    uploads.push(t.elapsed());
+                    samples = answer["upload"]["samples"].as_u64().unwrap();
+                    read = answer["directories"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|d| d["samples"].as_u64() > Some(0))
+                        .count();
+                    common::detector_idle(&store).await;
+                    let t = Instant::now();
+                    let r = client
+                        .get(format!(
                     "{base}/api/v1/compare?machine=tree-{round}&benchmark=*&kernels={}&format=text",
                     KERNELS.join(",")
                 ))
-                    .send()
-                    .await
-                    .unwrap();
-                let status = r.status().as_u16();
-                let text = r.text().await.unwrap();
-                reports.push(t.elapsed());
-                assert_eq!(status, 200, "{text}");
-            }
-            // Throughput: `streams` clients upload back to back, each tree for a new
-            // machine, as robots do; the detector examines what they queue meanwhile.
-            common::detector_idle(&store).await;
-            let started = Instant::now();
-            let clients: Vec<_> = (0..streams)
-                .map(|stream| {
-                    let (client, base, body) = (client.clone(), base.clone(), body.clone());
-                    tokio::spawn(async move {
-                        let mut stored = 0;
-                        for n in 0..per_stream {
-                            let machine = format!("stream-{stream}-{n}");
-                            let answer = upload(&client, &base, &machine, &body).await;
-                            stored += answer["upload"]["samples"].as_u64().unwrap();
-                        }
-                        stored
+                        .send()
+                        .await
+                        .unwrap();
+                    let status = r.status().as_u16();
+                    let text = r.text().await.unwrap();
+                    reports.push(t.elapsed());
+                    assert_eq!(status, 200, "{text}");
+                }
+                // What the alert detector spent on the rounds' trees (the report asks for none).
+                let detector = common::detector_work(&client, &base).await;
+                // Throughput: `streams` clients upload back to back, each tree for a new
+                // machine, as robots do; the detector examines what they queue meanwhile.
+                common::detector_idle(&store).await;
+                let started = Instant::now();
+                let clients: Vec<_> = (0..streams)
+                    .map(|stream| {
+                        let (client, base, body) = (client.clone(), base.clone(), body.clone());
+                        tokio::spawn(async move {
+                            let mut stored = 0;
+                            for n in 0..per_stream {
+                                let machine = format!("stream-{stream}-{n}");
+                                let answer = upload(&client, &base, &machine, &body).await;
+                                stored += answer["upload"]["samples"].as_u64().unwrap();
+                            }
+                            stored
+                        })
                     })
-                })
-                .collect();
-            let mut stored = 0;
-            for c in clients {
-                stored += c.await.unwrap();
-            }
-            let streamed = (stored, started.elapsed());
-            (uploads, reports, samples, read, streamed)
-        },
-    );
+                    .collect();
+                let mut stored = 0;
+                for c in clients {
+                    stored += c.await.unwrap();
+                }
+                let streamed = (stored, started.elapsed());
+                (uploads, reports, samples, read, streamed, detector)
+            },
+        );
     let up = median(uploads.clone());
     println!(
         "mmtests_tree: {samples} samples from {read} directories; upload median {:.1} ms ({:.0} samples/s); all {:?}",
@@ -372,6 +375,11 @@ fn main() {
         "mmtests_tree: whole-tree report, cold, median {:.1} ms; all {:?}",
         median(reports.clone()).as_secs_f64() * 1e3,
         reports
+    );
+    println!(
+        "mmtests_tree: alert detector after each tree: {:.1} ms ({passes} passes over {series} series, {:.3} ms a series)",
+        seconds * 1e3 / rounds as f64,
+        seconds * 1e3 / series.max(1.0)
     );
     println!(
         "mmtests_tree: {streams} clients uploading {per_stream} trees each at once: {stored} samples in {:.1} ms ({:.0} samples/s, {:.1} ms a tree)",

@@ -142,6 +142,30 @@ pub fn summary(mut times: Vec<Duration>) -> String {
     )
 }
 
+/// The alert detector's work so far, from the server's `/metrics`: its passes, the series
+/// it examined, and the seconds its passes took (wall time: an upper bound of their CPU).
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub async fn detector_work(client: &reqwest::Client, base: &str) -> (f64, f64, f64) {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /metrics"))
+    };
+    (
+        value("perfline_detector_pass_seconds_count"),
+        value("perfline_detector_series_total"),
+        value("perfline_detector_pass_seconds_sum"),
+    )
+}
+
 /// Waits until the alert detector has examined every queued series.
 #[allow(dead_code, reason = "not every benchmark uses it")]
 pub async fn detector_idle(store: &perfline_server::store::Store) {
