@@ -1,6 +1,8 @@
 //! Alerts: the detector's job queue, the rules, summaries and their alerts, triage events, and
 //! the notification outbox.
 
+use std::collections::HashMap;
+
 use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
 
 use super::sql::{query, query_as, sql, Builder, Row, Tx};
@@ -607,36 +609,37 @@ impl Store {
         Ok(row.and_then(|(p,)| p).and_then(|p| usize::try_from(p).ok()))
     }
 
-    /// The alerts stored for one series.
-    pub async fn series_alerts(
+    /// The alerts already raised on the series of `benchmark` on `machine`, by series
+    /// (metric, param), each series' in the order they were raised: one read for all the
+    /// series of a benchmark the detector examines.
+    pub async fn series_alerts_of(
         &self,
         benchmark: &str,
         machine: &str,
-        metric: &str,
-        param: &str,
-    ) -> StoreResult<Vec<KnownAlert>> {
+    ) -> StoreResult<HashMap<(String, String), Vec<KnownAlert>>> {
         let rows = query(
-            sql!("SELECT s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
+            sql!("SELECT a.metric, a.param, s.id, s.status, s.bad_kernel, s.bad_sha, a.regression, a.level_before, a.level_after \
              FROM alert a JOIN alert_summary s ON s.id = a.summary_id \
-             WHERE s.benchmark = ? AND s.machine = ? AND a.metric = ? AND a.param = ? ORDER BY a.id"),
+             WHERE s.benchmark = ? AND s.machine = ? ORDER BY a.id"),
         )
         .bind(benchmark)
         .bind(machine)
-        .bind(metric)
-        .bind(param)
         .fetch_all(&self.reader)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| KnownAlert {
-                summary_id: r.get(0),
-                status: AlertStatus::parse(r.get::<&str, _>(1)).unwrap_or_default(),
-                bad: commit(r.get(2), r.get(3)),
-                regression: r.get::<i64, _>(4) != 0,
-                before: r.get(5),
-                after: r.get(6),
-            })
-            .collect())
+        let mut out: HashMap<(String, String), Vec<KnownAlert>> = HashMap::new();
+        for r in &rows {
+            out.entry((r.get(0), r.get(1)))
+                .or_default()
+                .push(KnownAlert {
+                    summary_id: r.get(2),
+                    status: AlertStatus::parse(r.get::<&str, _>(3)).unwrap_or_default(),
+                    bad: commit(r.get(4), r.get(5)),
+                    regression: r.get::<i64, _>(6) != 0,
+                    before: r.get(7),
+                    after: r.get(8),
+                });
+        }
+        Ok(out)
     }
 
     /// Stores what the detector found for `done` jobs in one transaction: alerts grouped into

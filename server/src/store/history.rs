@@ -5,7 +5,7 @@ use super::StoreResult;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::sql::{query, query_as, sql, Builder, Target};
+use super::sql::{query, query_as, sql, sql_each, Builder, Target};
 use app::trend::Mark;
 
 use super::trend_block::{
@@ -278,25 +278,60 @@ impl Store {
         metric: &str,
         param: &str,
     ) -> StoreResult<TrendRuns> {
-        let key = [benchmark, machine, metric, param].map(str::to_owned);
-        let mut chunks = self.caches.full_chunks(&key);
+        let mut one = self
+            .trend_runs_of(benchmark, machine, &[(metric, param)])
+            .await?;
+        Ok(one.pop().unwrap_or_default())
+    }
+
+    /// [`Store::trend_runs`] of several series of `benchmark` on `machine`, in their order:
+    /// what the series share (the machine, the blocks' runs, the runs past the last block,
+    /// the marks) is read once, and every series' cells in one query, in one read
+    /// transaction. The alert detector reads a tree's series this way, a few reads for a
+    /// benchmark however many series it has.
+    pub async fn trend_runs_of(
+        &self,
+        benchmark: &str,
+        machine: &str,
+        series: &[(&str, &str)],
+    ) -> StoreResult<Vec<TrendRuns>> {
+        let keys: Vec<super::cache::ChunkKey> = series
+            .iter()
+            .map(|(metric, param)| [benchmark, machine, metric, param].map(str::to_owned))
+            .collect();
+        let mut chunks: Vec<Vec<Arc<[TrendRun]>>> =
+            keys.iter().map(|k| self.caches.full_chunks(k)).collect();
         let mut tx = self.reader.begin_read().await?;
         let Some(machine_id) = machine_id(&mut tx, machine).await? else {
-            return Ok(TrendRuns::default());
+            return Ok(vec![TrendRuns::default(); series.len()]);
         };
-        // The dictionary's keys of this metric and param (one, unless its unit or direction
+        // The dictionary's keys of each metric and param (one, unless its unit or direction
         // changed along the way).
-        let ids: Vec<(i64,)> = query_as(sql!(
-            "SELECT id FROM metric_key WHERE metric = ? AND param = ?"
+        let wanted: Vec<[&str; 2]> = series.iter().map(|&(m, p)| [m, p]).collect();
+        let rows: Vec<(i64, String, String)> = query_as(sql_each!(
+            sqlite: "SELECT k.id, k.metric, k.param FROM json_each(?) j \
+                     JOIN metric_key k ON k.metric = j.value ->> 0 AND k.param = j.value ->> 1",
+            postgres: "SELECT k.id, k.metric, k.param FROM json_array_elements(CAST($1 AS JSON)) j \
+                       JOIN metric_key k ON k.metric = j ->> 0 AND k.param = j ->> 1",
         ))
-        .bind(metric)
-        .bind(param)
+        .bind(serde_json::to_string(&wanted)?)
         .fetch_all(&mut tx)
         .await?;
-        let ids: Vec<i64> = ids.into_iter().map(|(id,)| id).collect();
+        let mut ids_of: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
+        for (id, metric, param) in &rows {
+            ids_of
+                .entry((metric.as_str(), param.as_str()))
+                .or_default()
+                .push(*id);
+        }
+        let ids: Vec<&[i64]> = series
+            .iter()
+            .map(|k| ids_of.get(k).map_or(&[][..], Vec::as_slice))
+            .collect();
+        let all: Vec<i64> = ids.iter().flat_map(|i| i.iter().copied()).collect();
         let names = self
             .keys
-            .names(Target::from(&mut tx), ids.iter().copied())
+            .names(Target::from(&mut tx), all.iter().copied())
             .await?;
         let record = |head: &RunHead, key: i64, (n, sum, min, max): Summary| {
             let k = &names[&key];
@@ -313,17 +348,19 @@ impl Store {
                 max,
             }
         };
-        let known = chunks.len();
+        // Blocks from the first one a series has not in memory.
+        let known: Vec<usize> = chunks.iter().map(Vec::len).collect();
+        let first = known.iter().copied().min().unwrap_or(0);
         let blocks: Vec<(i64, Vec<u8>)> = query_as(sql!(
             "SELECT block, runs FROM trend_block WHERE benchmark = ? AND machine_id = ? AND block >= ? \
              ORDER BY block"
         ))
         .bind(benchmark)
         .bind(machine_id)
-        .bind(known as i64)
+        .bind(first as i64)
         .fetch_all(&mut tx)
         .await?;
-        let cells: Vec<(i64, i64, Vec<u8>)> = if ids.is_empty() || blocks.is_empty() {
+        let cells: Vec<(i64, i64, Vec<u8>)> = if all.is_empty() || blocks.is_empty() {
             Vec::new()
         } else {
             query_as(sql!(
@@ -332,52 +369,52 @@ impl Store {
             ))
             .bind(benchmark)
             .bind(machine_id)
-            .bind(serde_json::to_string(&ids)?)
-            .bind(known as i64)
+            .bind(serde_json::to_string(&all)?)
+            .bind(first as i64)
             .fetch_all(&mut tx)
             .await?
         };
-        let mut by_block: HashMap<i64, Vec<(i64, &[u8])>> = HashMap::new();
+        let mut by_block: HashMap<i64, HashMap<i64, &[u8]>> = HashMap::new();
         for (block, key, packed) in &cells {
-            by_block.entry(*block).or_default().push((*key, packed));
+            by_block.entry(*block).or_default().insert(*key, packed);
         }
-        let mut full = Vec::with_capacity(blocks.len());
+        let mut full: Vec<Vec<Arc<[TrendRun]>>> = vec![Vec::new(); series.len()];
         for (block, runs) in &blocks {
             let heads = unpack_heads(runs)?;
-            let mut records: Vec<(usize, TrendRun)> = Vec::new();
-            for (key, packed) in by_block.get(block).into_iter().flatten() {
-                for (i, summary) in unpack_cell(packed)? {
-                    let head = heads.get(i).ok_or_else(|| {
-                        super::StoreError::Corrupt(format!(
-                            "trend block {block} has no run {i} for its cell"
-                        ))
-                    })?;
-                    records.push((i, record(head, *key, summary)));
+            let cells = by_block.get(block);
+            for (i, ids) in ids.iter().enumerate() {
+                // This series has the block in memory.
+                if (*block as usize) < known[i] {
+                    continue;
                 }
+                let mut records: Vec<(usize, TrendRun)> = Vec::new();
+                for key in *ids {
+                    let Some(packed) = cells.and_then(|c| c.get(key)) else {
+                        continue;
+                    };
+                    for (at, summary) in unpack_cell(packed)? {
+                        let head = heads.get(at).ok_or_else(|| {
+                            super::StoreError::Corrupt(format!(
+                                "trend block {block} has no run {at} for its cell"
+                            ))
+                        })?;
+                        records.push((at, record(head, *key, summary)));
+                    }
+                }
+                records.sort_by_key(|(at, _)| *at);
+                let chunk: Arc<[TrendRun]> = records.into_iter().map(|(_, r)| r).collect();
+                full[i].push(chunk.clone());
+                chunks[i].push(chunk);
             }
-            records.sort_by_key(|(i, _)| *i);
-            let chunk: Arc<[TrendRun]> = records.into_iter().map(|(_, r)| r).collect();
-            full.push(chunk.clone());
-            chunks.push(chunk);
         }
         // Blocks never change (a deletion drops every copy in memory).
-        self.caches.put_full_chunks(key, known, full);
+        for ((key, known), full) in keys.into_iter().zip(&known).zip(full) {
+            self.caches.put_full_chunks(key, *known, full);
+        }
         let (_, last) = last_block(Target::from(&mut tx), benchmark, machine_id).await?;
         let pending = heads_after(Target::from(&mut tx), benchmark, machine_id, last).await?;
         let summaries = self.summaries(&mut tx, &pending).await?;
-        let mut tail = Vec::new();
-        for head in &pending {
-            let Some(s) = summaries.get(&head.run_id) else {
-                continue;
-            };
-            for &key in &ids {
-                if let Some(&summary) = s.get(&key) {
-                    tail.push(record(head, key, summary));
-                }
-            }
-        }
-        chunks.push(tail.into());
-        let marks = query_as::<(i64, String)>(sql!(
+        let marks: HashMap<i64, Mark> = query_as::<(i64, String)>(sql!(
             "SELECT r.id, r.mark FROM run r JOIN machine m ON m.id = r.machine_id \
              WHERE r.benchmark = ? AND m.name = ? AND r.mark IS NOT NULL"
         ))
@@ -388,7 +425,26 @@ impl Store {
         .into_iter()
         .filter_map(|(id, mark)| Some((id, Mark::parse(&mark)?)))
         .collect();
-        Ok(TrendRuns { chunks, marks })
+        let mut out = Vec::with_capacity(series.len());
+        for (mut chunks, ids) in chunks.into_iter().zip(&ids) {
+            let mut tail = Vec::new();
+            for head in &pending {
+                let Some(s) = summaries.get(&head.run_id) else {
+                    continue;
+                };
+                for &key in *ids {
+                    if let Some(&summary) = s.get(&key) {
+                        tail.push(record(head, key, summary));
+                    }
+                }
+            }
+            chunks.push(tail.into());
+            out.push(TrendRuns {
+                chunks,
+                marks: marks.clone(),
+            });
+        }
+        Ok(out)
     }
 
     /// The summaries of the runs `heads` names, from memory or `run_data`.

@@ -11,6 +11,7 @@ use super::testdb::TestDb;
 crate::store::on_both_engines!(
     series_of_older_databases_are_packed_at_start,
     trends_read_every_run_across_chunks_and_uploads,
+    several_series_read_at_once_read_as_each_alone,
     the_data_version_moves_with_data_only,
     deleting_an_upload_rebuilds_its_trends,
     older_databases_get_their_packed_trends_at_start,
@@ -376,6 +377,60 @@ async fn trends_read_every_run_across_chunks_and_uploads(db: &TestDb) {
         .unwrap();
     let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
     assert_eq!(runs.marks, HashMap::from([(3, app::trend::Mark::Bad)]));
+}
+
+/// The detector's read of several series of a benchmark at once gives each series what it
+/// has: its own runs (a series a run lacks skips it), across blocks and the runs past them,
+/// whichever blocks one series already had in memory; a series of no run has none.
+async fn several_series_read_at_once_read_as_each_alone(db: &TestDb) {
+    let store = db.open().await;
+    let chunk = trend_block::BLOCK_RUNS;
+    let n = 2 * chunk + 7;
+    // tput in every run; lat at two params in the odd runs only, the second twice the first.
+    let mut csv = String::from("benchmark,commit,metric,param,iteration,value\n");
+    for i in 0..n {
+        csv.push_str(&format!(
+            "b,{i:08x},tput,,1,{i}\nb,{i:08x},tput,,2,{}\n",
+            i + 1
+        ));
+        if i % 2 == 1 {
+            csv.push_str(&format!("b,{i:08x},lat,8,1,{}\n", 10 * i));
+            csv.push_str(&format!("b,{i:08x},lat,16,1,{}\n", 20 * i));
+        }
+    }
+    upload_csv(&store, &csv).await;
+    let lat = |scale: f64| -> Vec<(i64, String, usize, f64, f64, f64)> {
+        (0..n)
+            .filter(|i| i % 2 == 1)
+            .map(|i| {
+                let v = scale * i as f64;
+                (i as i64 + 1, format!("{i:08x}"), 1, v, v, v)
+            })
+            .collect()
+    };
+    // lat at 8 alone first: its blocks are in memory, the others' not.
+    let alone = store.trend_runs("b", "m1", "lat", "8").await.unwrap();
+    assert_eq!(summaries(&alone), lat(10.0));
+    let series = [
+        ("tput", ""),
+        ("lat", "16"),
+        ("lat", "8"),
+        ("lat", "32"),
+        ("nothing", ""),
+    ];
+    for _ in 0..2 {
+        let read = store.trend_runs_of("b", "m1", &series).await.unwrap();
+        assert_eq!(read.len(), series.len());
+        assert_eq!(summaries(&read[0]), expected(n));
+        assert_eq!(summaries(&read[1]), lat(20.0));
+        assert_eq!(summaries(&read[2]), lat(10.0));
+        assert!(read[3].is_empty() && read[4].is_empty());
+        // Two blocks and the runs past them, for every series.
+        assert_eq!(read[1].chunks.len(), 3, "{:?}", read[1].chunks.len());
+    }
+    // Another machine has none of them.
+    let other = store.trend_runs_of("b", "m2", &series[..2]).await.unwrap();
+    assert!(other.iter().all(TrendRuns::is_empty) && other.len() == 2);
 }
 
 /// Runs `from..to` of each benchmark in `benchmarks`, as [`runs_csv`] writes them.

@@ -79,11 +79,23 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
         return Ok(0);
     }
     let rules = state.store.alert_rules().await?;
-    let mut found = Vec::new();
+    // The series of one benchmark on one machine are examined together: their trends share
+    // runs, read once. (A step found is merged only with those of its benchmark and machine,
+    // so the order of the groups changes nothing.)
+    let mut groups: Vec<Vec<&AlertJob>> = Vec::new();
+    let mut group_of: std::collections::HashMap<(&str, &str), usize> = Default::default();
     for job in &jobs {
-        if let Some(a) = examine(state, job, &rules, &found).await? {
-            found.push(a);
-        }
+        let g = *group_of
+            .entry((job.benchmark.as_str(), job.machine.as_str()))
+            .or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+        groups[g].push(job);
+    }
+    let mut found = Vec::new();
+    for group in &groups {
+        examine(state, group, &rules, &mut found).await?;
     }
     let policy = crate::store::ConfirmPolicy {
         now_ms: super::now_ms(),
@@ -102,100 +114,183 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
     Ok(jobs.len())
 }
 
-/// The alert for one series, if its newest step is new and passes its rule.
+/// A series with a trend to examine, and where its known alerts sit on it.
+struct Examined<'a> {
+    job: &'a AlertJob,
+    settings: detect::Settings,
+    trend: std::sync::Arc<Trend>,
+    known: Vec<crate::store::KnownAlert>,
+    /// `(point, alert)`: the point of the trend each known alert is at (an index into `known`).
+    known_at: Vec<(usize, usize)>,
+}
+
+/// Examines `jobs`, series of one benchmark on one machine, in order: the alert of each whose
+/// newest step is new and passes its rule is added to `found`.
 async fn examine(
     state: &Services,
-    job: &AlertJob,
+    jobs: &[&AlertJob],
     rules: &[Rule],
-    found: &[NewAlert],
-) -> Result<Option<NewAlert>, ServiceError> {
-    let settings = detect::settings_for(rules, &job.benchmark, &job.metric, &job.param);
-    if settings.ignore {
-        return Ok(None);
-    }
+    found: &mut Vec<NewAlert>,
+) -> Result<(), ServiceError> {
+    let Some(first) = jobs.first() else {
+        return Ok(());
+    };
     // Stored names were parsed at upload; one a trend query refuses has no trend to watch.
-    let (Ok(benchmark), Ok(machine), Ok(metric), Ok(param)) = (
-        Label::parse(&job.benchmark),
-        Label::parse(&job.machine),
-        Metric::parse(&job.metric),
-        Param::parse(&job.param),
-    ) else {
-        return Ok(None);
+    let (Ok(benchmark), Ok(machine)) =
+        (Label::parse(&first.benchmark), Label::parse(&first.machine))
+    else {
+        return Ok(());
     };
-    let query = TrendQuery {
-        benchmark,
-        machine,
-        metric,
-        param,
-        history: None,
-    };
-    let trend = match state.trend(query).await {
-        Ok(t) => t,
-        // Deleted since it was queued.
-        Err(ServiceError::NotFound(_)) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    // A metric whose direction is unknown has no regressions (uploads do not queue one; a
-    // deletion may).
-    if !trend.direction.is_known() {
-        return Ok(None);
+    let mut watched = Vec::new();
+    let mut queries = Vec::new();
+    for &job in jobs {
+        let settings = detect::settings_for(rules, &job.benchmark, &job.metric, &job.param);
+        if settings.ignore {
+            continue;
+        }
+        let (Ok(metric), Ok(param)) = (Metric::parse(&job.metric), Param::parse(&job.param)) else {
+            continue;
+        };
+        queries.push(TrendQuery {
+            benchmark: benchmark.clone(),
+            machine: machine.clone(),
+            metric,
+            param,
+            history: None,
+        });
+        watched.push((job, settings));
     }
-    let known = state
+    if watched.is_empty() {
+        return Ok(());
+    }
+    let trends = state.trends_of(queries).await?;
+    let mut known_of = state
         .store
-        .series_alerts(&job.benchmark, &job.machine, &job.metric, &job.param)
+        .series_alerts_of(&first.benchmark, &first.machine)
         .await?;
-    let index_of = |c: &CommitRef| {
-        trend.points.iter().position(|p| match (&c.sha, &p.sha) {
-            (Some(a), Some(b)) => {
-                crate::services::trend::names(a, b) || crate::services::trend::names(b, a)
-            }
-            (None, _) => p.kernel == c.kernel,
-            _ => false,
+    let mut examined = Vec::with_capacity(watched.len());
+    for ((job, settings), trend) in watched.into_iter().zip(trends) {
+        let trend = match trend {
+            Ok(t) => t,
+            // Deleted since it was queued.
+            Err(ServiceError::NotFound(_)) => continue,
+            Err(e) => return Err(e),
+        };
+        // A metric whose direction is unknown has no regressions (uploads do not queue one;
+        // a deletion may).
+        if !trend.direction.is_known() {
+            continue;
+        }
+        let known = known_of
+            .remove(&(job.metric.clone(), job.param.clone()))
+            .unwrap_or_default();
+        let known_at = known_points(state, &trend, &known).await?;
+        examined.push(Examined {
+            job,
+            settings,
+            trend,
+            known,
+            known_at,
+        });
+    }
+    // The step tests of the whole group on one blocking thread.
+    let inputs: Vec<(Vec<f64>, detect::Settings, Option<usize>)> = examined
+        .iter()
+        .map(|e| {
+            let means = e.trend.points.iter().map(|p| p.mean).collect();
+            let since = e.known_at.iter().map(|(i, _)| *i).max();
+            (means, e.settings, since)
         })
-    };
+        .collect();
+    let steps = tokio::task::spawn_blocking(move || {
+        inputs
+            .into_iter()
+            .map(|(means, settings, since)| {
+                detect::newest_step(&means, &settings, since).map(|s| (s, means))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(anyhow::anyhow!("detector panicked: {e}")))?;
+    for (e, step) in examined.iter().zip(steps) {
+        let Some((step, means)) = step else {
+            continue;
+        };
+        if let Some(alert) = alert_for(state, e, &step, &means, found).await? {
+            found.push(alert);
+        }
+    }
+    Ok(())
+}
+
+/// Where each of a series' known alerts sits on its trend: `(point, index into known)`.
+async fn known_points(
+    state: &Services,
+    trend: &Trend,
+    known: &[crate::store::KnownAlert],
+) -> Result<Vec<(usize, usize)>, ServiceError> {
     let history = trend.order.strip_prefix("history ");
-    let mut known_at: Vec<(usize, &crate::store::KnownAlert)> = Vec::new();
-    for k in &known {
-        if let Some(i) = index_of(&k.bad) {
-            known_at.push((i, k));
+    let mut known_at = Vec::new();
+    for (at, k) in known.iter().enumerate() {
+        if let Some(i) = index_of(trend, &k.bad) {
+            known_at.push((i, at));
             continue;
         }
         // A bisection moved the summary to a commit with no runs: the step is at the first
         // point from it on in the history.
         if let (Some(h), Some(sha)) = (history, k.bad.sha.as_deref()) {
-            if let Some(at) = state.store.commit_position(h, sha).await? {
+            if let Some(from) = state.store.commit_position(h, sha).await? {
                 if let Some(i) = trend
                     .points
                     .iter()
-                    .position(|p| p.position.is_some_and(|q| q >= at))
+                    .position(|p| p.position.is_some_and(|q| q >= from))
                 {
-                    known_at.push((i, k));
+                    known_at.push((i, at));
                 }
             }
         }
     }
-    let known_indices: Vec<usize> = known_at.iter().map(|(i, _)| *i).collect();
-    let since = known_indices.iter().max().copied();
-    let t = trend.clone();
-    let step = tokio::task::spawn_blocking(move || {
-        let means: Vec<f64> = t.points.iter().map(|p| p.mean).collect();
-        detect::newest_step(&means, &settings, since).map(|s| (s, means))
+    Ok(known_at)
+}
+
+/// The point of `trend` at commit `c`.
+fn index_of(trend: &Trend, c: &CommitRef) -> Option<usize> {
+    trend.points.iter().position(|p| match (&c.sha, &p.sha) {
+        (Some(a), Some(b)) => {
+            crate::services::trend::names(a, b) || crate::services::trend::names(b, a)
+        }
+        (None, _) => p.kernel == c.kernel,
+        _ => false,
     })
-    .await
-    .map_err(|e| ServiceError::Internal(anyhow::anyhow!("detector panicked: {e}")))?;
-    let Some((step, means)) = step else {
-        return Ok(None);
-    };
-    if detect::is_known(step.index, &known_indices, &settings) {
+}
+
+/// The alert for a series' newest `step`, unless a known alert stands for it; merged into the
+/// summary of a step found nearby (in this batch, else stored).
+async fn alert_for(
+    state: &Services,
+    e: &Examined<'_>,
+    step: &detect::Step,
+    means: &[f64],
+    found: &[NewAlert],
+) -> Result<Option<NewAlert>, ServiceError> {
+    let (job, settings, trend) = (e.job, &e.settings, &*e.trend);
+    let known_indices: Vec<usize> = e.known_at.iter().map(|(i, _)| *i).collect();
+    if detect::is_known(step.index, &known_indices, settings) {
         return Ok(None);
     }
-    let mut alert = new_alert(job, &trend, &step, &means, &known_at);
-    alert.run_sd = run_sd(&trend, &step);
-    alert.confirm = settings.confirm.then(|| first_batch(&step, alert.run_sd));
+    let known_at: Vec<(usize, &crate::store::KnownAlert)> = e
+        .known_at
+        .iter()
+        .map(|&(i, at)| (i, &e.known[at]))
+        .collect();
+    let mut alert = new_alert(job, trend, step, means, &known_at);
+    alert.run_sd = run_sd(trend, step);
+    alert.confirm = settings.confirm.then(|| first_batch(step, alert.run_sd));
     // One step, one summary: a step of another metric found at a neighbouring commit (noise
     // moves a change point by a commit or two) is the same step.
     let near = |c: &CommitRef| {
-        index_of(c).filter(|&i| i.abs_diff(step.index) <= detect::same_step_tolerance(&settings))
+        index_of(trend, c)
+            .filter(|&i| i.abs_diff(step.index) <= detect::same_step_tolerance(settings))
     };
     let in_batch = found
         .iter()

@@ -73,39 +73,137 @@ impl Services {
     }
 
     async fn compute_trend(&self, query: TrendQuery) -> Result<Trend, ServiceError> {
-        let runs = self
-            .store
-            .trend_runs(
-                &query.benchmark,
-                &query.machine,
-                &query.metric,
-                &query.param,
+        let mut one = self.compute_trends(vec![query]).await?;
+        one.pop()
+            .unwrap_or_else(|| Err(ServiceError::Internal(anyhow::anyhow!("no trend computed"))))
+    }
+
+    /// The trends of several series of one benchmark on one machine (`queries` share them and
+    /// their history), each from the cache or computed with what they share read once
+    /// ([`crate::store::Store::trend_runs_of`]) and built together on one blocking thread:
+    /// how the alert detector reads a tree's series. In the order of `queries`; a series
+    /// without runs is `NotFound`, as [`Services::trend`] answers it.
+    pub async fn trends_of(
+        &self,
+        queries: Vec<TrendQuery>,
+    ) -> Result<Vec<Result<Arc<Trend>, ServiceError>>, ServiceError> {
+        let generation = self.store.generation().await?;
+        let mut out: Vec<Option<Result<Arc<Trend>, ServiceError>>> = queries
+            .iter()
+            .map(|q| {
+                self.metrics
+                    .cache("trend", self.trend_cache.get_trend(q, generation))
+                    .map(Ok)
+            })
+            .collect();
+        let missing: Vec<usize> = (0..queries.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let wanted: Vec<TrendQuery> = missing.iter().map(|&i| queries[i].clone()).collect();
+            let computed = crate::services::work::stage(
+                tracing::info_span!("trend", series = wanted.len()),
+                self.compute_trends(wanted),
             )
             .await?;
-        if runs.is_empty() {
-            return Err(ServiceError::NotFound(self.no_such_metric(&query).await?));
-        }
-        // The newest runs' commits choose the history (they tell branches apart best).
-        let mut shas: Vec<&str> = Vec::new();
-        let newest_first = runs.chunks.iter().rev().flat_map(|c| c.iter().rev());
-        for c in newest_first.filter_map(|r| r.commit.as_deref()) {
-            if shas.len() == HISTORY_CHOOSERS {
-                break;
-            }
-            if shas.last() != Some(&c) {
-                shas.push(c);
+            for (i, trend) in missing.into_iter().zip(computed) {
+                out[i] = Some(trend.map(|t| {
+                    let t = Arc::new(t);
+                    self.trend_cache
+                        .put_trend(queries[i].clone(), generation, t.clone());
+                    t
+                }));
             }
         }
-        let wanted = query.history.as_ref().map(|h| (h.repo(), h.branch()));
-        let history = self.store.history_for(wanted, &shas).await?;
-        if let (Some(name), None) = (&query.history, &history) {
-            return Err(ServiceError::NotFound(format!(
-                "no history {name}; upload one with POST /api/v1/commits?repo=R&branch=B"
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// [`Services::trends_of`] without the cache. Each query's benchmark, machine and history
+    /// must be the first's.
+    async fn compute_trends(
+        &self,
+        queries: Vec<TrendQuery>,
+    ) -> Result<Vec<Result<Trend, ServiceError>>, ServiceError> {
+        let Some(first) = queries.first() else {
+            return Ok(Vec::new());
+        };
+        let same = |q: &TrendQuery| {
+            q.benchmark == first.benchmark
+                && q.machine == first.machine
+                && q.history == first.history
+        };
+        if !queries.iter().all(same) {
+            return Err(ServiceError::Internal(anyhow::anyhow!(
+                "trends of several benchmarks, machines or histories at once"
             )));
         }
+        let series: Vec<(&str, &str)> = queries
+            .iter()
+            .map(|q| (q.metric.as_str(), q.param.as_str()))
+            .collect();
+        let all_runs = self
+            .store
+            .trend_runs_of(&first.benchmark, &first.machine, &series)
+            .await?;
+        let wanted = first.history.as_ref().map(|h| (h.repo(), h.branch()));
+        // Series of one benchmark mostly share their runs, so their commits choose one history.
+        let mut histories: std::collections::HashMap<Vec<String>, Option<Arc<_>>> =
+            std::collections::HashMap::new();
+        let mut jobs = Vec::with_capacity(queries.len());
+        let mut out: Vec<Option<Result<Trend, ServiceError>>> = Vec::new();
+        for (query, runs) in queries.iter().zip(all_runs) {
+            if runs.is_empty() {
+                out.push(Some(Err(ServiceError::NotFound(
+                    self.no_such_metric(query).await?,
+                ))));
+                continue;
+            }
+            // The newest runs' commits choose the history (they tell branches apart best).
+            let mut shas: Vec<String> = Vec::new();
+            let newest_first = runs.chunks.iter().rev().flat_map(|c| c.iter().rev());
+            for c in newest_first.filter_map(|r| r.commit.as_deref()) {
+                if shas.len() == HISTORY_CHOOSERS {
+                    break;
+                }
+                if shas.last().map(String::as_str) != Some(c) {
+                    shas.push(c.to_owned());
+                }
+            }
+            let history = match histories.get(&shas) {
+                Some(h) => h.clone(),
+                None => {
+                    let chosen: Vec<&str> = shas.iter().map(String::as_str).collect();
+                    let h = self.store.history_for(wanted, &chosen).await?;
+                    histories.insert(shas, h.clone());
+                    h
+                }
+            };
+            if let (Some(name), None) = (&query.history, &history) {
+                out.push(Some(Err(ServiceError::NotFound(format!(
+                    "no history {name}; upload one with POST /api/v1/commits?repo=R&branch=B"
+                )))));
+                continue;
+            }
+            out.push(None);
+            jobs.push((query.clone(), runs, history));
+        }
         let marks = self.store.commit_marks().await?;
-        self.heavy
-            .run(move || build(query, &runs, history.as_deref(), &marks))
-            .await
+        let built = self
+            .heavy
+            .run(move || {
+                jobs.into_iter()
+                    .map(|(query, runs, history)| build(query, &runs, history.as_deref(), &marks))
+                    .collect::<Vec<Trend>>()
+            })
+            .await?;
+        let mut built = built.into_iter();
+        Ok(out
+            .into_iter()
+            .map(|o| {
+                o.unwrap_or_else(|| {
+                    built.next().ok_or_else(|| {
+                        ServiceError::Internal(anyhow::anyhow!("a trend was not built"))
+                    })
+                })
+            })
+            .collect())
     }
 }
