@@ -457,14 +457,11 @@ fn latency_on_10000_commits(rt: &tokio::runtime::Runtime) {
                 }
                 idle(&store).await;
                 if alert_count(&client, &base, &machine).await != 0 {
-                    let v = client
-                        .get(format!("{base}/api/v1/alerts?machine={machine}"))
-                        .send()
-                        .await
-                        .unwrap()
-                        .text()
-                        .await
-                        .unwrap();
+                    let v = common::get_text(
+                        &client,
+                        format!("{base}/api/v1/alerts?machine={machine}"),
+                    )
+                    .await;
                     panic!("alert before the step: {}", &v[..v.len().min(3000)]);
                 }
                 // The 10,000th commit: from its 201 to the alert.

@@ -142,18 +142,17 @@ pub fn summary(mut times: Vec<Duration>) -> String {
     )
 }
 
+/// `GET url`'s body as text.
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub async fn get_text(client: &reqwest::Client, url: String) -> String {
+    client.get(url).send().await.unwrap().text().await.unwrap()
+}
+
 /// The alert detector's work so far, from the server's `/metrics`: its passes, the series
 /// it examined, and the seconds its passes took (wall time: an upper bound of their CPU).
 #[allow(dead_code, reason = "not every benchmark uses it")]
 pub async fn detector_work(client: &reqwest::Client, base: &str) -> (f64, f64, f64) {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = get_text(client, format!("{base}/metrics")).await;
     let value = |name: &str| -> f64 {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
