@@ -1124,6 +1124,75 @@ async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
     assert_eq!(summaries(&app, "status=all").await.len(), 1);
 }
 
+/// One detector pass over the series of two benchmarks on two machines (read together, a
+/// benchmark on a machine at a time): each stepped series is found, and steps at the same
+/// commit of different benchmarks or machines stay separate summaries.
+#[tokio::test]
+async fn one_pass_over_several_benchmarks_and_machines_finds_each_step_apart() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    upload_history(&app, 60, None).await;
+    // (benchmark, machine, throughput's step, latency's step); 1000: none.
+    let series = [
+        ("netperf", "m1", 24, 1000),
+        ("netperf", "m2", 1000, 1000),
+        ("hackbench", "m1", 1000, 24),
+        ("hackbench", "m2", 24, 24),
+    ];
+    for i in (0..40).step_by(2) {
+        for (benchmark, machine, tput, lat) in series {
+            let r = app
+                .client
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark={benchmark}&machine={machine}"
+                )))
+                .body(two_metrics_csv(i, tput, lat))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    }
+    settle(&app).await;
+    let mut found: Vec<(String, String, Vec<String>, Value)> = summaries(&app, "status=all")
+        .await
+        .iter()
+        .map(|s| {
+            let mut metrics: Vec<String> =
+                alerted_metrics(s).into_iter().map(str::to_owned).collect();
+            metrics.sort();
+            (
+                s["benchmark"].as_str().unwrap().to_owned(),
+                s["machine"].as_str().unwrap().to_owned(),
+                metrics,
+                s["bad"]["sha"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let both = vec!["Throughput_Mbps".to_owned(), "latency_us".to_owned()];
+    assert_eq!(
+        found,
+        [
+            (
+                "hackbench".into(),
+                "m1".into(),
+                vec!["latency_us".to_owned()],
+                json!(sha(24))
+            ),
+            ("hackbench".into(), "m2".into(), both, json!(sha(24))),
+            (
+                "netperf".into(),
+                "m1".into(),
+                vec!["Throughput_Mbps".to_owned()],
+                json!(sha(24))
+            ),
+        ]
+    );
+    // Every queued series was examined.
+    assert!(app.store.alert_jobs(1).await.unwrap().is_empty());
+}
+
 /// Commit `i`'s value of a metric whose name says nothing of its direction.
 fn widgets_csv(i: usize, level: f64) -> String {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");

@@ -93,9 +93,14 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
             });
         groups[g].push(job);
     }
+    // Every group's trends in one read (the history choice and commit marks once).
+    let watched: Vec<Vec<Watched>> = groups.iter().map(|g| watched(g, &rules)).collect();
+    let queries = watched.iter().flatten().map(|w| w.query.clone()).collect();
+    let mut trends = state.trends_of(queries).await?.into_iter();
     let mut found = Vec::new();
-    for group in &groups {
-        examine(state, group, &rules, &mut found).await?;
+    for watched in watched {
+        let trends: Vec<_> = trends.by_ref().take(watched.len()).collect();
+        examine(state, watched, trends, &mut found).await?;
     }
     let policy = crate::store::ConfirmPolicy {
         now_ms: super::now_ms(),
@@ -124,52 +129,63 @@ struct Examined<'a> {
     known_at: Vec<(usize, usize)>,
 }
 
-/// Examines `jobs`, series of one benchmark on one machine, in order: the alert of each whose
-/// newest step is new and passes its rule is added to `found`.
-async fn examine(
-    state: &Services,
-    jobs: &[&AlertJob],
-    rules: &[Rule],
-    found: &mut Vec<NewAlert>,
-) -> Result<(), ServiceError> {
-    let Some(first) = jobs.first() else {
-        return Ok(());
-    };
-    // Stored names were parsed at upload; one a trend query refuses has no trend to watch.
-    let (Ok(benchmark), Ok(machine)) =
-        (Label::parse(&first.benchmark), Label::parse(&first.machine))
-    else {
-        return Ok(());
-    };
-    let mut watched = Vec::new();
-    let mut queries = Vec::new();
-    for &job in jobs {
+/// A job whose series is watched: its rule's settings and its trend's query.
+struct Watched<'a> {
+    job: &'a AlertJob,
+    settings: detect::Settings,
+    query: TrendQuery,
+}
+
+/// The jobs of `group` (one benchmark on one machine) whose series a rule watches.
+fn watched<'a>(group: &[&'a AlertJob], rules: &[Rule]) -> Vec<Watched<'a>> {
+    let mut out = Vec::new();
+    for &job in group {
         let settings = detect::settings_for(rules, &job.benchmark, &job.metric, &job.param);
         if settings.ignore {
             continue;
         }
-        let (Ok(metric), Ok(param)) = (Metric::parse(&job.metric), Param::parse(&job.param)) else {
+        // Stored names were parsed at upload; one a trend query refuses has no trend to watch.
+        let (Ok(benchmark), Ok(machine), Ok(metric), Ok(param)) = (
+            Label::parse(&job.benchmark),
+            Label::parse(&job.machine),
+            Metric::parse(&job.metric),
+            Param::parse(&job.param),
+        ) else {
             continue;
         };
-        queries.push(TrendQuery {
-            benchmark: benchmark.clone(),
-            machine: machine.clone(),
-            metric,
-            param,
-            history: None,
+        out.push(Watched {
+            job,
+            settings,
+            query: TrendQuery {
+                benchmark,
+                machine,
+                metric,
+                param,
+                history: None,
+            },
         });
-        watched.push((job, settings));
     }
-    if watched.is_empty() {
+    out
+}
+
+/// Examines `watched`, series of one benchmark on one machine, in order, with their
+/// `trends`: the alert of each whose newest step is new and passes its rule is added to
+/// `found`.
+async fn examine(
+    state: &Services,
+    watched: Vec<Watched<'_>>,
+    trends: Vec<Result<std::sync::Arc<Trend>, ServiceError>>,
+    found: &mut Vec<NewAlert>,
+) -> Result<(), ServiceError> {
+    let Some(first) = watched.first().map(|w| w.job) else {
         return Ok(());
-    }
-    let trends = state.trends_of(queries).await?;
+    };
     let mut known_of = state
         .store
         .series_alerts_of(&first.benchmark, &first.machine)
         .await?;
     let mut examined = Vec::with_capacity(watched.len());
-    for ((job, settings), trend) in watched.into_iter().zip(trends) {
+    for (Watched { job, settings, .. }, trend) in watched.into_iter().zip(trends) {
         let trend = match trend {
             Ok(t) => t,
             // Deleted since it was queued.

@@ -78,11 +78,12 @@ impl Services {
             .unwrap_or_else(|| Err(ServiceError::Internal(anyhow::anyhow!("no trend computed"))))
     }
 
-    /// The trends of several series of one benchmark on one machine (`queries` share them and
-    /// their history), each from the cache or computed with what they share read once
-    /// ([`crate::store::Store::trend_runs_of`]) and built together on one blocking thread:
-    /// how the alert detector reads a tree's series. In the order of `queries`; a series
-    /// without runs is `NotFound`, as [`Services::trend`] answers it.
+    /// The trends of several series, each from the cache or computed with what they share
+    /// read once: the series of one benchmark on one machine by one
+    /// [`crate::store::Store::trend_runs_of`], the commit marks and each history choice once for
+    /// all, and every trend built on one blocking thread. How the alert detector reads the
+    /// series an upload queued. In the order of `queries`; a series without runs is
+    /// `NotFound`, as [`Services::trend`] answers it.
     pub async fn trends_of(
         &self,
         queries: Vec<TrendQuery>,
@@ -116,40 +117,48 @@ impl Services {
         Ok(out.into_iter().flatten().collect())
     }
 
-    /// [`Services::trends_of`] without the cache. Each query's benchmark, machine and history
-    /// must be the first's.
+    /// [`Services::trends_of`] without the cache.
     async fn compute_trends(
         &self,
         queries: Vec<TrendQuery>,
     ) -> Result<Vec<Result<Trend, ServiceError>>, ServiceError> {
-        let Some(first) = queries.first() else {
-            return Ok(Vec::new());
-        };
-        let same = |q: &TrendQuery| {
-            q.benchmark == first.benchmark
-                && q.machine == first.machine
-                && q.history == first.history
-        };
-        if !queries.iter().all(same) {
-            return Err(ServiceError::Internal(anyhow::anyhow!(
-                "trends of several benchmarks, machines or histories at once"
-            )));
+        // The series of each benchmark and machine, read together.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut group_of: std::collections::HashMap<(&str, &str), usize> =
+            std::collections::HashMap::new();
+        for (i, q) in queries.iter().enumerate() {
+            let g = *group_of
+                .entry((q.benchmark.as_str(), q.machine.as_str()))
+                .or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+            groups[g].push(i);
         }
-        let series: Vec<(&str, &str)> = queries
-            .iter()
-            .map(|q| (q.metric.as_str(), q.param.as_str()))
-            .collect();
-        let all_runs = self
-            .store
-            .trend_runs_of(&first.benchmark, &first.machine, &series)
-            .await?;
-        let wanted = first.history.as_ref().map(|h| (h.repo(), h.branch()));
-        // Series of one benchmark mostly share their runs, so their commits choose one history.
-        let mut histories: std::collections::HashMap<Vec<String>, Option<Arc<_>>> =
+        let mut runs_of: Vec<Option<crate::store::TrendRuns>> = Vec::new();
+        runs_of.resize_with(queries.len(), || None);
+        for group in &groups {
+            let first = &queries[group[0]];
+            let series: Vec<(&str, &str)> = group
+                .iter()
+                .map(|&i| (queries[i].metric.as_str(), queries[i].param.as_str()))
+                .collect();
+            let read = self
+                .store
+                .trend_runs_of(&first.benchmark, &first.machine, &series)
+                .await?;
+            for (&i, runs) in group.iter().zip(read) {
+                runs_of[i] = Some(runs);
+            }
+        }
+        // Series mostly share their runs' commits, which choose one history.
+        type Chooser = (Option<(String, String)>, Vec<String>);
+        let mut histories: std::collections::HashMap<Chooser, Option<Arc<_>>> =
             std::collections::HashMap::new();
         let mut jobs = Vec::with_capacity(queries.len());
         let mut out: Vec<Option<Result<Trend, ServiceError>>> = Vec::new();
-        for (query, runs) in queries.iter().zip(all_runs) {
+        for (query, runs) in queries.iter().zip(runs_of) {
+            let runs = runs.unwrap_or_default();
             if runs.is_empty() {
                 out.push(Some(Err(ServiceError::NotFound(
                     self.no_such_metric(query).await?,
@@ -167,12 +176,18 @@ impl Services {
                     shas.push(c.to_owned());
                 }
             }
-            let history = match histories.get(&shas) {
+            let wanted = query
+                .history
+                .as_ref()
+                .map(|h| (h.repo().to_owned(), h.branch().to_owned()));
+            let chooser = (wanted, shas);
+            let history = match histories.get(&chooser) {
                 Some(h) => h.clone(),
                 None => {
-                    let chosen: Vec<&str> = shas.iter().map(String::as_str).collect();
+                    let wanted = chooser.0.as_ref().map(|(r, b)| (r.as_str(), b.as_str()));
+                    let chosen: Vec<&str> = chooser.1.iter().map(String::as_str).collect();
                     let h = self.store.history_for(wanted, &chosen).await?;
-                    histories.insert(shas, h.clone());
+                    histories.insert(chooser, h.clone());
                     h
                 }
             };
