@@ -1193,6 +1193,42 @@ async fn one_pass_over_several_benchmarks_and_machines_finds_each_step_apart() {
     assert!(app.store.alert_jobs(1).await.unwrap().is_empty());
 }
 
+/// A step in more series of one benchmark than a pass holds trends of at once (64) is still
+/// one summary with every series' alert: the pieces of a benchmark join the same step.
+#[tokio::test]
+async fn a_step_in_a_hundred_series_is_one_summary_of_a_hundred_alerts() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    upload_history(&app, 60, None).await;
+    for i in (0..36).step_by(2) {
+        let mut csv = String::from("kernel,commit,metric,iteration,value,direction\n");
+        for m in 0..100 {
+            for it in 1..=3 {
+                let noise = 1.0 + (((i * 31 + it * 3) % 11) as f64 - 5.0) / 2500.0;
+                let level = if i < 24 { 1000.0 } else { 900.0 } + m as f64;
+                csv.push_str(&format!(
+                    "v6.{i},{},ops_{m:03},{it},{},higher\n",
+                    sha(i),
+                    level * noise
+                ));
+            }
+        }
+        let r = app
+            .client
+            .post(app.url("/api/v1/upload?benchmark=wide&machine=m1"))
+            .body(csv)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    settle(&app).await;
+    let all = summaries(&app, "status=all").await;
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(alerted_metrics(&all[0]).len(), 100);
+    assert_eq!(all[0]["bad"]["sha"], sha(24));
+}
+
 /// Commit `i`'s value of a metric whose name says nothing of its direction.
 fn widgets_csv(i: usize, level: f64) -> String {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");

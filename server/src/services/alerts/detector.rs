@@ -18,6 +18,9 @@ use crate::store::{AlertJob, NewAlert};
 /// Series examined per batch (one transaction stores what a batch found).
 const BATCH: i64 = 512;
 
+/// Series whose trends a pass holds at once: a trend of a long history is megabytes.
+const TRENDS_AT_ONCE: usize = 64;
+
 /// After an upload wakes the detector, it waits for this long a pause in uploads (at most
 /// `MAX_QUIET`) before it looks: a burst of uploads to one series is examined once, and
 /// the detector's reads and its one write stay out of the burst's way.
@@ -93,14 +96,35 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
             });
         groups[g].push(job);
     }
-    // Every group's trends in one read (the history choice and commit marks once).
-    let watched: Vec<Vec<Watched>> = groups.iter().map(|g| watched(g, &rules)).collect();
-    let queries = watched.iter().flatten().map(|w| w.query.clone()).collect();
-    let mut trends = state.trends_of(queries).await?.into_iter();
+    // Each group's watched series, in pieces of at most `TRENDS_AT_ONCE`.
+    let mut pieces: Vec<Vec<Watched>> = Vec::new();
+    for group in &groups {
+        let mut w = watched(group, &rules);
+        while w.len() > TRENDS_AT_ONCE {
+            let rest = w.split_off(TRENDS_AT_ONCE);
+            pieces.push(std::mem::replace(&mut w, rest));
+        }
+        if !w.is_empty() {
+            pieces.push(w);
+        }
+    }
+    // The trends of as many pieces as fit in `TRENDS_AT_ONCE` in one read (the history choice
+    // and the commit marks once), then each piece examined.
     let mut found = Vec::new();
-    for watched in watched {
-        let trends: Vec<_> = trends.by_ref().take(watched.len()).collect();
-        examine(state, watched, trends, &mut found).await?;
+    let mut pieces = pieces.into_iter().peekable();
+    while pieces.peek().is_some() {
+        let mut batch = Vec::new();
+        let mut held = 0;
+        while let Some(piece) = pieces.next_if(|p| held == 0 || held + p.len() <= TRENDS_AT_ONCE) {
+            held += piece.len();
+            batch.push(piece);
+        }
+        let queries = batch.iter().flatten().map(|w| w.query.clone()).collect();
+        let mut trends = state.trends_of(queries).await?.into_iter();
+        for piece in batch {
+            let trends: Vec<_> = trends.by_ref().take(piece.len()).collect();
+            examine(state, piece, trends, &mut found).await?;
+        }
     }
     let policy = crate::store::ConfirmPolicy {
         now_ms: super::now_ms(),
@@ -168,7 +192,7 @@ fn watched<'a>(group: &[&'a AlertJob], rules: &[Rule]) -> Vec<Watched<'a>> {
     out
 }
 
-/// Examines `watched`, series of one benchmark on one machine, in order, with their
+/// Examines `watched`, series of one benchmark on one machine (all or some), in order, with their
 /// `trends`: the alert of each whose newest step is new and passes its rule is added to
 /// `found`.
 async fn examine(
