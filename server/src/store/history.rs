@@ -319,10 +319,11 @@ impl Store {
         .await?;
         let mut ids_of: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
         for (id, metric, param) in &rows {
-            ids_of
-                .entry((metric.as_str(), param.as_str()))
-                .or_default()
-                .push(*id);
+            let ids = ids_of.entry((metric.as_str(), param.as_str())).or_default();
+            // (A series asked for twice joins its keys twice.)
+            if !ids.contains(id) {
+                ids.push(*id);
+            }
         }
         let ids: Vec<&[i64]> = series
             .iter()
