@@ -127,6 +127,23 @@ pub enum ServiceError {
     Internal(anyhow::Error),
 }
 
+/// The indices of `keys` grouped by equal key: the groups in the order their first key comes,
+/// each group's indices in order.
+pub(crate) fn groups_in_order<K: std::hash::Hash + Eq>(
+    keys: impl IntoIterator<Item = K>,
+) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    for (i, key) in keys.into_iter().enumerate() {
+        let g = *group_of.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    groups
+}
+
 /// Unix milliseconds now.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -141,3 +158,16 @@ impl From<anyhow::Error> for ServiceError {
 }
 
 pub type ServiceResult<T> = Result<T, ServiceError>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn groups_keep_the_order_of_their_first_key_and_of_their_members() {
+        let keys = ["b", "a", "b", "c", "a", "b"];
+        assert_eq!(
+            super::groups_in_order(keys),
+            [vec![0, 2, 5], vec![1, 4], vec![3]]
+        );
+        assert!(super::groups_in_order(Vec::<u8>::new()).is_empty());
+    }
+}

@@ -1124,6 +1124,12 @@ async fn one_step_is_one_summary_and_a_bisection_moves_it_to_the_culprit() {
     assert_eq!(summaries(&app, "status=all").await.len(), 1);
 }
 
+/// An upload (`POST /api/v1/upload?{query}` of `body`) that must be stored.
+async fn stored(app: &TestApp, query: &str, body: String) {
+    let r = app.upload_raw(query, body).await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+}
+
 /// One detector pass over the series of two benchmarks on two machines (read together, a
 /// benchmark on a machine at a time): each stepped series is found, and steps at the same
 /// commit of different benchmarks or machines stay separate summaries.
@@ -1141,16 +1147,12 @@ async fn one_pass_over_several_benchmarks_and_machines_finds_each_step_apart() {
     ];
     for i in (0..40).step_by(2) {
         for (benchmark, machine, tput, lat) in series {
-            let r = app
-                .client
-                .post(app.url(&format!(
-                    "/api/v1/upload?benchmark={benchmark}&machine={machine}"
-                )))
-                .body(two_metrics_csv(i, tput, lat))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+            stored(
+                &app,
+                &format!("benchmark={benchmark}&machine={machine}"),
+                two_metrics_csv(i, tput, lat),
+            )
+            .await;
         }
     }
     settle(&app).await;
@@ -1205,7 +1207,7 @@ async fn a_step_in_a_hundred_series_is_one_summary_of_a_hundred_alerts() {
         for m in 0..100 {
             for it in 1..=3 {
                 let noise = 1.0 + (((i * 31 + it * 3) % 11) as f64 - 5.0) / 2500.0;
-                let level = if i < 24 { 1000.0 } else { 900.0 } + m as f64;
+                let level = if i < 24 { 1000.0 } else { 900.0 } + f64::from(m);
                 csv.push_str(&format!(
                     "v6.{i},{},ops_{m:03},{it},{},higher\n",
                     sha(i),
@@ -1213,14 +1215,7 @@ async fn a_step_in_a_hundred_series_is_one_summary_of_a_hundred_alerts() {
                 ));
             }
         }
-        let r = app
-            .client
-            .post(app.url("/api/v1/upload?benchmark=wide&machine=m1"))
-            .body(csv)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        stored(&app, "benchmark=wide&machine=m1", csv).await;
     }
     settle(&app).await;
     let all = summaries(&app, "status=all").await;

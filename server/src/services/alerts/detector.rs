@@ -85,17 +85,13 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
     // The series of one benchmark on one machine are examined together: their trends share
     // runs, read once. (A step found is merged only with those of its benchmark and machine,
     // so the order of the groups changes nothing.)
-    let mut groups: Vec<Vec<&AlertJob>> = Vec::new();
-    let mut group_of: std::collections::HashMap<(&str, &str), usize> = Default::default();
-    for job in &jobs {
-        let g = *group_of
-            .entry((job.benchmark.as_str(), job.machine.as_str()))
-            .or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
-            });
-        groups[g].push(job);
-    }
+    let groups: Vec<Vec<&AlertJob>> = crate::services::groups_in_order(
+        jobs.iter()
+            .map(|j| (j.benchmark.as_str(), j.machine.as_str())),
+    )
+    .into_iter()
+    .map(|g| g.into_iter().map(|i| &jobs[i]).collect())
+    .collect();
     // Each group's watched series, in pieces of at most `TRENDS_AT_ONCE`.
     let mut pieces: Vec<Vec<Watched>> = Vec::new();
     for group in &groups {

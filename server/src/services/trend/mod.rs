@@ -123,18 +123,11 @@ impl Services {
         queries: Vec<TrendQuery>,
     ) -> Result<Vec<Result<Trend, ServiceError>>, ServiceError> {
         // The series of each benchmark and machine, read together.
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut group_of: std::collections::HashMap<(&str, &str), usize> =
-            std::collections::HashMap::new();
-        for (i, q) in queries.iter().enumerate() {
-            let g = *group_of
-                .entry((q.benchmark.as_str(), q.machine.as_str()))
-                .or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
-            groups[g].push(i);
-        }
+        let groups = crate::services::groups_in_order(
+            queries
+                .iter()
+                .map(|q| (q.benchmark.as_str(), q.machine.as_str())),
+        );
         let mut runs_of: Vec<Option<crate::store::TrendRuns>> = Vec::new();
         runs_of.resize_with(queries.len(), || None);
         for group in &groups {
