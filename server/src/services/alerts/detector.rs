@@ -188,9 +188,9 @@ fn watched<'a>(group: &[&'a AlertJob], rules: &[Rule]) -> Vec<Watched<'a>> {
     out
 }
 
-/// Examines `watched`, series of one benchmark on one machine (all or some), in order, with their
-/// `trends`: the alert of each whose newest step is new and passes its rule is added to
-/// `found`.
+/// Examines `watched`, series of one benchmark on one machine (all or some), in order, with
+/// their `trends`: the alert of each whose newest step is new and passes its rule is added
+/// to `found`.
 async fn examine(
     state: &Services,
     watched: Vec<Watched<'_>>,
