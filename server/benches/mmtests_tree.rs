@@ -6,7 +6,8 @@
 //! `tests-activity` per kernel. Each round uploads it for a new machine, then asks for the
 //! whole-tree report once (cold: nothing of that machine was compared before), each on an
 //! idle server (the alert detector done with what the last upload queued). Prints the
-//! upload's median time and samples per second, and the report's median time. Then
+//! upload's median time and samples per second, the report's median time, and the time the
+//! alert detector spent on each tree (from `/metrics`). Then
 //! `MMTESTS_STREAMS` clients (default 2) upload `MMTESTS_STREAM_UPLOADS` trees each (default
 //! 8) back to back, at once, as several robots do: the server's ingest rate under load.
 //!
