@@ -25,23 +25,12 @@ pub use cache::TrendCache;
 const HISTORY_CHOOSERS: usize = 200;
 
 impl Services {
-    /// The trend of `query`, from the cache when nothing was written since it was computed.
+    /// The trend of `query`, from the cache when nothing was written since it was computed:
+    /// [`Services::trends_of`] of one.
     pub async fn trend(&self, query: TrendQuery) -> Result<Arc<Trend>, ServiceError> {
-        let generation = self.store.generation().await?;
-        if let Some(t) = self
-            .metrics
-            .cache("trend", self.trend_cache.get_trend(&query, generation))
-        {
-            return Ok(t);
-        }
-        let trend = crate::services::work::stage(
-            tracing::info_span!("trend"),
-            self.compute_trend(query.clone()),
-        )
-        .await?;
-        let trend = Arc::new(trend);
-        self.trend_cache.put_trend(query, generation, trend.clone());
-        Ok(trend)
+        let mut one = self.trends_of(vec![query]).await?;
+        one.pop()
+            .unwrap_or_else(|| Err(ServiceError::Internal(anyhow::anyhow!("no trend computed"))))
     }
 
     /// Why a trend has no runs, as a sentence that names the nearest metric there is (a robot's
@@ -70,12 +59,6 @@ impl Services {
                 "No runs of {benchmark} on {machine} have {named}; did you mean {m} at param {p}?"
             ),
         })
-    }
-
-    async fn compute_trend(&self, query: TrendQuery) -> Result<Trend, ServiceError> {
-        let mut one = self.compute_trends(vec![query]).await?;
-        one.pop()
-            .unwrap_or_else(|| Err(ServiceError::Internal(anyhow::anyhow!("no trend computed"))))
     }
 
     /// The trends of several series, each from the cache or computed with what they share
