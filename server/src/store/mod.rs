@@ -12,6 +12,7 @@
 mod alerts;
 mod bisect;
 mod cache;
+mod checkpoint;
 mod database;
 mod delete;
 pub mod health;
@@ -83,6 +84,9 @@ pub struct Store {
     alert_jobs_queued: std::sync::Arc<tokio::sync::Notify>,
     /// Whether the database answers, as the probe found last.
     health: std::sync::Arc<health::Health>,
+    /// Told when an upload has committed: SQLite's checkpointer copies the log into the file
+    /// (`checkpoint.rs`); unused on PostgreSQL.
+    wal_written: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Store {

@@ -94,7 +94,9 @@ impl Store {
             .connect_with(
                 base.clone()
                     .create_if_missing(true)
-                    .synchronous(SqliteSynchronous::Full),
+                    .synchronous(SqliteSynchronous::Full)
+                    // Checkpoints are the checkpointer's (`checkpoint.rs`), not the commits'.
+                    .pragma("wal_autocheckpoint", checkpoint::BACKSTOP_PAGES),
             )
             .await
             .with_context(|| format!("cannot open the database {}", path.display()))?;
@@ -108,6 +110,8 @@ impl Store {
             .connect_with(base.clone().read_only(true))
             .await
             .with_context(|| format!("cannot open the database {} for reading", path.display()))?;
+        let wal_written: std::sync::Arc<tokio::sync::Notify> = Default::default();
+        checkpoint::spawn(base.clone(), std::sync::Arc::downgrade(&wal_written));
         let watcher =
             base.read_only(true).connect().await.with_context(|| {
                 format!("cannot open the database {} to watch it", path.display())
@@ -121,6 +125,7 @@ impl Store {
             keys: Default::default(),
             alert_jobs_queued: Default::default(),
             health: Default::default(),
+            wal_written,
         };
         store
             .fill_packed()
@@ -148,6 +153,7 @@ impl Store {
             keys: Default::default(),
             alert_jobs_queued,
             health: Default::default(),
+            wal_written: Default::default(),
         };
         store
             .fill_packed()

@@ -601,3 +601,44 @@ async fn older_databases_get_their_packed_trends_at_start(db: &TestDb) {
         .unwrap();
     assert_eq!(history.commits, commits[..3]);
 }
+
+/// An upload's commit leaves the log to the checkpointer (`checkpoint.rs`), which copies it
+/// into the database file at once: the file alone (without its `-wal`) soon holds the upload,
+/// though its few pages are far from the writer's own checkpoint.
+#[tokio::test]
+async fn the_checkpointer_copies_an_upload_into_the_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = Store::open(&path).await.unwrap();
+    // Whatever opening wrote is in the file first.
+    let uploads_in_file = || async {
+        // A copy of the file alone: SQLite finds no log beside it. (Copied while the
+        // checkpointer may write: a torn copy is "not yet".)
+        let copy = dir.path().join("copy.db");
+        std::fs::copy(&path, &copy).ok()?;
+        let options = SqliteConnectOptions::new().filename(&copy).read_only(true);
+        let mut conn = options.connect().await.ok()?;
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM upload")
+            .fetch_one(&mut conn)
+            .await
+            .ok()?;
+        let _ = sqlx::Connection::close(conn).await;
+        Some(n)
+    };
+    upload_csv(&store, &runs_csv(0, 3)).await;
+    let mut seen = None;
+    for _ in 0..100 {
+        seen = uploads_in_file().await;
+        if seen == Some(1) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen, Some(1), "the upload never reached the database file");
+    // The writer itself does not checkpoint a log this short.
+    let (pages,): (i64,) = query_as(sql!("PRAGMA wal_autocheckpoint"))
+        .fetch_one(&store.writer)
+        .await
+        .unwrap();
+    assert_eq!(pages.to_string(), checkpoint::BACKSTOP_PAGES);
+}

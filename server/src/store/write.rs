@@ -118,6 +118,7 @@ impl Store {
         tx.commit().await?;
         self.keys.committed(learned);
         self.alert_jobs_queued.notify_one();
+        self.wal_written.notify_one();
         Ok((Inserted::Created(upload_id), detail))
     }
 
