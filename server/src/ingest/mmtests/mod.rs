@@ -652,13 +652,12 @@ fn read_tar<R: Read>(
             order.insert(kernel.to_owned(), tests_started(&content));
             continue;
         }
-        // A member read whole, as the archive holds it.
+        // A member read whole, as the archive holds it: exactly the size its header gives
+        // (at most `MAX_ENTRY`, checked above), without `read_to_end`'s probe past the end.
         let read_raw = |entry: &mut tar::Entry<'_, Capped<R>>| -> Result<Vec<u8>, IngestError> {
-            let mut raw = Vec::with_capacity(size.min(MAX_ENTRY) as usize);
+            let mut raw = vec![0; size as usize];
             entry
-                .by_ref()
-                .take(MAX_ENTRY)
-                .read_to_end(&mut raw)
+                .read_exact(&mut raw)
                 .map_err(|e| archive_error(e).in_file(&path))?;
             Ok(raw)
         };
@@ -1099,6 +1098,26 @@ pub(crate) mod tests {
         let mut short = Capped::new(&data[..100], 1 << 20);
         let e = short.seek(SeekFrom::Current(101)).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+    }
+
+    /// A tree cut short inside a member's data is refused as truncated, naming the member
+    /// (its bytes are read exactly as its header sizes them).
+    #[test]
+    fn a_tree_cut_inside_a_member_is_refused_naming_it() {
+        let log = "1 2 3\n".repeat(400);
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(log.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        let path = "work/log/k1/iter-0/hackbench-process-pipes/logs/hackbench-1-1";
+        tar.append_data(&mut header, path, log.as_bytes()).unwrap();
+        let whole = tar.into_inner().unwrap();
+        // The header, and half the member.
+        let cut = &whole[..512 + log.len() / 2];
+        let e = parse(cut, &machine_only()).unwrap_err().to_string();
+        assert!(e.contains("broken or truncated"), "{e}");
+        assert!(e.contains(path), "{e}");
     }
 
     /// A tar.gz of the fixture tree, built in memory.
