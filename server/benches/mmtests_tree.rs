@@ -10,7 +10,9 @@
 //! alert detector spent on each tree (from `/metrics`). Then
 //! `MMTESTS_STREAMS` clients (default 2) upload `MMTESTS_STREAM_UPLOADS` trees each (default
 //! 8) back to back, at once, as several robots do: the server's ingest rate under load, as
-//! answered and as examined by the alert detector (its queue empty again).
+//! answered and as examined by the alert detector (its queue empty again). Last,
+//! `MMTESTS_HISTORY` trees (default 6) for one machine, each of new kernels: the detector's
+//! time after each as the machine's series grow.
 //!
 //! `cargo bench -p perfline-server --bench mmtests_tree` (`MMTESTS_ROUNDS=5`).
 
@@ -156,7 +158,9 @@ fn archive(tree: &Tree) -> Vec<u8> {
             append(format!("{k}/iter-{i}/{b}/logs/{name}"), data);
         }
     }
-    for k in KERNELS {
+    let kernels: std::collections::BTreeSet<&str> =
+        tree.keys().map(|(k, _, _)| k.as_str()).collect();
+    for k in kernels {
         let mut activity = String::from("1 run-mmtests: Iteration 1 start\n");
         let mut seen: Vec<&str> = Vec::new();
         for (kk, _, b) in tree.keys() {
@@ -188,6 +192,13 @@ async fn upload(
     let answer: serde_json::Value = r.json().await.unwrap();
     assert_eq!(status, 201, "{answer}");
     answer
+}
+
+/// The tree with its kernels renamed `<kernel>-h<round>`: the trees of one machine's history.
+fn renamed(tree: &Tree, round: usize) -> Tree {
+    tree.iter()
+        .map(|((k, i, b), files)| ((format!("{k}-h{round}"), *i, b.clone()), files.clone()))
+        .collect()
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -300,76 +311,96 @@ fn main() {
     // `MMTESTS_UPLOAD_GAP_MS`: an idle pause before each upload.
     let upload_gap = Duration::from_millis(env("MMTESTS_UPLOAD_GAP_MS", 0) as u64);
     let rt = common::runtime();
-    let (uploads, reports, samples, read, (stored, took, examined), (passes, series, seconds)) =
-        common::with_server_using(
-            &rt,
-            |_| {},
-            |base, store| async move {
-                let client = reqwest::Client::new();
-                let (mut uploads, mut reports) = (Vec::new(), Vec::new());
-                let (mut samples, mut read) = (0, 0);
-                for round in 0..rounds {
-                    // Each upload and report on an otherwise idle server: the alert detector has
-                    // examined what the last upload queued.
-                    common::detector_idle(&store).await;
-                    tokio::time::sleep(upload_gap).await;
-                    let t = Instant::now();
-                    let answer = upload(&client, &base, &format!("tree-{round}"), &body).await;
-                    uploads.push(t.elapsed());
-                    samples = answer["upload"]["samples"].as_u64().unwrap();
-                    read = answer["directories"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .filter(|d| d["samples"].as_u64() > Some(0))
-                        .count();
-                    common::detector_idle(&store).await;
-                    let t = Instant::now();
-                    let r = client
-                        .get(format!(
+    // `MMTESTS_HISTORY` trees (default 6) for one machine, each of new kernels.
+    let histories: Vec<Vec<u8>> = (0..env("MMTESTS_HISTORY", 6))
+        .map(|round| archive(&renamed(&tree, round)))
+        .collect();
+    let (
+        uploads,
+        reports,
+        samples,
+        read,
+        (stored, took, examined),
+        (passes, series, seconds),
+        history,
+    ) = common::with_server_using(
+        &rt,
+        |_| {},
+        |base, store| async move {
+            let client = reqwest::Client::new();
+            let (mut uploads, mut reports) = (Vec::new(), Vec::new());
+            let (mut samples, mut read) = (0, 0);
+            for round in 0..rounds {
+                // Each upload and report on an otherwise idle server: the alert detector has
+                // examined what the last upload queued.
+                common::detector_idle(&store).await;
+                tokio::time::sleep(upload_gap).await;
+                let t = Instant::now();
+                let answer = upload(&client, &base, &format!("tree-{round}"), &body).await;
+                uploads.push(t.elapsed());
+                samples = answer["upload"]["samples"].as_u64().unwrap();
+                read = answer["directories"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["samples"].as_u64() > Some(0))
+                    .count();
+                common::detector_idle(&store).await;
+                let t = Instant::now();
+                let r = client
+                    .get(format!(
                     "{base}/api/v1/compare?machine=tree-{round}&benchmark=*&kernels={}&format=text",
                     KERNELS.join(",")
                 ))
-                        .send()
-                        .await
-                        .unwrap();
-                    let status = r.status().as_u16();
-                    let text = r.text().await.unwrap();
-                    reports.push(t.elapsed());
-                    assert_eq!(status, 200, "{text}");
-                }
-                // What the alert detector spent on the rounds' trees (the report asks for none).
-                let detector = common::detector_work(&client, &base).await;
-                // Throughput: `streams` clients upload back to back, each tree for a new
-                // machine, as robots do; the detector examines what they queue meanwhile.
-                common::detector_idle(&store).await;
-                let started = Instant::now();
-                let clients: Vec<_> = (0..streams)
-                    .map(|stream| {
-                        let (client, base, body) = (client.clone(), base.clone(), body.clone());
-                        tokio::spawn(async move {
-                            let mut stored = 0;
-                            for n in 0..per_stream {
-                                let machine = format!("stream-{stream}-{n}");
-                                let answer = upload(&client, &base, &machine, &body).await;
-                                stored += answer["upload"]["samples"].as_u64().unwrap();
-                            }
-                            stored
-                        })
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                let text = r.text().await.unwrap();
+                reports.push(t.elapsed());
+                assert_eq!(status, 200, "{text}");
+            }
+            // What the alert detector spent on the rounds' trees (the report asks for none).
+            let detector = common::detector_work(&client, &base).await;
+            // Throughput: `streams` clients upload back to back, each tree for a new
+            // machine, as robots do; the detector examines what they queue meanwhile.
+            common::detector_idle(&store).await;
+            let started = Instant::now();
+            let clients: Vec<_> = (0..streams)
+                .map(|stream| {
+                    let (client, base, body) = (client.clone(), base.clone(), body.clone());
+                    tokio::spawn(async move {
+                        let mut stored = 0;
+                        for n in 0..per_stream {
+                            let machine = format!("stream-{stream}-{n}");
+                            let answer = upload(&client, &base, &machine, &body).await;
+                            stored += answer["upload"]["samples"].as_u64().unwrap();
+                        }
+                        stored
                     })
-                    .collect();
-                let mut stored = 0;
-                for c in clients {
-                    stored += c.await.unwrap();
-                }
-                let answered = started.elapsed();
-                // And until the alert detector has examined all they queued: the rate the
-                // server keeps up with, its alert work included.
+                })
+                .collect();
+            let mut stored = 0;
+            for c in clients {
+                stored += c.await.unwrap();
+            }
+            let answered = started.elapsed();
+            // And until the alert detector has examined all they queued: the rate the
+            // server keeps up with, its alert work included.
+            common::detector_idle(&store).await;
+            let streamed = (stored, answered, started.elapsed());
+            // One machine's history: each tree of new kernels on the same machine, the
+            // detector's time after each (its series longer each time).
+            let mut history = Vec::new();
+            for body in &histories {
+                let before = common::detector_work(&client, &base).await.2;
+                upload(&client, &base, "history", body).await;
                 common::detector_idle(&store).await;
-                let streamed = (stored, answered, started.elapsed());
-                (uploads, reports, samples, read, streamed, detector)
-            },
-        );
+                history.push(common::detector_work(&client, &base).await.2 - before);
+            }
+            (uploads, reports, samples, read, streamed, detector, history)
+        },
+    );
     let up = median(uploads.clone());
     println!(
         "mmtests_tree: {samples} samples from {read} directories; upload median {:.1} ms ({:.0} samples/s); all {:?}",
@@ -394,5 +425,13 @@ fn main() {
         took.as_secs_f64() * 1e3 / (streams * per_stream) as f64,
         examined.as_secs_f64() * 1e3,
         stored as f64 / examined.as_secs_f64(),
+    );
+    println!(
+        "mmtests_tree: alert detector after each tree of one machine's history (3 kernels a tree): {}",
+        history
+            .iter()
+            .map(|s| format!("{:.1} ms", s * 1e3))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
 }
