@@ -610,7 +610,6 @@ async fn the_checkpointer_copies_an_upload_into_the_database_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
     let store = Store::open(&path).await.unwrap();
-    // Whatever opening wrote is in the file first.
     let uploads_in_file = || async {
         // A copy of the file alone: SQLite finds no log beside it. (Copied while the
         // checkpointer may write: a torn copy is "not yet".)
