@@ -16,6 +16,9 @@ use app::label::Direction;
 use app::mmtests::Summarise;
 
 use super::family::{looks_like_number, Line};
+
+/// The hasher of a directory's maps (keys from the logs; seeded per process).
+type Fast = foldhash::fast::RandomState;
 use crate::ingest::{IngestError, RunBuilder};
 
 /// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
@@ -101,10 +104,10 @@ pub fn group(
     let mut read = Read::default();
     let mut groups: Vec<Group> = Vec::new();
     // Each series' group, by (metric, param) borrowed from the lines where they can be.
-    let mut index: HashMap<(Cow<'_, str>, &str), usize> = HashMap::new();
+    let mut index: HashMap<(Cow<'_, str>, &str), usize, Fast> = HashMap::default();
     // Each mmtests metric's direction, looked up once.
-    let mut directions: HashMap<&str, Direction> = HashMap::new();
-    let mut ratio_seen: HashSet<String> = HashSet::new();
+    let mut directions: HashMap<&str, Direction, Fast> = HashMap::default();
+    let mut ratio_seen: HashSet<String, Fast> = HashSet::default();
     // The operation of a line decides its group and its ratio mark: a line of the same
     // operation as the one before (as sorted output mostly is) takes that one's, unhashed.
     let same_operation = |x: &Line, y: &Line| x.metric == y.metric && x.a == y.a && x.b == y.b;

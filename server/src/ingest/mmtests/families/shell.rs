@@ -317,12 +317,14 @@ pub fn to_line(printed: &[u8]) -> Line {
     }
 }
 
-/// A pipeline's printed bytes through `sort -k<k>,<k>[n] ...` ([`sort_cmp`]), each line then
+/// A pipeline's printed bytes through `sort -k<k>,<k>[n] ...` ([`sort_order`]), each line then
 /// made a [`Line`].
 pub fn sort_printed(printed: &[u8], keys: &[(usize, bool)]) -> Vec<Line> {
-    let mut lines = printed_lines(printed);
-    lines.sort_by(|x, y| sort_cmp(x, y, keys));
-    lines.into_iter().map(to_line).collect()
+    let lines = printed_lines(printed);
+    sort_order(&lines, keys)
+        .into_iter()
+        .map(|i| to_line(lines[i]))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
