@@ -315,7 +315,7 @@ pub fn awk_num(v: f64) -> String {
     if v == v.trunc() {
         // Exactly an integer below 2^63: printed as one, without the float formatter.
         if v.abs() < 9.2e18 {
-            return (v as i64).to_string();
+            return itoa::Buffer::new().format(v as i64).to_owned();
         }
         return format!("{:.0}", v + 0.0);
     }
@@ -360,20 +360,45 @@ fn format_g_exact(v: f64, p: usize) -> String {
 /// shortest-representation formatter; exact formatting (`{:.5e}`) falls back to bignum
 /// arithmetic for many values. `None` when the shortcut does not apply.
 fn format_g_shortest(v: f64, p: usize) -> Option<String> {
-    use std::fmt::Write;
     // (A subnormal's ulp is not small beside its digits: `1e-320` is `9.99989e-321`.)
     if p > 15 || v.abs() < f64::MIN_POSITIVE {
         return None;
     }
-    let mut sci = String::with_capacity(32);
-    write!(sci, "{:e}", v.abs()).ok()?;
-    let (mantissa, exp) = sci.split_once('e')?;
-    let exp: i32 = exp.parse().ok()?;
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if digits.len() > p {
+    // The shortest round-trip form (`12.345`, `0.001`, `1.2345e20`, `1e-7`): its digits
+    // without leading or trailing zeros, and the decimal exponent of the first.
+    let mut buffer = ryu::Buffer::new();
+    let printed = buffer.format_finite(v.abs()).as_bytes();
+    let (mantissa, e) = match printed.iter().position(|&b| b == b'e') {
+        Some(i) => (
+            &printed[..i],
+            std::str::from_utf8(&printed[i + 1..])
+                .ok()?
+                .parse::<i32>()
+                .ok()?,
+        ),
+        None => (printed, 0),
+    };
+    let int_len = mantissa
+        .iter()
+        .position(|&b| b == b'.')
+        .unwrap_or(mantissa.len());
+    let all = mantissa.iter().filter(|b| b.is_ascii_digit());
+    let leading = all.clone().take_while(|&&b| b == b'0').count();
+    let mut digits = [0u8; 32];
+    let mut n = 0;
+    for &b in all.skip(leading) {
+        *digits.get_mut(n)? = b;
+        n += 1;
+    }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    if n == 0 || n > p {
         return None;
     }
-    let mut out = String::with_capacity(digits.len() + 8);
+    let exp = int_len as i32 - 1 - leading as i32 + e;
+    let digits = std::str::from_utf8(&digits[..n]).ok()?;
+    let mut out = String::with_capacity(n + 8);
     if v < 0.0 {
         out.push('-');
     }
@@ -383,16 +408,20 @@ fn format_g_shortest(v: f64, p: usize) -> Option<String> {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        let sign = if exp < 0 { '-' } else { '+' };
-        write!(out, "e{sign}{:02}", exp.abs()).ok()?;
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        if exp.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(exp.abs()));
     } else if exp < 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         let int = exp as usize + 1;
         if digits.len() <= int {
-            out.push_str(&digits);
+            out.push_str(digits);
             out.extend(std::iter::repeat_n('0', int - digits.len()));
         } else {
             out.push_str(&digits[..int]);
