@@ -90,11 +90,11 @@ impl Store {
         let mut trends = Touched::default();
         // Each run's series by their ids in the metric dictionary, resolved once.
         let (packed, learned) = self.pack_runs(&mut tx, &upload.runs).await?;
-        if let Some(pg) = tx.postgres() {
-            insert_runs_postgres(pg, upload_id, upload, &packed, &mut trends).await?;
+        let run_ids = if let Some(pg) = tx.postgres() {
+            insert_runs_postgres(pg, upload_id, upload, &packed, &mut trends).await?
         } else {
-            insert_runs_sqlite(&mut tx, upload_id, upload, &packed, &mut trends).await?;
-        }
+            insert_runs_sqlite(&mut tx, upload_id, upload, &packed, &mut trends).await?
+        };
         // Each benchmark and machine the upload touched folds its waiting runs into a trend
         // block once it has enough.
         for (benchmark, machine_id) in
@@ -112,7 +112,7 @@ impl Store {
             &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
         )
         .await?;
-        let detail = Store::upload_detail_in(&mut tx, upload_id)
+        let detail = Store::stored_upload_detail_in(&mut tx, upload_id, upload, &run_ids)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
         tx.commit().await?;
@@ -204,7 +204,7 @@ async fn insert_runs_sqlite(
     upload: &NewUpload,
     packed: &[Vec<u8>],
     trends: &mut Touched,
-) -> StoreResult<()> {
+) -> StoreResult<Vec<i64>> {
     let runs = &upload.runs;
     let mut machines: HashMap<&str, i64> = HashMap::new();
     let mut kernels: HashMap<&str, i64> = HashMap::new();
@@ -257,7 +257,7 @@ async fn insert_runs_sqlite(
     for r in runs {
         add_trend_keys(trends, r, machines[r.key.machine.as_str()]);
     }
-    Ok(())
+    Ok(rows.iter().map(|&(id, _, _)| id).collect())
 }
 
 /// A run's tags as stored: a JSON array of `[key, value]` pairs.
@@ -322,10 +322,10 @@ async fn insert_runs_postgres(
     upload: &NewUpload,
     packed: &[Vec<u8>],
     trends: &mut Touched,
-) -> StoreResult<()> {
+) -> StoreResult<Vec<i64>> {
     let runs = &upload.runs;
     if runs.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let machines = ids_of_names(
         &mut *pg,
@@ -398,7 +398,7 @@ async fn insert_runs_postgres(
     for r in runs {
         add_trend_keys(trends, r, machine_of(r));
     }
-    Ok(())
+    Ok(run_ids)
 }
 
 impl Store {

@@ -213,13 +213,21 @@ async fn an_mmtests_archive_becomes_runs_per_kernel_and_benchmark() {
     let r = app
         .upload_multipart(
             &[("work-log.tar.gz", work_log_tar_gz())],
-            &[("machine", "m1")],
+            &[("machine", "m1"), ("tags", "board=x1")],
         )
         .await;
     let status = r.status().as_u16();
     let v: Value = r.json().await.unwrap();
     assert_eq!(status, 201, "{v}");
     assert_eq!(v["upload"]["files"][0]["format"], "mmtests");
+    // The answer's upload and runs (summarised as they were stored) are what reading the
+    // upload gives.
+    let (code, stored) = app.get_json("/api/v1/uploads/1").await;
+    assert_eq!(code, 200, "{stored}");
+    assert_eq!(stored["upload"], v["upload"]);
+    assert_eq!(stored["runs"], v["runs"]);
+    assert_eq!(v["runs"][0]["tags"], serde_json::json!([["board", "x1"]]));
+    assert!(!v["runs"][0]["facts"].as_array().unwrap().is_empty());
     assert_eq!(
         v["runs"].as_array().unwrap().len(),
         8,
