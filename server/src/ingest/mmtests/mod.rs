@@ -96,11 +96,17 @@ struct Place<'a> {
     file: String,
 }
 
-fn place(path: &str) -> Option<Place<'_>> {
-    let parts: Vec<&str> = path
-        .split('/')
+/// A member path's components, empty ones and `.` left out: cut once for every question the
+/// walk asks of the path.
+type Parts<'a> = smallvec::SmallVec<[&'a str; 12]>;
+
+fn parts(path: &str) -> Parts<'_> {
+    path.split('/')
         .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
+        .collect()
+}
+
+fn place<'a>(parts: &[&'a str]) -> Option<Place<'a>> {
     let i = parts.iter().position(|p| {
         p.strip_prefix("iter-")
             .is_some_and(|n| n.parse::<i64>().is_ok())
@@ -632,9 +638,10 @@ fn read_tar<R: Read>(
         }
         // A results log, or a system file beside the results (kernel config, uname, lscpu,
         // sysctl...); anything else is skipped unread.
-        let results = place(&path);
+        let parts = parts(&path);
+        let results = place(&parts);
         let system_file = if results.is_none() {
-            system_place(&path)
+            system_place(&parts)
         } else {
             None
         };
@@ -647,7 +654,7 @@ fn read_tar<R: Read>(
                 .read_to_string(content)
                 .map_err(|e| archive_error(e).in_file(&path))
         };
-        if let Some(kernel) = activity_place(&path) {
+        if let Some(kernel) = activity_place(&parts) {
             read_text(&mut entry, &mut content)?;
             order.insert(kernel.to_owned(), tests_started(&content));
             continue;
@@ -669,7 +676,7 @@ fn read_tar<R: Read>(
             );
             continue;
         }
-        if let Some((kernel, iter)) = numa_place(&path) {
+        if let Some((kernel, iter)) = numa_place(&parts) {
             let raw = read_raw(&mut entry)?;
             let held = &dirs.held;
             let text = member_text(
@@ -987,12 +994,8 @@ fn read_dirs(
 pub const NUMA_MEMBER: &str = "../../numactl.txt.gz";
 
 /// `<run>/iter-N/numactl.txt[.gz]`: the run name and N.
-fn numa_place(path: &str) -> Option<(&str, i64)> {
-    let parts: Vec<&str> = path
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    match parts.as_slice() {
+fn numa_place<'a>(parts: &[&'a str]) -> Option<(&'a str, i64)> {
+    match parts {
         [.., run, iter, "numactl.txt.gz" | "numactl.txt"] => {
             Some((run, iter.strip_prefix("iter-")?.parse().ok()?))
         }
@@ -1002,12 +1005,8 @@ fn numa_place(path: &str) -> Option<(&str, i64)> {
 
 /// `<run>/iter-0/tests-activity` (or `<run>/mmtests-activity`): mmtests' log of what ran,
 /// by run name.
-fn activity_place(path: &str) -> Option<&str> {
-    let parts: Vec<&str> = path
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    match parts.as_slice() {
+fn activity_place<'a>(parts: &[&'a str]) -> Option<&'a str> {
+    match parts {
         [.., run, "iter-0", "tests-activity"] | [.., run, "mmtests-activity"] => Some(run),
         _ => None,
     }
@@ -1036,11 +1035,7 @@ fn tests_started(text: &str) -> Vec<String> {
 }
 
 /// `<run>/iter-N/<file>` (or `<run>/<file>`) naming a system file: the run and the file name.
-fn system_place(path: &str) -> Option<(&str, &str)> {
-    let parts: Vec<&str> = path
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
+fn system_place<'a>(parts: &[&'a str]) -> Option<(&'a str, &'a str)> {
     let name = *parts.last()?;
     super::facts::system_facts(name, "")?;
     match parts.len() {
