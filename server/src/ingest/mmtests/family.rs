@@ -520,7 +520,7 @@ fn looks_like_number_in_full(s: &str) -> bool {
 /// Each line is printed once and its keys encoded once ([`sort_order`]), so a comparison is
 /// one comparison of bytes: dbench's thousands of lines sorted by re-cutting both lines at
 /// every comparison were most of its parse.
-pub fn sort_lines(lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
+pub fn sort_lines(mut lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
     // Every line printed into one buffer; `ends[i]` where line i's text ends.
     let mut printed = String::with_capacity(lines.len() * 48);
     let mut ends: Vec<usize> = Vec::with_capacity(lines.len());
@@ -532,11 +532,21 @@ pub fn sort_lines(lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
     let texts: Vec<&[u8]> = (0..ends.len())
         .map(|i| &buffer[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])
         .collect();
-    let mut lines: Vec<Option<Line>> = lines.into_iter().map(Some).collect();
-    sort_order(&texts, keys)
-        .into_iter()
-        .filter_map(|i| lines[i].take())
-        .collect()
+    let mut order = sort_order(&texts, keys);
+    // Position k takes the line at `order[k]`: each cycle of the permutation followed with
+    // swaps, in place.
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != usize::MAX {
+            let from = std::mem::replace(&mut order[at], usize::MAX);
+            if from == start {
+                break;
+            }
+            lines.swap(at, from);
+            at = from;
+        }
+    }
+    lines
 }
 
 /// The order (indices into `lines`) GNU `sort -k<k>,<k>[n] ...` puts printed lines in, as

@@ -15,6 +15,8 @@
 //! a script list or read its logs over and over (more work than eight times its size) is
 //! refused with a [`Problem`] ([`Listing`]).
 
+use std::borrow::Cow;
+
 use super::budget::Budget;
 use super::prelude::*;
 use super::shell::{bash_read, cut, prefix_range, sort_n, sort_u, sort_un, words};
@@ -244,7 +246,7 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         let mut metric = String::new();
         let mut sample: Vec<Line> = Vec::new();
         for record in records(text) {
-            let mut line = record.to_owned();
+            let mut line = Cow::Borrowed(record);
             if line.contains("percentile") {
                 metric = fields(&line).first().copied().unwrap_or("").to_owned();
             }
@@ -257,20 +259,21 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             if line.contains("current rps") {
                 lines.extend(sample.drain(..).map(sed_point_zero_th));
             }
-            // The ten sample rules in order, each on the record as the previous left it.
-            for (lead, at) in [("  ", 0), ("* ", 1)] {
-                for (whole, tenth) in [
-                    ("20", '0'),
-                    ("50", '0'),
-                    ("90", '0'),
-                    ("99", '0'),
-                    ("99", '9'),
-                ] {
-                    if !has_percentile(&line, lead, whole, tenth) {
+            // The ten sample rules in order, each on the record as the previous left it (all
+            // need a `th:`, which the first to match removes).
+            if !line.contains("th:") {
+                continue;
+            }
+            for (at, heads) in [
+                (0, ["  20", "  50", "  90", "  99", "  99"]),
+                (1, ["* 20", "* 50", "* 90", "* 99", "* 99"]),
+            ] {
+                for (head, tenth) in heads.into_iter().zip(['0', '0', '0', '0', '9']) {
+                    if !has_percentile(&line, head, tenth) {
                         continue;
                     }
                     ls.charge(1)?;
-                    line = line.replace("th:", "th");
+                    line = Cow::Owned(line.replace("th:", "th"));
                     let f = fields(&line);
                     let field = |i: usize| f.get(i).copied().unwrap_or("");
                     sample.push(Line::new(
@@ -287,11 +290,10 @@ pub fn schbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     Ok(lines)
 }
 
-/// Whether `line` holds `<lead><whole>` + any character + `<tenth>th:` (schbench's
+/// Whether `line` holds `<head>` + any character + `<tenth>th:` (schbench's
 /// `/  99.0th:/` and `/* 99.0th:/`, the leading `*` a literal one in gawk).
-fn has_percentile(line: &str, lead: &str, whole: &str, tenth: char) -> bool {
-    let head = format!("{lead}{whole}");
-    line.match_indices(&head).any(|(at, _)| {
+fn has_percentile(line: &str, head: &str, tenth: char) -> bool {
+    line.match_indices(head).any(|(at, _)| {
         let rest = &line[at + head.len()..];
         let mut chars = rest.chars();
         chars.next().is_some_and(|c| c != '\u{fffd}') && {
