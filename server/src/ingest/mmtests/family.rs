@@ -129,6 +129,11 @@ impl LogDir {
         self.files.keys().map(String::as_str)
     }
 
+    /// Whether a member is named exactly `name` (a compressed one is not inflated to say).
+    pub fn contains(&self, name: &str) -> bool {
+        self.files.contains_key(name)
+    }
+
     /// The member named exactly `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         match self.files.get(name)? {

@@ -44,7 +44,7 @@ pub fn line_parse(
             let direct = format!("benchlog-{a}-{b}");
             let test = sh.expand(&direct)?;
             let exists = match test.as_slice() {
-                [only] => dir.get(only).is_some(),
+                [only] => dir.contains(only),
                 _ => false,
             };
             let logs = if exists {

@@ -254,7 +254,7 @@ impl<'a> Logs<'a> {
 
     /// perl's `-e`.
     pub fn exists(&self, path: &str) -> bool {
-        self.dir.get(path).is_some() || self.is_dir(path)
+        self.dir.contains(path) || self.is_dir(path)
     }
 
     /// perl's 2-argument `open(FH, $path)` for reading: trailing blanks leave the name, a

@@ -421,7 +421,7 @@ impl<'a> Sh<'a> {
         let mut listed: Vec<String> = self
             .expand(pattern)?
             .into_iter()
-            .filter(|n| self.dir.get(n).is_some())
+            .filter(|n| self.dir.contains(n))
             .collect();
         listed.sort();
         let mut lines = Vec::new();
