@@ -449,7 +449,7 @@ fn trim_zeros(s: &str) -> &str {
 /// optional blanks, a sign, digits with an optional fraction and exponent, or `Inf`/`NaN`.
 ///
 /// One pass over the bytes for what a value nearly always is (a sign, digits, a fraction, an
-/// exponent, nothing around them); anything else, [`looks_like_number_in_full`].
+/// exponent, nothing around them); anything else, the full reading (blanks, `Inf`, `NaN`).
 pub fn looks_like_number(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
@@ -560,7 +560,7 @@ pub fn sort_lines(mut lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
 /// Each line's keys are encoded once into bytes whose plain order is [`sort_cmp`]'s: a text
 /// key as its bytes (a NUL as `00 01`) ended by `00 00`; a numeric key as a sign byte (`01`
 /// below zero, `02` otherwise), the integer digits' count (4 bytes, big-endian), the integer
-/// and fraction digits ([`sort_n_parts`]) and a `00`, every byte of it after the sign inverted
+/// and fraction digits (as [`sort_n_cmp`] reads them) and a `00`, every byte of it after the sign inverted
 /// below zero (a larger magnitude is smaller); then the whole line, sort's last resort.
 pub fn sort_order(lines: &[&[u8]], keys: &[(usize, bool)]) -> Vec<usize> {
     let mut encoded: Vec<u8> = Vec::with_capacity(lines.iter().map(|l| l.len() * 2 + 16).sum());
