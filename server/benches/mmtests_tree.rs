@@ -175,7 +175,6 @@ fn archive(tree: &Tree) -> Vec<u8> {
     tar.into_inner().unwrap().finish().unwrap()
 }
 
-/// Uploads the tree for `machine`; its answer (a 201, or the bench stops).
 /// Uploads `body` for `machine`: the time from sending it to the answer's last byte, and
 /// the answer. (Reading the answer into a JSON value, ≈ 1 ms of the client's for its 157 KB,
 /// comes after the clock stops: the server's ingest ends with the answer sent.)
@@ -200,6 +199,7 @@ async fn upload_timed(
     (took, answer)
 }
 
+/// Uploads the tree for `machine`; its answer (a 201, or the bench stops).
 async fn upload(
     client: &reqwest::Client,
     base: &str,

@@ -632,7 +632,8 @@ pub fn sort_order(lines: &[&[u8]], keys: &[(usize, bool)]) -> Vec<usize> {
 }
 
 /// GNU `sort -k<k>,<k>[n] ...` (no `-t`, C collation) on two printed lines: each key in
-/// turn ([`sort_field`], [`sort_n_cmp`] where numeric), then the whole lines' bytes.
+/// turn ([`sort_field`], [`sort_n_cmp`] where numeric), then the whole lines' bytes. The
+/// comparison spelled out: the parsers sort through [`sort_order`], tested against it.
 pub fn sort_cmp(a: &[u8], b: &[u8], keys: &[(usize, bool)]) -> Ordering {
     for &(k, numeric) in keys {
         let (x, y) = (sort_field(a, k), sort_field(b, k));

@@ -16,10 +16,10 @@ use app::label::Direction;
 use app::mmtests::Summarise;
 
 use super::family::{looks_like_number, Line};
+use crate::ingest::{IngestError, RunBuilder};
 
 /// The hasher of a directory's maps (keys from the logs; seeded per process).
 type Fast = foldhash::fast::RandomState;
-use crate::ingest::{IngestError, RunBuilder};
 
 /// Iterations of later `iter-N` directories are offset by N × this, to stay distinct.
 pub const ITER_STRIDE: i64 = 100_000;
