@@ -79,8 +79,8 @@ pub async fn upload(
     request: axum::extract::Request,
 ) -> Response {
     let reply = reply_kind(&headers);
-    match handle(&state, &principal, query.0, &headers, request).await {
-        Ok((status, body)) => respond(reply, status, body, &super::origin(&state, &headers)),
+    match handle(&state, &principal, query.0, &headers, request, reply).await {
+        Ok((status, answer)) => respond(reply, status, answer, &super::origin(&state, &headers)),
         Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
         Err(e) => e.into_response(),
     }
@@ -104,7 +104,8 @@ async fn handle(
     query: Vec<(String, String)>,
     headers: &HeaderMap,
     request: axum::extract::Request,
-) -> ApiResult<(StatusCode, UploadResponse)> {
+    reply: Reply,
+) -> ApiResult<(StatusCode, Answer)> {
     let limit = state.config.max_upload;
     if let Some(len) = headers
         .get(header::CONTENT_LENGTH)
@@ -146,7 +147,7 @@ async fn handle(
             files: vec![(None, body)],
         }
     };
-    store(state, received, principal.actor()).await
+    store(state, received, principal.actor(), reply).await
 }
 
 /// Raw bodies may be any text or archive; media that cannot be results are refused.
@@ -232,11 +233,18 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
     Ok(Received { meta, files })
 }
 
+/// An upload's answer, and its JSON already written when that is the reply wanted.
+struct Answer {
+    body: UploadResponse,
+    json: Option<Vec<u8>>,
+}
+
 async fn store(
     state: &AppState,
     received: Received,
     actor: &str,
-) -> ApiResult<(StatusCode, UploadResponse)> {
+    reply: Reply,
+) -> ApiResult<(StatusCode, Answer)> {
     let Received { mut meta, files } = received;
     if let Some(id) = meta.request {
         let request = state.store.work_request(id).await?.ok_or_else(|| {
@@ -371,10 +379,33 @@ async fn store(
         .await??;
     let store_span = tracing::info_span!("store", runs = parsed.runs.len());
     // The answer is built inside the storing transaction: once it commits, nothing more
-    // can fail, so a 201 is never lost to a database that goes away a moment later.
-    let (inserted, detail) =
-        crate::services::work::stage(store_span, state.store.insert_upload_detailed(&parsed))
-            .await?;
+    // can fail, so a 201 is never lost to a database that goes away a moment later. Its
+    // JSON is written while the commit reaches the disk.
+    let skipped: Vec<String> = parsed
+        .runs
+        .iter()
+        .flat_map(|r| r.skipped.iter().cloned())
+        .collect();
+    let answered = |inserted: Inserted, detail: app::types::UploadDetail| {
+        let body = UploadResponse {
+            created: matches!(inserted, Inserted::Created(_)),
+            upload: detail.upload,
+            runs: detail.runs,
+            skipped,
+            directories,
+        };
+        // (An answer that cannot be written as JSON is written by `Json` in `respond`,
+        // which says why.)
+        let json = (reply == Reply::Json)
+            .then(|| serde_json::to_vec(&body).ok())
+            .flatten();
+        (inserted, Answer { body, json })
+    };
+    let (inserted, answer) = crate::services::work::stage(
+        store_span,
+        state.store.insert_upload_answered(&parsed, answered),
+    )
+    .await?;
     let status = match inserted {
         Inserted::Created(_) => {
             state.metrics.uploads.inc();
@@ -388,20 +419,7 @@ async fn store(
         }
         Inserted::Existing(_) => StatusCode::OK,
     };
-    Ok((
-        status,
-        UploadResponse {
-            created: status == StatusCode::CREATED,
-            upload: detail.upload,
-            runs: detail.runs,
-            skipped: parsed
-                .runs
-                .iter()
-                .flat_map(|r| r.skipped.iter().cloned())
-                .collect(),
-            directories,
-        },
-    ))
+    Ok((status, answer))
 }
 
 /// The SHA-256 (hex) of each file of an upload: worked out on a thread of their own when
@@ -452,11 +470,23 @@ impl Hashes {
     }
 }
 
-fn respond(reply: Reply, status: StatusCode, body: UploadResponse, origin: &str) -> Response {
+fn respond(reply: Reply, status: StatusCode, answer: Answer, origin: &str) -> Response {
+    let Answer { body, json } = answer;
     match reply {
         Reply::Json => {
             let location = body.upload.url.clone();
-            (status, [(header::LOCATION, location)], Json(body)).into_response()
+            match json {
+                Some(json) => (
+                    status,
+                    [
+                        (header::LOCATION, location),
+                        (header::CONTENT_TYPE, "application/json".to_owned()),
+                    ],
+                    json,
+                )
+                    .into_response(),
+                None => (status, [(header::LOCATION, location)], Json(body)).into_response(),
+            }
         }
         Reply::Html => Redirect::to(&body.upload.page).into_response(),
         Reply::Text => (
