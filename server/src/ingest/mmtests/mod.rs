@@ -137,8 +137,10 @@ pub fn parse_tree(
     if bytes.starts_with(&[0x1f, 0x8b]) {
         // Inflated 64 KiB at a time: the tar reader's 512-byte header reads would otherwise
         // each be an inflate call of their own, mostly off zlib's fast path.
+        // (Read straight from the upload's bytes: `bufread`, not `read`, which copies them
+        // through a buffer of its own first.)
         let inflated =
-            std::io::BufReader::with_capacity(64 << 10, flate2::read::GzDecoder::new(bytes));
+            std::io::BufReader::with_capacity(64 << 10, flate2::bufread::GzDecoder::new(bytes));
         read_tar(Capped::new(inflated, allowance), meta)
     } else {
         read_tar(Capped::new(bytes, allowance), meta)
@@ -754,14 +756,26 @@ fn member_text(
 ) -> Result<String, Unreadable> {
     let limit = budget.min(MAX_ENTRY);
     let mut out = Vec::new();
-    // Concatenated streams are read on, as `zcat` and `xzcat` do.
+    // Concatenated streams are read on, as `zcat` and `xzcat` do; straight from `raw` (the
+    // `bufread` decoders), into room for the text it likely holds: a gzip stream ends with
+    // its size (of the last stream, modulo 4 GiB), an xz log is some six times its size.
     let read = if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(&raw[..])
+        let stated = raw.len().checked_sub(4).map_or(0, |at| {
+            u64::from(u32::from_le_bytes([
+                raw[at],
+                raw[at + 1],
+                raw[at + 2],
+                raw[at + 3],
+            ]))
+        });
+        out.reserve(likely_text(stated, limit, raw.len(), 1032));
+        flate2::bufread::MultiGzDecoder::new(&raw[..])
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("gzip", e))
     } else if name.ends_with(".xz") {
-        liblzma::read::XzDecoder::new_multi_decoder(&raw[..])
+        out.reserve(likely_text(u64::MAX, limit, raw.len(), 8));
+        liblzma::bufread::XzDecoder::new_multi_decoder(&raw[..])
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("xz", e))
@@ -784,6 +798,16 @@ fn member_text(
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
+}
+
+/// Room to make for a member's text, `stated` bytes by its stream: never more than `limit`
+/// (its text's bound), `ratio` times its `raw` size, or 1 MiB — a guess to save growing the
+/// buffer, not a promise.
+fn likely_text(stated: u64, limit: u64, raw: usize, ratio: u64) -> usize {
+    stated
+        .min(limit.saturating_add(1))
+        .min((raw as u64).saturating_mul(ratio))
+        .min(1 << 20) as usize
 }
 
 /// What a directory's family parser made of it.
