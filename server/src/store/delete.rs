@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::history::TrendKey;
 use super::metric_key::Keys;
 use super::sql::{query, query_as, sql, Tx};
 use super::trend_block::{fold, unfold_from};
@@ -311,16 +310,10 @@ async fn refold(
 ) -> StoreResult<()> {
     unfold_from(&mut *conn, benchmark, machine_id, first_run).await?;
     fold(&mut *conn, benchmark, machine_id).await?;
-    let keys: BTreeSet<TrendKey> = wanted
+    // (`wanted` is sorted: so are its keys.)
+    let keys: Vec<super::write::AlertKey<'_>> = wanted
         .iter()
-        .map(|(metric, param)| {
-            (
-                benchmark.to_owned(),
-                machine_id,
-                metric.clone(),
-                param.clone(),
-            )
-        })
+        .map(|(metric, param)| (benchmark, machine_id, metric.as_str(), param.as_str()))
         .collect();
     super::write::queue_alert_jobs(&mut *conn, &keys, 0).await?;
     Ok(())

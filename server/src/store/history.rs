@@ -16,9 +16,6 @@ use super::trend_pack::{History, TrendRun, TrendRuns};
 use super::Store;
 use crate::ingest::history::HistoryCommit;
 
-/// Which trend a series belongs to: benchmark, machine id, metric, param.
-pub type TrendKey = (String, i64, String, String);
-
 /// Rows per multi-row INSERT of history commits (5 bound values each).
 const COMMIT_BATCH: usize = 1000;
 

@@ -4,9 +4,8 @@ use super::{StoreError, StoreResult};
 use std::collections::{BTreeSet, HashMap};
 
 use super::metric_key::{KeyRef, MetricKey, Resolved};
-use super::sql::{query, query_as, sql, sql_each, Arg, Bind as _, Builder, Tx};
+use super::sql::{query, query_as, sql, Arg, Bind as _, Builder, Tx};
 
-use super::history::TrendKey;
 use super::trend_pack::HistoryCommit;
 use super::Store;
 use crate::ingest::ParsedRun;
@@ -80,8 +79,8 @@ impl Store {
         // tree's 800 KB archive, a millisecond of SQLite's copying), this task works out the
         // runs' series keys, and then packs their samples by the ids the keys resolved to.
         let (row, wanted) = beside(
-            query_as::<(i64,)>(sql!(
-                "INSERT INTO upload (digest, metadata, uploaded_by, calibration) VALUES (?, ?, ?, ?) RETURNING id"
+            query_as::<(i64, String)>(sql!(
+                "INSERT INTO upload (digest, metadata, uploaded_by, calibration) VALUES (?, ?, ?, ?) RETURNING id, created_at"
             ))
             .bind(&upload.digest)
             .bind(&upload.metadata)
@@ -91,7 +90,8 @@ impl Store {
             || Wanted::of(&upload.runs),
         )
         .await;
-        let (upload_id,) = row?;
+        // The upload's time is its runs' too: nothing is read back to answer with it.
+        let (upload_id, created_at) = row?;
         // Each run's series by their ids in the metric dictionary, resolved once.
         let (ids, learned) = self.keys.resolve(&mut tx, &wanted.keys).await?;
         let (files, packed) = beside(insert_files(&mut tx, upload_id, &upload.files), || {
@@ -99,13 +99,12 @@ impl Store {
         })
         .await;
         files?;
-        // The series keys the upload touched, for the alert detector, and every benchmark and
-        // machine it stored runs of.
-        let mut trends = Touched::default();
-        let run_ids = if let Some(pg) = tx.postgres() {
-            insert_runs_postgres(pg, upload_id, upload, &packed, &mut trends).await?
+        // The runs' ids, and what they touched: the series keys for the alert detector, and
+        // every benchmark and machine they are runs of.
+        let (run_ids, trends) = if let Some(pg) = tx.postgres() {
+            insert_runs_postgres(pg, (upload_id, &created_at), upload, &packed).await?
         } else {
-            insert_runs_sqlite(&mut tx, upload_id, upload, &packed, &mut trends).await?
+            insert_runs_sqlite(&mut tx, (upload_id, &created_at), upload, &packed).await?
         };
         // Each benchmark and machine the upload touched folds its waiting runs into a trend
         // block once it has enough.
@@ -124,9 +123,10 @@ impl Store {
             &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
         )
         .await?;
-        let detail = Store::stored_upload_detail_in(&mut tx, upload_id, upload, &run_ids)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
+        let detail =
+            Store::stored_upload_detail_in(&mut tx, upload_id, upload, &run_ids, &created_at)
+                .await?
+                .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
         let (committed, answered) =
             beside(tx.commit(), || answer(Inserted::Created(upload_id), detail)).await;
         committed?;
@@ -245,7 +245,10 @@ pub(super) enum Named {
     Kernel,
 }
 
-/// Runs a multi-row `INSERT` on SQLite holds: 11 placeholders a run, well under SQLite's
+/// Alert keys a multi-row `INSERT` on SQLite holds: 4 placeholders a key (and one more).
+const SQLITE_KEYS_PER_STATEMENT: usize = 2000;
+
+/// Runs a multi-row `INSERT` on SQLite holds: 12 placeholders a run, well under SQLite's
 /// 32,766 variables a statement.
 const SQLITE_RUNS_PER_STATEMENT: usize = 500;
 
@@ -253,13 +256,12 @@ const SQLITE_RUNS_PER_STATEMENT: usize = 500;
 /// whatever their number: each distinct machine and kernel once, then the runs and their
 /// `run_data` as multi-row `VALUES`. The ids are the ones SQLite itself would give (the
 /// table's largest plus one, in order): the transaction is the only writer.
-async fn insert_runs_sqlite(
+async fn insert_runs_sqlite<'u>(
     conn: &mut Tx,
-    upload_id: i64,
-    upload: &NewUpload,
+    (upload_id, created_at): (i64, &str),
+    upload: &'u NewUpload,
     packed: &[Vec<u8>],
-    trends: &mut Touched,
-) -> StoreResult<Vec<i64>> {
+) -> StoreResult<(Vec<i64>, Touched<'u>)> {
     let runs = &upload.runs;
     let mut machines: HashMap<&str, i64> = HashMap::new();
     let mut kernels: HashMap<&str, i64> = HashMap::new();
@@ -281,9 +283,11 @@ async fn insert_runs_sqlite(
         .zip(packed)
         .map(|((id, r), p)| (id, r, p))
         .collect();
+    // What the runs touched, worked out while SQLite inserts the first of them.
+    let mut touched = None;
     for chunk in rows.chunks(SQLITE_RUNS_PER_STATEMENT) {
         let mut q = Builder::new(
-            "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) VALUES ",
+            "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time, created_at) VALUES ",
         );
         let mut data = Builder::new("INSERT INTO run_data (run_id, packed) VALUES ");
         for (i, &(id, r, p)) in chunk.iter().enumerate() {
@@ -303,16 +307,22 @@ async fn insert_runs_sqlite(
                 Arg::Int(Some(r.sample_count() as i64)),
                 upload.mark.map(app::trend::Mark::as_str).arg(),
                 Arg::Int(upload.commit_time),
+                created_at.arg(),
             ]);
             data.push_list([Arg::Int(Some(id)), p.arg()]);
         }
-        q.build().execute(&mut *conn).await?;
+        let (inserted, ()) = beside(q.build().execute(&mut *conn), || {
+            if touched.is_none() {
+                touched = Some(Touched::of(runs, |r| machines[r.key.machine.as_str()]));
+            }
+        })
+        .await;
+        inserted?;
         data.build().execute(&mut *conn).await?;
     }
-    for r in runs {
-        add_trend_keys(trends, r, machines[r.key.machine.as_str()]);
-    }
-    Ok(rows.iter().map(|&(id, _, _)| id).collect())
+    let touched =
+        touched.unwrap_or_else(|| Touched::of(runs, |r| machines[r.key.machine.as_str()]));
+    Ok((rows.iter().map(|&(id, _, _)| id).collect(), touched))
 }
 
 /// A run's tags as stored: a JSON array of `[key, value]` pairs.
@@ -326,31 +336,35 @@ fn tags_json(run: &ParsedRun) -> StoreResult<String> {
 }
 
 /// What an upload touched: the benchmarks and machines it stored runs of, and the series keys
-/// the alert detector looks at.
-#[derive(Default)]
-struct Touched {
+/// the alert detector looks at (sorted, each once).
+struct Touched<'a> {
     pairs: BTreeSet<(String, i64)>,
-    keys: BTreeSet<TrendKey>,
+    keys: Vec<AlertKey<'a>>,
 }
 
-/// Adds the series keys of a stored run's series with samples and a known direction: the
-/// alert detector looks at those (a change of a metric whose direction is unknown raises no
-/// alert: most of an LKP job's 5,000 keys).
-fn add_trend_keys(trends: &mut Touched, run: &ParsedRun, machine_id: i64) {
-    trends
-        .pairs
-        .insert((run.key.benchmark.as_str().to_owned(), machine_id));
-    for s in run
-        .series
-        .iter()
-        .filter(|s| !s.samples.is_empty() && s.direction.is_known())
-    {
-        trends.keys.insert((
-            run.key.benchmark.as_str().to_owned(),
-            machine_id,
-            s.metric.as_str().to_owned(),
-            s.param.clone(),
-        ));
+/// A series key as the alert detector's queue holds it: benchmark, machine id, metric, param.
+pub(super) type AlertKey<'a> = (&'a str, i64, &'a str, &'a str);
+
+impl<'a> Touched<'a> {
+    /// What `runs` touch, their machines' ids by `machine_of`. The keys are those of series
+    /// with samples and a known direction: a change of a metric whose direction is unknown
+    /// raises no alert (most of an LKP job's 5,000 keys).
+    fn of(runs: &'a [ParsedRun], machine_of: impl Fn(&ParsedRun) -> i64) -> Touched<'a> {
+        let mut pairs = BTreeSet::new();
+        let mut keys = Vec::new();
+        for run in runs {
+            let (benchmark, machine_id) = (run.key.benchmark.as_str(), machine_of(run));
+            pairs.insert((benchmark.to_owned(), machine_id));
+            keys.extend(
+                run.series
+                    .iter()
+                    .filter(|s| !s.samples.is_empty() && s.direction.is_known())
+                    .map(|s| (benchmark, machine_id, s.metric.as_str(), s.param.as_str())),
+            );
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        Touched { pairs, keys }
     }
 }
 
@@ -371,16 +385,15 @@ async fn ids_of_names(
 /// the identity's sequence), the runs and their `run_data`, each column bound as one array and
 /// `UNNEST`ed. (SQLite inserts them row by row: in process, a row costs microseconds; here each
 /// statement is a round trip.)
-async fn insert_runs_postgres(
+async fn insert_runs_postgres<'u>(
     pg: &mut sqlx::PgConnection,
-    upload_id: i64,
-    upload: &NewUpload,
+    (upload_id, created_at): (i64, &str),
+    upload: &'u NewUpload,
     packed: &[Vec<u8>],
-    trends: &mut Touched,
-) -> StoreResult<Vec<i64>> {
+) -> StoreResult<(Vec<i64>, Touched<'u>)> {
     let runs = &upload.runs;
     if runs.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Touched::of(runs, |_| 0)));
     }
     let machines = ids_of_names(
         &mut *pg,
@@ -415,9 +428,10 @@ async fn insert_runs_postgres(
         tags.push(tags_json(r)?);
         facts.push(serde_json::to_string(&r.facts)?);
     }
-    sqlx::query(
-        "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time) \
-         SELECT u.id, $1, u.benchmark, u.machine_id, u.kernel_id, u.commit_sha, u.tags, u.facts, u.samples, $2, $3 \
+    // What the runs touched, worked out while the server inserts them.
+    let (inserted, touched) = beside(sqlx::query(
+        "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time, created_at) \
+         SELECT u.id, $1, u.benchmark, u.machine_id, u.kernel_id, u.commit_sha, u.tags, u.facts, u.samples, $2, $3, $12 \
          FROM UNNEST($4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[]) \
          AS u(id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, samples)",
     )
@@ -440,8 +454,10 @@ async fn insert_runs_postgres(
     .bind(tags)
     .bind(facts)
     .bind(runs.iter().map(|r| r.sample_count() as i64).collect::<Vec<_>>())
-    .execute(&mut *pg)
-    .await?;
+    .bind(created_at)
+    .execute(&mut *pg), || Touched::of(runs, machine_of))
+    .await;
+    inserted?;
     // Every run's series in one row each (see `run_pack.rs`).
     sqlx::query(
         "INSERT INTO run_data (run_id, packed) SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[])",
@@ -450,10 +466,7 @@ async fn insert_runs_postgres(
     .bind(packed)
     .execute(&mut *pg)
     .await?;
-    for r in runs {
-        add_trend_keys(trends, r, machine_of(r));
-    }
-    Ok(run_ids)
+    Ok((run_ids, touched))
 }
 
 impl Store {
@@ -582,40 +595,59 @@ impl Store {
 }
 
 /// Queues every series key the upload touched for the alert detector (`alerts::detector`),
-/// in the upload's transaction: a 201 means the detector will look, even after a crash. One
-/// statement per benchmark and machine, the keys bound as one JSON array (an LKP job touches
-/// 5,000).
+/// in the upload's transaction: a 201 means the detector will look, even after a crash. A
+/// statement for thousands of keys (an LKP job touches 5,000), `keys` sorted.
 pub(super) async fn queue_alert_jobs(
     conn: &mut Tx,
-    trends: &BTreeSet<TrendKey>,
+    keys: &[AlertKey<'_>],
     upload_id: i64,
 ) -> StoreResult<()> {
-    if trends.is_empty() {
+    if keys.is_empty() {
         return Ok(());
     }
-    // Every key in one statement: `[benchmark, machine id, metric, param]` rows of a JSON array.
-    let keys: Vec<(&str, i64, &str, &str)> = trends
-        .iter()
-        .map(|(b, m, metric, param)| (b.as_str(), *m, metric.as_str(), param.as_str()))
-        .collect();
-    query(sql_each!(
-        // (The queue time given, not left to the column's default: SQLite works a default out
-        // again for each row, an expression here once for the statement — 0.3 ms of a tree's
-        // 848 keys.)
-        sqlite: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id, queued_at) \
-                 SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
-                 FROM json_each(?) j WHERE true \
-                 ON CONFLICT (benchmark, machine_id, metric, param) \
-                 DO UPDATE SET upload_id = excluded.upload_id",
-        postgres: "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
-                   SELECT j ->> 0, CAST(j ->> 1 AS BIGINT), j ->> 2, j ->> 3, $1 FROM jsonb_array_elements($2::jsonb) j \
-                   ON CONFLICT (benchmark, machine_id, metric, param) \
-                   DO UPDATE SET upload_id = excluded.upload_id",
-    ))
-    .bind(upload_id)
-    .bind(serde_json::to_string(&keys)?)
-    .execute(&mut *conn)
-    .await?;
+    if let Some(pg) = conn.postgres() {
+        // Every key in one statement: `[benchmark, machine id, metric, param]` rows of a JSON
+        // array.
+        sqlx::query(
+            "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id) \
+             SELECT j ->> 0, CAST(j ->> 1 AS BIGINT), j ->> 2, j ->> 3, $1 FROM jsonb_array_elements($2::jsonb) j \
+             ON CONFLICT (benchmark, machine_id, metric, param) \
+             DO UPDATE SET upload_id = excluded.upload_id",
+        )
+        .bind(upload_id)
+        .bind(serde_json::to_string(keys)?)
+        .execute(pg)
+        .await?;
+        return Ok(());
+    }
+    // On SQLite, the keys as rows of `VALUES` (its JSON operators, four a row, were half a
+    // tree's 848 keys' 1.3 ms). The queue time given, not left to the column's default:
+    // SQLite works a default out again for each row, an expression of the `SELECT` once for
+    // the statement.
+    for chunk in keys.chunks(SQLITE_KEYS_PER_STATEMENT) {
+        let mut q = Builder::new(
+            "INSERT INTO alert_job (benchmark, machine_id, metric, param, upload_id, queued_at) \
+             SELECT column1, column2, column3, column4, ",
+        );
+        q.push_bind(upload_id)
+            .push(", strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (VALUES ");
+        for (i, &(benchmark, machine_id, metric, param)) in chunk.iter().enumerate() {
+            if i > 0 {
+                q.push(", ");
+            }
+            q.push_list([
+                benchmark.arg(),
+                Arg::Int(Some(machine_id)),
+                metric.arg(),
+                param.arg(),
+            ]);
+        }
+        q.push(
+            ") WHERE true ON CONFLICT (benchmark, machine_id, metric, param) \
+             DO UPDATE SET upload_id = excluded.upload_id",
+        );
+        q.build().execute(&mut *conn).await?;
+    }
     Ok(())
 }
 
