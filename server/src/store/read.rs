@@ -199,20 +199,19 @@ impl Store {
         }))
     }
 
-    /// [`Store::upload_detail_in`] of an upload just stored in `tx`, its runs `upload.runs`
-    /// with ids `run_ids`, stored at `created_at`: the runs summarised from what was stored
-    /// rather than read back (an mmtests tree's 186 runs, their facts parsed again, were a
-    /// tenth of its store; their times alone, a row each through SQLite's worker, 1.2 ms).
-    pub(super) async fn stored_upload_detail_in(
-        tx: &mut super::sql::Tx,
-        id: i64,
+    /// [`Store::upload_detail_in`] of an upload just stored (`summary`, by
+    /// [`Store::upload_in`] in its transaction), its runs `upload.runs` with ids `run_ids`, stored at
+    /// `created_at`: the runs summarised from what was stored rather than read back (an
+    /// mmtests tree's 186 runs, their facts parsed again, were a tenth of its store; their
+    /// times alone, a row each through SQLite's worker, 1.2 ms). No query: it is worked out
+    /// while the commit reaches the disk.
+    pub(super) fn stored_upload_detail(
+        summary: UploadSummary,
         upload: &super::NewUpload,
         run_ids: &[i64],
         created_at: &str,
-    ) -> StoreResult<Option<app::types::UploadDetail>> {
-        let Some(summary) = Store::upload_in(Target::from(&mut *tx), id).await? else {
-            return Ok(None);
-        };
+    ) -> app::types::UploadDetail {
+        let id = summary.id;
         let mut runs: Vec<RunSummary> = run_ids
             .iter()
             .zip(&upload.runs)
@@ -237,13 +236,16 @@ impl Store {
             })
             .collect();
         runs.sort_by_key(|r| r.id);
-        Ok(Some(app::types::UploadDetail {
+        app::types::UploadDetail {
             upload: summary,
             runs,
-        }))
+        }
     }
 
-    async fn upload_in(mut target: Target<'_>, id: i64) -> StoreResult<Option<UploadSummary>> {
+    pub(super) async fn upload_in(
+        mut target: Target<'_>,
+        id: i64,
+    ) -> StoreResult<Option<UploadSummary>> {
         let row = query(
             sql!("SELECT u.id, u.created_at, u.uploaded_by, COUNT(r.id) AS runs, CAST(COALESCE(SUM(r.sample_count), 0) AS BIGINT) AS samples \
              FROM upload u LEFT JOIN run r ON r.upload_id = u.id WHERE u.id = ? GROUP BY u.id"),

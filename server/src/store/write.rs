@@ -123,12 +123,15 @@ impl Store {
             &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
         )
         .await?;
-        let detail =
-            Store::stored_upload_detail_in(&mut tx, upload_id, upload, &run_ids, &created_at)
-                .await?
-                .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
-        let (committed, answered) =
-            beside(tx.commit(), || answer(Inserted::Created(upload_id), detail)).await;
+        let summary = Store::upload_in(super::sql::Target::from(&mut tx), upload_id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
+        // The answer, its runs summarised, while the commit reaches the disk.
+        let (committed, answered) = beside(tx.commit(), || {
+            let detail = Store::stored_upload_detail(summary, upload, &run_ids, &created_at);
+            answer(Inserted::Created(upload_id), detail)
+        })
+        .await;
         committed?;
         self.keys.committed(learned);
         self.alert_jobs_queued.notify_one();
