@@ -780,7 +780,20 @@ pub fn strtod_prefix(s: &str) -> f64 {
 /// The records awk reads from a text (and the lines grep and sed see): split at `\n`, a
 /// final newline ending the last record rather than starting an empty one; `\r` stays.
 pub fn records(text: &str) -> impl Iterator<Item = &str> {
-    text.split_terminator('\n')
+    // `text.split_terminator('\n')`, each newline found by `memchr`.
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (record, tail) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            // (A newline is a character boundary on both sides.)
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = tail;
+        Some(record)
+    })
 }
 
 /// The fields of a record as gawk's default splitting makes them: runs of space, tab and
@@ -826,6 +839,23 @@ pub fn last_field(record: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_are_split_terminator_s() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\n\nb\n\n",
+            "é\nü",
+            "\r\n\r\n",
+        ] {
+            let want: Vec<&str> = text.split_terminator('\n').collect();
+            assert_eq!(records(text).collect::<Vec<_>>(), want, "{text:?}");
+        }
+    }
 
     #[test]
     fn records_split_into_fields_as_gawk_splits_them() {

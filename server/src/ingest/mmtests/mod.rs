@@ -101,9 +101,18 @@ struct Place<'a> {
 type Parts<'a> = smallvec::SmallVec<[&'a str; 12]>;
 
 fn parts(path: &str) -> Parts<'_> {
-    path.split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect()
+    // Cut at each `/` byte (a character boundary on both sides), not by `split('/')`'s char
+    // searcher: a tree's 5,000 paths were 1 % of its parse.
+    let mut out = Parts::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'/', path.as_bytes()).chain([path.len()]) {
+        let part = &path[start..end];
+        if !part.is_empty() && part != "." {
+            out.push(part);
+        }
+        start = end + 1;
+    }
+    out
 }
 
 fn place<'a>(parts: &[&'a str]) -> Option<Place<'a>> {
@@ -1085,6 +1094,26 @@ pub(crate) mod tests {
     use super::*;
     use crate::ingest::{parse_file, Format};
     use std::io::Write as _;
+
+    #[test]
+    fn paths_are_cut_into_their_parts() {
+        for path in [
+            "",
+            "/",
+            "a",
+            "./a/./b/",
+            "//a//b",
+            "k/iter-0/b/logs/x.gz",
+            "é/ü/.",
+            "a/..",
+        ] {
+            let want: Vec<&str> = path
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                .collect();
+            assert_eq!(parts(path).to_vec(), want, "{path:?}");
+        }
+    }
 
     /// The archive names kernels and benchmarks itself: only the machine comes from the form.
     fn machine_only() -> UploadMeta {
