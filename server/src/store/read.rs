@@ -200,9 +200,9 @@ impl Store {
     }
 
     /// [`Store::upload_detail_in`] of an upload just stored (`summary`, by
-    /// [`Store::upload_in`] in its transaction), its runs `upload.runs` with ids `run_ids`, stored at
-    /// `created_at`: the runs summarised from what was stored rather than read back (an
-    /// mmtests tree's 186 runs, their facts parsed again, were a tenth of its store; their
+    /// [`Store::upload_in`] in its transaction), its runs `upload.runs` with ids `run_ids`,
+    /// stored at `created_at`: the runs summarised from what was stored rather than read back
+    /// (an mmtests tree's 186 runs, their facts parsed again, were a tenth of its store; their
     /// times alone, a row each through SQLite's worker, 1.2 ms). No query: it is worked out
     /// while the commit reaches the disk.
     pub(super) fn stored_upload_detail(
