@@ -40,11 +40,13 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         .flat_map(|n| n.split('\n'))
         .map(|l| l.split('-').nth(1).unwrap_or(""))
         .collect();
-    let mut lines = Vec::new();
+    // Each heading's lines, client by client in the order they are read.
+    let mut headed: Vec<(&str, Vec<(&str, Vec<Line>)>)> = Vec::new();
     for heading in sort_u(headings).into_iter().flat_map(words) {
         if !matches!(heading, "loadfile" | "tput" | "op") {
             continue;
         }
+        let mut by_client = Vec::new();
         // `\ls benchlog-$HEADING-*.xz | sed -e 's/.xz$//' | cut -f3 -d-`; the order does not
         // matter, the output is sorted.
         let listed = ls.list(&format!("benchlog-{heading}-"), ".xz")?;
@@ -60,6 +62,7 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             let Some(text) = ls.read(&format!("benchlog-{heading}-{client}.xz"))? else {
                 continue;
             };
+            let mut lines = Vec::new();
             for record in records(text) {
                 ls.charge(1)?;
                 let f = fields(record);
@@ -70,12 +73,39 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                         Line::new("loadfile", client, "_", seconds, field(3)).extra("R")
                     }
                     "tput" => Line::new("tput", client, "_", field(5), field(2)),
-                    _ => Line::new(format!("op-{}", field(0)), client, "_", "0", field(2)),
+                    _ => Line::new(
+                        format_compact!("op-{}", field(0)),
+                        client,
+                        "_",
+                        "0",
+                        field(2),
+                    ),
                 });
             }
+            by_client.push((client, lines));
+        }
+        headed.push((heading, by_client));
+    }
+    // The lines come out of a log second by second: with the clients in `sort -n` order, a
+    // heading's `loadfile` and `tput` lines are in the final order already (`sort_lines`
+    // finds so, and does not sort them). Headings met once each, in their byte order, sort
+    // apart: `loadfile` < `op-*` < `tput`.
+    let apart = headed.windows(2).all(|pair| pair[0].0 < pair[1].0);
+    let mut lines = Vec::new();
+    for (_, mut by_client) in headed {
+        by_client.sort_by(|(x, _), (y, _)| sort_n_cmp(x.as_bytes(), y.as_bytes()));
+        let heading_lines = by_client.into_iter().flat_map(|(_, lines)| lines).collect();
+        if apart {
+            lines.extend(sort_lines(heading_lines, SORT));
+        } else {
+            lines.extend(heading_lines);
         }
     }
-    Ok(sort_lines(lines, SORT))
+    Ok(if apart {
+        lines
+    } else {
+        sort_lines(lines, SORT)
+    })
 }
 
 /// tbench: mmtests' tbench `parse-results` is dbench's, over the same file names (tbench-bench
@@ -119,14 +149,17 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             let Some(text) = ls.read(&format!("redis-{client}-{iteration}.log"))? else {
                 continue;
             };
+            // (A row's text without its quotes, in one buffer for them all.)
+            let mut row = String::new();
             for record in records(text) {
                 if record.contains("test") {
                     continue;
                 }
                 ls.charge(6)?;
-                let row = record.replace('"', "");
-                let arr: Vec<&str> = if row.is_empty() {
-                    Vec::new()
+                row.clear();
+                row.extend(record.split('"'));
+                let arr: Fields<'_> = if row.is_empty() {
+                    Fields::new()
                 } else {
                     row.split(',').collect()
                 };
@@ -134,7 +167,9 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                 let op = drop_parenthesised(col(0));
                 let scaled = |i: usize| awk_num(awk_value(col(i)) * 1000.0);
                 let rps = awk_num(awk_value(col(1)) / 1000.0);
-                lines.push(Line::new(format!("{op}-RPS"), client, "_", iteration, rps).extra("R"));
+                lines.push(
+                    Line::new(format_compact!("{op}-RPS"), client, "_", iteration, rps).extra("R"),
+                );
                 for (metric, column) in [
                     ("latMin", 3),
                     ("latAvg", 2),
@@ -143,7 +178,7 @@ pub fn redis(dir: &LogDir) -> Result<Vec<Line>, Problem> {
                     ("latMax", 7),
                 ] {
                     lines.push(Line::new(
-                        format!("{op}-{metric}"),
+                        format_compact!("{op}-{metric}"),
                         client,
                         "_",
                         iteration,
@@ -372,7 +407,13 @@ pub fn specjbb2015(dir: &LogDir) -> Result<Vec<Line>, Problem> {
     ];
     let slas = ["10000us", "25000us", "50000us", "75000us", "100000us"];
     for (sla, value) in slas.iter().zip(&values[2..]) {
-        lines.push(Line::new(format!("JOPS-{sla}"), "_", "_", "1", *value));
+        lines.push(Line::new(
+            format_compact!("JOPS-{sla}"),
+            "_",
+            "_",
+            "1",
+            *value,
+        ));
     }
     for (sla, value) in slas.iter().zip(&values[2..]) {
         let pct = awk_value(value) / max * 100.0;

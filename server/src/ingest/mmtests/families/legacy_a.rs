@@ -599,7 +599,13 @@ pub fn pmqtest(dir: &LogDir) -> Result<Vec<Line>, Problem> {
             continue;
         };
         for (metric, v) in [("Min", min), ("Avg", avg), ("Max", max)] {
-            out.push(Line::new(format!("{metric}-{s}->{r}"), "_", "_", "1", v));
+            out.push(Line::new(
+                format_compact!("{metric}-{s}->{r}"),
+                "_",
+                "_",
+                "1",
+                v,
+            ));
         }
     }
     Ok(out)

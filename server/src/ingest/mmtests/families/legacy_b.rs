@@ -94,10 +94,10 @@ pub fn simoop(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         out.append(&mut last);
         let value = |v: &str| v.replace(',', "");
         last = vec![
-            Line::new(format!("p50-{op}"), "_", "_", timestamp, value(p50)),
-            Line::new(format!("p95-{op}"), "_", "_", timestamp, value(p95)).extra("R"),
-            Line::new(format!("p99-{op}"), "_", "_", timestamp, value(p99)),
-            Line::new(format!("max-{op}"), "_", "_", timestamp, value(max)),
+            Line::new(format_compact!("p50-{op}"), "_", "_", timestamp, value(p50)),
+            Line::new(format_compact!("p95-{op}"), "_", "_", timestamp, value(p95)).extra("R"),
+            Line::new(format_compact!("p99-{op}"), "_", "_", timestamp, value(p99)),
+            Line::new(format_compact!("max-{op}"), "_", "_", timestamp, value(max)),
         ];
     }
     Ok(out)

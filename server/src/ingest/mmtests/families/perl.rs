@@ -152,7 +152,7 @@ pub fn nv(v: f64) -> String {
     } else if v.is_infinite() {
         if v > 0.0 { "Inf" } else { "-Inf" }.into()
     } else {
-        format_g(v, 15)
+        format_g(v, 15).into_string()
     }
 }
 

@@ -411,7 +411,7 @@ fn strip_log_any_gz(line: &str) -> &str {
 /// gawk prints it when it is one numeric constant: decimal (`1.50` is 1.5, `1e3` 1000),
 /// octal with a leading 0 and only digits 0-7 (`010` is 8), hex (`0x1f` is 31). Anything
 /// else is an awk expression this port does not evaluate: a [`Problem`] at `file`/`line`.
-fn awk_constant(word: &str, file: &str, line: usize) -> Result<String, Problem> {
+fn awk_constant(word: &str, file: &str, line: usize) -> Result<Field, Problem> {
     let refuse = || {
         Problem::new(format!(
             "parse-results pastes `{word}` (from the file name) into an awk program as an \
