@@ -41,7 +41,7 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         .map(|l| l.split('-').nth(1).unwrap_or(""))
         .collect();
     // Each heading's lines, client by client in the order they are read.
-    let mut headed: Vec<(&str, Vec<(&str, Vec<Line>)>)> = Vec::new();
+    let mut headed: Vec<(&str, Vec<ClientLines<'_>>)> = Vec::new();
     for heading in sort_u(headings).into_iter().flat_map(words) {
         if !matches!(heading, "loadfile" | "tput" | "op") {
             continue;
@@ -107,6 +107,9 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         sort_lines(lines, SORT)
     })
 }
+
+/// A client count's lines of one dbench heading.
+type ClientLines<'a> = (&'a str, Vec<Line>);
 
 /// tbench: mmtests' tbench `parse-results` is dbench's, over the same file names (tbench-bench
 /// splits its log exactly as dbench-bench does); see [`dbench`].
