@@ -1134,20 +1134,28 @@ mod tests {
         assert_eq!(sort_field(b"a", 3), b"");
     }
 
+    /// Up to 40 lines of `fields` fields (a count in that range), each one of `values`.
+    fn lines_of(
+        values: Vec<&'static str>,
+        fields: std::ops::Range<usize>,
+    ) -> impl proptest::strategy::Strategy<Value = Vec<Vec<&'static str>>> {
+        proptest::collection::vec(
+            proptest::collection::vec(proptest::sample::select(values), fields),
+            0..40,
+        )
+    }
+
     proptest::proptest! {
         /// The encoded keys order lines as comparing them field by field does, stably.
         #[test]
         fn encoded_keys_sort_as_sort_cmp(
-            lines in proptest::collection::vec(
-                proptest::collection::vec(
-                    proptest::sample::select(vec![
-                        "", "0", "-0", "00", "0.0", "-0.00", "1", "01", "1.", "1.5", "1.50",
-                        "-1.5", "-1.25", "-10", "10", "9", "99999999999999999999", ".5", "-.5",
-                        "a", "a\0", "a\0b", "ab", "-", "_", " 2", "op-a", "op a", "x9", "\u{1}",
-                    ]),
-                    0..7,
-                ),
-                0..40,
+            lines in lines_of(
+                vec![
+                    "", "0", "-0", "00", "0.0", "-0.00", "1", "01", "1.", "1.5", "1.50", "-1.5",
+                    "-1.25", "-10", "10", "9", "99999999999999999999", ".5", "-.5", "a", "a\0",
+                    "a\0b", "ab", "-", "_", " 2", "op-a", "op a", "x9", "\u{1}",
+                ],
+                0..7,
             ),
             keys in proptest::collection::vec((1usize..7, proptest::bool::ANY), 0..4),
         ) {
@@ -1164,15 +1172,12 @@ mod tests {
         /// nearly sorted with fields that let [`plain_cmp`] read the keys off them.
         #[test]
         fn lines_sort_as_their_printed_text(
-            lines in proptest::collection::vec(
-                proptest::collection::vec(
-                    proptest::sample::select(vec![
-                        "0", "-0", "00", "1", "1.5", "1.50", "-1.5", "10", "9", "a", "a\u{1}",
-                        "ab", "_", "op-a", "\u{1}", "R", "", " 2", "op a", "x\t9",
-                    ]),
-                    6,
-                ),
-                0..40,
+            lines in lines_of(
+                vec![
+                    "0", "-0", "00", "1", "1.5", "1.50", "-1.5", "10", "9", "a", "a\u{1}", "ab",
+                    "_", "op-a", "\u{1}", "R", "", " 2", "op a", "x\t9",
+                ],
+                6..7,
             ),
             plain_only in proptest::bool::ANY,
             keys in proptest::collection::vec((0usize..8, proptest::bool::ANY), 0..4),
