@@ -338,7 +338,7 @@ pub fn awk_num(v: f64) -> Field {
         if v.abs() < 9.2e18 {
             return itoa::Buffer::new().format(v as i64).into();
         }
-        return compact_str::format_compact!("{:.0}", v + 0.0);
+        return format_compact!("{:.0}", v + 0.0);
     }
     format_g(v, 6)
 }
@@ -367,7 +367,7 @@ fn format_g_exact(v: f64, p: usize) -> Field {
     if exp < -4 || exp >= p as i32 {
         let mantissa = trim_zeros(mantissa);
         let sign = if exp < 0 { '-' } else { '+' };
-        compact_str::format_compact!("{mantissa}e{sign}{:02}", exp.abs())
+        format_compact!("{mantissa}e{sign}{:02}", exp.abs())
     } else {
         let decimals = (p as i32 - 1 - exp).max(0) as usize;
         trim_zeros(&format!("{v:.decimals$}")).into()
@@ -538,9 +538,10 @@ fn looks_like_number_in_full(s: &str) -> bool {
 /// as bytes or, with `numeric`, by [`sort_n_cmp`]; ties broken by the whole line in byte order
 /// (sort's last resort). Stable.
 ///
-/// Each line is printed once and its keys encoded once ([`sort_order`]), so a comparison is
-/// one comparison of bytes: dbench's thousands of lines sorted by re-cutting both lines at
-/// every comparison were most of its parse.
+/// Lines in nearly that order already are sorted by insertion (`sort_nearly`); others are
+/// printed once each and their keys encoded once ([`sort_order`]), so a comparison is one
+/// comparison of bytes: dbench's thousands of lines sorted by re-cutting both lines at every
+/// comparison were most of its parse.
 pub fn sort_lines(mut lines: Vec<Line>, keys: &[(usize, bool)]) -> Vec<Line> {
     // Lines made in nearly the final order, as dbench's are, are sorted where they stand.
     let budget = 8 + lines.len() / 16;

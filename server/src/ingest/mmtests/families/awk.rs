@@ -87,9 +87,9 @@ pub fn dbench(dir: &LogDir) -> Result<Vec<Line>, Problem> {
         headed.push((heading, by_client));
     }
     // The lines come out of a log second by second: with the clients in `sort -n` order, a
-    // heading's `loadfile` and `tput` lines are in the final order already (`sort_lines`
-    // finds so, and does not sort them). Headings met once each, in their byte order, sort
-    // apart: `loadfile` < `op-*` < `tput`.
+    // heading's `loadfile` and `tput` lines are in nearly the final order (only lines of one
+    // second can be out of it), which `sort_lines` sorts where they stand. Headings met once
+    // each, in their byte order, sort apart: `loadfile` < `op-*` < `tput`.
     let apart = headed.windows(2).all(|pair| pair[0].0 < pair[1].0);
     let mut lines = Vec::new();
     for (_, mut by_client) in headed {
