@@ -10,6 +10,11 @@ use serde_json::Value;
 
 use crate::helpers::*;
 
+mod background;
+mod budgets;
+mod reads;
+mod robots;
+
 const CSV: &str = "benchmark,metric,value\nb,tput,1\nb,tput,2\n";
 
 /// One route as the API description declares it.
