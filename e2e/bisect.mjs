@@ -30,7 +30,7 @@ await run(async (page) => {
   // The robot.
   let runs = 0;
   for (let round = 0; round < 200; round++) {
-    const n = await (await fetch(`${base}/api/v1/bisections/${id}/next`)).json();
+    const n = await (await fetch(`${base}/api/v1/bisections/${id}/next`, { method: 'POST' })).json();
     if (n.state !== 'running') break;
     if (!n.commit) { await sleep(100); continue; }
     for (let k = 0; k < n.runs; k++) {

@@ -79,12 +79,21 @@ pub struct CommitDetail {
 /// The most files kept of one commit; a commit touching more is not "only" anything.
 pub const MAX_COMMIT_FILES: usize = 1000;
 
-/// Parses a history: the lines `parse_git_log` reads, or (what `perfline history --with-files`
-/// sends) `git log --format='commit %H %P%n%ct %s' --name-only`, with each commit's parents
-/// and files.
+/// The `git log` arguments whose output [`parse_git_log_detailed`] reads unambiguously: each
+/// commit's header after an empty NUL-terminated field, and file names NUL-terminated, so
+/// that no file name (`commit 1234567`, a newline) can pass for a commit.
+pub const GIT_LOG_WITH_FILES: [&str; 3] = ["-z", "--format=%x00commit %H %P%n%ct %s", "--name-only"];
+
+/// Parses a history: the lines `parse_git_log` reads; or (what `perfline history --with-files`
+/// sends) the NUL-separated output of `git log` with [`GIT_LOG_WITH_FILES`]; or the same
+/// without `-z` and the leading `%x00` (`git log --format='commit %H %P%n%ct %s'
+/// --name-only`), with each commit's parents and files.
 pub fn parse_git_log_detailed(
     text: &str,
 ) -> Result<(Vec<HistoryCommit>, Vec<CommitDetail>), IngestError> {
+    if text.contains('\0') {
+        return parse_git_log_nul(text);
+    }
     let rich = text
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -102,7 +111,18 @@ pub fn parse_git_log_detailed(
             let mut ids = rest.split_whitespace();
             let sha = ids.next().unwrap_or_default();
             let parents: Vec<&str> = ids.collect();
-            if !is_sha(sha) || !parents.iter().all(|p| is_sha(p)) {
+            let ids_ok = is_sha(sha) && parents.iter().all(|p| is_sha(p));
+            if !ids_ok && !header && !commits.is_empty() {
+                // A file named `commit …` in the list of the commit above (only the `-z`
+                // form tells such a name from a commit whose ids are all hex).
+                if let Some(files) = details.last_mut().and_then(|d| d.files.as_mut()) {
+                    if files.len() < MAX_COMMIT_FILES {
+                        files.push(app::label::clean_subject(line.trim()));
+                    }
+                }
+                continue;
+            }
+            if !ids_ok {
                 return Err(bad(format!(
                     "'{}' is not `commit <sha> <parent shas>`; expected `git log --format='commit %H %P%n%ct %s' --name-only`",
                     line.chars().take(100).collect::<String>()
@@ -143,6 +163,65 @@ pub fn parse_git_log_detailed(
                 files.push(app::label::clean_subject(trimmed));
             }
         }
+    }
+    if commits.is_empty() {
+        return Err(IngestError::new("the commit list is empty"));
+    }
+    commits.reverse();
+    Ok((commits, details))
+}
+
+/// [`parse_git_log_detailed`] of `git log` with [`GIT_LOG_WITH_FILES`]: fields end in NUL; a
+/// commit's header (`commit <sha> <parents>\n<time> <subject>`) is the field after an empty
+/// one (or the first), the fields after it its files (the first after a newline).
+fn parse_git_log_nul(text: &str) -> Result<(Vec<HistoryCommit>, Vec<CommitDetail>), IngestError> {
+    let mut commits = Vec::new();
+    let mut details: Vec<CommitDetail> = Vec::new();
+    let mut header = true;
+    for (no, field) in text.split('\0').enumerate() {
+        if field.is_empty() || (header && field.trim().is_empty()) {
+            header = true;
+            continue;
+        }
+        if !header {
+            let name = field.strip_prefix('\n').unwrap_or(field);
+            if let Some(d) = details.last_mut() {
+                match &mut d.files {
+                    Some(files) if files.len() >= MAX_COMMIT_FILES => d.files = None,
+                    Some(files) => files.push(app::label::clean_subject(name)),
+                    None => {}
+                }
+            }
+            continue;
+        }
+        header = false;
+        let bad = |m: String| IngestError::new(format!("field {}: {m}", no + 1));
+        let field = field.trim_start_matches('\n');
+        let (ids, rest) = field.split_once('\n').unwrap_or((field, ""));
+        let mut ids = ids.strip_prefix("commit ").unwrap_or("?").split_whitespace();
+        let sha = ids.next().unwrap_or_default();
+        let parents: Vec<&str> = ids.collect();
+        if !is_sha(sha) || !parents.iter().all(|p| is_sha(p)) {
+            return Err(bad(format!(
+                "'{}' is not `commit <sha> <parent shas>`; expected `git log {}`",
+                field.chars().take(100).collect::<String>().escape_debug(),
+                GIT_LOG_WITH_FILES.join(" ")
+            )));
+        }
+        let rest = rest.trim();
+        let (t, subject) = rest.split_once(' ').unwrap_or((rest, ""));
+        let time = t.parse::<i64>().ok();
+        let subject = if time.is_some() { subject } else { rest };
+        commits.push(HistoryCommit {
+            sha: sha.to_ascii_lowercase(),
+            time,
+            subject: Some(app::label::clean_subject(subject)).filter(|s| !s.is_empty()),
+        });
+        details.push(CommitDetail {
+            sha: sha.to_ascii_lowercase(),
+            parents: u32::try_from(parents.len()).unwrap_or(u32::MAX),
+            files: Some(Vec::new()),
+        });
     }
     if commits.is_empty() {
         return Err(IngestError::new("the commit list is empty"));
@@ -255,6 +334,53 @@ mod tests {
         assert_eq!(plain.len(), 1);
         assert!(none.is_empty());
         assert!(parse_git_log_detailed("commit nothex\n").is_err());
+    }
+
+    /// Read as real git writes it: a file named like a commit header, or with a newline in
+    /// its name, stays a file.
+    #[test]
+    fn a_nul_separated_history_has_no_false_commits() {
+        let dir = std::env::temp_dir().join(format!("perfline-gitz-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("git runs");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            out.stdout
+        };
+        git(&["init", "-q"]);
+        for name in ["commit 1234567", "commit of the year.txt", "new\nline"] {
+            std::fs::write(dir.join(name), "x").unwrap();
+        }
+        git(&["add", "."]);
+        git(&["commit", "-qm", "first"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "empty"]);
+        std::fs::write(dir.join("x"), "y").unwrap();
+        git(&["add", "x"]);
+        git(&["commit", "-qm", "third"]);
+        let mut args = vec!["log"];
+        args.extend(GIT_LOG_WITH_FILES);
+        let log = String::from_utf8(git(&args)).unwrap();
+        let (commits, details) = parse_git_log_detailed(&log).unwrap();
+        assert_eq!(
+            commits.iter().map(|c| c.subject.as_deref().unwrap_or("")).collect::<Vec<_>>(),
+            ["first", "empty", "third"]
+        );
+        let mut first = details[2].files.clone().unwrap();
+        first.sort();
+        assert_eq!(first, ["commit 1234567", "commit of the year.txt", "newline"]);
+        assert_eq!(details[1].files, Some(vec![]));
+        assert_eq!(details[0].files, Some(vec!["x".to_owned()]));
+        // Without -z a `commit …` file name that is not all hex is a file, not an error.
+        let plain = String::from_utf8(git(&["log", "--format=commit %H %P%n%ct %s", "--name-only"])).unwrap();
+        let (commits, _) = parse_git_log_detailed(&plain).unwrap();
+        assert_eq!(commits.len(), 4, "the old form still reads `commit 1234567` as a commit");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub struct UploadMeta {
     pub benchmark: Option<Label>,
     pub machine: Option<Label>,
     pub kernel: Option<Label>,
-    pub commit: Option<Label>,
+    pub commit: Option<CommitSha>,
     pub tags: Tags,
     pub format: Option<Format>,
     /// A bisect mark for every run of the upload.
@@ -49,7 +49,11 @@ impl UploadMeta {
             "benchmark" => self.benchmark = Some(label(value)?),
             "machine" => self.machine = Some(label(value)?),
             "kernel" => self.kernel = Some(label(value)?),
-            "commit" => self.commit = Some(label(value)?),
+            "commit" => {
+                self.commit = Some(CommitSha::parse(value).map_err(|e| {
+                    IngestError::field("commit", format!("commit {e}"))
+                })?);
+            }
             "calibration" => self.calibration = Some(label(value)?),
             "bisection" => {
                 self.bisection = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
@@ -146,7 +150,7 @@ impl UploadMeta {
                     return Err(conflict("commit", g, w));
                 }
             }
-            None => self.commit = Label::parse(&r.commit).ok(),
+            None => self.commit = CommitSha::parse(&r.commit).ok(),
         }
         Ok(())
     }
@@ -187,7 +191,7 @@ impl UploadMeta {
             "benchmark": opt(&self.benchmark),
             "machine": opt(&self.machine),
             "kernel": opt(&self.kernel),
-            "commit": opt(&self.commit),
+            "commit": self.commit.as_ref().map(CommitSha::as_str),
             "tags": self.tags.iter().map(|(k, v)| [k.as_str(), v.as_str()]).collect::<Vec<_>>(),
             "format": self.format.map(Format::as_str),
             "mark": self.mark.map(app::trend::Mark::as_str),

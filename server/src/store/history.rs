@@ -522,13 +522,16 @@ impl Store {
             "SELECT r.id, r.commit_sha, d.packed \
              FROM run r JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
              WHERE r.benchmark = ? AND m.name = ? AND r.commit_sha IS NOT NULL \
-             AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%' \
-                  OR r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%') ORDER BY r.id"
+             AND (substr(r.commit_sha, 1, length(?)) = ? OR substr(?, 1, length(r.commit_sha)) = r.commit_sha \
+                  OR substr(r.commit_sha, 1, length(?)) = ? OR substr(?, 1, length(r.commit_sha)) = r.commit_sha) \
+             ORDER BY r.id"
         ))
         .bind(benchmark)
         .bind(machine)
         .bind(commits[0])
         .bind(commits[0])
+        .bind(commits[0])
+        .bind(commits[1])
         .bind(commits[1])
         .bind(commits[1])
         .fetch_all(&self.reader)

@@ -282,7 +282,7 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     // Nothing left to run.
-    let (_, next) = app.get_json("/api/v1/bisections/1/next").await;
+    let (_, next) = app.post_json("/api/v1/bisections/1/next").await;
     assert_eq!(next, json!({"state": "done", "commit": null, "runs": 0}));
     assert!(
         app.get_json("/api/v1/work?machine=lkp-bdw-de1").await.1["requests"]
@@ -390,11 +390,11 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     // One cancelled while it runs.
     let r = start(spec("step-box", 8, 120)).await;
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let (_, next) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, next) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
     assert_eq!(next["state"], "running");
     assert!(next["commit"].is_string(), "{next}");
     // Handed out once: a second robot gets nothing until those runs come in.
-    let (_, again) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, again) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
     assert_eq!(
         again,
         json!({"state": "running", "commit": null, "runs": 0})
@@ -408,7 +408,7 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     assert_eq!(r.status().as_u16(), 200);
     let b: Value = r.json().await.unwrap();
     assert_eq!(b["state"], "cancelled");
-    let (_, next) = app.get_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, next) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
     assert_eq!(
         next,
         json!({"state": "cancelled", "commit": null, "runs": 0})
@@ -641,7 +641,7 @@ async fn a_culprit_that_touches_only_documentation_is_flagged_with_how_to_retest
     // A robot: what /next asks, at the commit's level.
     let mut n = 0;
     let b = loop {
-        let (_, next) = app.get_json("/api/v1/bisections/1/next").await;
+        let (_, next) = app.post_json("/api/v1/bisections/1/next").await;
         if next["state"] != "running" {
             break app.get_json("/api/v1/bisections/1").await.1;
         }
@@ -679,7 +679,7 @@ async fn a_culprit_that_touches_only_documentation_is_flagged_with_how_to_retest
     );
     assert!(
         why.contains(&format!(
-            "--good {} --bad {} --max-runs 60",
+            "--good={} --bad={} --max-runs=60",
             shas[9], shas[10]
         )),
         "{why}"

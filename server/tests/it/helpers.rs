@@ -300,6 +300,13 @@ impl TestApp {
         (status, r.json().await.expect("JSON body"))
     }
 
+    /// A `POST` with no body, its answer as JSON.
+    pub async fn post_json(&self, path: &str) -> (u16, Value) {
+        let r = self.client.post(self.url(path)).send().await.expect("POST");
+        let status = r.status().as_u16();
+        (status, r.json().await.expect("JSON body"))
+    }
+
     pub async fn get_text(&self, path: &str) -> (u16, String) {
         let r = self.client.get(self.url(path)).send().await.expect("GET");
         (r.status().as_u16(), r.text().await.unwrap())

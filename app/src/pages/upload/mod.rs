@@ -149,18 +149,6 @@ fn answer(status: u16, body: &str) -> Phase {
     Phase::Failed(message)
 }
 
-/// Quotes a value for a POSIX shell when it needs quoting.
-pub(crate) fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.,:=/@%+".contains(c))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r#"'\''"#))
-    }
-}
-
 /// The curl command equivalent to the upload form with these fields.
 pub fn curl_command(origin: &str, fields: &[(&str, String)]) -> String {
     let mut cmd = String::from("curl -F file=@results.csv");
@@ -168,7 +156,7 @@ pub fn curl_command(origin: &str, fields: &[(&str, String)]) -> String {
         let value = value.trim();
         if !value.is_empty() {
             cmd.push_str(" -F ");
-            cmd.push_str(&shell_quote(&format!("{name}={value}")));
+            cmd.push_str(&crate::shell::quote(&format!("{name}={value}")));
         }
     }
     cmd.push(' ');
@@ -442,6 +430,6 @@ mod tests {
             cmd,
             "curl -F file=@results.csv -F 'machine=my box' -F kernel=6.1 http://h:1/api/v1/upload"
         );
-        assert_eq!(shell_quote("it's"), r#"'it'\''s'"#);
+        assert_eq!(crate::shell::quote("it's"), r#"'it'\''s'"#);
     }
 }

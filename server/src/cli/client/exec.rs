@@ -1,30 +1,35 @@
 //! What `perfline work` and `perfline bisect run` share: run the user's command for one run
 //! (through `sh -c`, with the server and token in its environment) and upload what it prints.
+//! The values the server names reach the command only through its environment
+//! ([`placeholders`](super::placeholders)): nothing a server or an uploader wrote is run.
 
 use super::http::*;
 use super::*;
 use reqwest::Method;
 
-/// Runs `command` with `env` (beside `PERFLINE_SERVER` and `PERFLINE_TOKEN`) and uploads a
-/// non-empty standard output as one run, with the upload fields `fields` (an empty output:
-/// the command uploaded itself). `what` names the run in errors. The server's text summary,
-/// when it uploaded.
+/// Runs the user's `template` with each `{name}` of `vars` standing for its value, which the
+/// command gets as the variable `PERFLINE_NAME` (beside `PERFLINE_SERVER` and
+/// `PERFLINE_TOKEN`), and uploads a non-empty standard output as one run, with the upload
+/// fields `fields` (an empty output: the command uploaded itself). `what` names the run in
+/// errors. The server's text summary, when it uploaded.
 pub(super) async fn run_and_upload(
     http: &Http,
     client: &Client,
-    command: &str,
-    env: &[(String, String)],
+    template: &str,
+    vars: &[(&str, &str)],
     fields: &[(&str, Option<&str>)],
     what: &str,
 ) -> Result<Option<String>, CliError> {
+    let names: Vec<&str> = vars.iter().map(|(name, _)| *name).collect();
+    let command = placeholders::expand(template, &names);
     let mut c = tokio::process::Command::new("sh");
     c.arg("-c")
-        .arg(command)
+        .arg(&command)
         .env("PERFLINE_SERVER", &client.server)
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit());
-    for (name, value) in env {
-        c.env(name, value);
+    for (name, value) in vars {
+        c.env(placeholders::variable(name), value);
     }
     if let Some(t) = &client.token {
         c.env("PERFLINE_TOKEN", t);
@@ -35,7 +40,7 @@ pub(super) async fn run_and_upload(
     })?;
     if !out.status.success() {
         return Err(CliError::Failed(format!(
-            "the command failed ({}) for {what}: {command}",
+            "the command failed ({}) for {what}: {template}",
             out.status
         )));
     }

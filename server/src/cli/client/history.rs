@@ -92,25 +92,19 @@ pub(super) async fn history(a: HistoryArgs) -> Result<Outcome, CliError> {
         )));
     }
     let log = if a.with_files {
-        git(
-            &a.git_dir,
-            &[
-                "log",
-                "--format=commit %H %P%n%ct %s",
-                "--name-only",
-                &a.range,
-                "--",
-            ],
-        )?
+        // NUL-separated: no file name can pass for a commit. File names that are not UTF-8
+        // are sent with U+FFFD in place of their bad bytes.
+        let mut args = vec!["log"];
+        args.extend(crate::ingest::history::GIT_LOG_WITH_FILES);
+        args.extend([a.range.as_str(), "--"]);
+        String::from_utf8_lossy(&git(&a.git_dir, &args)?).into_owned().into_bytes()
     } else {
         git(&a.git_dir, &["log", "--format=%H %ct %s", &a.range, "--"])?
     };
     eprintln!(
         "perfline: uploading {} commits of {repo}/{branch}",
         if a.with_files {
-            log.split(|&b| b == b'\n')
-                .filter(|l| l.starts_with(b"commit "))
-                .count()
+            log.windows(8).filter(|w| w == b"\0commit ").count()
         } else {
             log.iter().filter(|&&b| b == b'\n').count()
         }

@@ -125,8 +125,27 @@ impl Http {
         &self,
         path: &str,
     ) -> Result<T, CliError> {
+        self.json(Method::GET, path).await
+    }
+
+    /// A `POST` with no body (an action such as taking work), its answer as JSON.
+    pub(super) async fn post_json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<T, CliError> {
+        self.json(Method::POST, path).await
+    }
+
+    async fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+    ) -> Result<T, CliError> {
+        let body = method == Method::POST;
         let r = self
-            .send(Method::GET, path, "application/json", || None)
+            .send(method, path, "application/json", || {
+                body.then(|| Body::Json(b"{}".to_vec()))
+            })
             .await?;
         let status = r.status();
         r.json().await.map_err(|e| CliError::Server {

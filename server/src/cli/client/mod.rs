@@ -11,6 +11,7 @@ mod compare;
 mod exec;
 mod history;
 mod http;
+mod placeholders;
 mod trend;
 mod upload;
 mod work;

@@ -71,8 +71,9 @@ pub async fn cancel(
     Ok(Json(state.cancel_bisection(id, principal.actor()).await?))
 }
 
-/// `GET /api/v1/bisections/{id}/next`: the commit to run and how many runs it needs now.
-#[utoipa::path(get, path = "/bisections/{id}/next", tag = "bisections", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(("id" = i64, Path, description = "The bisection")),
+/// `POST /api/v1/bisections/{id}/next`: takes the commit to run and how many runs it needs
+/// now (they are handed to the caller for half an hour: taking work is a write, never a GET).
+#[utoipa::path(post, path = "/bisections/{id}/next", tag = "bisections", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(("id" = i64, Path, description = "The bisection")),
     responses((status = 200, description = "`{state, commit, runs}`: `commit` null while every commit handed out is still being run, or when not running", body = NextRun), crate::http::api::openapi::Errors))]
 pub async fn next(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<NextRun>> {
     Ok(Json(state.next_run(id).await?))

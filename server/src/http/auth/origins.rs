@@ -150,7 +150,7 @@ pub(super) fn shown(value: &str) -> String {
 /// one of this server's own, by scheme, host and port. A browser's write without `Origin`
 /// (a cookie or `Sec-Fetch-Site` tell it is a browser) is refused too; a request with
 /// neither is not from a browser, and one with a bearer token and no cookie cannot have
-/// been forged by a page.
+/// been forged by a page, unless `Sec-Fetch-Site` says it comes from another site.
 pub(super) fn check_csrf(
     origins: &Origins,
     method: &Method,
@@ -160,11 +160,9 @@ pub(super) fn check_csrf(
     if is_safe(method) {
         return Ok(());
     }
-    let cookie = headers.contains_key(header::COOKIE);
-    if bearer(headers).is_some() && !cookie {
-        return Ok(());
-    }
     let forbidden = |why: String| Err(ApiError::Forbidden(why));
+    // A browser says where a request comes from; one from another site changes nothing,
+    // whatever credentials it carries (a page may hold a token too).
     let site = headers
         .get("sec-fetch-site")
         .map(|v| v.to_str().unwrap_or("?"));
@@ -175,6 +173,10 @@ pub(super) fn check_csrf(
                 shown(site)
             ));
         }
+    }
+    let cookie = headers.contains_key(header::COOKIE);
+    if bearer(headers).is_some() && !cookie {
+        return Ok(());
     }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     match headers

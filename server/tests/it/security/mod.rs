@@ -854,24 +854,34 @@ async fn logs_cannot_be_forged_and_keep_no_secrets() {
     );
 }
 
-/// Behind a proxy (`--public-url` or `--trusted-proxy`) on loopback, writes need tokens by
-/// default: the proxy makes the port reachable from elsewhere.
+/// Behind a proxy or a tunnel (`--public-url`, `--trusted-proxy` or, audit 2026-12-06 #11,
+/// `--allow-host`) on loopback, writes need tokens by default: the port is reachable from
+/// elsewhere. With `--allow-host perfbox`, a request naming that host minted an admin token.
 #[tokio::test(flavor = "multi_thread")]
 async fn behind_a_proxy_loopback_is_not_open() {
     for proxied in [
         |c: &mut perfline_server::Config| c.public_url = Some("https://perf.example.org".into()),
         |c: &mut perfline_server::Config| c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
+        |c: &mut perfline_server::Config| c.allow_hosts = vec!["perfbox".into()],
     ] {
         let app = spawn_app_with(proxied).await;
-        let r = app
-            .client
-            .post(app.url("/api/v1/tokens"))
-            .header("content-type", "application/json")
-            .body(r#"{"name":"x","scopes":"admin"}"#)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 401);
+        let port = app.addr.port();
+        for host in [format!("127.0.0.1:{port}"), format!("perfbox:{port}")] {
+            let r = app
+                .client
+                .post(app.url("/api/v1/tokens"))
+                .header("host", &host)
+                .header("origin", format!("http://{host}"))
+                .header("sec-fetch-site", "same-origin")
+                .header("content-type", "application/json")
+                .body(r#"{"name":"x","scopes":"admin"}"#)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            assert!(matches!(status, 401 | 421), "{host}: {status}");
+        }
+        assert!(app.store.list_tokens().await.unwrap().is_empty());
     }
 }
 
