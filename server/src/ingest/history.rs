@@ -112,7 +112,8 @@ pub fn parse_git_log_detailed(
             let sha = ids.next().unwrap_or_default();
             let parents: Vec<&str> = ids.collect();
             let ids_ok = is_sha(sha) && parents.iter().all(|p| is_sha(p));
-            if !ids_ok && !header && !commits.is_empty() {
+            if !ids_ok && !commits.is_empty() {
+                header = false;
                 // A file named `commit …` in the list of the commit above (only the `-z`
                 // form tells such a name from a commit whose ids are all hex).
                 if let Some(files) = details.last_mut().and_then(|d| d.files.as_mut()) {
