@@ -99,7 +99,7 @@ impl CommitRef {
     /// Twelve digits of the sha (LKP prints ten), else the kernel label.
     pub fn short(&self) -> &str {
         match &self.sha {
-            Some(s) => &s[..s.len().min(12)],
+            Some(s) => crate::text::short_commit(s),
             None => &self.kernel,
         }
     }
@@ -327,7 +327,10 @@ impl AlertSummary {
     pub fn bisect_command(&self, short: bool) -> Option<String> {
         let (good, bad) = (self.good.sha.as_deref()?, self.bad.sha.as_deref()?);
         let (good, bad) = if short {
-            (&good[..good.len().min(12)], &bad[..bad.len().min(12)])
+            (
+                crate::text::short_commit(good),
+                crate::text::short_commit(bad),
+            )
         } else {
             (good, bad)
         };

@@ -15,6 +15,10 @@ struct KernelKey<'a> {
     suffix: &'a str,
 }
 
+#[expect(
+    clippy::string_slice,
+    reason = "cut where `find` found an ASCII character"
+)]
 fn key(label: &str) -> KernelKey<'_> {
     let label = label
         .strip_prefix('v')

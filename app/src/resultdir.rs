@@ -123,6 +123,10 @@ fn octal(field: &mut [u8], value: u64) {
 }
 
 /// ustar's (prefix, name) for `path`: the name at most 100 bytes, the prefix at most 155.
+#[expect(
+    clippy::string_slice,
+    reason = "cut around a `/` that `char_indices` found"
+)]
 fn split_path(path: &str) -> Result<(&str, &str), String> {
     if path.is_empty() || path.contains('\0') {
         return Err(format!("{path:?}: not a file name"));

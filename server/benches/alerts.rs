@@ -462,7 +462,7 @@ fn latency_on_10000_commits(rt: &tokio::runtime::Runtime) {
                         format!("{base}/api/v1/alerts?machine={machine}"),
                     )
                     .await;
-                    panic!("alert before the step: {}", &v[..v.len().min(3000)]);
+                    panic!("alert before the step: {}", app::text::head(&v, 3000));
                 }
                 // The 10,000th commit: from its 201 to the alert.
                 upload(&client, &base, &machine, commits_csv(N - 1..N, level)).await;

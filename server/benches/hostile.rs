@@ -76,7 +76,7 @@ fn main() {
     let runs: Vec<TrendRun> = (0..2_000)
         .map(|i| TrendRun {
             run_id: i as i64 + 1,
-            commit: Some(sha(i)[..12].into()),
+            commit: Some(app::text::head(&sha(i), 12).into()),
             kernel: format!("k{i}").into(),
             n: 1,
             sum: 100.0 + (i % 7) as f64,
@@ -92,7 +92,12 @@ fn main() {
     let started = Instant::now();
     let marks = CommitMarks::new(
         (0..200_000)
-            .map(|i| (sha(i + 1_000)[..10].to_owned(), (Mark::Good, false)))
+            .map(|i| {
+                (
+                    app::text::head(&sha(i + 1_000), 10).to_owned(),
+                    (Mark::Good, false),
+                )
+            })
             .collect(),
     );
     println!(

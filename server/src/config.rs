@@ -76,6 +76,18 @@ pub struct Config {
     #[arg(long, global = true, env = "PERFLINE_MAX_HEAVY")]
     pub max_heavy: Option<usize>,
 
+    /// Permalinks anonymous readers' comparisons may make (token mode, without a token): past
+    /// this many the oldest anonymous one is removed for each new one. A token holder's are
+    /// kept for ever (docs/security.md, "Bounded reads").
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_MAX_ANONYMOUS_PERMALINKS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_anonymous_permalinks: u32,
+
     /// Milliseconds a database statement waits for another process's write lock (a
     /// maintenance script, a second server) before the request is answered 503.
     #[arg(

@@ -3,6 +3,13 @@
 //! [`serve`] takes a bound listener and a shutdown future, so tests can bind port 0 and stop the
 //! server when they are done.
 
+// Parsers cut text where they found what they cut at, and never panic on any input (the
+// property tests in `ingest`, the fuzz targets): the workspace's `string_slice` lint is for
+// the rest of the server.
+#[allow(
+    clippy::string_slice,
+    reason = "parsers cut where `find` found; the fuzzers and property tests keep them from panicking"
+)]
 pub mod ingest;
 
 // Everything below is the server (feature `server`, on by default). Without it the crate is

@@ -111,6 +111,10 @@ pub fn fixed(v: Num, prec: usize) -> String {
 }
 
 /// Ruby's `%.{prec}g` (no width, no `+`).
+#[expect(
+    clippy::string_slice,
+    reason = "`digits` is ASCII (`digit_string`), so every byte is a character"
+)]
 pub fn general(v: f64, prec: usize) -> String {
     if let Some(s) = non_finite(v) {
         return s;

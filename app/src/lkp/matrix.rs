@@ -327,8 +327,8 @@ fn is_per_cpu_sched_debug(key: &str) -> bool {
     let Some(rest) = key.strip_prefix("sched_debug") else {
         return false;
     };
-    let digits = rest.bytes().rev().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[..rest.len() - digits].ends_with('.')
+    let before = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+    before.len() < rest.len() && before.ends_with('.')
 }
 
 /// A matrix being united: keys in slots, a dropped key's slot emptied (so a key seen again

@@ -379,7 +379,7 @@ mod tests {
         let key = format!("{}b", "a".repeat(10_000));
         assert!(!m("^(a|a)*(a|a)*(a|a)*c", &key));
         assert!(m("^(a|a)*b", &key));
-        assert!(m("^(a*)*(a*)*$", &key[..10_000]));
+        assert!(m("^(a*)*(a*)*$", key.trim_end_matches('b')));
         assert!(!m("^(a*)*(a*)*$", &key));
         // A key read as a pattern (`changed.rs`): whatever it says, it compiles to at most
         // SIZE_LIMIT or not at all.

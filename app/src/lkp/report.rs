@@ -120,7 +120,7 @@ fn sort_key(key: &str) -> &str {
     // Ruby's `split('.')` drops trailing empty parts.
     let trimmed = key.trim_end_matches('.');
     match trimmed.match_indices('.').nth(1) {
-        Some((i, _)) => &trimmed[..i],
+        Some((i, _)) => trimmed.get(..i).unwrap_or(trimmed),
         None => trimmed,
     }
 }

@@ -358,7 +358,7 @@ fn pending_reruns(s: &AlertSummary) -> Option<AnyView> {
             } else {
                 &r.commit
             };
-            let commit = commit[..commit.len().min(12)].to_owned();
+            let commit = crate::text::short_commit(commit).to_owned();
             view! {
                 <li class="rerun" data-request=r.id>
                     <code>{commit}</code>

@@ -34,7 +34,7 @@ pub fn BisectionPage() -> impl IntoView {
 }
 
 fn short(s: &str) -> String {
-    s[..s.len().min(12)].to_owned()
+    crate::text::short_commit(s).to_owned()
 }
 
 fn bisection_view(b: Bisection) -> AnyView {

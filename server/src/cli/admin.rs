@@ -45,7 +45,7 @@ pub async fn run(config: &Config, command: Command) -> ExitCode {
                 "perfline: {:<16} {:>10} rows  sha256-sum {}",
                 c.table,
                 c.rows,
-                &c.checksum[..16]
+                app::text::head(&c.checksum, 16)
             );
         })
         .await

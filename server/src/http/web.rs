@@ -185,7 +185,7 @@ impl Backend for StoreBackend {
     async fn compare(&self, query: CompareQuery) -> PageResult<Comparison> {
         Ok(self
             .0
-            .compare_live(query, None)
+            .compare_live(query, None, asker())
             .await
             .map_err(page_error)?
             .comparison
@@ -364,6 +364,16 @@ fn actor() -> String {
     leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
         .map_or_else(|| "open".to_owned(), |p| p.actor().to_owned())
+}
+
+/// Who asks for this server function's comparison: a reader without a token makes one of the
+/// bounded anonymous permalinks (so does a request whose principal is unknown).
+fn asker() -> crate::services::compare::Asker {
+    leptos::prelude::use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
+        .map_or(crate::services::compare::Asker::Anonymous, |p| {
+            crate::http::api::compare::asker(&p)
+        })
 }
 
 /// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order

@@ -42,7 +42,7 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
+    app::text::short_commit(sha)
 }
 
 impl Services {

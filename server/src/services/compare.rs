@@ -3,9 +3,15 @@
 //!
 //! A live comparison gets a permalink that pins the exact runs that answered it; asking the
 //! same question over the same runs again finds the same permalink (by the digest of its spec),
-//! so viewing a comparison twice never writes twice.
+//! so viewing a comparison twice never writes twice. Those an anonymous reader's questions
+//! make are bounded (`--max-anonymous-permalinks`, the oldest removed first; see
+//! `store::permalink`); a token holder's are kept for ever.
+//!
+//! A whole tree's report (`benchmark=*`) holds at most [`MAX_TREE_CELLS`] cells: the sections
+//! that fit, in the tree's order from `offset`, and what it left out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use app::compare::Comparison;
@@ -18,16 +24,25 @@ use sha2::{Digest, Sha256};
 use crate::ingest::mmtests::lines;
 use crate::services::ServiceError;
 use crate::services::Services;
-use crate::store::CompareSeries;
+use crate::store::{CompareSeries, Keep};
 
 /// Length of a permalink id: 12 alphanumerics, about 71 bits.
 const PERMALINK_LEN: usize = 12;
 
-/// A live comparison: from the cache, or just computed (with the permalink spec to pin it, the
-/// store generation and rewrite count it was computed at).
+/// A live comparison: from the cache, or just computed (with its permalink spec, the store
+/// generation and rewrite count it was computed at).
 enum Live {
     Cached(Arc<Computed>),
-    Computed(Box<Computed>, PermalinkSpec, u64, u64),
+    Computed(Box<Computed>, u64, u64),
+}
+
+impl Live {
+    fn computed(&self) -> &Computed {
+        match self {
+            Live::Cached(c) => c,
+            Live::Computed(c, ..) => c,
+        }
+    }
 }
 
 /// What a permalink pins: the question and the exact runs that answered it.
@@ -42,6 +57,11 @@ pub struct PermalinkSpec {
 pub struct Computed {
     pub comparison: Comparison,
     pub series: Vec<CompareSeries>,
+    /// A live comparison's permalink spec (its digest and JSON), to keep its permalink for
+    /// ever when a token holder asks for it.
+    spec: Option<(String, String)>,
+    /// Whether its permalink is one of the bounded anonymous ones.
+    anonymous: AtomicBool,
     bodies: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
 }
 
@@ -50,8 +70,16 @@ impl Computed {
         Computed {
             comparison,
             series,
+            spec: None,
+            anonymous: AtomicBool::new(false),
             bodies: Default::default(),
         }
+    }
+
+    /// Its rows × columns: what a whole-tree report counts against [`MAX_TREE_CELLS`].
+    pub fn cells(&self) -> usize {
+        let c = &self.comparison;
+        c.rows.len() * c.query.kernels.len().max(1)
     }
 
     /// The body rendered for `key` before, if any.
@@ -113,6 +141,15 @@ impl Default for CompareCache {
     }
 }
 
+/// Who asks for a live comparison: how long the permalink it makes is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asker {
+    /// A token holder (or anyone in open mode): kept for ever.
+    Known,
+    /// A reader without a token: one of the `--max-anonymous-permalinks` newest.
+    Anonymous,
+}
+
 impl Services {
     /// Compares `query` over the runs stored now, and gives it a permalink. Served from memory
     /// while nothing was written since it was computed.
@@ -120,53 +157,101 @@ impl Services {
         &self,
         query: CompareQuery,
         precision: Option<usize>,
+        asker: Asker,
     ) -> Result<Arc<Computed>, ServiceError> {
-        match self.live_unlinked(query, precision).await? {
-            Live::Cached(c) => Ok(c),
-            Live::Computed(computed, spec, generation, rewrites) => {
-                let id = self.permalink_for(&spec).await?;
-                Ok(self.keep_live(computed, spec, id, generation, rewrites, precision))
+        let live = self.live_unlinked(query, precision).await?;
+        let mut linked = self.link(vec![live], precision, asker).await?;
+        linked
+            .pop()
+            .ok_or_else(|| anyhow::anyhow!("a comparison went missing").into())
+    }
+
+    /// How long the permalinks `asker` makes are kept.
+    fn keep(&self, asker: Asker) -> Keep {
+        match asker {
+            Asker::Known => Keep::Always,
+            Asker::Anonymous => {
+                Keep::Newest(usize::try_from(self.config.max_anonymous_permalinks).unwrap_or(1))
             }
         }
     }
 
-    /// Several live comparisons at once (four in flight), their permalinks made in one
-    /// transaction: a whole tree's report.
-    pub async fn compare_live_many(
+    /// Gives live comparisons their permalinks: each found by its spec's digest (a read, so
+    /// that seeing a comparison again takes no write), else made, all in one transaction (a
+    /// whole tree's sections at once); a token holder's asking keeps an anonymous one for
+    /// ever. The anonymous permalinks removed to make room leave the cache.
+    async fn link(
         &self,
-        queries: Vec<CompareQuery>,
+        lives: Vec<Live>,
         precision: Option<usize>,
-    ) -> Vec<Result<Arc<Computed>, ServiceError>> {
-        use futures_util::StreamExt;
-        let lives: Vec<Result<Live, ServiceError>> = futures_util::stream::iter(queries)
-            .map(|q| self.live_unlinked(q, precision))
-            .buffered(4)
-            .collect()
-            .await;
-        let specs: Vec<&PermalinkSpec> = lives
-            .iter()
-            .filter_map(|l| match l {
-                Ok(Live::Computed(_, spec, _, _)) => Some(spec),
-                _ => None,
-            })
-            .collect();
-        let ids = match self.permalinks_for(&specs).await {
-            Ok(ids) => ids,
-            Err(e) => return vec![Err(e)],
-        };
-        let mut ids = ids.into_iter();
-        lives
-            .into_iter()
-            .map(|l| match l? {
-                Live::Cached(c) => Ok(c),
-                Live::Computed(computed, spec, generation, rewrites) => {
-                    let id = ids
-                        .next()
-                        .ok_or_else(|| anyhow::anyhow!("a permalink is missing"))?;
-                    Ok(self.keep_live(computed, spec, id, generation, rewrites, precision))
+        asker: Asker,
+    ) -> Result<Vec<Arc<Computed>>, ServiceError> {
+        // Each live comparison's permalink and whether it is an anonymous one, once known.
+        let mut links: Vec<Option<(String, bool)>> = vec![None; lives.len()];
+        let mut wanted = Vec::new();
+        let mut wanted_at = Vec::new();
+        for (at, live) in lives.iter().enumerate() {
+            let (digest, json, id) = match live {
+                Live::Computed(computed, ..) => {
+                    let (digest, json) = computed.spec.clone().ok_or_else(|| {
+                        anyhow::anyhow!("a live comparison without its permalink spec")
+                    })?;
+                    let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
+                    (digest, json, id)
                 }
-            })
-            .collect()
+                Live::Cached(c) if asker == Asker::Known && c.anonymous.load(Ordering::Relaxed) => {
+                    match (&c.spec, &c.comparison.permalink) {
+                        (Some((digest, json)), Some(id)) => (digest.clone(), json.clone(), id.clone()),
+                        _ => continue,
+                    }
+                }
+                Live::Cached(_) => continue,
+            };
+            if let Some((id, kept)) = self.store.permalink_by_digest(&digest).await? {
+                if kept || asker == Asker::Anonymous {
+                    links[at] = Some((id, !kept));
+                    continue;
+                }
+            }
+            wanted.push((digest, json, id));
+            wanted_at.push(at);
+        }
+        let ensured = self
+            .store
+            .ensure_permalinks(&wanted, self.keep(asker))
+            .await?;
+        if !ensured.removed.is_empty() {
+            let removed: HashSet<&str> = ensured.removed.iter().map(String::as_str).collect();
+            self.compare_cache.entries.retain(|_, (_, c)| {
+                !c.comparison
+                    .permalink
+                    .as_deref()
+                    .is_some_and(|id| removed.contains(id))
+            });
+        }
+        for (at, id) in wanted_at.into_iter().zip(ensured.ids) {
+            links[at] = Some((id, asker == Asker::Anonymous));
+        }
+        let mut out = Vec::with_capacity(lives.len());
+        for (live, link) in lives.into_iter().zip(links) {
+            out.push(match (live, link) {
+                (Live::Computed(computed, generation, rewrites), Some((id, anonymous))) => {
+                    self.keep_live(computed, id, anonymous, generation, rewrites, precision)
+                }
+                (Live::Computed(..), None) => {
+                    return Err(anyhow::anyhow!("a permalink is missing").into())
+                }
+                (Live::Cached(c), link) => {
+                    if let Some((_, anonymous)) = link {
+                        // A token holder asked: kept for ever now (found, or made again
+                        // under the same id).
+                        c.anonymous.store(anonymous, Ordering::Relaxed);
+                    }
+                    c
+                }
+            });
+        }
+        Ok(out)
     }
 
     /// A live comparison from the cache, or computed without its permalink yet.
@@ -218,13 +303,11 @@ impl Services {
             query: query.clone(),
             runs,
         };
-        let computed = self.compute(query, series, precision).await?;
-        Ok(Live::Computed(
-            Box::new(computed),
-            spec,
-            generation,
-            rewrites,
-        ))
+        let json = serde_json::to_string(&spec).map_err(anyhow::Error::from)?;
+        let digest = hex::encode(Sha256::digest(json.as_bytes()));
+        let mut computed = self.compute(query, series, precision).await?;
+        computed.spec = Some((digest, json));
+        Ok(Live::Computed(Box::new(computed), generation, rewrites))
     }
 
     /// Gives a computed live comparison its permalink and keeps it in the cache, live and
@@ -233,17 +316,19 @@ impl Services {
     fn keep_live(
         &self,
         computed: Box<Computed>,
-        spec: PermalinkSpec,
         id: String,
+        anonymous: bool,
         generation: u64,
         rewrites: u64,
         precision: Option<usize>,
     ) -> Arc<Computed> {
         let mut computed = *computed;
         computed.comparison.permalink = Some(id.clone());
+        computed.anonymous.store(anonymous, Ordering::Relaxed);
+        let query = computed.comparison.query.clone();
         let computed = Arc::new(computed);
         self.compare_cache.entries.insert(
-            CacheKey::Live(spec.query, precision),
+            CacheKey::Live(query, precision),
             (generation, computed.clone()),
         );
         self.compare_cache.entries.insert(
@@ -260,7 +345,11 @@ impl Services {
         id: &PermalinkId,
         precision: Option<usize>,
     ) -> Result<Arc<Computed>, ServiceError> {
-        let not_found = || ServiceError::NotFound(format!("no permalink {id}"));
+        let not_found = || {
+            ServiceError::NotFound(format!(
+                "no permalink {id} (an anonymous reader's permalink is removed once --max-anonymous-permalinks newer ones were made; a token holder's is kept)"
+            ))
+        };
         // Valid while no stored run was deleted (by this process or another).
         self.store.generation().await?;
         let rewrites = self.store.rewrites() as u64;
@@ -356,72 +445,99 @@ impl Services {
         c.facts = app::facts::diff(&kernels, &merged);
         Ok(computed)
     }
-
-    /// The permalinks of several specs, new ones made in one transaction.
-    async fn permalinks_for(&self, specs: &[&PermalinkSpec]) -> Result<Vec<String>, ServiceError> {
-        let mut wanted = Vec::with_capacity(specs.len());
-        for spec in specs {
-            let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
-            let digest = hex::encode(Sha256::digest(json.as_bytes()));
-            let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
-            wanted.push((digest, json, id));
-        }
-        Ok(self.store.ensure_permalinks(&wanted).await?)
-    }
-
-    async fn permalink_for(&self, spec: &PermalinkSpec) -> Result<String, ServiceError> {
-        let json = serde_json::to_string(spec).map_err(anyhow::Error::from)?;
-        let digest = hex::encode(Sha256::digest(json.as_bytes()));
-        if let Some(id) = self.store.permalink_by_digest(&digest).await? {
-            return Ok(id);
-        }
-        let id = Alphanumeric.sample_string(&mut rand::rng(), PERMALINK_LEN);
-        Ok(self.store.ensure_permalink(&digest, &json, &id).await?)
-    }
 }
 
 /// The most benchmarks one whole-tree report compares.
 pub const MAX_TREE_SECTIONS: usize = 500;
 
+/// The most cells (rows × compared kernels, over all its sections) one whole-tree report
+/// holds: a page of the tree. Two uploads of 500 benchmarks × 400 metrics answered 270 MB
+/// before there was one; at this many, an answer of two kernels is about 13 MB of JSON.
+pub const MAX_TREE_CELLS: usize = 20_000;
+
 /// Every benchmark of a tree compared at once (`benchmark=*`): a section per benchmark the
-/// baseline ran on the machine, in the order the baseline's tree ran them, and those that
-/// could not be compared with why.
+/// baseline ran on the machine, in the order the baseline's tree ran them, from `offset`, as
+/// many as [`MAX_TREE_CELLS`] holds; those that could not be compared with why; and where
+/// the rest starts.
 pub struct TreeReport {
     pub query: CompareQuery,
     pub sections: Vec<Arc<Computed>>,
+    /// Benchmarks of this page not shown, with why (no samples, or more cells alone than a
+    /// report holds).
     pub left_out: Vec<(String, String)>,
+    /// The tree's benchmarks, and where in them this page starts.
+    pub benchmarks: usize,
+    pub offset: usize,
+    /// The cells of this page's sections.
+    pub cells: usize,
+    /// When the page stopped at [`MAX_TREE_CELLS`]: the offset of the next page, and the
+    /// benchmarks from there on (not compared).
+    pub rest: Option<(usize, Vec<String>)>,
 }
 
 impl Services {
-    /// Compares every benchmark the baseline kernel ran on the query's machine.
+    /// Compares the benchmarks the baseline kernel ran on the query's machine, in the tree's
+    /// order from `offset`, until [`MAX_TREE_CELLS`]: four in flight, their permalinks made in
+    /// one transaction. Nothing past the page is computed.
     pub async fn compare_tree(
         &self,
         query: CompareQuery,
         precision: Option<usize>,
+        offset: usize,
+        asker: Asker,
     ) -> Result<TreeReport, ServiceError> {
+        use futures_util::StreamExt;
         let machine = query.machine_name().to_owned();
         let Some(base) = query.kernels.first() else {
             return Err(ServiceError::Invalid("kernels are required".into()));
         };
-        let names = self.store.benchmarks_of(&machine, base.as_str()).await?;
-        if names.is_empty() {
+        let benchmarks = self.store.benchmarks_of(&machine, base.as_str()).await?;
+        if benchmarks.is_empty() {
             return Err(ServiceError::NotFound(format!(
                 "no benchmark has runs of kernel {base} on machine {machine}"
             )));
         }
-        if names.len() > MAX_TREE_SECTIONS {
+        if benchmarks.len() > MAX_TREE_SECTIONS {
             return Err(ServiceError::Invalid(format!(
                 "machine {machine} ran {} benchmarks on {base}; a whole-tree report compares at most {MAX_TREE_SECTIONS}",
-                names.len()
+                benchmarks.len()
             )));
         }
+        if offset >= benchmarks.len() {
+            return Err(ServiceError::Invalid(format!(
+                "offset {offset} is past the tree's {} benchmarks (0 to {})",
+                benchmarks.len(),
+                benchmarks.len() - 1
+            )));
+        }
+        // compare-kernels.sh's order: as the baseline's tree ran them (its first run's facts
+        // say), then by name.
+        let first: Vec<i64> = benchmarks.iter().map(|(_, id)| *id).collect();
+        let facts = self.store.run_facts(&first).await?;
+        let position = |id: i64| -> usize {
+            facts
+                .get(&id)
+                .into_iter()
+                .flat_map(|f| f.iter())
+                .find(|(k, _)| k == lines::FACT_POSITION)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(usize::MAX)
+        };
+        let mut ordered: Vec<(usize, String)> = benchmarks
+            .into_iter()
+            .map(|(name, id)| (position(id), name))
+            .collect();
+        ordered.sort();
+        let total = ordered.len();
+        let names: Vec<String> = ordered.into_iter().skip(offset).map(|(_, n)| n).collect();
         let mut queries = Vec::with_capacity(names.len());
+        let machine_label = Label::parse(&machine).map_err(|e| anyhow::anyhow!("{e}"))?;
         for name in &names {
             queries.push(
                 CompareQuery::new(
                     Label::parse(name)
                         .map_err(|e| anyhow::anyhow!("stored benchmark {name}: {e}"))?,
-                    Some(Label::parse(&machine).map_err(|e| anyhow::anyhow!("{e}"))?),
+                    Some(machine_label.clone()),
                     query.kernels.clone(),
                     query.metric.clone(),
                     false,
@@ -429,47 +545,55 @@ impl Services {
                 .map_err(ServiceError::Invalid)?,
             );
         }
-        let mut sections = Vec::new();
+        // The sections in order, four in flight, until the page is full: what is still in
+        // flight then is dropped (and its work cancelled).
+        let mut lives = futures_util::stream::iter(queries)
+            .map(|q| self.live_unlinked(q, precision))
+            .buffered(4);
+        let mut taken = Vec::new();
         let mut left_out = Vec::new();
-        for (name, answer) in names
-            .into_iter()
-            .zip(self.compare_live_many(queries, precision).await)
-        {
-            match answer {
-                Ok(c) => sections.push(c),
-                Err(ServiceError::NotFound(why)) => left_out.push((name, why)),
+        let mut cells = 0;
+        let mut rest = None;
+        let mut at = 0;
+        while let Some(live) = lives.next().await {
+            let name = &names[at];
+            at += 1;
+            match live {
+                Ok(live) => {
+                    let n = live.computed().cells();
+                    if n > MAX_TREE_CELLS {
+                        let c = &live.computed().comparison;
+                        left_out.push((
+                            name.clone(),
+                            format!(
+                                "{} rows × {} kernels is {n} cells, more than a whole-tree report holds ({MAX_TREE_CELLS}): compare it alone (benchmark={name})",
+                                c.rows.len(),
+                                c.query.kernels.len()
+                            ),
+                        ));
+                        continue;
+                    }
+                    if cells + n > MAX_TREE_CELLS {
+                        rest = Some((offset + at - 1, names[at - 1..].to_vec()));
+                        break;
+                    }
+                    cells += n;
+                    taken.push(live);
+                }
+                Err(ServiceError::NotFound(why)) => left_out.push((name.clone(), why)),
                 Err(e) => return Err(e),
             }
         }
-        // compare-kernels.sh's order: as the baseline's tree ran them, then by name.
-        let ids: Vec<i64> = sections
-            .iter()
-            .flat_map(|c| {
-                c.comparison
-                    .runs
-                    .first()
-                    .map(|r| r.runs.clone())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let facts = self.store.run_facts(&ids).await?;
-        let position = |c: &Computed| -> usize {
-            c.comparison
-                .runs
-                .first()
-                .into_iter()
-                .flat_map(|r| r.runs.iter())
-                .filter_map(|id| facts.get(id))
-                .flat_map(|f| f.iter())
-                .find(|(k, _)| k == lines::FACT_POSITION)
-                .and_then(|(_, v)| v.parse().ok())
-                .unwrap_or(usize::MAX)
-        };
-        sections.sort_by_cached_key(|c| (position(c), c.comparison.query.benchmark.to_string()));
+        drop(lives);
+        let sections = self.link(taken, precision, asker).await?;
         Ok(TreeReport {
             query,
             sections,
             left_out,
+            benchmarks: total,
+            offset,
+            cells,
+            rest,
         })
     }
 }
@@ -483,7 +607,7 @@ fn family_of<'a>(
 ) -> Option<crate::stats::AsFamily> {
     let mut stated: Option<(app::mmtests::Summarise, bool, usize)> = None;
     let mut ratio: Vec<String> = Vec::new();
-    let mut seen_runs = std::collections::HashSet::new();
+    let mut seen_runs = HashSet::new();
     for facts in base_runs {
         if !seen_runs.insert(facts as *const _) {
             continue;

@@ -327,17 +327,22 @@ impl Store {
             .collect())
     }
 
-    /// The benchmarks with runs of `kernel` on `machine`, by name.
-    pub async fn benchmarks_of(&self, machine: &str, kernel: &str) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = query_as(sql!(
-            "SELECT DISTINCT r.benchmark FROM run r JOIN machine m ON m.id = r.machine_id \
-             JOIN kernel k ON k.id = r.kernel_id WHERE m.name = ? AND k.version = ? ORDER BY r.benchmark"
+    /// The benchmarks `kernel` ran on `machine`, by name, each with its first run's id (whose
+    /// facts say where it ran in an mmtests tree).
+    pub async fn benchmarks_of(
+        &self,
+        machine: &str,
+        kernel: &str,
+    ) -> StoreResult<Vec<(String, i64)>> {
+        Ok(query_as(sql!(
+            "SELECT r.benchmark, MIN(r.id) FROM run r JOIN machine m ON m.id = r.machine_id \
+             JOIN kernel k ON k.id = r.kernel_id WHERE m.name = ? AND k.version = ? \
+             GROUP BY r.benchmark ORDER BY r.benchmark{bytes}"
         ))
         .bind(machine)
         .bind(kernel)
         .fetch_all(&self.reader)
-        .await?;
-        Ok(rows.into_iter().map(|(b,)| b).collect())
+        .await?)
     }
 
     pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {
@@ -503,29 +508,6 @@ impl Store {
 }
 
 impl Store {
-    /// The permalink with this digest, if it exists (a read, so that viewing a comparison
-    /// twice never touches the writer).
-    pub async fn permalink_by_digest(&self, digest: &str) -> StoreResult<Option<String>> {
-        Ok(
-            query_as::<(String,)>(sql!("SELECT id FROM permalink WHERE digest = ?"))
-                .bind(digest)
-                .fetch_optional(&self.reader)
-                .await?
-                .map(|(id,)| id),
-        )
-    }
-
-    /// The stored spec of permalink `id`.
-    pub async fn permalink(&self, id: &str) -> StoreResult<Option<String>> {
-        Ok(
-            query_as::<(String,)>(sql!("SELECT spec FROM permalink WHERE id = ?"))
-                .bind(id)
-                .fetch_optional(&self.reader)
-                .await?
-                .map(|(spec,)| spec),
-        )
-    }
-
     /// The facts and tags of runs, by run id: what a comparison diffs besides the kernel.
     /// Tags count as facts `tag.<key>`, and the run's machine as `machine`.
     pub async fn run_facts(

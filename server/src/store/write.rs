@@ -654,56 +654,6 @@ pub(super) async fn queue_alert_jobs(
     Ok(())
 }
 
-impl Store {
-    /// The id of the permalink with this spec digest, creating it with `new_id` if there is none.
-    /// [`Store::ensure_permalink`] for several `(digest, spec, new_id)` at once, in one
-    /// transaction: each digest's stored id, or its new one.
-    pub async fn ensure_permalinks(
-        &self,
-        wanted: &[(String, String, String)],
-    ) -> StoreResult<Vec<String>> {
-        if wanted.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut tx = self.writer.begin_write().await?;
-        let mut out = Vec::with_capacity(wanted.len());
-        for (digest, spec, new_id) in wanted {
-            if let Some((id,)) =
-                query_as::<(String,)>(sql!("SELECT id FROM permalink WHERE digest = ?"))
-                    .bind(digest)
-                    .fetch_optional(&mut tx)
-                    .await?
-            {
-                out.push(id);
-                continue;
-            }
-            query(sql!(
-                "INSERT INTO permalink (id, spec, digest) VALUES (?, ?, ?)"
-            ))
-            .bind(new_id)
-            .bind(spec)
-            .bind(digest)
-            .execute(&mut tx)
-            .await?;
-            out.push(new_id.clone());
-        }
-        tx.commit().await?;
-        Ok(out)
-    }
-
-    pub async fn ensure_permalink(
-        &self,
-        digest: &str,
-        spec: &str,
-        new_id: &str,
-    ) -> StoreResult<String> {
-        let ids = self
-            .ensure_permalinks(&[(digest.to_owned(), spec.to_owned(), new_id.to_owned())])
-            .await?;
-        Ok(ids.into_iter().next().unwrap_or_else(|| new_id.to_owned()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};

@@ -1,6 +1,11 @@
 //! All integration tests, in one binary: each starts the real server on port 0 against a fresh
 //! SQLite file, or on the PostgreSQL pass a fresh PostgreSQL database (see `helpers::spawn_app`).
 
+#![allow(
+    clippy::string_slice,
+    reason = "tests cut their own ASCII texts, and a panic here only fails the test"
+)]
+
 mod access;
 mod alerts;
 mod bad_input;

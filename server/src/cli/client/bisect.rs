@@ -108,7 +108,7 @@ async fn start(a: BisectStartArgs) -> Result<Outcome, CliError> {
 }
 
 fn short(s: &str) -> &str {
-    &s[..s.len().min(12)]
+    app::text::short_commit(s)
 }
 
 async fn run(a: BisectRunArgs) -> Result<Outcome, CliError> {

@@ -36,10 +36,13 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut stack = vec![Context::Bare { parens: 0 }];
     let mut rest = template;
-    while let Some(c) = rest.chars().next() {
+    loop {
+        let mut chars = rest.chars();
+        let Some(c) = chars.next() else { break };
+        let after = chars.as_str();
         let top = *stack.last().unwrap_or(&Context::Bare { parens: 0 });
         if c == '{' {
-            if let Some((name, after)) = placeholder(rest, names) {
+            if let Some((name, after)) = placeholder(after, names) {
                 let var = variable(name);
                 match top {
                     Context::Double => out.push_str(&format!("${{{var}}}")),
@@ -52,7 +55,8 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
                 continue;
             }
         }
-        let len = c.len_utf8();
+        out.push(c);
+        rest = after;
         match (top, c) {
             (Context::Single, '\'') => {
                 stack.pop();
@@ -60,23 +64,23 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
             (Context::Single, _) => {}
             (Context::Double | Context::Bare { .. } | Context::Backtick, '\\') => {
                 // The backslash and what it escapes are copied as they are.
-                let escaped = rest[len..].chars().next().map_or(0, char::len_utf8);
-                out.push_str(&rest[..len + escaped]);
-                rest = &rest[len + escaped..];
-                continue;
+                let mut escaped = rest.chars();
+                if let Some(e) = escaped.next() {
+                    out.push(e);
+                    rest = escaped.as_str();
+                }
             }
             (Context::Double, '"') => {
                 stack.pop();
             }
             (Context::Bare { .. } | Context::Backtick, '"') => stack.push(Context::Double),
             (Context::Bare { .. } | Context::Backtick, '\'') => stack.push(Context::Single),
-            (Context::Double | Context::Bare { .. } | Context::Backtick, '$')
-                if rest[len..].starts_with('(') =>
-            {
-                out.push_str("$(");
-                rest = &rest[2..];
-                stack.push(Context::Bare { parens: 0 });
-                continue;
+            (Context::Double | Context::Bare { .. } | Context::Backtick, '$') => {
+                if let Some(inner) = rest.strip_prefix('(') {
+                    out.push('(');
+                    rest = inner;
+                    stack.push(Context::Bare { parens: 0 });
+                }
             }
             (Context::Backtick, '`') => {
                 stack.pop();
@@ -99,18 +103,16 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
             }
             _ => {}
         }
-        out.push(c);
-        rest = &rest[len..];
     }
     out
 }
 
-/// The placeholder of `names` that `text` (at a `{`) starts with, and the text after it.
-fn placeholder<'t, 'n>(text: &'t str, names: &[&'n str]) -> Option<(&'n str, &'t str)> {
-    let inner = text.strip_prefix('{')?;
-    let end = inner.find('}')?;
-    let name = names.iter().find(|n| **n == &inner[..end])?;
-    Some((name, &inner[end + 1..]))
+/// The placeholder of `names` that `inner` (the text after a `{`) starts with, and the text
+/// after its `}`.
+fn placeholder<'t, 'n>(inner: &'t str, names: &[&'n str]) -> Option<(&'n str, &'t str)> {
+    let (name, after) = inner.split_once('}')?;
+    let name = names.iter().find(|n| **n == name)?;
+    Some((name, after))
 }
 
 #[cfg(test)]

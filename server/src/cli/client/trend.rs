@@ -101,7 +101,7 @@ pub(super) fn newest_regression(
         step.change_pct,
         at.sha
             .as_deref()
-            .map_or(at.kernel.as_str(), |s| &s[..s.len().min(12)]),
+            .map_or(at.kernel.as_str(), app::text::short_commit),
         at.kernel,
         step.p_value,
         step.points_before,

@@ -115,7 +115,7 @@ async fn run_one(
         "perfline: request {id} ({}): run {k} of {of} of {} at {}",
         r.reason,
         r.benchmark,
-        &commit_name[..commit_name.len().min(12)]
+        app::text::short_commit(commit_name)
     );
     let env: Vec<(String, String)> = vars
         .iter()

@@ -1,13 +1,16 @@
 //! `GET /api/v1/compare` and `GET /c/{id}`: one comparison in five shapes (JSON, mmtests text,
-//! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header.
+//! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header; and a
+//! whole tree's report (`benchmark=*`), a page of at most `MAX_TREE_CELLS` cells rendered as
+//! heavy work, saying what it left out and where the rest is.
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, Uri};
+use axum::Extension;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use app::compare::lkp_text;
 use app::label::{empty_as_none, Bounded, Kernels, Label, Metric, PermalinkId};
@@ -16,8 +19,9 @@ use app::types::CompareQuery;
 
 use super::extract::ApiQuery;
 
+use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::services::compare::{samples_csv, Computed};
+use crate::services::compare::{samples_csv, Asker, Computed, TreeReport, MAX_TREE_CELLS};
 use crate::AppState;
 
 /// The shapes a comparison comes in.
@@ -154,6 +158,17 @@ pub struct CompareParams {
     detect: Option<f64>,
     /// `1`: the mmtests text adds a line under the table for each row that needs more runs.
     advice: Option<String>,
+    /// `benchmark=*` only: the page of the tree starting at this benchmark (0-based, in the
+    /// tree's order); a report holds at most 20,000 cells and its answer names the next page.
+    offset: Option<usize>,
+}
+
+/// How long the permalinks a principal's comparisons make are kept.
+pub fn asker(principal: &Principal) -> Asker {
+    match principal {
+        Principal::Anonymous => Asker::Anonymous,
+        Principal::Open | Principal::Token { .. } => Asker::Known,
+    }
 }
 
 fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
@@ -197,7 +212,9 @@ fn precision(p: Option<Precision>) -> Option<usize> {
         crate::http::api::openapi::Errors))]
 pub async fn compare(
     State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
     headers: HeaderMap,
+    uri: Uri,
     ApiQuery(q): ApiQuery<CompareParams>,
 ) -> ApiResult<Response> {
     let missing = |name: &str| {
@@ -257,11 +274,115 @@ pub async fn compare(
         advice: q.advice,
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
+    let asker = asker(&principal);
     if query.benchmark.as_str() == "*" {
-        return whole_tree(&state, query, shape, &view, &headers).await;
+        let tree = Tree {
+            offset: q.offset.unwrap_or(0),
+            query: uri.query().unwrap_or_default(),
+            asker,
+        };
+        return whole_tree(&state, query, shape, &view, &headers, tree).await;
     }
-    let computed = state.compare_live(query, precision(view.precision)).await?;
+    if q.offset.is_some() {
+        return Err(ApiError::BadRequest(
+            "offset pages a whole-tree report (benchmark=*); one benchmark's comparison has no pages".into(),
+        ));
+    }
+    let computed = state
+        .compare_live(query, precision(view.precision), asker)
+        .await?;
     respond(&state, computed, shape, &view, &headers).await
+}
+
+/// What a whole-tree request asks besides the comparison: its page, its own query string (to
+/// name the next page), who asks.
+struct Tree<'a> {
+    offset: usize,
+    query: &'a str,
+    asker: Asker,
+}
+
+/// The query string `query` without the pairs of `drop`, and with `key=value` at its end.
+fn with_pair(query: &str, drop: &[&str], key: &str, value: &str) -> String {
+    let mut pairs: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !drop.contains(&p.split('=').next().unwrap_or("")))
+        .collect();
+    let last = format!("{key}={value}");
+    pairs.push(&last);
+    pairs.join("&")
+}
+
+/// Where a page of a whole tree stopped: the benchmarks it left for later, the next page, and
+/// one benchmark's comparison (`benchmark=NAME`).
+struct Rest {
+    benchmarks: Vec<String>,
+    offset: usize,
+    next: String,
+    alone: String,
+}
+
+impl Rest {
+    /// The sentence every shape says it in.
+    fn text(&self, report: &TreeReport) -> String {
+        format!(
+            "This report stopped at {MAX_TREE_CELLS} cells (rows × kernels): it shows {} of the tree's {} benchmarks from offset {}. Left out for the next page: {}.\nNext page: {}\nOne benchmark: {}\n",
+            report.sections.len(),
+            report.benchmarks,
+            report.offset,
+            self.benchmarks.join(", "),
+            self.next,
+            self.alone,
+        )
+    }
+}
+
+/// A whole tree's report as JSON: the comparisons (or their ratios) borrowed, serialised
+/// straight into the body.
+#[derive(Serialize)]
+struct TreeJson<'a> {
+    query: &'a CompareQuery,
+    sections: Vec<SectionJson<'a>>,
+    left_out: Vec<LeftOut<'a>>,
+    page: PageJson,
+    more: Option<MoreJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SectionJson<'a> {
+    Comparison {
+        benchmark: &'a Label,
+        comparison: &'a app::compare::Comparison,
+    },
+    Ratios {
+        benchmark: &'a Label,
+        permalink: &'a Option<String>,
+        ratios: Vec<app::mmtests::RatioTable>,
+    },
+}
+
+#[derive(Serialize)]
+struct LeftOut<'a> {
+    benchmark: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct PageJson {
+    offset: usize,
+    benchmarks: usize,
+    sections: usize,
+    cells: usize,
+    max_cells: usize,
+}
+
+#[derive(Serialize)]
+struct MoreJson<'a> {
+    offset: usize,
+    benchmarks: &'a [String],
+    next: &'a str,
+    alone: &'a str,
 }
 
 /// `benchmark=*`: every benchmark the baseline ran on the machine, as compare-kernels.sh
@@ -272,6 +393,7 @@ async fn whole_tree(
     shape: Shape,
     view: &ViewParams,
     headers: &HeaderMap,
+    tree: Tree<'_>,
 ) -> ApiResult<Response> {
     if text_style(view)? {
         return Err(ApiError::BadRequest(
@@ -279,9 +401,45 @@ async fn whole_tree(
                 .into(),
         ));
     }
+    if matches!(shape, Shape::Csv | Shape::Svg) {
+        return Err(ApiError::BadRequest(
+            "a whole-tree report (benchmark=*) is text, JSON or an offline HTML document (format=text|json|html)".into(),
+        ));
+    }
     let ratio = flag("ratio", &view.ratio)?;
     let origin = super::origin(state, headers);
-    let report = state.compare_tree(query, precision(view.precision)).await?;
+    let report = state
+        .compare_tree(query, precision(view.precision), tree.offset, tree.asker)
+        .await?;
+    let rest = report.rest.as_ref().map(|(offset, benchmarks)| Rest {
+        benchmarks: benchmarks.clone(),
+        offset: *offset,
+        next: format!(
+            "{origin}/api/v1/compare?{}",
+            with_pair(tree.query, &["offset"], "offset", &offset.to_string())
+        ),
+        alone: format!(
+            "{origin}/api/v1/compare?{}",
+            with_pair(tree.query, &["offset", "benchmark"], "benchmark", "NAME")
+        ),
+    });
+    // Rendering (and the JSON's serialisation) is heavy work: within `--max-heavy`, off the
+    // async workers, its size bounded by the page's cells.
+    let (content_type, body) = state
+        .heavy
+        .run(move || render_tree(&report, shape, ratio, &origin, rest.as_ref()))
+        .await??;
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+}
+
+/// A page of a whole tree in `shape` (JSON, text or the offline HTML document).
+fn render_tree(
+    report: &TreeReport,
+    shape: Shape,
+    ratio: bool,
+    origin: &str,
+    rest: Option<&Rest>,
+) -> ApiResult<(&'static str, Bytes)> {
     let table = |c: &app::compare::Comparison| {
         if ratio {
             app::mmtests::ratio_text(c)
@@ -296,23 +454,57 @@ async fn whole_tree(
             .unwrap_or_default()
     };
     let (content_type, body): (&str, Bytes) = match shape {
-        Shape::Json | Shape::Html => (
-            "application/json",
-            serde_json::to_vec(&serde_json::json!({
-                "query": report.query,
-                "sections": report.sections.iter().map(|c| {
-                    let c = &c.comparison;
-                    if ratio {
-                        serde_json::json!({"benchmark": c.query.benchmark, "permalink": c.permalink, "ratios": app::mmtests::ratios(c)})
-                    } else {
-                        serde_json::json!({"benchmark": c.query.benchmark, "comparison": c})
-                    }
-                }).collect::<Vec<_>>(),
-                "left_out": report.left_out.iter().map(|(b, why)| serde_json::json!({"benchmark": b, "reason": why})).collect::<Vec<_>>(),
-            }))
-            .map_err(anyhow::Error::from)?
-            .into(),
-        ),
+        Shape::Json | Shape::Html => {
+            let answer = TreeJson {
+                query: &report.query,
+                sections: report
+                    .sections
+                    .iter()
+                    .map(|c| {
+                        let c = &c.comparison;
+                        if ratio {
+                            SectionJson::Ratios {
+                                benchmark: &c.query.benchmark,
+                                permalink: &c.permalink,
+                                ratios: app::mmtests::ratios(c),
+                            }
+                        } else {
+                            SectionJson::Comparison {
+                                benchmark: &c.query.benchmark,
+                                comparison: c,
+                            }
+                        }
+                    })
+                    .collect(),
+                left_out: report
+                    .left_out
+                    .iter()
+                    .map(|(b, why)| LeftOut {
+                        benchmark: b,
+                        reason: why,
+                    })
+                    .collect(),
+                page: PageJson {
+                    offset: report.offset,
+                    benchmarks: report.benchmarks,
+                    sections: report.sections.len(),
+                    cells: report.cells,
+                    max_cells: MAX_TREE_CELLS,
+                },
+                more: rest.map(|r| MoreJson {
+                    offset: r.offset,
+                    benchmarks: &r.benchmarks,
+                    next: &r.next,
+                    alone: &r.alone,
+                }),
+            };
+            (
+                "application/json",
+                serde_json::to_vec(&answer)
+                    .map_err(anyhow::Error::from)?
+                    .into(),
+            )
+        }
         Shape::Text => {
             // compare-kernels.sh: a blank line, the benchmark's name, its table, a blank line.
             let mut text = String::new();
@@ -327,6 +519,10 @@ async fn whole_tree(
             }
             for (b, why) in &report.left_out {
                 text.push_str(&format!("Left out {b}: {why}\n"));
+            }
+            if let Some(rest) = rest {
+                text.push('\n');
+                text.push_str(&rest.text(report));
             }
             ("text/plain; charset=utf-8", text.into())
         }
@@ -348,6 +544,11 @@ async fn whole_tree(
             for (b, why) in &report.left_out {
                 parts.push(Part::Paragraph(format!("Left out {b}: {why}")));
             }
+            if let Some(rest) = rest {
+                parts.push(Part::Heading("Left out of this report".into()));
+                parts.push(Part::Pre(rest.text(report)));
+                parts.push(Part::Link("Next page".into(), rest.next.clone()));
+            }
             (
                 "text/html; charset=utf-8",
                 document(&format!("{} on {}: {kernels}", "Every benchmark", q.machine_name()), &parts).into(),
@@ -359,7 +560,7 @@ async fn whole_tree(
             ))
         }
     };
-    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+    Ok((content_type, body))
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).

@@ -105,7 +105,11 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> ApiResu
         return Ok(Redirect::to("/signin?failed=1").into_response());
     };
     // A session value like a token, without its prefix.
-    let value = new_token()[TOKEN_PREFIX.len()..].to_owned();
+    let token = new_token();
+    let value = token
+        .strip_prefix(TOKEN_PREFIX)
+        .unwrap_or(&token)
+        .to_owned();
     let (idle_days, max_days) = (
         state.config.session_idle_days,
         state.config.session_max_days,

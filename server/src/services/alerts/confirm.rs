@@ -222,7 +222,7 @@ async fn extend(
             Extend::Later => "newer",
             Extend::Earlier => "older",
         },
-        &label[..label.len().min(12)],
+        app::text::short_commit(label),
         plural(runs as usize),
     );
     state
@@ -494,7 +494,7 @@ fn short<'a>(commit: &'a str, kernel: &'a str) -> &'a str {
     if commit.is_empty() {
         kernel
     } else {
-        &commit[..commit.len().min(12)]
+        app::text::short_commit(commit)
     }
 }
 

@@ -195,7 +195,7 @@ pub fn culprit_body(
     for t in &b.tested {
         out.push_str(&format!(
             "  {} {:<4} {:>10} ({} run{}{})\n",
-            &t.commit[..t.commit.len().min(12)],
+            app::text::short_commit(&t.commit),
             t.verdict,
             t.mean.map_or("-".to_owned(), |m| format!("{m:.4}")),
             t.runs,
