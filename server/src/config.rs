@@ -195,6 +195,11 @@ pub struct Config {
     #[arg(long, global = true, env = "PERFLINE_NO_ALERTS")]
     pub no_alerts: bool,
 
+    /// For tests only (no flag, no variable): the background tasks panic, as a bug would, on
+    /// every item whose description contains this text (`services::background::fault`).
+    #[arg(skip)]
+    pub fail_items: Option<String>,
+
     /// A URL that receives every alert event as a signed JSON POST (repeatable; env: comma-separated).
     #[arg(
         long = "webhook",

@@ -34,6 +34,22 @@ pub struct RouteLabels {
     pub route: String,
 }
 
+/// The background tasks, as `/healthz`, `/metrics` (`task=`) and the log name them. The
+/// confirmation and the bisections run in the detector's pass, under its lease.
+pub const BACKGROUND_TASKS: [&str; 5] = [
+    "detector",
+    "confirmation",
+    "bisection",
+    "notifier",
+    "deliverer",
+];
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TaskLabels {
+    /// One of [`BACKGROUND_TASKS`].
+    pub task: &'static str,
+}
+
 type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
 
 pub struct Metrics {
@@ -51,6 +67,12 @@ pub struct Metrics {
     /// it examined.
     pub detector_seconds: Histogram,
     pub detector_series: Counter,
+    /// Failures of each background task: failed passes, items set aside, restarts.
+    pub background_failures: Family<TaskLabels, Counter>,
+    /// 1 while a background task's last pass went through, 0 while it fails or restarts.
+    pub background_up: Family<TaskLabels, Gauge>,
+    /// Items the background tasks set aside (`quarantine`).
+    pub background_quarantined: Gauge,
 }
 
 fn latency_histogram() -> Histogram {
@@ -117,8 +139,33 @@ impl Default for Metrics {
             "Series the alert detector examined",
             detector_series.clone(),
         );
+        let background_failures = Family::<TaskLabels, Counter>::default();
+        let background_up = Family::<TaskLabels, Gauge>::default();
+        let background_quarantined = Gauge::default();
+        for task in BACKGROUND_TASKS {
+            // Each task's counter from the start, at 0.
+            drop(background_failures.get_or_create(&TaskLabels { task }));
+        }
+        registry.register(
+            "background_failures",
+            "Failures of each background task: failed passes, items set aside, restarts",
+            background_failures.clone(),
+        );
+        registry.register(
+            "background_task_up",
+            "1 while a background task's last pass went through, 0 while it fails or restarts",
+            background_up.clone(),
+        );
+        registry.register(
+            "background_quarantined_items",
+            "Items the background tasks set aside (quarantined) until an admin releases them",
+            background_quarantined.clone(),
+        );
         Metrics {
             registry: Mutex::new(registry),
+            background_failures,
+            background_up,
+            background_quarantined,
             detector_seconds,
             detector_series,
             requests,
@@ -135,6 +182,20 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Counts a failure of background task `task`.
+    pub fn background_failed(&self, task: &'static str) {
+        self.background_failures
+            .get_or_create(&TaskLabels { task })
+            .inc();
+    }
+
+    /// Whether background task `task`'s last pass went through.
+    pub fn background_up(&self, task: &'static str, up: bool) {
+        self.background_up
+            .get_or_create(&TaskLabels { task })
+            .set(i64::from(up));
+    }
+
     /// Counts a lookup in `cache`; answers `found` unchanged, for use around the lookup.
     pub fn cache<T>(&self, cache: &'static str, found: Option<T>) -> Option<T> {
         let result = if found.is_some() { "hit" } else { "miss" };

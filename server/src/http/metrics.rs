@@ -88,6 +88,8 @@ pub async fn scrape(
         m.alert_jobs.set(jobs);
         m.unnotified_events.set(events);
         m.outbox_pending.set(outbox);
+        // The items the background tasks set aside (also for `/healthz`).
+        crate::services::background::recount(&state).await;
     }
     (
         [(

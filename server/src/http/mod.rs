@@ -42,13 +42,19 @@ use layers::{database_gate, json_errors, panic_response, request_timeout, saniti
 pub use crate::config::Config;
 
 /// `GET /healthz`: whether the database answers, as the health probe found last (it checks
-/// every 250 ms): answered at once, never waiting for the database.
+/// every 250 ms), and whether the background tasks are well: answered at once, never waiting
+/// for the database. A failing background task or an item set aside is `200` with a
+/// `degraded: ...` line, not `503`: the server still serves every request, and a load balancer
+/// taking it out would move no background task (docs/operating.md).
 #[utoipa::path(get, path = "/healthz", tag = "meta", security(()),
-    responses((status = 200, description = "The database answers", content_type = "text/plain", body = String, example = "ok\n"),
+    responses((status = 200, description = "The database answers: `ok`, or `degraded: ...` naming the background tasks whose last pass failed or that are restarting after a panic, and how many items they set aside (details for an admin at `GET /api/v1/background`)", content_type = "text/plain", body = String, example = "ok\n"),
         (status = 503, description = "The database does not answer: the JSON envelope, whose message says since when and why (`database unreachable since 14:02:11 UTC: connection refused (10.0.0.5:5432)`), with `Retry-After`", body = error::ErrorEnvelope)))]
 pub(crate) async fn healthz(State(state): State<AppState>) -> Response {
     match state.store.health().now() {
-        store::health::DbState::Up => (StatusCode::OK, "ok\n").into_response(),
+        store::health::DbState::Up => match state.background.degraded() {
+            None => (StatusCode::OK, "ok\n").into_response(),
+            Some(line) => (StatusCode::OK, format!("{line}\n")).into_response(),
+        },
         down => ApiError::Unavailable {
             message: down.describe(),
             retry_after: 1,

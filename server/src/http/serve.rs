@@ -1,5 +1,5 @@
 //! Serving: accepting connections (with a cap and a header timeout), the alert pipeline's
-//! background tasks, and a graceful shutdown.
+//! background tasks (each restarted if it dies), and a graceful shutdown.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,6 +8,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use super::{router, AppState};
+use crate::services::alerts::{detector, notify};
+use crate::services::background::supervise;
 
 /// The answer to a connection over the limit, written straight to the socket.
 const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n\
@@ -37,22 +39,30 @@ pub async fn serve(
     if let Ok(a) = listener.local_addr() {
         let _ = state.bound.set(a);
     }
-    // The alert pipeline: detector, notifier, deliverer; stopped before the store closes.
+    // The alert pipeline: detector, notifier, deliverer; stopped before the store closes. Each
+    // is started again if it ever ends by a panic (`background::supervise`).
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let services = &state.services;
     let mut background = vec![
-        tokio::spawn(crate::services::alerts::notify::run_notifier(
-            state.services.clone(),
-            stop_rx.clone(),
-        )),
-        tokio::spawn(crate::services::alerts::notify::run_deliverer(
-            state.services.clone(),
-            stop_rx.clone(),
-        )),
+        tokio::spawn(supervise(services.clone(), "notifier", stop_rx.clone(), {
+            let (s, stop) = (services.clone(), stop_rx.clone());
+            move || notify::run_notifier(s.clone(), stop.clone())
+        })),
+        tokio::spawn(supervise(services.clone(), "deliverer", stop_rx.clone(), {
+            let (s, stop) = (services.clone(), stop_rx.clone());
+            move || notify::run_deliverer(s.clone(), stop.clone())
+        })),
     ];
     if !config.no_alerts {
-        background.push(tokio::spawn(
-            crate::services::alerts::detector::run_detector(state.services.clone(), stop_rx),
-        ));
+        background.push(tokio::spawn(supervise(
+            services.clone(),
+            "detector",
+            stop_rx.clone(),
+            {
+                let (s, stop) = (services.clone(), stop_rx);
+                move || detector::run_detector(s.clone(), stop.clone())
+            },
+        )));
     }
     let app = router(state);
     let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));

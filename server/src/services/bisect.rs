@@ -497,34 +497,54 @@ impl Services {
 }
 
 /// One pass over the running bisections (in the detector's pass): each advanced, so that one
-/// whose runs are in ends without anyone asking.
+/// whose runs are in ends without anyone asking. Each on its own (`background::isolate`): one
+/// that panics or fails for good is set aside and the others advance.
 pub async fn bisect_once(state: &Services) -> Result<usize, ServiceError> {
+    use crate::services::background::{isolate, set_aside, Item};
     let mut ended = 0;
     for id in state.store.running_bisections().await? {
-        let Some(b) = state.store.bisection(id).await? else {
-            continue;
-        };
-        match state.advance(b).await {
-            Ok(a) if a.b.state != BisectionState::Running => ended += 1,
-            Ok(_) => {}
-            // A history replaced under it: the bisection cannot go on.
-            Err(ServiceError::Invalid(reason)) => {
-                state
-                    .store
-                    .bisection_event(
-                        id,
-                        "perfline",
-                        "failed",
-                        &reason,
-                        Some((BisectionState::Failed, None)),
-                    )
-                    .await?;
-                ended += 1;
+        match isolate(bisect_one(state, id)).await {
+            Ok(true) => ended += 1,
+            Ok(false) => {}
+            Err(caught) => {
+                let item = Item {
+                    task: "bisection",
+                    kind: "bisection",
+                    id,
+                    series: None,
+                    what: format!("bisection {id}"),
+                };
+                set_aside(state, &item, caught).await?;
             }
-            Err(e) => return Err(e),
         }
     }
     Ok(ended)
+}
+
+/// Advances running bisection `id`: whether it ended.
+async fn bisect_one(state: &Services, id: i64) -> Result<bool, ServiceError> {
+    crate::services::background::fault(state, &format!("bisection {id}"));
+    let Some(b) = state.store.bisection(id).await? else {
+        return Ok(false);
+    };
+    match state.advance(b).await {
+        Ok(a) => Ok(a.b.state != BisectionState::Running),
+        // A history replaced under it: the bisection cannot go on.
+        Err(ServiceError::Invalid(reason)) => {
+            state
+                .store
+                .bisection_event(
+                    id,
+                    "perfline",
+                    "failed",
+                    &reason,
+                    Some((BisectionState::Failed, None)),
+                )
+                .await?;
+            Ok(true)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn blank() -> StoredBisection {

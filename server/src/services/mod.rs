@@ -6,6 +6,7 @@
 //! `ServiceError` into the JSON envelope or a page's message; nothing here knows HTTP.
 
 pub mod alerts;
+pub mod background;
 pub mod bisect;
 pub mod calibration;
 pub mod compare;
@@ -40,6 +41,8 @@ pub struct Services {
     pub worker_id: Arc<str>,
     /// Prometheus metrics (served by the edge at `GET /metrics`).
     pub metrics: Arc<crate::telemetry::Metrics>,
+    /// What each background task did last (`/healthz`, `GET /api/v1/background`).
+    pub background: Arc<background::Background>,
 }
 
 impl Services {
@@ -78,6 +81,7 @@ impl Services {
             wakers: Default::default(),
             bound: Default::default(),
             metrics: Default::default(),
+            background: Default::default(),
             worker_id: format!(
                 "{}-{}-{:016x}",
                 std::env::var("HOSTNAME").unwrap_or_else(|_| "perfline".into()),

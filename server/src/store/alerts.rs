@@ -357,11 +357,15 @@ impl Store {
         .await
     }
 
-    /// Up to `limit` series waiting for the detector, oldest first.
+    /// Up to `limit` series waiting for the detector, oldest first (not those set aside).
     pub async fn alert_jobs(&self, limit: i64) -> StoreResult<Vec<AlertJob>> {
         let rows = query(sql!(
             "SELECT j.benchmark, j.machine_id, m.name, j.metric, j.param, j.upload_id \
-             FROM alert_job j JOIN machine m ON m.id = j.machine_id ORDER BY j.queued_at LIMIT ?"
+             FROM alert_job j JOIN machine m ON m.id = j.machine_id \
+             WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.kind = 'series' \
+             AND q.benchmark = j.benchmark AND q.machine_id = j.machine_id \
+             AND q.metric = j.metric AND q.param = j.param) \
+             ORDER BY j.queued_at LIMIT ?"
         ))
         .bind(limit)
         .fetch_all(&self.reader)
@@ -921,11 +925,13 @@ impl Store {
         Ok(true)
     }
 
-    /// Up to `limit` events whose notifications are not yet in the outbox, oldest first.
+    /// Up to `limit` events whose notifications are not yet in the outbox, oldest first (not
+    /// those set aside).
     pub async fn unnotified_events(&self, limit: i64) -> StoreResult<Vec<PendingEvent>> {
         let rows = query(sql!(
             "SELECT id, kind, at, actor, status, note, assignee, summary_id FROM alert_event \
-             WHERE notified = 0 ORDER BY id LIMIT ?"
+             WHERE notified = 0 AND id NOT IN (SELECT item_id FROM quarantine WHERE kind = 'event') \
+             ORDER BY id LIMIT ?"
         ))
         .bind(limit)
         .fetch_all(&self.reader)
@@ -976,12 +982,13 @@ impl Store {
     }
 
     /// The oldest undelivered notification of every target: delivered in order, one target
-    /// never waits for another.
+    /// never waits for another (one set aside is passed over).
     pub async fn outbox_heads(&self) -> StoreResult<Vec<Delivery>> {
         let rows = query(
             sql!("SELECT id, channel, target, event, payload, attempts, next_at, \
              {age_ms} FROM outbox WHERE id IN \
-             (SELECT min(id) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY channel, target) \
+             (SELECT min(id) FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL \
+             AND id NOT IN (SELECT item_id FROM quarantine WHERE kind = 'delivery') GROUP BY channel, target) \
              ORDER BY id"),
         )
         .fetch_all(&self.reader)

@@ -185,10 +185,11 @@ impl Store {
         Ok(row.map(|(id,)| id))
     }
 
-    /// The ids of the running bisections, oldest first.
+    /// The ids of the running bisections, oldest first (not those set aside).
     pub async fn running_bisections(&self) -> StoreResult<Vec<i64>> {
         let rows: Vec<(i64,)> = query_as(sql!(
-            "SELECT id FROM bisection WHERE state = 'running' ORDER BY id LIMIT 256"
+            "SELECT id FROM bisection WHERE state = 'running' \
+             AND id NOT IN (SELECT item_id FROM quarantine WHERE kind = 'bisection') ORDER BY id LIMIT 256"
         ))
         .fetch_all(&self.reader)
         .await?;

@@ -44,6 +44,7 @@ const TABLES: &[&str] = &[
     "bisection_event",
     "work_request",
     "outbox",
+    "quarantine",
     "worker_lease",
     "data_version",
 ];

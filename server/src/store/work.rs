@@ -177,12 +177,13 @@ impl Store {
     }
 
     /// Up to `limit` summaries awaiting confirmation, oldest first, with their pending
-    /// requests and their alerts.
+    /// requests and their alerts (not those set aside).
     pub async fn awaiting_confirmation(&self, limit: i64) -> StoreResult<Vec<Awaiting>> {
         let mut tx = self.reader.begin_read().await?;
         let rows: Vec<(i64, String, String, Option<i64>)> = query_as(sql!(
             "SELECT id, benchmark, machine, confirm_by FROM alert_summary \
-             WHERE status = 'awaiting-confirmation' ORDER BY id LIMIT ?"
+             WHERE status = 'awaiting-confirmation' \
+             AND id NOT IN (SELECT item_id FROM quarantine WHERE kind = 'summary') ORDER BY id LIMIT ?"
         ))
         .bind(limit)
         .fetch_all(&mut tx)

@@ -1,6 +1,7 @@
 //! The JSON/text HTTP API under `/api/v1`.
 
 pub mod alerts;
+mod background;
 mod bisections;
 mod calibration;
 pub mod compare;
@@ -56,6 +57,8 @@ pub fn router(
         .routes(routes!(alerts::list))
         .routes(routes!(alerts::show, alerts::patch))
         .routes(routes!(alerts::rules, alerts::put_rules))
+        .routes(routes!(background::show))
+        .routes(routes!(background::release))
         .routes(routes!(work::work))
         .routes(routes!(bisections::start, bisections::list))
         .routes(routes!(bisections::show, bisections::cancel))

@@ -70,55 +70,98 @@ pub struct Pass {
     pub next_deadline: Option<i64>,
 }
 
-/// One pass over the summaries awaiting confirmation.
+/// One pass over the summaries awaiting confirmation. Each is looked at on its own
+/// (`background::isolate`): one that panics or fails for good is set aside and the others
+/// are looked at.
 pub async fn confirm_once(state: &Services) -> Result<Pass, ServiceError> {
+    use crate::services::background::{isolate, set_aside, Item};
     let awaiting = state.store.awaiting_confirmation(BATCH).await?;
     let mut pass = Pass::default();
     for a in &awaiting {
-        let judged = match look(state, a).await? {
-            Judged::Waiting(progress) if super::now_ms() >= a.confirm_by => {
-                let timeout = state.config.confirm_timeout;
-                Judged::Settled(AlertStatus::New, timed_out(a, &progress, timeout))
+        match isolate(confirm_one(state, a)).await {
+            Ok(Looked::Settled) => pass.settled += 1,
+            Ok(Looked::Unchanged) => {}
+            Ok(Looked::Waiting) => {
+                pass.next_deadline = Some(
+                    pass.next_deadline
+                        .map_or(a.confirm_by, |d| d.min(a.confirm_by)),
+                );
             }
-            Judged::Extend(..) if super::now_ms() >= a.confirm_by => {
-                let timeout = state.config.confirm_timeout;
-                Judged::Settled(AlertStatus::New, timed_out(a, &[], timeout))
-            }
-            j => j,
-        };
-        match judged {
-            Judged::Settled(status, text) => {
-                if state.store.settle_confirmation(a.id, status, &text).await? {
-                    pass.settled += 1;
-                    tracing::info!(summary = a.id, status = %status, "{text}");
-                }
-                continue;
-            }
-            Judged::Waiting(progress) => state.store.request_progress(&progress).await?,
-            Judged::Extend(side, runs) => {
-                if !extend(state, a, side, runs).await? {
-                    // No commit out there: what the two commits said stands.
-                    let text = format!(
-                        "not reproduced, dismissed as noise: the last good and the first bad commit reran at the same level, and there is no {} commit to rerun",
-                        side.side()
-                    );
-                    if state
-                        .store
-                        .settle_confirmation(a.id, AlertStatus::Unconfirmed, &text)
-                        .await?
-                    {
-                        pass.settled += 1;
-                    }
-                    continue;
-                }
+            Err(caught) => {
+                let item = Item {
+                    task: "confirmation",
+                    kind: "summary",
+                    id: a.id,
+                    series: None,
+                    what: awaiting_text(a),
+                };
+                set_aside(state, &item, caught).await?;
             }
         }
-        pass.next_deadline = Some(
-            pass.next_deadline
-                .map_or(a.confirm_by, |d| d.min(a.confirm_by)),
-        );
     }
     Ok(pass)
+}
+
+/// A summary awaiting confirmation in words, for the log and the admin.
+fn awaiting_text(a: &Awaiting) -> String {
+    format!(
+        "the confirmation of alert summary {} ({} on {})",
+        a.id, a.benchmark, a.machine
+    )
+}
+
+/// What looking at one summary awaiting confirmation came to.
+enum Looked {
+    /// Settled now.
+    Settled,
+    /// Settled meanwhile by someone else (triaged): nothing to do.
+    Unchanged,
+    /// Still waiting for reruns.
+    Waiting,
+}
+
+/// Looks at one summary awaiting confirmation: settles it, asks for more reruns, or waits.
+async fn confirm_one(state: &Services, a: &Awaiting) -> Result<Looked, ServiceError> {
+    crate::services::background::fault(state, &awaiting_text(a));
+    let judged = match look(state, a).await? {
+        Judged::Waiting(progress) if super::now_ms() >= a.confirm_by => {
+            let timeout = state.config.confirm_timeout;
+            Judged::Settled(AlertStatus::New, timed_out(a, &progress, timeout))
+        }
+        Judged::Extend(..) if super::now_ms() >= a.confirm_by => {
+            let timeout = state.config.confirm_timeout;
+            Judged::Settled(AlertStatus::New, timed_out(a, &[], timeout))
+        }
+        j => j,
+    };
+    match judged {
+        Judged::Settled(status, text) => {
+            if state.store.settle_confirmation(a.id, status, &text).await? {
+                tracing::info!(summary = a.id, status = %status, "{text}");
+                return Ok(Looked::Settled);
+            }
+            return Ok(Looked::Unchanged);
+        }
+        Judged::Waiting(progress) => state.store.request_progress(&progress).await?,
+        Judged::Extend(side, runs) => {
+            if !extend(state, a, side, runs).await? {
+                // No commit out there: what the two commits said stands.
+                let text = format!(
+                    "not reproduced, dismissed as noise: the last good and the first bad commit reran at the same level, and there is no {} commit to rerun",
+                    side.side()
+                );
+                if state
+                    .store
+                    .settle_confirmation(a.id, AlertStatus::Unconfirmed, &text)
+                    .await?
+                {
+                    return Ok(Looked::Settled);
+                }
+                return Ok(Looked::Unchanged);
+            }
+        }
+    }
+    Ok(Looked::Waiting)
 }
 
 /// Counts the reruns in; judges them once every request has the runs asked for.

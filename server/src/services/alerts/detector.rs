@@ -38,14 +38,20 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
         Some((QUIET, MAX_QUIET)),
         stop,
         || async move {
+            use crate::services::background::{pass_failed, passed};
             let mut next = match detect_once(st).await {
-                Ok(0) => Next::After(Duration::from_secs(5)),
-                Ok(_) => {
-                    st.wakers.events.notify_one();
-                    Next::Now
+                Ok(n) => {
+                    passed(st, "detector");
+                    if n == 0 {
+                        Next::After(Duration::from_secs(5))
+                    } else {
+                        st.wakers.events.notify_one();
+                        Next::Now
+                    }
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "alert detection failed; retrying");
+                    pass_failed(st, "detector", &e.to_string());
                     Next::After(Duration::from_secs(1))
                 }
             };
@@ -53,6 +59,7 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
             // every idle pass.
             match super::confirm::confirm_once(st).await {
                 Ok(pass) => {
+                    passed(st, "confirmation");
                     if pass.settled > 0 {
                         st.wakers.events.notify_one();
                     }
@@ -62,10 +69,17 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
                         *wait = (*wait).min(Duration::from_millis(left + 1));
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "alert confirmation failed; retrying"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "alert confirmation failed; retrying");
+                    pass_failed(st, "confirmation", &e.to_string());
+                }
             }
-            if let Err(e) = crate::services::bisect::bisect_once(st).await {
-                tracing::warn!(error = %e, "advancing the bisections failed; retrying");
+            match crate::services::bisect::bisect_once(st).await {
+                Ok(_) => passed(st, "bisection"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "advancing the bisections failed; retrying");
+                    pass_failed(st, "bisection", &e.to_string());
+                }
             }
             st.wakers.detected.notify_waiters();
             next
@@ -74,14 +88,69 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
     .await;
 }
 
-/// One batch: how many series were examined.
+/// One batch: how many series were examined (or set aside).
+///
+/// The batch is examined as a whole; when that fails in a way retrying cannot mend, or
+/// panics, its series are examined one at a time, and each that fails alone is set aside
+/// (`background::set_aside`: logged, counted, quarantined) while the others are examined.
 pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
+    use crate::services::background::{isolate, set_aside, Item};
     let started = std::time::Instant::now();
     let jobs = state.store.alert_jobs(BATCH).await?;
     if jobs.is_empty() {
         return Ok(0);
     }
     let rules = state.store.alert_rules().await?;
+    if let Err(caught) = isolate(detect_jobs(state, &jobs, &rules)).await {
+        if caught.is_transient() {
+            return Err(caught.into_error());
+        }
+        tracing::warn!(series = jobs.len(), error = %caught.text(), "a batch of series failed; examining them one at a time");
+        for job in &jobs {
+            if let Err(caught) =
+                isolate(detect_jobs(state, std::slice::from_ref(job), &rules)).await
+            {
+                let item = Item {
+                    task: "detector",
+                    kind: "series",
+                    id: job.upload_id,
+                    series: Some((&job.benchmark, job.machine_id, &job.metric, &job.param)),
+                    what: series_text(job),
+                };
+                set_aside(state, &item, caught).await?;
+            }
+        }
+    }
+    state
+        .metrics
+        .detector_seconds
+        .observe(started.elapsed().as_secs_f64());
+    state.metrics.detector_series.inc_by(jobs.len() as u64);
+    Ok(jobs.len())
+}
+
+/// A queued series in words, for the log and the admin.
+fn series_text(job: &AlertJob) -> String {
+    let param = if job.param.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", job.param)
+    };
+    format!(
+        "the series {} {}{param} on {} (queued by upload {})",
+        job.benchmark, job.metric, job.machine, job.upload_id
+    )
+}
+
+/// Examines `jobs` and stores what they show, in one transaction.
+async fn detect_jobs(
+    state: &Services,
+    jobs: &[AlertJob],
+    rules: &[Rule],
+) -> Result<(), ServiceError> {
+    for job in jobs {
+        crate::services::background::fault(state, &series_text(job));
+    }
     // The series of one benchmark on one machine are examined together: their trends share
     // runs, read once. (A step found is merged only with those of its benchmark and machine,
     // so the order of the groups changes nothing.)
@@ -95,7 +164,7 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
     // Each group's watched series, in pieces of at most `TRENDS_AT_ONCE`.
     let mut pieces: Vec<Vec<Watched>> = Vec::new();
     for group in &groups {
-        let mut w = watched(group, &rules);
+        let mut w = watched(group, rules);
         while w.len() > TRENDS_AT_ONCE {
             let rest = w.split_off(TRENDS_AT_ONCE);
             pieces.push(std::mem::replace(&mut w, rest));
@@ -127,16 +196,11 @@ pub async fn detect_once(state: &Services) -> Result<usize, ServiceError> {
         timeout_ms: i64::try_from(state.config.confirm_timeout.saturating_mul(1000))
             .unwrap_or(i64::MAX),
     };
-    state.store.record_alerts(&jobs, &found, policy).await?;
-    state
-        .metrics
-        .detector_seconds
-        .observe(started.elapsed().as_secs_f64());
-    state.metrics.detector_series.inc_by(jobs.len() as u64);
+    state.store.record_alerts(jobs, &found, policy).await?;
     if !found.is_empty() {
         tracing::info!(series = jobs.len(), alerts = found.len(), "alerts found");
     }
-    Ok(jobs.len())
+    Ok(())
 }
 
 /// A series with a trend to examine, and where its known alerts sit on it.

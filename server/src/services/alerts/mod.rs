@@ -15,6 +15,7 @@ pub mod notify;
 
 use app::alerts::{AlertFilter, AlertStatus};
 use app::label::Label;
+use futures_util::FutureExt;
 
 use crate::services::ServiceError;
 use crate::store::SummaryFilter;
@@ -94,7 +95,9 @@ pub enum Next {
 /// it asks again every [`LEASE_RETRY`]), runs `pass` while it holds it, and between passes
 /// waits for `wake`, the pass's own delay, or `stop`. With `quiet` (`(quiet, at_most)`), a wake
 /// first waits for a burst of wakes to end: until `quiet` passes without one, `at_most` in all.
-/// The one loop of every leased task.
+/// The one loop of every leased task. A pass that panics is logged and counted as failed
+/// (`background::pass_failed`), and the task passes again a second later: items are isolated
+/// inside the passes (`background::isolate`), this catches what panics between them.
 pub async fn run_leased<F, Fut>(
     state: &crate::services::Services,
     name: &'static str,
@@ -122,9 +125,19 @@ pub async fn run_leased<F, Fut>(
         let notified = wake.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let wait = match pass().await {
-            Next::Now => continue,
-            Next::After(wait) => wait,
+        let wait = match std::panic::AssertUnwindSafe(pass()).catch_unwind().await {
+            Ok(Next::Now) => continue,
+            Ok(Next::After(wait)) => wait,
+            Err(panic) => {
+                let error = crate::services::background::panic_text(&*panic);
+                tracing::error!(task = name, error = %error, "a background pass panicked; passing again in a second");
+                crate::services::background::pass_failed(
+                    state,
+                    name,
+                    &format!("panicked: {error}"),
+                );
+                std::time::Duration::from_secs(1)
+            }
         };
         tokio::select! {
             () = &mut notified => {

@@ -299,14 +299,20 @@ pub async fn run_notifier(state: Services, stop: tokio::sync::watch::Receiver<bo
         None,
         stop,
         || async move {
+            use crate::services::background::{pass_failed, passed};
             match notify_once(st).await {
-                Ok(0) => crate::services::alerts::Next::After(Duration::from_secs(5)),
+                Ok(0) => {
+                    passed(st, "notifier");
+                    crate::services::alerts::Next::After(Duration::from_secs(5))
+                }
                 Ok(_) => {
+                    passed(st, "notifier");
                     st.wakers.outbox.notify_one();
                     crate::services::alerts::Next::Now
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "rendering notifications failed; retrying");
+                    pass_failed(st, "notifier", &e.to_string());
                     crate::services::alerts::Next::After(Duration::from_secs(1))
                 }
             }
@@ -315,12 +321,33 @@ pub async fn run_notifier(state: Services, stop: tokio::sync::watch::Receiver<bo
     .await;
 }
 
-/// One batch of events: how many were handled.
+/// One batch of events: how many were handled (or set aside). Each on its own
+/// (`background::isolate`): one whose rendering panics or fails for good is set aside, and
+/// the others go out.
 pub async fn notify_once(state: &Services) -> Result<usize, crate::services::ServiceError> {
+    use crate::services::background::{isolate, set_aside, Item};
     let events = state.store.unnotified_events(64).await?;
     for e in &events {
-        let notices = render(state, e).await?;
-        state.store.enqueue_notices(e.event.id, &notices).await?;
+        let what = format!(
+            "the {} event {} of alert summary {}",
+            e.event.kind, e.event.id, e.summary_id
+        );
+        let work = async {
+            crate::services::background::fault(state, &what);
+            let notices = render(state, e).await?;
+            state.store.enqueue_notices(e.event.id, &notices).await?;
+            Ok(())
+        };
+        if let Err(caught) = isolate(work).await {
+            let item = Item {
+                task: "notifier",
+                kind: "event",
+                id: e.event.id,
+                series: None,
+                what,
+            };
+            set_aside(state, &item, caught).await?;
+        }
     }
     Ok(events.len())
 }
@@ -445,13 +472,19 @@ pub async fn run_deliverer(state: Services, stop: tokio::sync::watch::Receiver<b
         None,
         stop,
         || async move {
+            use crate::services::background::{pass_failed, passed};
             match deliver_once(st).await {
-                Ok((true, _)) => crate::services::alerts::Next::Now,
+                Ok((true, _)) => {
+                    passed(st, "deliverer");
+                    crate::services::alerts::Next::Now
+                }
                 Ok((false, next)) => {
+                    passed(st, "deliverer");
                     crate::services::alerts::Next::After(next.unwrap_or(Duration::from_secs(5)))
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "reading the outbox failed; retrying");
+                    pass_failed(st, "deliverer", &e.to_string());
                     crate::services::alerts::Next::After(Duration::from_secs(1))
                 }
             }
@@ -461,10 +494,12 @@ pub async fn run_deliverer(state: Services, stop: tokio::sync::watch::Receiver<b
 }
 
 /// Tries the head of every target that is due, at once. Whether anything was delivered, and
-/// when the next head is due.
+/// when the next head is due. A delivery that panics is set aside (`background::set_aside`),
+/// and the target's next notification is due at once.
 async fn deliver_once(
     state: &Services,
-) -> Result<(bool, Option<Duration>), crate::store::StoreError> {
+) -> Result<(bool, Option<Duration>), crate::services::ServiceError> {
+    use crate::services::background::{isolate, set_aside, Item};
     let heads = state.store.outbox_heads().await?;
     let now = now_ms();
     let mut next: Option<i64> = None;
@@ -476,13 +511,38 @@ async fn deliver_once(
         }
         let state = state.clone();
         tries.spawn(async move {
-            let result = deliver(&state.channels, &d).await;
-            (d, result)
+            let what = format!(
+                "the {} notification {} of a {} event",
+                d.channel, d.id, d.event
+            );
+            let result = isolate(async {
+                crate::services::background::fault(&state, &what);
+                Ok(deliver(&state.channels, &d).await)
+            })
+            .await;
+            (d, what, result)
         });
     }
     let mut delivered = false;
     while let Some(joined) = tries.join_next().await {
-        let Ok((d, result)) = joined else { continue };
+        let Ok((d, what, result)) = joined else {
+            continue;
+        };
+        let result = match result {
+            Ok(result) => result,
+            Err(caught) => {
+                let item = Item {
+                    task: "deliverer",
+                    kind: "delivery",
+                    id: d.id,
+                    series: None,
+                    what,
+                };
+                set_aside(state, &item, caught).await?;
+                delivered = true;
+                continue;
+            }
+        };
         match result {
             Ok(()) => {
                 delivered = true;
