@@ -201,7 +201,9 @@ impl Services {
                 }
                 Live::Cached(c) if asker == Asker::Known && c.anonymous.load(Ordering::Relaxed) => {
                     match (&c.spec, &c.comparison.permalink) {
-                        (Some((digest, json)), Some(id)) => (digest.clone(), json.clone(), id.clone()),
+                        (Some((digest, json)), Some(id)) => {
+                            (digest.clone(), json.clone(), id.clone())
+                        }
                         _ => continue,
                     }
                 }

@@ -32,13 +32,13 @@ impl Store {
     /// The permalink with this digest, if it exists, and whether it is kept for ever (a read,
     /// so that viewing a comparison twice never touches the writer).
     pub async fn permalink_by_digest(&self, digest: &str) -> StoreResult<Option<(String, bool)>> {
-        Ok(query_as::<(String, i64)>(sql!(
-            "SELECT id, anonymous FROM permalink WHERE digest = ?"
-        ))
-        .bind(digest)
-        .fetch_optional(&self.reader)
-        .await?
-        .map(|(id, anonymous)| (id, anonymous == 0)))
+        Ok(
+            query_as::<(String, i64)>(sql!("SELECT id, anonymous FROM permalink WHERE digest = ?"))
+                .bind(digest)
+                .fetch_optional(&self.reader)
+                .await?
+                .map(|(id, anonymous)| (id, anonymous == 0)),
+        )
     }
 
     /// The stored spec of permalink `id`.
@@ -121,11 +121,10 @@ impl Store {
         }
         if let (Keep::Newest(cap), Some((first, _))) = (keep, numbers) {
             // This call's own are numbered from `first`: only older ones are removed.
-            let (kept,): (i64,) = query_as(sql!(
-                "SELECT COUNT(*) FROM permalink WHERE anonymous > 0"
-            ))
-            .fetch_one(&mut tx)
-            .await?;
+            let (kept,): (i64,) =
+                query_as(sql!("SELECT COUNT(*) FROM permalink WHERE anonymous > 0"))
+                    .fetch_one(&mut tx)
+                    .await?;
             let over = kept - cap as i64;
             if over > 0 {
                 let removed: Vec<(String,)> = query_as(sql!(

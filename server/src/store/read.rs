@@ -334,7 +334,7 @@ impl Store {
         machine: &str,
         kernel: &str,
     ) -> StoreResult<Vec<(String, i64)>> {
-        Ok(query_as(sql!(
+        let rows = query_as(sql!(
             "SELECT r.benchmark, MIN(r.id) FROM run r JOIN machine m ON m.id = r.machine_id \
              JOIN kernel k ON k.id = r.kernel_id WHERE m.name = ? AND k.version = ? \
              GROUP BY r.benchmark ORDER BY r.benchmark{bytes}"
@@ -342,7 +342,8 @@ impl Store {
         .bind(machine)
         .bind(kernel)
         .fetch_all(&self.reader)
-        .await?)
+        .await?;
+        Ok(rows)
     }
 
     pub async fn machines(&self) -> StoreResult<Vec<NamedCount>> {

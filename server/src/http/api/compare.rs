@@ -5,8 +5,8 @@
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, Uri};
-use axum::Extension;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use std::sync::Arc;
 
 use bytes::Bytes;

@@ -44,7 +44,8 @@ fn cells(answer: &Value) -> usize {
         .iter()
         .map(|s| {
             let c = &s["comparison"];
-            c["rows"].as_array().map_or(0, Vec::len) * c["query"]["kernels"].as_array().map_or(0, Vec::len)
+            c["rows"].as_array().map_or(0, Vec::len)
+                * c["query"]["kernels"].as_array().map_or(0, Vec::len)
         })
         .sum()
 }
@@ -95,7 +96,11 @@ async fn a_whole_tree_report_holds_at_most_its_cells_and_says_what_it_left_out()
     assert!(!shown.is_empty());
     assert!(shown.len() < benchmarks, "{} sections", shown.len());
     assert!(cells(&first) <= MAX_TREE_CELLS, "{} cells", cells(&first));
-    assert_eq!(first["page"]["max_cells"], MAX_TREE_CELLS, "{}", first["page"]);
+    assert_eq!(
+        first["page"]["max_cells"], MAX_TREE_CELLS,
+        "{}",
+        first["page"]
+    );
     let more = &first["more"];
     let rest: Vec<&str> = more["benchmarks"]
         .as_array()
@@ -117,7 +122,9 @@ async fn a_whole_tree_report_holds_at_most_its_cells_and_says_what_it_left_out()
         assert_eq!(status, 200, "{page}: {answer}");
         assert!(cells(&answer) <= MAX_TREE_CELLS);
         all.extend(names(&answer));
-        next = answer["more"]["next"].as_str().map(|u| path_of(u).to_owned());
+        next = answer["more"]["next"]
+            .as_str()
+            .map(|u| path_of(u).to_owned());
     }
     let expected: Vec<String> = (0..benchmarks).map(|b| format!("bench-{b:03}")).collect();
     assert_eq!(all, expected);
@@ -134,7 +141,10 @@ async fn a_whole_tree_report_holds_at_most_its_cells_and_says_what_it_left_out()
     // The offline HTML document says it too.
     let (status, html) = app.get_text(&format!("{tree}&format=html")).await;
     assert_eq!(status, 200);
-    assert!(html.contains(&rest.join(", ")), "the document names what it left out");
+    assert!(
+        html.contains(&rest.join(", ")),
+        "the document names what it left out"
+    );
     assert!(html.contains(&format!("offset={}", shown.len())));
 
     // `offset=` pages only a whole tree, and only within it.
@@ -275,10 +285,18 @@ async fn four_anonymous_whole_tree_reports_at_once_stay_under_512_mib() {
         peak / 1024
     );
     for (status, body, _) in &answers {
-        assert_eq!(*status, 200, "{}", String::from_utf8_lossy(&body[..body.len().min(500)]));
+        assert_eq!(
+            *status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&body[..body.len().min(500)])
+        );
         let answer: Value = serde_json::from_slice(body).unwrap();
         assert!(cells(&answer) <= MAX_TREE_CELLS, "{} cells", cells(&answer));
-        assert!(answer["more"]["next"].is_string(), "the answer says where the rest is");
+        assert!(
+            answer["more"]["next"].is_string(),
+            "the answer says where the rest is"
+        );
     }
     assert!(
         peak < 512 * 1024,
@@ -307,7 +325,9 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
             .post(app.url(&format!("/api/v1/upload?machine=m1&kernel={kernel}")))
             .header("authorization", format!("Bearer {robot}"))
             .header("content-type", "text/csv")
-            .body(format!("benchmark,metric,value\nb,tput,1{kernel}\nb,tput,2{kernel}\n"))
+            .body(format!(
+                "benchmark,metric,value\nb,tput,1{kernel}\nb,tput,2{kernel}\n"
+            ))
             .send()
             .await
             .unwrap();
@@ -320,7 +340,8 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
             counts.iter().find(|(t, _)| t == "permalink").unwrap().1
         }
     };
-    let compare = |kernels: &str| format!("/api/v1/compare?benchmark=b&machine=m1&kernels={kernels}");
+    let compare =
+        |kernels: &str| format!("/api/v1/compare?benchmark=b&machine=m1&kernels={kernels}");
 
     // A reader's permalink: kept for ever.
     let r = app
@@ -348,7 +369,10 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
     for q in &questions {
         let (status, answer) = app.get_json(&compare(q)).await;
         assert_eq!(status, 200, "{answer}");
-        let id = answer["permalink"].as_str().expect("a permalink").to_owned();
+        let id = answer["permalink"]
+            .as_str()
+            .expect("a permalink")
+            .to_owned();
         // Each answer's permalink answers at once.
         let (status, _) = app.get_json(&format!("/c/{id}?format=json")).await;
         assert_eq!(status, 200, "{id} right after it was made");
@@ -363,7 +387,10 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
     // Asking again finds the same one (no new row).
     let before = permalinks(&app).await;
     let (_, again) = app.get_json(&compare(questions.last().unwrap())).await;
-    assert_eq!(again["permalink"].as_str(), anonymous.last().map(String::as_str));
+    assert_eq!(
+        again["permalink"].as_str(),
+        anonymous.last().map(String::as_str)
+    );
     assert_eq!(permalinks(&app).await, before);
 
     // The newest anonymous ones and the reader's answer; the oldest anonymous ones are gone.
@@ -373,7 +400,9 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
     }
     let (status, _) = app.get_json(&format!("/c/{kept}?format=json")).await;
     assert_eq!(status, 200, "the reader's permalink");
-    let (status, gone) = app.get_json(&format!("/c/{}?format=json", anonymous[0])).await;
+    let (status, gone) = app
+        .get_json(&format!("/c/{}?format=json", anonymous[0]))
+        .await;
     assert_eq!(status, 404, "{gone}");
 
     // A token holder asking the question of a kept anonymous permalink keeps it for ever.
@@ -392,5 +421,8 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
         assert_eq!(status, 200);
     }
     let (status, _) = app.get_json(&format!("/c/{newest}?format=json")).await;
-    assert_eq!(status, 200, "an anonymous permalink a token holder asked for is kept");
+    assert_eq!(
+        status, 200,
+        "an anonymous permalink a token holder asked for is kept"
+    );
 }
