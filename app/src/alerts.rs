@@ -323,7 +323,7 @@ impl AlertSummary {
     }
 
     /// `git bisect start <bad> <good>`, with 12-digit shas if `short` (as in mails, to stay
-    /// within 80 columns); `None` when the runs named no commits.
+    /// within 80 columns), each quoted for a shell; `None` when the runs named no commits.
     pub fn bisect_command(&self, short: bool) -> Option<String> {
         let (good, bad) = (self.good.sha.as_deref()?, self.bad.sha.as_deref()?);
         let (good, bad) = if short {
@@ -334,7 +334,11 @@ impl AlertSummary {
         } else {
             (good, bad)
         };
-        Some(format!("git bisect start {bad} {good}"))
+        Some(format!(
+            "git bisect start {} {}",
+            crate::shell::quote(bad),
+            crate::shell::quote(good)
+        ))
     }
 
     /// How far apart the two commits are: `; 41 commits between them in linux/master (about
@@ -543,6 +547,17 @@ mod tests {
             s.compare_query(),
             "benchmark=netperf&machine=lkp-bdw-de1&kernels=v6.1%2Cv6.2"
         );
+        // A commit stored before commits had to be hex is quoted for the shell, in full and
+        // cut to 12 characters (audit 2026-12-06 #7).
+        let s = summary(Some("1111111111aa"), Some("$(reboot);x"), Some(41));
+        assert_eq!(
+            s.bisect_command(false).unwrap(),
+            "git bisect start '$(reboot);x' 1111111111aa"
+        );
+        assert!(s
+            .bisect_command(true)
+            .unwrap()
+            .starts_with("git bisect start '$(reboot);x' "));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod summarise;
 pub use pages::PageStatus;
 pub mod resultdir;
 pub mod scope;
+pub mod shell;
 pub mod text;
 pub mod trend;
 #[cfg(feature = "ssr")]

@@ -344,9 +344,12 @@ fn parse_public_url(raw: &str) -> Result<String, String> {
 impl Config {
     /// The auth mode: as given, else `open` on a loopback address and `token` on any other.
     pub fn auth_mode(&self) -> AuthMode {
-        // Behind a proxy (`--public-url`, `--trusted-proxy`) a loopback port is reachable
-        // from elsewhere: writes need tokens there too unless `--auth open` says otherwise.
-        let proxied = self.public_url.is_some() || !self.trusted_proxies.is_empty();
+        // Behind a proxy or a tunnel (`--public-url`, `--trusted-proxy`, or `--allow-host`,
+        // which says a network name reaches the port) a loopback port is reachable from
+        // elsewhere: writes need tokens there too unless `--auth open` says otherwise.
+        let proxied = self.public_url.is_some()
+            || !self.trusted_proxies.is_empty()
+            || !self.allow_hosts.is_empty();
         self.auth
             .unwrap_or(if self.listen.ip().is_loopback() && !proxied {
                 AuthMode::Open

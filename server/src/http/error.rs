@@ -123,6 +123,9 @@ impl From<crate::services::ServiceError> for ApiError {
         use crate::services::ServiceError;
         match e {
             ServiceError::Invalid(m) => ApiError::BadRequest(m),
+            ServiceError::Field { field, message } => {
+                ApiError::Unprocessable(IngestError::field(field, message))
+            }
             ServiceError::NotFound(m) => ApiError::NotFound(m),
             ServiceError::Gone(m) => ApiError::Gone(m),
             ServiceError::Overloaded => ApiError::overloaded(),

@@ -26,7 +26,7 @@ pub(crate) use meta::{finish_tags, shorten, tag};
 pub use meta::{parse_tags, Tags, UploadMeta};
 pub use run::{ParsedRun, ParsedSeries, Row, RunBuilder, RunKey};
 
-use app::label::Label;
+use app::label::{CommitSha, Label};
 
 pub use generic::{parse_csv, parse_json};
 
@@ -308,7 +308,13 @@ pub(crate) fn resolve_key(
         benchmark: need("benchmark", pick("benchmark", benchmark, &meta.benchmark)?)?,
         machine: need("machine", pick("machine", machine, &meta.machine)?)?,
         kernel: need("kernel", pick("kernel", kernel, &meta.kernel)?)?,
-        commit: pick("commit", commit, &meta.commit)?,
+        commit: match commit.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(v) => Some(CommitSha::parse(v).map_err(|e| IngestError {
+                field: Some("commit".to_owned()),
+                ..IngestError::at_line(line, format!("commit {e}"))
+            })?),
+            None => meta.commit.clone(),
+        },
     })
 }
 

@@ -13,7 +13,7 @@ pub struct RunKey {
     pub benchmark: Label,
     pub machine: Label,
     pub kernel: Label,
-    pub commit: Option<Label>,
+    pub commit: Option<CommitSha>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -137,10 +137,11 @@ impl Services {
         let history = need("history", &new.history)?;
         let (good, bad_sha) = (need("good", &new.good)?, need("bad", &new.bad)?);
         for (field, sha) in [("good", &good), ("bad", &bad_sha)] {
-            if !(7..=64).contains(&sha.len()) || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad(format!(
-                    "{field} must be a commit (7 to 64 hex digits), not {sha:?}"
-                )));
+            if let Err(e) = app::label::CommitSha::parse(sha) {
+                return Err(ServiceError::Field {
+                    field,
+                    message: format!("{field} {e}"),
+                });
             }
         }
         let h = app::label::HistoryName::parse(&history).map_err(bad)?;
@@ -331,14 +332,8 @@ impl Services {
                 if let Some(why) = why {
                     let parent = &commits[culprit.saturating_sub(1)].sha;
                     let text = format!(
-                        "suspicious culprit: {why}; re-test it and its parent with more runs: perfline bisect start --benchmark {} --machine {} --metric {}{} --history {} --good {parent} --bad {} --max-runs {}",
-                        b.benchmark,
-                        b.machine,
-                        b.metric,
-                        if b.param.is_empty() { String::new() } else { format!(" --param {}", b.param) },
-                        b.history,
-                        c.sha,
-                        (b.max_runs * 2).min(200)
+                        "suspicious culprit: {why}; re-test it and its parent with more runs: {}",
+                        retest_command(b, parent, &c.sha)
                     );
                     self.store.set_bisection_suspicious(b.id, &text).await?;
                 }
@@ -572,6 +567,28 @@ fn blank() -> StoredBisection {
     }
 }
 
+/// The command that re-tests a suspicious culprit `bad` and its parent `good` with more runs,
+/// every value quoted for a shell (the names are any uploader's).
+fn retest_command(b: &StoredBisection, good: &str, bad: &str) -> String {
+    use app::shell::option;
+    let mut words = vec![
+        "perfline bisect start".to_owned(),
+        option("benchmark", &b.benchmark),
+        option("machine", &b.machine),
+        option("metric", &b.metric),
+    ];
+    if !b.param.is_empty() {
+        words.push(option("param", &b.param));
+    }
+    words.extend([
+        option("history", &b.history),
+        option("good", good),
+        option("bad", bad),
+        format!("--max-runs={}", (b.max_runs * 2).min(200)),
+    ]);
+    words.join(" ")
+}
+
 fn fmt_mean(v: &[f64]) -> String {
     if v.is_empty() {
         return "no runs".into();
@@ -690,4 +707,39 @@ fn log_of(a: &Advanced) -> String {
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The advice, pasted into a shell, runs `perfline` with each name as one `--name=VALUE`
+    /// word, whatever the names carry (audit 2026-12-06 #7).
+    #[test]
+    fn the_retest_command_is_safe_to_paste() {
+        let b = StoredBisection {
+            benchmark: "bb;touch /tmp/perfline-pwned-advice;echo".into(),
+            machine: "m'$(reboot)'".into(),
+            metric: "thr`id`".into(),
+            param: "-rf *".into(),
+            history: "linux/master".into(),
+            ..blank()
+        };
+        let command = retest_command(&b, "a337531b94", "b337531b94");
+        // `perfline` replaced by a printer of its arguments, one a line.
+        let printed = command.replacen("perfline", "printf '%s\\n'", 1);
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&printed)
+            .output()
+            .expect("sh runs");
+        assert!(out.status.success(), "{command}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "bisect\nstart\n--benchmark=bb;touch /tmp/perfline-pwned-advice;echo\n\
+             --machine=m'$(reboot)'\n--metric=thr`id`\n--param=-rf *\n--history=linux/master\n\
+             --good=a337531b94\n--bad=b337531b94\n--max-runs=60\n",
+            "{command}"
+        );
+    }
 }

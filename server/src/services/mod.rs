@@ -119,6 +119,10 @@ impl Services {
 pub enum ServiceError {
     #[error("{0}")]
     Invalid(String),
+    /// A field whose value is well formed but not acceptable (a commit that is not hex): 422,
+    /// naming the field.
+    #[error("{message}")]
+    Field { field: &'static str, message: String },
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]

@@ -559,11 +559,14 @@ fn column_condition(
     if let Some((key, value)) = c.tag.as_ref().filter(|(k, _)| k == "commit") {
         // The run's commit, either abbreviating the other (the spec checked it is hex).
         let _ = key;
-        q.push(" AND (r.commit_sha LIKE ")
+        // Compared as prefixes, not with LIKE: a stored `%` or `_` is no wildcard.
+        q.push(" AND (substr(r.commit_sha, 1, length(")
             .push_bind(value.clone())
-            .push(" || '%' OR ")
+            .push(")) = ")
             .push_bind(value.clone())
-            .push(" LIKE r.commit_sha || '%')");
+            .push(" OR substr(")
+            .push_bind(value.clone())
+            .push(", 1, length(r.commit_sha)) = r.commit_sha)");
     } else if let Some((key, value)) = &c.tag {
         // Tags are stored as a JSON array of `[key, value]` pairs.
         q.push(match engine {

@@ -251,11 +251,12 @@ impl Store {
             query_as(sql!(
                 "SELECT count(*) FROM run r JOIN machine m ON m.id = r.machine_id \
                  WHERE r.benchmark = ? AND m.name = ? AND r.id > ? AND r.commit_sha IS NOT NULL \
-                 AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%')"
+                 AND (substr(r.commit_sha, 1, length(?)) = ? OR substr(?, 1, length(r.commit_sha)) = r.commit_sha)"
             ))
             .bind(&w.benchmark)
             .bind(&w.machine)
             .bind(r.after_run)
+            .bind(&w.commit)
             .bind(&w.commit)
             .bind(&w.commit)
             .fetch_one(&self.reader)
@@ -291,11 +292,12 @@ impl Store {
                 "SELECT r.id, r.commit_sha, d.packed FROM run r \
                  JOIN machine m ON m.id = r.machine_id JOIN run_data d ON d.run_id = r.id \
                  WHERE r.benchmark = ? AND m.name = ? AND r.id > ? AND r.commit_sha IS NOT NULL \
-                 AND (r.commit_sha LIKE ? || '%' OR ? LIKE r.commit_sha || '%') ORDER BY r.id"
+                 AND (substr(r.commit_sha, 1, length(?)) = ? OR substr(?, 1, length(r.commit_sha)) = r.commit_sha) ORDER BY r.id"
             ))
             .bind(&w.benchmark)
             .bind(&w.machine)
             .bind(r.after_run)
+            .bind(&w.commit)
             .bind(&w.commit)
             .bind(&w.commit)
             .fetch_all(&self.reader)

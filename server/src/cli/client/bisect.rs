@@ -53,9 +53,10 @@ pub struct BisectRunArgs {
     /// The bisection to run.
     #[arg(long)]
     pub bisection: i64,
-    /// The command, through `sh -c`, with `{commit}` replaced (also `PERFLINE_COMMIT` in its
-    /// environment, beside `PERFLINE_SERVER`, `PERFLINE_TOKEN` and `PERFLINE_BISECTION`). A
-    /// non-empty standard output is uploaded as one run of the commit.
+    /// The command, through `sh -c`, with `PERFLINE_COMMIT` and `PERFLINE_BISECTION` in its
+    /// environment (beside `PERFLINE_SERVER` and `PERFLINE_TOKEN`); `{commit}` and
+    /// `{bisection}` in the command stand for them, as quoted references to those variables.
+    /// A non-empty standard output is uploaded as one run of the commit.
     #[arg(long)]
     pub exec: String,
     /// The format of the command's output, when detection should not decide.
@@ -116,7 +117,7 @@ async fn run(a: BisectRunArgs) -> Result<Outcome, CliError> {
     let id = a.bisection;
     loop {
         let next: NextRun = http
-            .get_json(&format!("/api/v1/bisections/{id}/next"))
+            .post_json(&format!("/api/v1/bisections/{id}/next"))
             .await?;
         match (next.state, next.commit) {
             (BisectionState::Running, Some(commit)) => {
@@ -186,17 +187,13 @@ fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
 
 /// Runs the command for `commit` once and uploads what it prints.
 async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), CliError> {
-    let command = a.exec.replace("{commit}", commit);
     let id = a.bisection.to_string();
-    let env = [
-        ("PERFLINE_BISECTION".to_owned(), id.clone()),
-        ("PERFLINE_COMMIT".to_owned(), commit.to_owned()),
-    ];
+    let vars = [("commit", commit), ("bisection", id.as_str())];
     exec::run_and_upload(
         http,
         &a.client,
-        &command,
-        &env,
+        &a.exec,
+        &vars,
         &[
             ("bisection", Some(id.as_str())),
             ("commit", Some(commit)),

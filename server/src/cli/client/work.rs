@@ -18,10 +18,12 @@ pub struct WorkArgs {
     /// The machine this robot runs on.
     #[arg(long)]
     pub machine: String,
-    /// The command to run for each run wanted, through `sh -c`, with `{commit}`,
-    /// `{benchmark}`, `{machine}`, `{kernel}`, `{metric}` and `{request}` replaced (also in
-    /// its environment as `PERFLINE_COMMIT`, ..., beside `PERFLINE_SERVER` and
-    /// `PERFLINE_TOKEN`). Its standard output, when not empty, is uploaded as one run.
+    /// The command to run for each run wanted, through `sh -c`. The run's values are in its
+    /// environment as `PERFLINE_COMMIT`, `PERFLINE_BENCHMARK`, `PERFLINE_MACHINE`,
+    /// `PERFLINE_KERNEL`, `PERFLINE_METRIC` and `PERFLINE_REQUEST` (beside `PERFLINE_SERVER`
+    /// and `PERFLINE_TOKEN`); `{commit}`, `{benchmark}`, ... in the command stand for them, as
+    /// quoted references to those variables: a value is one argument, never shell code.
+    /// Its standard output, when not empty, is uploaded as one run.
     #[arg(long)]
     pub exec: String,
     /// The format of the command's output, when detection should not decide.
@@ -94,18 +96,15 @@ async fn run_one(
     k: u32,
     of: u32,
 ) -> Result<(), CliError> {
+    let id = r.id.to_string();
     let vars = [
         ("commit", r.commit.as_str()),
         ("benchmark", r.benchmark.as_str()),
         ("machine", r.machine.as_str()),
         ("kernel", r.kernel.as_str()),
         ("metric", r.metric.as_str()),
+        ("request", id.as_str()),
     ];
-    let id = r.id.to_string();
-    let mut command = a.exec.replace("{request}", &id);
-    for (name, value) in vars {
-        command = command.replace(&format!("{{{name}}}"), value);
-    }
     let commit_name = if r.commit.is_empty() {
         &r.kernel
     } else {
@@ -117,21 +116,11 @@ async fn run_one(
         r.benchmark,
         app::text::short_commit(commit_name)
     );
-    let env: Vec<(String, String)> = vars
-        .iter()
-        .map(|(name, value)| {
-            (
-                format!("PERFLINE_{}", name.to_ascii_uppercase()),
-                (*value).to_owned(),
-            )
-        })
-        .chain([("PERFLINE_REQUEST".to_owned(), id.clone())])
-        .collect();
     let uploaded = exec::run_and_upload(
         http,
         &a.client,
-        &command,
-        &env,
+        &a.exec,
+        &vars,
         &[
             ("request", Some(id.as_str())),
             ("format", a.format.as_deref()),
