@@ -82,7 +82,8 @@ pub const MAX_COMMIT_FILES: usize = 1000;
 /// The `git log` arguments whose output [`parse_git_log_detailed`] reads unambiguously: each
 /// commit's header after an empty NUL-terminated field, and file names NUL-terminated, so
 /// that no file name (`commit 1234567`, a newline) can pass for a commit.
-pub const GIT_LOG_WITH_FILES: [&str; 3] = ["-z", "--format=%x00commit %H %P%n%ct %s", "--name-only"];
+pub const GIT_LOG_WITH_FILES: [&str; 3] =
+    ["-z", "--format=%x00commit %H %P%n%ct %s", "--name-only"];
 
 /// Parses a history: the lines `parse_git_log` reads; or (what `perfline history --with-files`
 /// sends) the NUL-separated output of `git log` with [`GIT_LOG_WITH_FILES`]; or the same
@@ -199,7 +200,10 @@ fn parse_git_log_nul(text: &str) -> Result<(Vec<HistoryCommit>, Vec<CommitDetail
         let bad = |m: String| IngestError::new(format!("field {}: {m}", no + 1));
         let field = field.trim_start_matches('\n');
         let (ids, rest) = field.split_once('\n').unwrap_or((field, ""));
-        let mut ids = ids.strip_prefix("commit ").unwrap_or("?").split_whitespace();
+        let mut ids = ids
+            .strip_prefix("commit ")
+            .unwrap_or("?")
+            .split_whitespace();
         let sha = ids.next().unwrap_or_default();
         let parents: Vec<&str> = ids.collect();
         if !is_sha(sha) || !parents.iter().all(|p| is_sha(p)) {
@@ -369,18 +373,33 @@ mod tests {
         let log = String::from_utf8(git(&args)).unwrap();
         let (commits, details) = parse_git_log_detailed(&log).unwrap();
         assert_eq!(
-            commits.iter().map(|c| c.subject.as_deref().unwrap_or("")).collect::<Vec<_>>(),
+            commits
+                .iter()
+                .map(|c| c.subject.as_deref().unwrap_or(""))
+                .collect::<Vec<_>>(),
             ["first", "empty", "third"]
         );
         let mut first = details[2].files.clone().unwrap();
         first.sort();
-        assert_eq!(first, ["commit 1234567", "commit of the year.txt", "newline"]);
+        assert_eq!(
+            first,
+            ["commit 1234567", "commit of the year.txt", "newline"]
+        );
         assert_eq!(details[1].files, Some(vec![]));
         assert_eq!(details[0].files, Some(vec!["x".to_owned()]));
         // Without -z a `commit …` file name that is not all hex is a file, not an error.
-        let plain = String::from_utf8(git(&["log", "--format=commit %H %P%n%ct %s", "--name-only"])).unwrap();
+        let plain = String::from_utf8(git(&[
+            "log",
+            "--format=commit %H %P%n%ct %s",
+            "--name-only",
+        ]))
+        .unwrap();
         let (commits, _) = parse_git_log_detailed(&plain).unwrap();
-        assert_eq!(commits.len(), 4, "the old form still reads `commit 1234567` as a commit");
+        assert_eq!(
+            commits.len(),
+            4,
+            "the old form still reads `commit 1234567` as a commit"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

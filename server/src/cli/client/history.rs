@@ -97,7 +97,9 @@ pub(super) async fn history(a: HistoryArgs) -> Result<Outcome, CliError> {
         let mut args = vec!["log"];
         args.extend(crate::ingest::history::GIT_LOG_WITH_FILES);
         args.extend([a.range.as_str(), "--"]);
-        String::from_utf8_lossy(&git(&a.git_dir, &args)?).into_owned().into_bytes()
+        String::from_utf8_lossy(&git(&a.git_dir, &args)?)
+            .into_owned()
+            .into_bytes()
     } else {
         git(&a.git_dir, &["log", "--format=%H %ct %s", &a.range, "--"])?
     };

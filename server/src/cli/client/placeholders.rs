@@ -18,7 +18,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Context {
     /// Outside quotes (the command's top level or a `$(…)`), with its open parentheses.
-    Bare { parens: u32 },
+    Bare {
+        parens: u32,
+    },
     /// Inside `` `…` `` (bare inside).
     Backtick,
     Double,
@@ -135,10 +137,7 @@ mod tests {
             r#"run "at {commit}" --id={request}"#,
             r#"run "at ${PERFLINE_COMMIT}" --id="${PERFLINE_REQUEST}""#,
         );
-        check(
-            "echo 'at {commit}'",
-            r#"echo 'at '"${PERFLINE_COMMIT}"''"#,
-        );
+        check("echo 'at {commit}'", r#"echo 'at '"${PERFLINE_COMMIT}"''"#);
         check(
             r#"echo "$(basename {benchmark})" `echo {commit}`"#,
             r#"echo "$(basename "${PERFLINE_BENCHMARK}")" `echo "${PERFLINE_COMMIT}"`"#,
@@ -155,7 +154,10 @@ mod tests {
             r#"awk '{print $1}' {nope} \{commit} {commit"#,
             r#"awk '{print $1}' {nope} \{commit} {commit"#,
         );
-        check("{commit}{commit}", r#""${PERFLINE_COMMIT}""${PERFLINE_COMMIT}""#);
+        check(
+            "{commit}{commit}",
+            r#""${PERFLINE_COMMIT}""${PERFLINE_COMMIT}""#,
+        );
     }
 
     /// Whatever the template, the expanded command runs the user's own words with each value

@@ -93,7 +93,11 @@ async fn a_robot_runs_no_name_an_uploader_chose() {
             app.get_json("/api/v1/alerts?status=all").await.1,
             app.client
                 .get(app.url("/api/v1/trend"))
-                .query(&[("benchmark", &benchmark), ("machine", &machine), ("metric", &metric)])
+                .query(&[
+                    ("benchmark", &benchmark),
+                    ("machine", &machine),
+                    ("metric", &metric)
+                ])
                 .header("accept", "text/plain")
                 .send()
                 .await
@@ -109,7 +113,15 @@ async fn a_robot_runs_no_name_an_uploader_chose() {
     let exec = r#"sh record.sh {commit} "{benchmark}" '{kernel}' "$(printf %s {metric})" x{machine}y "{request}""#;
     let out = perfline(
         &app.base,
-        &["work", "--machine", &machine, "--exec", exec, "--settle", "3"],
+        &[
+            "work",
+            "--machine",
+            &machine,
+            "--exec",
+            exec,
+            "--settle",
+            "3",
+        ],
         Some(dir.path()),
     )
     .await;
@@ -131,7 +143,10 @@ async fn a_robot_runs_no_name_an_uploader_chose() {
             .collect();
         // The first requests are known; later ones (the server may ask again) name one of
         // the uploaded commits and its kernel.
-        let (commit, kernel_name) = match requests.iter().find(|r| r["id"].to_string() == argv[5]) {
+        let (commit, kernel_name) = match requests
+            .iter()
+            .find(|r| r["id"].as_i64() == argv[5].parse().ok())
+        {
             Some(asked) => (
                 asked["commit"].as_str().unwrap().to_owned(),
                 asked["kernel"].as_str().unwrap().to_owned(),
@@ -144,9 +159,11 @@ async fn a_robot_runs_no_name_an_uploader_chose() {
             }
         };
         assert!(
-            (0..3).any(|run| kernel_name == format!("{}-{run}", kernel(
-                (0..34).find(|i| sha(*i) == commit).unwrap()
-            ))),
+            (0..3).any(|run| kernel_name
+                == format!(
+                    "{}-{run}",
+                    kernel((0..34).find(|i| sha(*i) == commit).unwrap())
+                )),
             "call {n}: kernel {kernel_name:?}"
         );
         assert_eq!(
@@ -181,7 +198,12 @@ async fn commits_are_hex_everywhere_they_are_accepted() {
         let r = app
             .client
             .post(app.url("/api/v1/upload"))
-            .query(&[("benchmark", "b"), ("machine", "m"), ("kernel", "6.9"), ("commit", commit)])
+            .query(&[
+                ("benchmark", "b"),
+                ("machine", "m"),
+                ("kernel", "6.9"),
+                ("commit", commit),
+            ])
             .body("metric,value\nthr,1\n")
             .send()
             .await
@@ -301,7 +323,14 @@ async fn a_file_named_like_a_commit_is_a_file() {
     git(&["commit", "-qm", "files with odd names"]);
     let out = perfline(
         &app.base,
-        &["history", "--with-files", "--repo", "linux", "--branch", "master"],
+        &[
+            "history",
+            "--with-files",
+            "--repo",
+            "linux",
+            "--branch",
+            "master",
+        ],
         Some(&repo),
     )
     .await;
