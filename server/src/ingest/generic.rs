@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 use app::label::Direction;
 use serde::Deserialize;
 
-use super::{resolve_key, strip_bom, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{
+    resolve_key, strip_bom, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta,
+};
 
 const COLUMNS: &[&str] = &[
     "benchmark",
@@ -100,14 +102,18 @@ fn csv_error(e: csv::Error) -> IngestError {
     }
 }
 
-pub fn parse_csv(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse_csv(
+    bytes: &[u8],
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .comment(Some(b'#'))
         .from_reader(strip_bom(bytes));
     let header = reader.headers().map_err(csv_error)?.clone();
     let cols = columns(&header)?;
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     let mut record = csv::StringRecord::new();
     // Rows usually share their run: remember the last key fields and what they resolved to.
     let mut last_key: Option<([String; 4], usize)> = None;
@@ -267,7 +273,11 @@ enum JsonInput {
     Samples(Vec<JsonSample>),
 }
 
-pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse_json(
+    bytes: &[u8],
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let text = strip_bom(bytes);
     // Parse strictly first for good messages (untagged enums hide them), then pick the shape.
     let first = text.iter().find(|b| !b.is_ascii_whitespace()).copied();
@@ -303,7 +313,7 @@ pub fn parse_json(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ing
             (m, doc.samples)
         }
     };
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     for (i, s) in samples.iter().enumerate() {
         // JSON has no useful line per sample; name the sample by its index instead.
         let index = i as u64;

@@ -5,7 +5,7 @@
 
 use app::label::Direction;
 
-use super::{resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{resolve_key, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
 /// Whether the text looks like hackbench output.
 pub fn detect(text: &str) -> bool {
@@ -20,8 +20,12 @@ fn number_after<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
         .map(|rest| rest.split_whitespace().next().unwrap_or(""))
 }
 
-pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
-    let mut builder = RunBuilder::default();
+pub fn parse(
+    text: &str,
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
+    let mut builder = RunBuilder::within(budget);
     let mut groups: Option<String> = None;
     let mut mode: Option<&str> = None;
     let mut facts: Vec<(String, String)> = Vec::new();

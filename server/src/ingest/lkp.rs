@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, HashMap};
 use app::label::Direction;
 use serde_json::Value;
 
-use super::{hackbench, netperf, resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
+use super::{
+    hackbench, netperf, resolve_key, Budget, IngestError, ParsedRun, RunBuilder, UploadMeta,
+};
 
 /// Whether the text is an LKP raw log: timestamped command lines or LKP's markers.
 pub fn detect_raw(text: &str) -> bool {
@@ -33,7 +35,11 @@ pub fn detect_raw(text: &str) -> bool {
     })
 }
 
-pub fn parse_raw(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse_raw(
+    text: &str,
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let is_netperf = text.lines().any(|l| {
         l.get(20..).is_some_and(|c| c.starts_with("netperf ")) || l.contains(" TEST from ")
     });
@@ -42,14 +48,14 @@ pub fn parse_raw(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, Ingest
         if m.benchmark.is_none() {
             m.set("benchmark", "netperf")?;
         }
-        let mut runs = netperf::parse(text, &m)?;
+        let mut runs = netperf::parse(text, &m, budget)?;
         add_netperf_stats(text, &mut runs)?;
         Ok(runs)
     } else {
         if m.benchmark.is_none() {
             m.set("benchmark", "hackbench")?;
         }
-        let mut runs = hackbench::parse(text, &m)?;
+        let mut runs = hackbench::parse(text, &m, budget)?;
         add_hackbench_stats(text, &mut runs)?;
         Ok(runs)
     }
@@ -423,11 +429,15 @@ fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
 }
 
 /// `stats.json`: `{"netperf.Throughput_Mbps": 2497.1, ...}` → one run, one sample per key.
-pub fn parse_stats(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse_stats(
+    bytes: &[u8],
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let obj = json(bytes)?;
     let keys: Vec<&str> = obj.entries.iter().map(|(k, _)| k.as_ref()).collect();
     let m = meta_with_benchmark(meta, &keys)?;
-    let mut b = RunBuilder::default();
+    let mut b = RunBuilder::within(budget);
     let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
     let mut skipped = Vec::new();
     for (k, v) in &obj.entries {
@@ -495,7 +505,14 @@ fn takeable(k: &str, v: &Value) -> Result<(app::label::Metric, f64), String> {
 }
 
 /// `matrix.json`: `{"stats_source": [...], "<key>": [one value per run]}` → one run per column.
-pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+/// One pass over the keys, each cell pushed into its column's run: the work is the cells the
+/// document holds, however long its longest key (`columns × keys` visits were minutes of a
+/// 5 MB document), and the columns count against the upload's runs before any is made.
+pub fn parse_matrix(
+    bytes: &[u8],
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let obj = json(bytes)?;
     let sources: Vec<String> = obj
         .get("stats_source")
@@ -535,55 +552,72 @@ pub fn parse_matrix(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, I
             .collect();
         return Err(nothing_to_store(&all));
     }
-    // Each key's unit and direction, once (not once per column).
-    let kinds: Vec<_> = keys.iter().map(|k| failure_unit(k)).collect();
-    // Keys the job is stored without, each said once however many columns it spoils.
+    let mut b = RunBuilder::within(budget);
+    if columns > b.runs_left() {
+        return Err(IngestError::new(format!(
+            "a matrix of {columns} columns is {columns} runs; at most {} runs in one upload; split it",
+            super::MAX_RUNS
+        )));
+    }
+    let key = resolve_key(1, &m, None, None, None, None)?;
+    // Column `col` is run `col`.
+    for _ in 0..columns {
+        b.new_run(key.clone(), &meta.tags);
+    }
+    // Keys the job is stored without, each said once however many columns it spoils (the
+    // reason of its first column).
     let mut skipped: BTreeMap<&str, String> = BTreeMap::new();
-    let mut out = Vec::with_capacity(columns);
-    for col in 0..columns {
-        let mut b = RunBuilder::default();
-        let run = b.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
-        for (ki, (k, v)) in entries.iter().enumerate() {
-            let Some(arr) = v.as_array() else {
-                skipped
-                    .entry(k)
-                    .or_insert_with(|| format!("{}: not an array of values", super::shorten(k)));
+    for (ki, (k, v)) in entries.iter().enumerate() {
+        if ki % 4096 == 4095 && super::cancel::requested() {
+            return Err(super::cancelled());
+        }
+        let Some(arr) = v.as_array() else {
+            skipped
+                .entry(k)
+                .or_insert_with(|| format!("{}: not an array of values", super::shorten(k)));
+            continue;
+        };
+        // The key's unit and direction, once for all its columns.
+        let (unit, direction) = failure_unit(k);
+        for (col, v) in arr.iter().enumerate() {
+            if v.is_null() {
                 continue;
-            };
-            match arr.get(col) {
-                None | Some(Value::Null) => {}
-                Some(v) => {
-                    let (metric, value) = match takeable(k, v) {
-                        Ok(taken) => taken,
-                        Err(why) => {
-                            skipped.entry(k).or_insert(why);
-                            continue;
-                        }
-                    };
-                    let (unit, direction) = kinds[ki];
-                    b.push_unique(
-                        run,
-                        metric,
-                        unit,
-                        direction.unwrap_or_default(),
-                        value,
-                        is_integer(v),
-                    )
-                    .map_err(|e| IngestError {
-                        field: Some(format!("{k}[{col}]")),
-                        ..e
-                    })?;
+            }
+            let (metric, value) = match takeable(k, v) {
+                Ok(taken) => taken,
+                Err(why) => {
+                    skipped.entry(k).or_insert(why);
+                    continue;
                 }
-            }
+            };
+            b.push_unique(
+                col,
+                metric,
+                unit,
+                direction.unwrap_or_default(),
+                value,
+                is_integer(v),
+            )
+            .map_err(|e| IngestError {
+                field: Some(format!("{k}[{col}]")),
+                ..e
+            })?;
         }
-        let mut runs = b.finish()?;
-        for r in &mut runs {
-            r.facts.push(("lkp_column".into(), col.to_string()));
-            if let Some(src) = sources.get(col) {
-                r.facts.push(("stats_source".into(), src.clone()));
-            }
+    }
+    // A column without a value Perfline can take is no run: the document is refused, as each
+    // column on its own would be.
+    if let Some(col) = (0..columns).find(|&col| b.run_is_empty(col)) {
+        return Err(IngestError::field(
+            &format!("column {col}"),
+            "no samples found: the file has no result rows Perfline can read",
+        ));
+    }
+    let mut out = b.finish()?;
+    for (col, r) in out.iter_mut().enumerate() {
+        r.facts.push(("lkp_column".into(), col.to_string()));
+        if let Some(src) = sources.get(col) {
+            r.facts.push(("stats_source".into(), src.clone()));
         }
-        out.extend(runs);
     }
     if let Some(first) = out.first_mut() {
         first.skipped = skipped.into_values().collect();
@@ -739,6 +773,51 @@ mod tests {
         let (_, runs) = parse_file(text, Some(Format::LkpStats), &test_meta()).unwrap();
         assert_eq!(runs[0].series.len(), 1);
         assert_eq!(runs[0].series[0].samples, vec![(0, 2.0)]);
+    }
+
+    /// A matrix's parse polls the request's cancellation as it walks the keys (a request
+    /// gone is not parsed on).
+    #[test]
+    fn a_cancelled_matrix_parse_stops() {
+        let keys: String = (0..10_000).map(|i| format!(",\"k{i}.x\":[1]")).collect();
+        let doc = format!("{{\"netperf.Throughput_Mbps\":[1,2]{keys}}}");
+        let parse = || parse_file(doc.as_bytes(), Some(Format::LkpMatrix), &test_meta());
+        assert!(parse().is_ok());
+        let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let e = crate::ingest::cancel::with(gone, parse).unwrap_err();
+        assert_eq!(e.message, "the request was cancelled");
+    }
+
+    /// Every column is a run of the upload, counted as one: no column is parsed past the
+    /// upload's runs, and a column with nothing to store refuses the document.
+    #[test]
+    fn a_matrixs_columns_are_the_uploads_runs() {
+        let columns = |n: usize| {
+            let ones = vec!["1"; n].join(",");
+            format!("{{\"netperf.Throughput_Mbps\":[{ones}]}}")
+        };
+        let (_, runs) = parse_file(
+            columns(5_000).as_bytes(),
+            Some(Format::LkpMatrix),
+            &test_meta(),
+        )
+        .unwrap();
+        assert_eq!(runs.len(), 5_000);
+        assert_eq!(runs[4_999].facts[0], ("lkp_column".into(), "4999".into()));
+        let e = parse_file(
+            columns(5_001).as_bytes(),
+            Some(Format::LkpMatrix),
+            &test_meta(),
+        )
+        .unwrap_err();
+        assert!(
+            e.message
+                .contains("5001 columns is 5001 runs; at most 5000"),
+            "{e}"
+        );
+        let gap = br#"{"a.x": [1, null, 3], "b.y": [1]}"#;
+        let e = parse_file(gap, Some(Format::LkpMatrix), &test_meta()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("column 1"), "{e}");
     }
 
     #[test]

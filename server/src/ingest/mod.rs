@@ -3,7 +3,8 @@
 //! This file is the dispatcher: which format a file is ([`Format`], detected or given) and
 //! [`parse_file`], which hands it to its parser (one module per format family). Every parser
 //! feeds a [`RunBuilder`] (`run`); the request's own fields are [`UploadMeta`] (`meta`); a
-//! refusal is an [`IngestError`] (`error`).
+//! refusal is an [`IngestError`] (`error`); what a whole upload may make, over all its files,
+//! is its [`Budget`] (`budget`).
 
 pub mod facts;
 mod generic;
@@ -17,10 +18,12 @@ mod mmtests_directions;
 mod netperf;
 mod sysbench;
 
+mod budget;
 mod error;
 mod meta;
 mod run;
 
+pub use budget::{Budget, Inflated};
 pub use error::IngestError;
 pub(crate) use meta::{finish_tags, shorten, tag};
 pub use meta::{parse_tags, Tags, UploadMeta};
@@ -69,12 +72,14 @@ fn cancelled() -> IngestError {
     IngestError::new("the request was cancelled")
 }
 
-/// The most runs one upload may hold (a run is one benchmark, machine, kernel and commit):
-/// a back-fill of a few thousand commits fits; forty thousand kernels from one request do not.
+/// The most runs one upload may hold, over all its files (a run is one benchmark, machine,
+/// kernel and commit): a back-fill of a few thousand commits fits; forty thousand kernels from
+/// one request do not.
 pub const MAX_RUNS: usize = 5_000;
-/// The most series (metric × param) one upload may hold, over all its runs.
+/// The most series (metric × param) one upload may hold, over all its runs and files.
 pub const MAX_SERIES: usize = 200_000;
-/// The most samples one upload may hold (a 64 MiB CSV holds at most ~8 million).
+/// The most samples one upload may hold, over all its files (a 64 MiB CSV holds at most ~8
+/// million).
 pub const MAX_SAMPLES: usize = 10_000_000;
 
 /// The formats Perfline reads.
@@ -196,7 +201,7 @@ pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// Parses one file in the given or detected format.
+/// Parses one file in the given or detected format, as an upload of its own.
 pub fn parse_file(
     bytes: &[u8],
     format: Option<Format>,
@@ -210,6 +215,18 @@ pub fn parse_file_reporting(
     bytes: &[u8],
     format: Option<Format>,
     meta: &UploadMeta,
+) -> Result<(Format, Vec<ParsedRun>, Vec<app::types::TreeDir>), IngestError> {
+    let budget = Budget::for_upload(bytes.len() as u64);
+    parse_file_within(bytes, format, meta, &budget)
+}
+
+/// [`parse_file_reporting`] of one file of an upload: what it makes, and what its archive
+/// inflates to, count against the upload's `budget` (spent by the files before it).
+pub fn parse_file_within(
+    bytes: &[u8],
+    format: Option<Format>,
+    meta: &UploadMeta,
+    budget: &Budget,
 ) -> Result<(Format, Vec<ParsedRun>, Vec<app::types::TreeDir>), IngestError> {
     if strip_bom(bytes).iter().all(u8::is_ascii_whitespace) {
         return Err(IngestError::new("the file is empty"));
@@ -225,17 +242,17 @@ pub fn parse_file_reporting(
     };
     let mut directories = Vec::new();
     let runs = match format {
-        Format::Csv => parse_csv(bytes, meta)?,
-        Format::Json => parse_json(bytes, meta)?,
-        Format::Hackbench => hackbench::parse(&text(bytes)?, meta)?,
-        Format::Sysbench => sysbench::parse(&text(bytes)?, meta)?,
-        Format::Netperf => netperf::parse(&text(bytes)?, meta)?,
-        Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta)?,
-        Format::LkpStats => lkp::parse_stats(bytes, meta)?,
-        Format::LkpMatrix => lkp::parse_matrix(bytes, meta)?,
-        Format::MmtestsRows => mmtests::rows::parse(&text(bytes)?, meta)?,
+        Format::Csv => parse_csv(bytes, meta, budget)?,
+        Format::Json => parse_json(bytes, meta, budget)?,
+        Format::Hackbench => hackbench::parse(&text(bytes)?, meta, budget)?,
+        Format::Sysbench => sysbench::parse(&text(bytes)?, meta, budget)?,
+        Format::Netperf => netperf::parse(&text(bytes)?, meta, budget)?,
+        Format::LkpRaw => lkp::parse_raw(&text(bytes)?, meta, budget)?,
+        Format::LkpStats => lkp::parse_stats(bytes, meta, budget)?,
+        Format::LkpMatrix => lkp::parse_matrix(bytes, meta, budget)?,
+        Format::MmtestsRows => mmtests::rows::parse(&text(bytes)?, meta, budget)?,
         Format::Mmtests => {
-            let (runs, dirs) = mmtests::parse_tree(bytes, meta)?;
+            let (runs, dirs) = mmtests::parse_tree(bytes, meta, budget)?;
             directories = dirs;
             runs
         }

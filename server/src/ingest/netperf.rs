@@ -8,7 +8,7 @@
 
 use app::label::Direction;
 
-use super::{resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{resolve_key, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
 const NORMAL_UNIT: &str = "10^6bits/s";
 
@@ -164,13 +164,17 @@ fn data_fields(line: &str) -> Option<Vec<&str>> {
     (!f.is_empty() && f[0].parse::<f64>().is_ok()).then_some(f)
 }
 
-pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse(
+    text: &str,
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let c = collect(text)?;
     let mut m = meta.clone();
     if m.benchmark.is_none() {
         m.set("benchmark", "netperf")?;
     }
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     let run = builder.run(resolve_key(1, &m, None, None, None, None)?, &meta.tags);
     for f in &c.found {
         builder.push(Row {

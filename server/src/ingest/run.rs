@@ -86,11 +86,17 @@ pub struct Row<'a> {
     pub value: f64,
 }
 
-/// Groups rows into runs and series.
+/// Groups rows into runs and series, within the upload's [`Budget`].
 #[derive(Default)]
 pub struct RunBuilder {
     runs: Vec<ParsedRun>,
-    /// Series and samples so far, over all runs (bounded by [`MAX_SERIES`], [`MAX_SAMPLES`]).
+    /// The upload's budget, and the runs, series and samples its files before this one made.
+    budget: Budget,
+    runs_before: usize,
+    series_before: usize,
+    samples_before: usize,
+    /// Series and samples so far, over the upload's files (bounded by [`MAX_SERIES`],
+    /// [`MAX_SAMPLES`]): those before this one's and this one's.
     series_count: usize,
     sample_count: usize,
     /// A run that would exceed [`MAX_RUNS`], reported by the next `push` or `finish`.
@@ -103,17 +109,39 @@ pub struct RunBuilder {
 }
 
 impl RunBuilder {
+    /// A builder for one file of an upload: what it makes counts against `budget`, after
+    /// what the upload's files before it made (added to it when it [finishes](Self::finish)).
+    pub fn within(budget: &Budget) -> RunBuilder {
+        let (runs, series, samples) = budget.spent();
+        RunBuilder {
+            budget: budget.clone(),
+            runs_before: runs,
+            series_before: series,
+            samples_before: samples,
+            series_count: series,
+            sample_count: samples,
+            ..RunBuilder::default()
+        }
+    }
+
     /// The index of the run with this key, created (with these tags) on first use.
     pub fn run(&mut self, key: RunKey, tags: &[(Label, TagValue)]) -> usize {
         if let Some(i) = self.run_index.get(&key) {
             return *i;
         }
+        let i = self.new_run(key.clone(), tags);
+        self.run_index.insert(key, i);
+        i
+    }
+
+    /// A run of its own, whatever other runs have the same key (an LKP matrix's columns:
+    /// one run each, told apart by their facts); its rows go in with [`Self::push_unique`].
+    pub fn new_run(&mut self, key: RunKey, tags: &[(Label, TagValue)]) -> usize {
         let i = self.runs.len();
-        if i >= MAX_RUNS {
+        if self.runs_before + i >= MAX_RUNS {
             // Rows of it are refused by `push`; keep the index valid meanwhile.
             self.too_many_runs = true;
         }
-        self.run_index.insert(key.clone(), i);
         self.runs.push(ParsedRun {
             facts: Vec::new(),
             key,
@@ -122,6 +150,16 @@ impl RunBuilder {
             skipped: Vec::new(),
         });
         i
+    }
+
+    /// Whether run `run` has no sample yet.
+    pub fn run_is_empty(&self, run: usize) -> bool {
+        self.runs[run].series.iter().all(|s| s.samples.is_empty())
+    }
+
+    /// How many more runs the upload may hold.
+    pub fn runs_left(&self) -> usize {
+        MAX_RUNS.saturating_sub(self.runs_before + self.runs.len())
     }
 
     /// Counts one more sample against the upload's bounds.
@@ -343,11 +381,17 @@ impl RunBuilder {
         Ok(())
     }
 
-    /// Finishes: sorts samples by iteration and refuses duplicates and empty results.
+    /// Finishes: sorts samples by iteration and refuses duplicates and empty results; what
+    /// it made is added to the upload's budget.
     pub fn finish(self) -> Result<Vec<ParsedRun>, IngestError> {
         if self.too_many_runs {
             return Err(too_many_runs(None));
         }
+        let (budget, series, samples) = (
+            self.budget,
+            self.series_count - self.series_before,
+            self.sample_count - self.samples_before,
+        );
         // A run is only created for rows, but a parser may create one before it finds any
         // (sysbench names its run from the header): a run without samples is no result.
         let mut runs: Vec<ParsedRun> = self
@@ -360,6 +404,7 @@ impl RunBuilder {
                 "no samples found: the file has no result rows Perfline can read",
             ));
         }
+        budget.spend(runs.len(), series, samples);
         for run in &mut runs {
             run.series.retain(|s| !s.samples.is_empty());
             for s in &run.series {

@@ -3,7 +3,7 @@
 
 use app::label::Direction;
 
-use super::{resolve_key, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
+use super::{resolve_key, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
 pub fn detect(text: &str) -> bool {
     text.trim_start().starts_with("sysbench ") && text.contains("General statistics:")
@@ -43,7 +43,11 @@ fn paren_number(s: &str) -> Option<f64> {
     first_number(inner)
 }
 
-pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse(
+    text: &str,
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let test = test_name(text);
     let mut m = meta.clone();
     if m.benchmark.is_none() {
@@ -61,7 +65,7 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
             v.split_whitespace().next().unwrap_or("").into(),
         ));
     }
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     let key = resolve_key(1, &m, None, None, None, None)?;
     let run = builder.run(key, &meta.tags);
     let mut section = "";

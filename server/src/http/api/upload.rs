@@ -1,8 +1,10 @@
 //! `POST /api/v1/upload`: multipart form data or a raw body with query parameters.
 //!
 //! The body size is checked against the limit from Content-Length before anything is read, and
-//! again while reading (for chunked bodies). Everything is parsed before anything is stored; the
-//! store then writes the upload, its raw files and its runs in one transaction.
+//! again while reading (for chunked bodies). Everything is parsed before anything is stored,
+//! the files one after another within one [`ingest::Budget`] (runs, series, samples and
+//! inflated bytes are the upload's, not each file's); the store then writes the upload, its
+//! raw files and its runs in one transaction.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Multipart, Query, State};
@@ -278,6 +280,11 @@ async fn store(
             // Each file's SHA-256 beside the parse (an 800 KB tree's is half a millisecond
             // the parse's tail would otherwise wait for).
             let mut shas = Hashes::start(&files);
+            // One budget for the whole upload: its files' runs, series and samples, and what
+            // their archives inflate to, count together (in the order the files came).
+            let budget = ingest::Budget::for_upload(
+                files.iter().map(|(_, bytes)| bytes.len() as u64).sum(),
+            );
             let mut digest = Sha256::new();
             digest.update(meta.canonical().as_bytes());
             let mut new_files = Vec::with_capacity(files.len());
@@ -317,7 +324,7 @@ async fn store(
                     continue;
                 }
                 let (format, mut file_runs, dirs) =
-                    ingest::parse_file_reporting(&bytes, meta.format, &meta)
+                    ingest::parse_file_within(&bytes, meta.format, &meta, &budget)
                         .map_err(|e| e.in_file(&label))?;
                 directories.extend(dirs);
                 for s in file_runs.iter_mut().flat_map(|r| r.skipped.iter_mut()) {

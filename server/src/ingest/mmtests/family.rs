@@ -197,7 +197,8 @@ pub type Field = compact_str::CompactString;
 pub use compact_str::format_compact;
 
 impl Line {
-    /// A line without an extra field (`_`).
+    /// A line without an extra field (`_`). Every line a parser makes is made here, and
+    /// counted against the tree's [`Rows`] when the parser runs [`metered`].
     pub fn new(
         metric: impl Into<Field>,
         a: impl Into<Field>,
@@ -205,6 +206,7 @@ impl Line {
         interval: impl Into<Field>,
         value: impl Into<Field>,
     ) -> Line {
+        count_row();
         Line {
             metric: metric.into(),
             a: a.into(),
@@ -277,6 +279,101 @@ impl Line {
     /// Whether `extra` marks a ratio operation (starts with `R`).
     pub fn is_ratio(&self) -> bool {
         self.extra.starts_with('R')
+    }
+}
+
+/// The rows the parsers of one tree may print, over all its directories (parsed on several
+/// threads at once): each [`Line`] made while a parser runs [`metered`] is charged, a batch
+/// of [`ROW_BATCH`] at a time. Once they are spent the parser is stopped where it stands
+/// (unwound, without the panic hook: [`std::panic::resume_unwind`]), so the cap fires before
+/// the rows exist, not after a parser has made millions from a few megabytes of text; the
+/// parsers stay plain functions of the directory, with no bookkeeping of their own.
+#[derive(Debug)]
+pub struct Rows {
+    printed: std::sync::atomic::AtomicU64,
+    limit: u64,
+}
+
+/// Rows a thread makes between two charges to its [`Rows`].
+pub const ROW_BATCH: u64 = 1024;
+
+impl Rows {
+    pub fn new(limit: u64) -> Rows {
+        Rows {
+            printed: 0.into(),
+            limit,
+        }
+    }
+
+    /// The rows charged so far.
+    pub fn printed(&self) -> u64 {
+        self.printed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Charges `rows`; whether that spent the rows.
+    fn charge(&self, rows: u64) -> bool {
+        let before = self
+            .printed
+            .fetch_add(rows, std::sync::atomic::Ordering::Relaxed);
+        before.saturating_add(rows) > self.limit
+    }
+}
+
+/// Why a [`metered`] parse stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The tree's rows were spent (their limit).
+    Rows(u64),
+    /// The parser (or a decoder it called) panicked.
+    Panicked,
+}
+
+/// The payload a parser stopped by [`Rows`] unwinds with.
+struct RowsSpent(u64);
+
+thread_local! {
+    /// The rows the parse running on this thread is charged to.
+    static METER: std::cell::RefCell<Option<std::sync::Arc<Rows>>> =
+        const { std::cell::RefCell::new(None) };
+    /// Rows made on this thread since its last charge.
+    static BATCH: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one row made on this thread; charges a batch to its parse's [`Rows`], and stops
+/// the parse if that spent them.
+fn count_row() {
+    let made = BATCH.get() + 1;
+    if made < ROW_BATCH {
+        BATCH.set(made);
+        return;
+    }
+    BATCH.set(0);
+    let spent = METER.with(|m| {
+        m.borrow()
+            .as_ref()
+            .filter(|rows| rows.charge(made))
+            .map(|rows| rows.limit)
+    });
+    if let Some(limit) = spent {
+        std::panic::resume_unwind(Box::new(RowsSpent(limit)));
+    }
+}
+
+/// Runs `parse` on this thread with the rows it makes charged to `rows`: its value, or why
+/// it stopped (the rows spent, or a panic, caught either way).
+pub fn metered<T>(rows: &std::sync::Arc<Rows>, parse: impl FnOnce() -> T) -> Result<T, Stopped> {
+    let previous = METER.with(|m| m.replace(Some(rows.clone())));
+    let batch = BATCH.replace(0);
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse));
+    let rest = BATCH.replace(batch);
+    METER.with(|m| *m.borrow_mut() = previous);
+    match out {
+        Ok(_) if rows.charge(rest) => Err(Stopped::Rows(rows.limit)),
+        Ok(value) => Ok(value),
+        Err(payload) => Err(match payload.downcast_ref::<RowsSpent>() {
+            Some(spent) => Stopped::Rows(spent.0),
+            None => Stopped::Panicked,
+        }),
     }
 }
 
@@ -918,6 +1015,37 @@ pub fn last_field(record: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A metered parse is stopped once its tree's rows are spent (by it or by another
+    /// parse of the tree), within a batch; one within them gives its value; a panic is told
+    /// apart; lines made unmetered count against nothing.
+    #[test]
+    fn rows_are_charged_as_they_are_made() {
+        let make = |n: u64| -> Vec<Line> {
+            (0..n)
+                .map(|i| Line::new("m", "a", "_", "1", format_compact!("{i}")))
+                .collect()
+        };
+        let rows = std::sync::Arc::new(Rows::new(10_000));
+        assert_eq!(metered(&rows, || make(9_000).len()), Ok(9_000));
+        assert_eq!(rows.printed(), 9_000);
+        let stopped = metered(&rows, || make(1_000_000).len());
+        assert_eq!(stopped, Err(Stopped::Rows(10_000)));
+        assert!(rows.printed() <= 10_000 + ROW_BATCH, "{}", rows.printed());
+        let spent = std::sync::Arc::new(Rows::new(10));
+        assert_eq!(
+            metered(&spent, || make(11).len()),
+            Err(Stopped::Rows(10)),
+            "charged at the end"
+        );
+        let fresh = std::sync::Arc::new(Rows::new(10));
+        assert_eq!(
+            metered(&fresh, || -> usize { panic!("a parser's bug") }),
+            Err(Stopped::Panicked)
+        );
+        assert_eq!(make(100_000).len(), 100_000, "unmetered");
+        assert_eq!(fresh.printed(), 0);
+    }
 
     #[test]
     fn records_are_split_terminator_s() {

@@ -8,15 +8,18 @@
 //! Nothing is skipped silently: the upload's answer (`TreeDir`) says, per directory, what was read and what was not
 //! and why; a tree is refused only when nothing in it is readable.
 //!
-//! Archives are read in memory under limits (total size, entry count, entry size, the text
-//! held at once); entries are never written to disk, and a path with `..` or an absolute path
-//! is refused.
+//! Archives are read in memory under limits (entry count, entry size, the text held at
+//! once) and within the upload's [`Budget`]: every byte the archive and its compressed
+//! members inflate to is charged to the upload's inflation allowance as it is inflated, and
+//! every row a family's parser prints to its rows (`family::Rows`), before the rows are
+//! grouped; entries are never written to disk, and a path with `..` or an absolute path is
+//! refused.
 
 use std::io::Read;
 
 use app::label::Direction;
 
-use super::{resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
+use super::{resolve_key, Budget, Inflated, IngestError, ParsedRun, RunBuilder, UploadMeta};
 
 pub mod families;
 pub mod family;
@@ -66,22 +69,15 @@ impl Shellpack {
     }
 }
 
-/// The most bytes the archive may inflate to: every byte the tar reader reads (headers,
-/// extension headers, entries it skips) counts, so no header can make it read more.
-pub const MAX_TOTAL: u64 = 1 << 30;
-/// The most the archive may inflate per uploaded byte: text logs compress 5–20×, a bomb
-/// of zeros ~1000×.
-pub const MAX_RATIO: u64 = 100;
-/// Archives smaller than this may inflate up to it, whatever the ratio.
-pub const MIN_ALLOWANCE: u64 = 16 << 20;
 /// The most entries one archive may have.
 pub const MAX_ENTRIES: usize = 200_000;
 /// The largest single entry, whatever its type (a directory may not declare 2 GiB either).
 pub const MAX_ENTRY: u64 = 64 << 20;
 /// The largest GNU long-name or PAX extension header (the tar crate reads them whole).
 pub const MAX_EXTENSION: u64 = 64 << 10;
-/// The most text of logs held at once (members decompressed), over the whole tree.
-pub const MAX_TEXT: u64 = 512 << 20;
+/// The most text of logs held at once (members decompressed), over the whole tree, however
+/// large the upload's inflation allowance ([`Budget`]).
+pub const MAX_TEXT: u64 = 256 << 20;
 
 pub fn detect(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0x1f, 0x8b]) || bytes.get(257..262) == Some(b"ustar")
@@ -131,18 +127,19 @@ fn place<'a>(parts: &[&'a str]) -> Option<Place<'a>> {
     })
 }
 
+/// The runs of a tree uploaded alone.
 pub fn parse(bytes: &[u8], meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
-    parse_tree(bytes, meta).map(|(runs, _)| runs)
+    let budget = Budget::for_upload(bytes.len() as u64);
+    parse_tree(bytes, meta, &budget).map(|(runs, _)| runs)
 }
 
-/// The runs of a tree and what was read of each of its directories.
+/// The runs of a tree and what was read of each of its directories, within the upload's
+/// `budget`.
 pub fn parse_tree(
     bytes: &[u8],
     meta: &UploadMeta,
+    budget: &Budget,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
-    let allowance = (bytes.len() as u64)
-        .saturating_mul(MAX_RATIO)
-        .clamp(MIN_ALLOWANCE, MAX_TOTAL);
     if bytes.starts_with(&[0x1f, 0x8b]) {
         // Inflated 64 KiB at a time: the tar reader's 512-byte header reads would otherwise
         // each be an inflate call of their own, mostly off zlib's fast path.
@@ -150,58 +147,63 @@ pub fn parse_tree(
         // through a buffer of its own first.)
         let inflated =
             std::io::BufReader::with_capacity(64 << 10, flate2::bufread::GzDecoder::new(bytes));
-        read_tar(Capped::new(inflated, allowance), meta)
+        read_tar(Capped::new(inflated, budget), meta)
     } else {
-        read_tar(Capped::new(bytes, allowance), meta)
+        read_tar(Capped::new(bytes, budget), meta)
     }
 }
 
-/// A reader that fails once more than `left` bytes have been read through it, so the tar
-/// reader can never inflate more than the allowance, whatever the headers claim.
+/// A reader that charges every byte read through it to the upload's inflation allowance and
+/// fails once it is spent, so the tar reader can never inflate more than the allowance,
+/// whatever the headers claim (nor the compressed members, charged to the same).
 struct Capped<R> {
     inner: R,
-    allowance: u64,
-    left: u64,
+    budget: Budget,
+    /// The bytes read through it.
+    read: u64,
     /// Where skipped bytes are read to (see the `Seek` impl), made once.
     scratch: Box<[u8]>,
 }
 
 impl<R> Capped<R> {
-    fn new(inner: R, allowance: u64) -> Self {
+    fn new(inner: R, budget: &Budget) -> Self {
         Capped {
             inner,
-            allowance,
-            left: allowance,
+            budget: budget.clone(),
+            read: 0,
             scratch: vec![0; 16 << 10].into_boxed_slice(),
         }
     }
 }
 
-/// The error a [`Capped`] reader fails with; recognised to name the limit.
-#[derive(Debug)]
-struct Inflated(u64);
-
-impl std::fmt::Display for Inflated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the archive inflates to more than {} bytes (at most {MAX_RATIO}× the upload, at least {MIN_ALLOWANCE}, at most {MAX_TOTAL})",
-            self.0
-        )
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        charged_read(&mut self.inner, buf, &self.budget).inspect(|n| self.read += *n as u64)
     }
 }
 
-impl std::error::Error for Inflated {}
+/// Reads from `inner` into `buf` at most what `budget` still allows (and one byte more, to
+/// tell "exactly spent" from "over"), charged to it.
+fn charged_read<R: Read>(inner: &mut R, buf: &mut [u8], budget: &Budget) -> std::io::Result<usize> {
+    let left = budget.allowance().saturating_sub(budget.inflated());
+    let max = buf.len().min(left.saturating_add(1).min(usize::MAX as u64) as usize);
+    let n = inner.read(&mut buf[..max])?;
+    budget
+        .inflate(n as u64)
+        .map_err(std::io::Error::other)?;
+    Ok(n)
+}
 
-impl<R: Read> Read for Capped<R> {
+/// A decoder of a compressed member whose output is charged to the upload's inflation
+/// allowance as it comes.
+struct Charged<'b, R> {
+    inner: R,
+    budget: &'b Budget,
+}
+
+impl<R: Read> Read for Charged<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.left == 0 {
-            return Err(std::io::Error::other(Inflated(self.allowance)));
-        }
-        let max = buf.len().min(self.left.min(usize::MAX as u64) as usize);
-        let n = self.inner.read(&mut buf[..max])?;
-        self.left -= n as u64;
-        Ok(n)
+        charged_read(&mut self.inner, buf, self.budget)
     }
 }
 
@@ -231,7 +233,7 @@ impl<R: Read> std::io::Seek for Capped<R> {
             }
         };
         self.scratch = scratch;
-        skipped.map(|()| self.allowance - self.left)
+        skipped.map(|()| self.read)
     }
 }
 
@@ -253,8 +255,57 @@ type DirKey = (String, String, i64);
 /// them (a `.gz` or `.xz` log is decompressed when its parser first reads it).
 type Member = (String, Vec<u8>);
 
-/// The bytes of text held so far, over the tree (bounded by [`MAX_TEXT`]).
-type Held = std::sync::Arc<std::sync::atomic::AtomicU64>;
+/// What the readers of a tree share: the bytes of text held so far (bounded by
+/// [`MAX_TEXT`]), the upload's budget (inflation, charged as members inflate), and the rows
+/// the tree's parsers may print.
+#[derive(Clone)]
+struct Held {
+    text: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    budget: Budget,
+    rows: std::sync::Arc<family::Rows>,
+}
+
+impl Held {
+    fn new(budget: &Budget) -> Held {
+        Held {
+            text: Default::default(),
+            budget: budget.clone(),
+            rows: std::sync::Arc::new(family::Rows::new(budget.rows_left())),
+        }
+    }
+
+    /// A member's text (inflated if its name says `.gz` or `.xz`), within the text a tree
+    /// may hold and the upload's inflation allowance; held from then on.
+    fn text(&self, name: &str, raw: std::borrow::Cow<'_, [u8]>) -> Result<String, Unreadable> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let left = MAX_TEXT.saturating_sub(self.text.load(Relaxed));
+        let text = member_text(name, raw, left, &self.budget)?;
+        self.text.fetch_add(text.len() as u64, Relaxed);
+        Ok(text)
+    }
+
+    /// `parse` with the rows it prints charged to the tree's: the upload refused if they ran
+    /// out, the directory if the parser panicked.
+    fn metered(&self, parse: impl FnOnce() -> ParsedDir) -> ParsedDir {
+        match family::metered(&self.rows, parse) {
+            Ok(parsed) => parsed,
+            Err(family::Stopped::Rows(limit)) => Err(too_many_rows(limit)),
+            // A parser (or a decoder) that panics refuses its directory, not the process.
+            Err(family::Stopped::Panicked) => {
+                Err(IngestError::new("a log directory could not be read"))
+            }
+        }
+    }
+}
+
+/// The refusal of a tree whose parsers printed more rows than the upload may hold.
+fn too_many_rows(limit: u64) -> IngestError {
+    IngestError::new(format!(
+        "the tree's logs give more than {limit} rows (at most {} samples in one upload, over all its files, and a row per {} bytes of its inflation allowance); split it",
+        super::MAX_SAMPLES,
+        super::budget::INFLATED_PER_ROW,
+    ))
+}
 
 /// What a logs directory's parse gave: its members as read, and its parser's outcome.
 type ParsedDir = Result<(OpenDir, Outcome), IngestError>;
@@ -292,7 +343,7 @@ struct Dirs {
 }
 
 impl Dirs {
-    fn new() -> Dirs {
+    fn new(budget: &Budget) -> Dirs {
         let (send, parsed) = std::sync::mpsc::channel();
         Dirs {
             index: Default::default(),
@@ -302,7 +353,7 @@ impl Dirs {
             parsed,
             send,
             stop: Default::default(),
-            held: Held::default(),
+            held: Held::new(budget),
         }
     }
 
@@ -366,11 +417,7 @@ impl Dirs {
             let parsed = if cancel.is_some_and(|c| c.load(Relaxed)) || stop.load(Relaxed) {
                 Err(super::cancelled())
             } else {
-                // A parser (or a decoder) that panics refuses its directory, not the process.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    read_dir(&key, members, numa_text, &held)
-                }))
-                .unwrap_or_else(|_| Err(IngestError::new("a log directory could not be read")))
+                held.metered(|| read_dir(&key, members, numa_text, &held))
             };
             // The walk may have failed and gone: nobody to tell.
             let _ = send.send((slot, parsed));
@@ -426,10 +473,11 @@ impl Dirs {
         if let Some((text, _)) = numa_now {
             dir.dir.insert(NUMA_MEMBER, text.clone());
         }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parse_dir(&key.1, key.2, &dir.dir)
-        }))
-        .map_err(|_| unread())?;
+        let held = self.held.clone();
+        let (dir, outcome) = held.metered(|| {
+            let outcome = parse_dir(&key.1, key.2, &dir.dir);
+            Ok((dir, outcome))
+        })?;
         Ok((key, dir.outcome(outcome)?))
     }
 }
@@ -452,7 +500,7 @@ struct OpenDir {
     failed: Failures,
     /// `<kernel>/iter-N/<benchmark>/logs/`, to name a member in an error.
     prefix: String,
-    /// The tree's text so far, against [`MAX_TEXT`].
+    /// The tree's text so far, against [`MAX_TEXT`], and the upload's budget.
     held: Held,
 }
 
@@ -469,20 +517,15 @@ struct Failed {
 
 impl OpenDir {
     /// Directory `key`, its compressed logs decompressed as they are read, within the tree's
-    /// text budget.
+    /// text budget and the upload's inflation allowance.
     fn new((kernel, benchmark, iter): &DirKey, held: &Held) -> OpenDir {
-        use std::sync::atomic::Ordering::Relaxed;
         let prefix = format!("{kernel}/iter-{iter}/{benchmark}/logs/");
         let failed = Failures::default();
         let unpack = {
             let (prefix, held, failed) = (prefix.clone(), held.clone(), failed.clone());
             family::Unpack(std::sync::Arc::new(move |name: &str, raw: &[u8]| {
-                let budget = MAX_TEXT.saturating_sub(held.load(Relaxed));
-                let e = match member_text(name, raw.into(), budget) {
-                    Ok(text) => {
-                        held.fetch_add(text.len() as u64, Relaxed);
-                        return Some(text);
-                    }
+                let e = match held.text(name, raw.into()) {
+                    Ok(text) => return Some(text),
                     Err(e) => e,
                 };
                 let mut failed = failed
@@ -514,16 +557,15 @@ impl OpenDir {
     /// Adds `members`: a `.gz` or `.xz` log as it is packed (inflated when read), any other
     /// as text now.
     fn add(&mut self, members: Vec<Member>) -> Result<(), IngestError> {
-        use std::sync::atomic::Ordering::Relaxed;
         for (name, raw) in members {
             if name.ends_with(".gz") || name.ends_with(".xz") {
                 self.dir.insert_packed(&name, raw);
                 continue;
             }
-            let budget = MAX_TEXT.saturating_sub(self.held.load(Relaxed));
-            let text = member_text(&name, raw.into(), budget)
+            let text = self
+                .held
+                .text(&name, raw.into())
                 .map_err(|e| IngestError::from(e).in_file(&format!("{}{name}", self.prefix)))?;
-            self.held.fetch_add(text.len() as u64, Relaxed);
             self.dir.insert(&name, text);
         }
         Ok(())
@@ -567,9 +609,11 @@ fn read_tar<R: Read>(
     reader: Capped<R>,
     meta: &UploadMeta,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
+    let budget = reader.budget.clone();
     let mut archive = tar::Archive::new(reader);
     // Each logs directory's members, parsed once the walk has left the directory.
-    let mut dirs = Dirs::new();
+    let mut dirs = Dirs::new(&budget);
+    let rows = dirs.held.rows.clone();
     let mut numa = NumaTexts::default();
     let mut numa_replaced = 0;
     // Each kernel's benchmarks in the order they ran (its `tests-activity`).
@@ -689,14 +733,10 @@ fn read_tar<R: Read>(
         }
         if let Some((kernel, iter)) = numa_place(&parts) {
             let raw = read_raw(&mut entry)?;
-            let held = &dirs.held;
-            let text = member_text(
-                &path,
-                raw.into(),
-                MAX_TEXT.saturating_sub(held.load(std::sync::atomic::Ordering::Relaxed)),
-            )
-            .map_err(|e| IngestError::from(e).in_file(&path))?;
-            held.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            let text = dirs
+                .held
+                .text(&path, raw.into())
+                .map_err(|e| IngestError::from(e).in_file(&path))?;
             let n = numa.len() + numa_replaced;
             if numa.insert((kernel.to_owned(), iter), (text, n)).is_some() {
                 numa_replaced += 1;
@@ -723,7 +763,8 @@ fn read_tar<R: Read>(
     if count == 0 {
         return Err(IngestError::new("the archive is empty or truncated"));
     }
-    let (mut runs, report) = read_dirs(dirs.finish(&numa), meta)?;
+    let (mut runs, report) = read_dirs(dirs.finish(&numa), meta, &budget)?;
+    budget.spend_rows(rows.printed());
     for run in &mut runs {
         if let Some(facts) = system.get(run.key.kernel.as_str()) {
             run.facts.extend(facts.iter().cloned());
@@ -755,15 +796,17 @@ impl From<Unreadable> for IngestError {
     }
 }
 
-/// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs),
-/// at most `budget` bytes of it; bytes that are not UTF-8 are replaced, as the tools' text
+/// A member's text: decompressed if its name says `.gz` or `.xz` (as mmtests leaves logs,
+/// every byte inflated charged to the upload's `budget`), at most `left` bytes of it (the
+/// text the tree may still hold); bytes that are not UTF-8 are replaced, as the tools' text
 /// is read by awk and perl byte-wise anyway.
 fn member_text(
     name: &str,
     raw: std::borrow::Cow<'_, [u8]>,
-    budget: u64,
+    left: u64,
+    budget: &Budget,
 ) -> Result<String, Unreadable> {
-    let limit = budget.min(MAX_ENTRY);
+    let limit = left.min(MAX_ENTRY);
     let mut out = Vec::new();
     // Concatenated streams are read on, as `zcat` and `xzcat` do; straight from `raw` (the
     // `bufread` decoders), into room for the text it likely holds: a gzip stream ends with
@@ -778,13 +821,15 @@ fn member_text(
             ]))
         });
         out.reserve(likely_text(stated, limit, raw.len(), 1032));
-        flate2::bufread::MultiGzDecoder::new(&raw[..])
+        let inner = flate2::bufread::MultiGzDecoder::new(&raw[..]);
+        Charged { inner, budget }
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("gzip", e))
     } else if name.ends_with(".xz") {
         out.reserve(likely_text(u64::MAX, limit, raw.len(), 8));
-        liblzma::bufread::XzDecoder::new_multi_decoder(&raw[..])
+        let inner = liblzma::bufread::XzDecoder::new_multi_decoder(&raw[..]);
+        Charged { inner, budget }
             .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|e| ("xz", e))
@@ -794,6 +839,9 @@ fn member_text(
         Ok(n)
     };
     if let Err((kind, e)) = read {
+        if let Some(spent) = e.get_ref().and_then(|e| e.downcast_ref::<Inflated>()) {
+            return Err(Unreadable::TooBig((*spent).into()));
+        }
         return Err(Unreadable::Broken(format!(
             "the {kind} member cannot be read: {e}"
         )));
@@ -888,8 +936,9 @@ fn parse_pool_spawn(job: impl FnOnce() + Send + 'static) {
 fn read_dirs(
     dirs: impl Iterator<Item = Result<(DirKey, Outcome), IngestError>>,
     meta: &UploadMeta,
+    budget: &Budget,
 ) -> Result<(Vec<ParsedRun>, Vec<TreeDir>), IngestError> {
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     let mut report = Vec::new();
     // Per run: how mmtests compares it, and its ratio operations.
     let mut comparing: std::collections::HashMap<super::RunKey, (lines::Comparing, Vec<String>)> =
@@ -1126,7 +1175,7 @@ pub(crate) mod tests {
     fn the_tar_reader_skips_forward_through_the_allowance() {
         use std::io::{Seek, SeekFrom};
         let data: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
-        let mut r = Capped::new(&data[..], 60_000);
+        let mut r = Capped::new(&data[..], &Budget::with_allowance(60_000));
         let mut head = [0u8; 10];
         r.read_exact(&mut head).unwrap();
         // A skip longer than the scratch buffer lands where reading would have.
@@ -1143,7 +1192,7 @@ pub(crate) mod tests {
         let e = r.seek(SeekFrom::Current(30_000)).unwrap_err();
         assert!(e.to_string().contains("inflates to more than 60000"), "{e}");
         // And a skip past the end is a truncated archive.
-        let mut short = Capped::new(&data[..100], 1 << 20);
+        let mut short = Capped::new(&data[..100], &Budget::with_allowance(1 << 20));
         let e = short.seek(SeekFrom::Current(101)).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
     }
@@ -1403,7 +1452,7 @@ pub(crate) mod tests {
     /// broken log it read the first time.
     #[test]
     fn a_broken_log_still_leaves_out_a_directory_parsed_again() {
-        let mut dirs = Dirs::new();
+        let mut dirs = Dirs::new(&Budget::default());
         let numa = NumaTexts::new();
         dirs.add(
             ("6.1".into(), "saladfork".into(), 0),
@@ -1429,7 +1478,7 @@ pub(crate) mod tests {
     fn a_directory_sent_before_its_numa_map_is_parsed_again_with_it() {
         let log =
             "PARENT  CHILD   LATENCY\n000     001     5\n000     004     6\n005     007     7\n";
-        let (mut dirs, mut numa) = (Dirs::new(), NumaTexts::new());
+        let (mut dirs, mut numa) = (Dirs::new(&Budget::default()), NumaTexts::new());
         dirs.add(
             ("6.1".into(), "saladfork".into(), 0),
             ("saladfork-0.log.gz".into(), gz(log)),

@@ -23,7 +23,7 @@ use app::mmtests::Summarise;
 
 use super::family::Line;
 use super::lines::{self, Comparing};
-use crate::ingest::{resolve_key, IngestError, ParsedRun, RunBuilder, UploadMeta};
+use crate::ingest::{resolve_key, Budget, IngestError, ParsedRun, RunBuilder, UploadMeta};
 
 /// The first line that marks the format.
 pub const MAGIC: &str = "# mmtests-rows";
@@ -44,7 +44,11 @@ pub fn detect(head: &str) -> bool {
     }
 }
 
-pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestError> {
+pub fn parse(
+    text: &str,
+    meta: &UploadMeta,
+    budget: &Budget,
+) -> Result<Vec<ParsedRun>, IngestError> {
     let mut header: Vec<(String, String, u64)> = Vec::new();
     let mut rows: Vec<Line> = Vec::new();
     let mut line_numbers: Vec<u64> = Vec::new();
@@ -159,7 +163,7 @@ pub fn parse(text: &str, meta: &UploadMeta) -> Result<Vec<ParsedRun>, IngestErro
     if rows.is_empty() {
         return Err(IngestError::new("no mmtests rows in the file"));
     }
-    let mut builder = RunBuilder::default();
+    let mut builder = RunBuilder::within(budget);
     let key = resolve_key(1, &own, None, None, None, None)?;
     let run = builder.run(key, &own.tags);
     let direction = if higher {

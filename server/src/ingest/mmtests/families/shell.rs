@@ -306,15 +306,10 @@ pub fn printed_lines(printed: &[u8]) -> Vec<&[u8]> {
 pub fn to_line(printed: &[u8]) -> Line {
     let text = String::from_utf8_lossy(printed);
     let mut fields = text.splitn(6, '\t');
-    let mut next = || fields.next().unwrap_or("").into();
-    Line {
-        metric: next(),
-        a: next(),
-        b: next(),
-        interval: next(),
-        value: next(),
-        extra: next(),
-    }
+    let mut next = || -> Field { fields.next().unwrap_or("").into() };
+    let (metric, a, b, interval, value) = (next(), next(), next(), next(), next());
+    // (Through `Line::new`, so the row is charged to the tree's rows.)
+    Line::new(metric, a, b, interval, value).extra(next())
 }
 
 /// A pipeline's printed bytes through `sort -k<k>,<k>[n] ...` ([`sort_order`]), each line then
