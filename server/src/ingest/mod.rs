@@ -20,6 +20,8 @@ mod sysbench;
 
 mod budget;
 mod error;
+#[cfg(test)]
+mod linear;
 mod meta;
 mod run;
 
