@@ -13,9 +13,7 @@ use std::collections::BTreeMap;
 use app::label::Direction;
 use serde::Deserialize;
 
-use super::{
-    resolve_key, strip_bom, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta,
-};
+use super::{resolve_key, strip_bom, Budget, IngestError, ParsedRun, Row, RunBuilder, UploadMeta};
 
 const COLUMNS: &[&str] = &[
     "benchmark",

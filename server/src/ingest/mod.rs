@@ -18,7 +18,7 @@ mod mmtests_directions;
 mod netperf;
 mod sysbench;
 
-mod budget;
+pub mod budget;
 mod error;
 #[cfg(test)]
 mod linear;

@@ -186,11 +186,11 @@ impl<R: Read> Read for Capped<R> {
 /// tell "exactly spent" from "over"), charged to it.
 fn charged_read<R: Read>(inner: &mut R, buf: &mut [u8], budget: &Budget) -> std::io::Result<usize> {
     let left = budget.allowance().saturating_sub(budget.inflated());
-    let max = buf.len().min(left.saturating_add(1).min(usize::MAX as u64) as usize);
+    let max = buf
+        .len()
+        .min(left.saturating_add(1).min(usize::MAX as u64) as usize);
     let n = inner.read(&mut buf[..max])?;
-    budget
-        .inflate(n as u64)
-        .map_err(std::io::Error::other)?;
+    budget.inflate(n as u64).map_err(std::io::Error::other)?;
     Ok(n)
 }
 
