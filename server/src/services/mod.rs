@@ -122,7 +122,10 @@ pub enum ServiceError {
     /// A field whose value is well formed but not acceptable (a commit that is not hex): 422,
     /// naming the field.
     #[error("{message}")]
-    Field { field: &'static str, message: String },
+    Field {
+        field: &'static str,
+        message: String,
+    },
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]

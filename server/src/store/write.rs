@@ -304,7 +304,11 @@ async fn insert_runs_sqlite<'u>(
                 r.key.benchmark.as_str().arg(),
                 Arg::Int(Some(machines[r.key.machine.as_str()])),
                 Arg::Int(Some(kernels[r.key.kernel.as_str()])),
-                r.key.commit.as_ref().map(app::label::CommitSha::as_str).arg(),
+                r.key
+                    .commit
+                    .as_ref()
+                    .map(app::label::CommitSha::as_str)
+                    .arg(),
                 tags_json(r)?.arg(),
                 serde_json::to_string(&r.facts)?.arg(),
                 Arg::Int(Some(r.sample_count() as i64)),

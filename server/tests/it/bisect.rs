@@ -390,11 +390,15 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     // One cancelled while it runs.
     let r = start(spec("step-box", 8, 120)).await;
     let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let (_, next) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, next) = app
+        .post_json(&format!("/api/v1/bisections/{id}/next"))
+        .await;
     assert_eq!(next["state"], "running");
     assert!(next["commit"].is_string(), "{next}");
     // Handed out once: a second robot gets nothing until those runs come in.
-    let (_, again) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, again) = app
+        .post_json(&format!("/api/v1/bisections/{id}/next"))
+        .await;
     assert_eq!(
         again,
         json!({"state": "running", "commit": null, "runs": 0})
@@ -408,7 +412,9 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     assert_eq!(r.status().as_u16(), 200);
     let b: Value = r.json().await.unwrap();
     assert_eq!(b["state"], "cancelled");
-    let (_, next) = app.post_json(&format!("/api/v1/bisections/{id}/next")).await;
+    let (_, next) = app
+        .post_json(&format!("/api/v1/bisections/{id}/next"))
+        .await;
     assert_eq!(
         next,
         json!({"state": "cancelled", "commit": null, "runs": 0})

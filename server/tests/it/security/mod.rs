@@ -613,7 +613,7 @@ async fn metric_labels_come_from_a_closed_set() {
 async fn page_trends_obey_the_api_caps() {
     let app = spawn_app().await;
     let mut csv = String::from("benchmark,metric,param,value,commit\n");
-    for commit in ["a1", "b2"] {
+    for commit in ["a1a1a1a", "b2b2b2b"] {
         for p in 0..40 {
             csv.push_str(&format!("many,tput,p{p},{},{commit}\n", 100 + p));
         }
@@ -656,7 +656,7 @@ async fn one_csp_without_unsafe_inline_scripts() {
     let app = spawn_app().await;
     let r = app
         .upload_raw(
-            "benchmark=b&machine=m1&commit=a1",
+            "benchmark=b&machine=m1&commit=a1a1a1a",
             "kernel,metric,value\n6.1,tput,1\n6.2,tput,2\n",
         )
         .await;
@@ -723,7 +723,7 @@ async fn an_upload_token_cannot_set_marks() {
     let upload = |t: &str, query: &str, n: usize| {
         app.client
             .post(app.url(&format!(
-                "/api/v1/upload?machine=m1&kernel=6.1&commit=a1{query}"
+                "/api/v1/upload?machine=m1&kernel=6.1&commit=a1a1a1a{query}"
             )))
             .header("authorization", format!("Bearer {t}"))
             .body(format!("{CSV}b,tput,{n}\n"))
