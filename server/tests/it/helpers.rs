@@ -2,8 +2,11 @@
 //! dir, or, when `PERFLINE_TEST_ENGINE=postgres` (the second pass of `scripts/test`), a new
 //! database of its own on the throwaway PostgreSQL cluster `PERFLINE_TEST_PG` names.
 
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use perfline_server::store::Store;
 use perfline_server::{serve, AppState, Config};
@@ -418,4 +421,88 @@ pub fn site_file(suffix: &str) -> String {
         .expect("the test binary embeds the site: run scripts/build-site before building (scripts/test does)")
         .to_owned();
     format!("/pkg/{name}{suffix}")
+}
+
+/// The real `perfline` binary as a process on a fresh port, and the address it printed: for
+/// what only a process shows (signals, `kill -9`, memory).
+pub struct Perfline {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Perfline {
+    /// Starts `perfline` on `db`: a SQLite file or a `postgres://` URL.
+    pub fn start(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Perfline {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
+            .args(["--listen", "127.0.0.1:0", "--log", "info", "--db"])
+            .arg(db)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("perfline starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines.next().expect("perfline printed its address").unwrap();
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                break rest.split_whitespace().next().unwrap().to_owned();
+            }
+        };
+        // Keep draining the log so the process never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        Perfline { child, addr }
+    }
+
+    pub fn signal(&self, name: &str) {
+        assert!(matches!(name, "TERM" | "INT" | "KILL"), "no signal {name}");
+        // kill(1) on our own child's pid, which it still is (not yet waited for).
+        let done = Command::new("kill")
+            .args(["-s", name, &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(done.success(), "kill -{name}");
+    }
+
+    /// Waits up to `limit` for the process to exit: its exit code, or `Err` with the signal
+    /// that killed it; panics if it is still running.
+    pub fn wait(&mut self, limit: Duration) -> Result<i32, i32> {
+        use std::os::unix::process::ExitStatusExt;
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().ok_or(status.signal().unwrap_or(-1));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("perfline is still running after {limit:?}");
+    }
+}
+
+impl Perfline {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// A `/proc/PID/status` figure in KiB (`VmHWM`: the peak resident set; `VmRSS`).
+    pub fn status_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{field} in {status}"))
+    }
+
+    /// Starts the peak over from the present resident set (`clear_refs` 5).
+    pub fn reset_peak(&self) {
+        std::fs::write(format!("/proc/{}/clear_refs", self.child.id()), "5").unwrap();
+    }
+}
+
+impl Drop for Perfline {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

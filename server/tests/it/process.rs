@@ -3,76 +3,16 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 
+use crate::helpers::Perfline;
+
 /// The body of `GET url` as text.
 async fn get_text(client: &reqwest::Client, url: &str) -> String {
     client.get(url).send().await.unwrap().text().await.unwrap()
-}
-
-/// A running `perfline` on a fresh port, and the address it printed.
-struct Perfline {
-    child: Child,
-    addr: String,
-}
-
-impl Perfline {
-    /// Starts `perfline` on `db`: a SQLite file or a `postgres://` URL.
-    fn start(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Perfline {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
-            .args(["--listen", "127.0.0.1:0", "--log", "info", "--db"])
-            .arg(db)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perfline starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
-            let line = lines.next().expect("perfline printed its address").unwrap();
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-        };
-        // Keep draining the log so the process never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        Perfline { child, addr }
-    }
-
-    fn signal(&self, name: &str) {
-        assert!(matches!(name, "TERM" | "INT" | "KILL"), "no signal {name}");
-        // kill(1) on our own child's pid, which it still is (not yet waited for).
-        let done = Command::new("kill")
-            .args(["-s", name, &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(done.success(), "kill -{name}");
-    }
-
-    /// Waits up to `limit` for the process to exit: its exit code, or `Err` with the signal
-    /// that killed it; panics if it is still running.
-    fn wait(&mut self, limit: Duration) -> Result<i32, i32> {
-        use std::os::unix::process::ExitStatusExt;
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().ok_or(status.signal().unwrap_or(-1));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("perfline is still running after {limit:?}");
-    }
-}
-
-impl Drop for Perfline {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The server asks the kernel for no transparent huge pages (`perfline_server::small_pages`,

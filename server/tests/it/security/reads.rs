@@ -7,8 +7,7 @@
 //! benchmark, `benchmark=`); it is rendered as heavy work. Anonymous compares make at most
 //! `--max-anonymous-permalinks` permalinks (the oldest anonymous ones go first).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use perfline_server::http::auth::AuthMode;
@@ -162,57 +161,6 @@ async fn a_whole_tree_report_holds_at_most_its_cells_and_says_what_it_left_out()
         .await
         .unwrap();
     assert_error(r, 400, "offset").await;
-}
-
-/// The real binary, as `it::process` starts it, and what the kernel says of its memory.
-struct Perfline {
-    child: Child,
-    addr: String,
-}
-
-impl Perfline {
-    fn start(db: &std::path::Path, extra: &[&str]) -> Perfline {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_perfline"))
-            .args(["--listen", "127.0.0.1:0", "--log", "info", "--db"])
-            .arg(db)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("perfline starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
-            let line = lines.next().expect("perfline printed its address").unwrap();
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        Perfline { child, addr }
-    }
-
-    /// A `/proc/PID/status` figure in KiB (`VmHWM`: the peak resident set).
-    fn status_kib(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or_else(|| panic!("{field} in {status}"))
-    }
-
-    /// Starts the peak over from the present resident set (`clear_refs` 5).
-    fn reset_peak(&self) {
-        std::fs::write(format!("/proc/{}/clear_refs", self.child.id()), "5").unwrap();
-    }
-}
-
-impl Drop for Perfline {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The audit's amplification through the real binary in token mode: two uploads of a tree
