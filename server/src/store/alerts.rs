@@ -125,13 +125,14 @@ macro_rules! summary_columns {
     };
 }
 
-/// The `LIKE` pattern of the commits `sha` abbreviates (itself, if it is not hex: it then
-/// matches nothing, as no stored commit has a `%` or `_`).
+/// The `LIKE` pattern of the history commits `sha` abbreviates; for a `sha` that is not hex
+/// (stored before commits had to be), the empty pattern, which no history commit matches: a
+/// `%` or `_` in it is never a wildcard.
 fn sha_prefix(sha: &str) -> String {
-    if sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !sha.is_empty() && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         format!("{}%", sha.to_ascii_lowercase())
     } else {
-        sha.to_owned()
+        String::new()
     }
 }
 

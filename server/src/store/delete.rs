@@ -60,7 +60,11 @@ impl Correction {
             commit: match commit.map(str::trim) {
                 None => None,
                 Some("") => Some(None),
-                Some(c) => Some(Some(label("commit", c)?)),
+                Some(c) => Some(Some(
+                    app::label::CommitSha::parse(c)
+                        .map(|c| c.as_str().to_owned())
+                        .map_err(|e| IngestError::field("commit", format!("commit {e}")))?,
+                )),
             },
             tags: tags
                 .map(|t| {

@@ -54,8 +54,8 @@ pub struct BisectRunArgs {
     #[arg(long)]
     pub bisection: i64,
     /// The command, through `sh -c`, with `PERFLINE_COMMIT` and `PERFLINE_BISECTION` in its
-    /// environment (beside `PERFLINE_SERVER` and `PERFLINE_TOKEN`); `{commit}` and
-    /// `{bisection}` in the command stand for them, as quoted references to those variables.
+    /// environment (beside `PERFLINE_SERVER` and `PERFLINE_TOKEN`); a bare `{commit}` or
+    /// `{bisection}` in the command stands for `"$PERFLINE_COMMIT"` (refused inside quotes).
     /// A non-empty standard output is uploaded as one run of the commit.
     #[arg(long)]
     pub exec: String,
@@ -94,7 +94,7 @@ async fn start(a: BisectStartArgs) -> Result<Outcome, CliError> {
         message: format!("an answer that is not a bisection: {e}"),
     })?;
     print_text(&format!(
-        "bisection {}: {} {}.{} on {}, good {} bad {} ({} commits between)\nrun it: perfline bisect run --bisection {} --exec 'build-and-bench.sh {{commit}}'",
+        "bisection {}: {} {}.{} on {}, good {} bad {} ({} commits between)\nrun it: perfline bisect run --bisection {} --exec 'build-and-bench.sh \"$PERFLINE_COMMIT\"'",
         b.id,
         b.state,
         b.benchmark,
@@ -113,6 +113,7 @@ fn short(s: &str) -> &str {
 }
 
 async fn run(a: BisectRunArgs) -> Result<Outcome, CliError> {
+    exec::check_template(&a.exec, &["commit", "bisection"])?;
     let http = Http::new(&a.client)?;
     let id = a.bisection;
     loop {
@@ -187,6 +188,13 @@ fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
 
 /// Runs the command for `commit` once and uploads what it prints.
 async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), CliError> {
+    if app::label::CommitSha::parse(commit).is_err() {
+        return Err(CliError::Failed(format!(
+            "bisection {}: the server asks for a commit that is not one ({:?}); not run",
+            a.bisection,
+            app::text::head(commit, 80)
+        )));
+    }
     let id = a.bisection.to_string();
     let vars = [("commit", commit), ("bisection", id.as_str())];
     exec::run_and_upload(

@@ -21,7 +21,7 @@ pub(super) async fn run_and_upload(
     what: &str,
 ) -> Result<Option<String>, CliError> {
     let names: Vec<&str> = vars.iter().map(|(name, _)| *name).collect();
-    let command = placeholders::expand(template, &names);
+    let command = placeholders::expand(template, &names).map_err(CliError::Usage)?;
     let mut c = tokio::process::Command::new("sh");
     c.arg("-c")
         .arg(&command)
@@ -55,4 +55,12 @@ pub(super) async fn run_and_upload(
         })
         .await?;
     Ok(Some(read_text(response).await?))
+}
+
+/// Refuses, before any work is taken, an `--exec` template whose placeholders (of `names`)
+/// could not be run safely.
+pub(super) fn check_template(template: &str, names: &[&str]) -> Result<(), CliError> {
+    placeholders::expand(template, names)
+        .map(drop)
+        .map_err(CliError::Usage)
 }

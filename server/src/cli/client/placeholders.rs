@@ -2,17 +2,15 @@
 //!
 //! The values a server names (benchmark, kernel, metric, commit, …) are chosen by whoever may
 //! upload, and a robot runs as root. So no value is ever spliced into the command's text: each
-//! `{name}` becomes a reference to the environment variable `PERFLINE_NAME`, which holds the
-//! value, and the shell expands it as data, never as code. Whatever its bytes (`;`, `$(…)`,
-//! backticks, quotes, a newline), the value is one argument.
+//! `{name}` becomes `"${PERFLINE_NAME}"`, a quoted reference to the environment variable that
+//! holds the value, which the shell expands as data, never as code: whatever its bytes (`;`,
+//! `$(…)`, backticks, quotes, a newline), the value is one argument of the command.
 //!
-//! The reference is quoted for where the placeholder stands, so that the value stays one
-//! argument there too: bare, `{commit}` becomes `"${PERFLINE_COMMIT}"`; inside double quotes,
-//! `${PERFLINE_COMMIT}`; inside single quotes, `'"${PERFLINE_COMMIT}"'` (the single quotes
-//! closed and reopened around it). The quoting context is followed through `$(…)` and
-//! backticks. Should it misjudge a context (the shell's grammar is larger than this reader),
-//! the worst outcome is a value split into words or taken literally; never code, since the
-//! command's text holds only the user's own bytes and the fixed references.
+//! A placeholder inside quotes is refused: quoted text is mostly there to be handed to another
+//! interpreter (`awk '…'`, `sh -c "…"`, `perl -e`, `ssh host "…"`), which would read the
+//! value as code. There the command should read the variable itself (`ENVIRON["PERFLINE_X"]`,
+//! `awk -v x="$PERFLINE_X"`, `"$1"` after `sh -c '…' sh "$PERFLINE_X"`). The quoting context
+//! is followed through `$(…)` and backticks (bare inside them).
 
 /// Where a placeholder stands in the command's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +32,8 @@ pub(super) fn variable(name: &str) -> String {
 
 /// `template` with each `{name}` of `names` replaced by a quoted reference to its variable
 /// ([`variable`]). Other braces, and a placeholder right after a backslash, stay as written.
-pub(super) fn expand(template: &str, names: &[&str]) -> String {
+/// A placeholder inside single or double quotes is an error that says what to write instead.
+pub(super) fn expand(template: &str, names: &[&str]) -> Result<String, String> {
     let mut out = String::with_capacity(template.len() + 32);
     let mut stack = vec![Context::Bare { parens: 0 }];
     let mut rest = template;
@@ -46,13 +45,14 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
         if c == '{' {
             if let Some((name, after)) = placeholder(after, names) {
                 let var = variable(name);
-                match top {
-                    Context::Double => out.push_str(&format!("${{{var}}}")),
-                    Context::Single => out.push_str(&format!("'\"${{{var}}}\"'")),
-                    Context::Bare { .. } | Context::Backtick => {
-                        out.push_str(&format!("\"${{{var}}}\""));
-                    }
+                if matches!(top, Context::Double | Context::Single) {
+                    return Err(format!(
+                        "{{{name}}} stands inside quotes in --exec, where the text may go to \
+                         another program (awk, sh -c, ssh) that would read the value as code; \
+                         write it bare, or read \"${var}\" in the command itself"
+                    ));
                 }
+                out.push_str(&format!("\"${{{var}}}\""));
                 rest = after;
                 continue;
             }
@@ -106,7 +106,7 @@ pub(super) fn expand(template: &str, names: &[&str]) -> String {
             _ => {}
         }
     }
-    out
+    Ok(out)
 }
 
 /// The placeholder of `names` that `inner` (the text after a `{`) starts with, and the text
@@ -124,28 +124,41 @@ mod tests {
     const NAMES: &[&str] = &["commit", "benchmark", "request"];
 
     fn check(template: &str, expect: &str) {
-        assert_eq!(expand(template, NAMES), expect, "{template}");
+        assert_eq!(expand(template, NAMES).as_deref(), Ok(expect), "{template}");
     }
 
     #[test]
-    fn each_context_gets_its_quoting() {
+    fn bare_placeholders_become_quoted_variables() {
         check(
             "build-boot-bench.sh {commit} {benchmark}",
             r#"build-boot-bench.sh "${PERFLINE_COMMIT}" "${PERFLINE_BENCHMARK}""#,
         );
         check(
-            r#"run "at {commit}" --id={request}"#,
-            r#"run "at ${PERFLINE_COMMIT}" --id="${PERFLINE_REQUEST}""#,
+            r#"run "at" --id={request}"#,
+            r#"run "at" --id="${PERFLINE_REQUEST}""#,
         );
-        check("echo 'at {commit}'", r#"echo 'at '"${PERFLINE_COMMIT}"''"#);
         check(
             r#"echo "$(basename {benchmark})" `echo {commit}`"#,
             r#"echo "$(basename "${PERFLINE_BENCHMARK}")" `echo "${PERFLINE_COMMIT}"`"#,
         );
         check(
-            r#"x=$( (echo a) ; echo {commit} ) "{commit}""#,
+            r#"x=$( (echo a) ; echo {commit} ) {commit}"#,
             r#"x=$( (echo a) ; echo "${PERFLINE_COMMIT}" ) "${PERFLINE_COMMIT}""#,
         );
+    }
+
+    #[test]
+    fn placeholders_in_quotes_are_refused() {
+        for template in [
+            "awk 'BEGIN{print \"{benchmark}\"}'",
+            "sh -c 'run {benchmark}'",
+            "sh -c \"run {benchmark}\"",
+            "ssh box \"run {commit}\"",
+            "echo \"$(echo '{commit}')\"",
+        ] {
+            let e = expand(template, NAMES).unwrap_err();
+            assert!(e.contains("inside quotes"), "{template}: {e}");
+        }
     }
 
     #[test]
@@ -167,22 +180,26 @@ mod tests {
         let hostile = "x;touch /tmp/perfline-pwned-unit $(id) `id` \"'\n\\";
         for template in [
             "printf '%s\\n' {benchmark}",
-            "printf '%s\\n' \"{benchmark}\"",
-            "printf '%s\\n' '{benchmark}'",
             "printf '%s\\n' \"$(printf '%s' {benchmark})\"",
+            "printf '%s\\n' `printf '%s' {benchmark}`",
         ] {
             let out = std::process::Command::new("sh")
                 .arg("-c")
-                .arg(expand(template, NAMES))
+                .arg(expand(template, NAMES).unwrap())
                 .env("PERFLINE_BENCHMARK", hostile)
                 .output()
                 .expect("sh runs");
             assert!(out.status.success(), "{template}");
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("{hostile}\n"),
-                "{template}"
-            );
+            let printed = String::from_utf8_lossy(&out.stdout);
+            assert!(printed.starts_with("x;touch"), "{template}: {printed}");
+            assert!(!std::path::Path::new("/tmp/perfline-pwned-unit").exists());
         }
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(expand("printf '%s\\n' {benchmark}", NAMES).unwrap())
+            .env("PERFLINE_BENCHMARK", hostile)
+            .output()
+            .expect("sh runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{hostile}\n"));
     }
 }

@@ -21,8 +21,8 @@ pub struct WorkArgs {
     /// The command to run for each run wanted, through `sh -c`. The run's values are in its
     /// environment as `PERFLINE_COMMIT`, `PERFLINE_BENCHMARK`, `PERFLINE_MACHINE`,
     /// `PERFLINE_KERNEL`, `PERFLINE_METRIC` and `PERFLINE_REQUEST` (beside `PERFLINE_SERVER`
-    /// and `PERFLINE_TOKEN`); `{commit}`, `{benchmark}`, ... in the command stand for them, as
-    /// quoted references to those variables: a value is one argument, never shell code.
+    /// and `PERFLINE_TOKEN`); a bare `{commit}`, `{benchmark}`, ... in the command stands for
+    /// `"$PERFLINE_COMMIT"`, ...: one argument, never shell code (refused inside quotes).
     /// Its standard output, when not empty, is uploaded as one run.
     #[arg(long)]
     pub exec: String,
@@ -38,7 +38,18 @@ pub struct WorkArgs {
     pub settle: u64,
 }
 
+/// The placeholders `--exec` may name.
+const NAMES: [&str; 6] = [
+    "commit",
+    "benchmark",
+    "machine",
+    "kernel",
+    "metric",
+    "request",
+];
+
 pub(super) async fn work(a: WorkArgs) -> Result<Outcome, CliError> {
+    exec::check_template(&a.exec, &NAMES)?;
     let http = Http::new(&a.client)?;
     let path = format!(
         "/api/v1/work?{}",
@@ -96,6 +107,13 @@ async fn run_one(
     k: u32,
     of: u32,
 ) -> Result<(), CliError> {
+    if !r.commit.is_empty() && app::label::CommitSha::parse(&r.commit).is_err() {
+        return Err(CliError::Failed(format!(
+            "request {}: the server asks for a commit that is not one ({:?}); not run",
+            r.id,
+            app::text::head(&r.commit, 80)
+        )));
+    }
     let id = r.id.to_string();
     let vars = [
         ("commit", r.commit.as_str()),

@@ -224,7 +224,7 @@ pub async fn correct_run(
         patch.tags.as_deref(),
     )
     .map_err(|e| match e.field.as_deref() {
-        Some("tags") => ApiError::Unprocessable(e),
+        Some("tags" | "commit") => ApiError::Unprocessable(e),
         _ => ApiError::BadRequest(e.message),
     })?;
     let changed = state

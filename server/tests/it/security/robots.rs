@@ -33,9 +33,9 @@ fn markers(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Finding 1 (critical): benchmark, kernel, metric and machine names that are shell code, in
-/// every quoting context of `--exec`, reach the robot's command as single arguments, byte
-/// for byte, and none of them runs.
+/// Finding 1 (critical): benchmark, kernel, metric and machine names that are shell code reach
+/// the robot's command as single arguments, byte for byte, and none of them runs; a template
+/// with a placeholder inside quotes is refused before any work is taken.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_robot_runs_no_name_an_uploader_chose() {
     let app = spawn_app().await;
@@ -110,7 +110,25 @@ async fn a_robot_runs_no_name_an_uploader_chose() {
     assert_eq!(requests[0]["benchmark"], benchmark.as_str());
 
     std::fs::write(dir.path().join("record.sh"), RECORD).unwrap();
-    let exec = r#"sh record.sh {commit} "{benchmark}" '{kernel}' "$(printf %s {metric})" x{machine}y "{request}""#;
+    // A placeholder inside quotes could reach another interpreter (`sh -c '…'`, awk): the
+    // robot refuses the template before taking any work.
+    for quoted in [
+        "sh -c 'sh record.sh {benchmark}'",
+        r#"awk 'BEGIN{print "{benchmark}"}'"#,
+        r#"sh record.sh "{commit}""#,
+    ] {
+        let out = perfline(
+            &app.base,
+            &["work", "--machine", &machine, "--exec", quoted],
+            Some(dir.path()),
+        )
+        .await;
+        assert!(!out.status.success(), "{quoted}");
+        assert!(stderr(&out).contains("inside quotes"), "{}", stderr(&out));
+    }
+    assert!(!dir.path().join("count").exists(), "nothing ran");
+    // Bare placeholders, inside $(…), glued to other text, and the variable itself.
+    let exec = r#"sh record.sh {commit} {benchmark} "$PERFLINE_KERNEL" "$(printf %s {metric})" x{machine}y {request}"#;
     let out = perfline(
         &app.base,
         &[
@@ -250,6 +268,16 @@ async fn commits_are_hex_everywhere_they_are_accepted() {
     assert_eq!(r.status().as_u16(), 201);
     let v: Value = r.json().await.unwrap();
     assert!(v.to_string().contains("a337531b94"), "{v}");
+    // An admin's correction of a run's commit is held to the same rule.
+    let r = app
+        .client
+        .patch(app.url("/api/v1/runs/1"))
+        .json(&json!({"commit": "$(reboot)"}))
+        .send()
+        .await
+        .unwrap();
+    let e = assert_error(r, 422, "commit").await;
+    assert_eq!(e["error"]["field"], "commit", "{e}");
 }
 
 /// Finding 8: taking a bisection's work is a `POST` (a `GET` changes nothing), and a write
