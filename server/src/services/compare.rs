@@ -457,6 +457,10 @@ pub const MAX_TREE_SECTIONS: usize = 500;
 /// before there was one; at this many, an answer of two kernels is about 13 MB of JSON.
 pub const MAX_TREE_CELLS: usize = 20_000;
 
+/// The most benchmarks too big for a whole-tree report that one page computes (to learn they
+/// are, and name them) before it ends: past them the page stops, and the next one goes on.
+pub const MAX_OVERSIZED_A_PAGE: usize = 2;
+
 /// Every benchmark of a tree compared at once (`benchmark=*`): a section per benchmark the
 /// baseline ran on the machine, in the order the baseline's tree ran them, from `offset`, as
 /// many as [`MAX_TREE_CELLS`] holds; those that could not be compared with why; and where
@@ -555,6 +559,7 @@ impl Services {
         let mut taken = Vec::new();
         let mut left_out = Vec::new();
         let mut cells = 0;
+        let mut oversized = 0;
         let mut rest = None;
         let mut at = 0;
         while let Some(live) = lives.next().await {
@@ -573,6 +578,12 @@ impl Services {
                                 c.query.kernels.len()
                             ),
                         ));
+                        // Each costs a whole comparison: a page pays for a few, then ends.
+                        oversized += 1;
+                        if oversized >= MAX_OVERSIZED_A_PAGE && at < names.len() {
+                            rest = Some((offset + at, names[at..].to_vec()));
+                            break;
+                        }
                         continue;
                     }
                     if cells + n > MAX_TREE_CELLS {

@@ -374,3 +374,46 @@ async fn anonymous_permalinks_are_bounded_and_a_token_holders_are_kept() {
         "an anonymous permalink a token holder asked for is kept"
     );
 }
+
+/// Benchmarks too big for any page (over `MAX_TREE_CELLS` alone) each cost a whole
+/// comparison to find out: one page computes at most two, names them, and ends; the next
+/// page goes on after them (review of issue 51: a tree of many such was computed whole on
+/// every anonymous page).
+#[tokio::test]
+async fn a_page_computes_few_benchmarks_too_big_for_it() {
+    let app = spawn_app().await;
+    let rows = MAX_TREE_CELLS / 2 + 1;
+    for (kernel, seed) in [("6.1", 1), ("6.2", 2)] {
+        let mut csv = String::from("benchmark,metric,value\n");
+        for b in ["big-a", "big-b", "big-c"] {
+            for m in 0..rows {
+                csv.push_str(&format!("{b},m{m},{}\n", 100 + (m + seed) % 7));
+            }
+        }
+        for m in 0..5 {
+            csv.push_str(&format!("small,m{m},{}\n", 10 + m + seed));
+        }
+        let r = app
+            .upload_raw(&format!("machine=m1&kernel={kernel}"), csv)
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let tree = "/api/v1/compare?benchmark=*&machine=m1&kernels=6.1,6.2";
+    let (status, first) = app.get_json(tree).await;
+    assert_eq!(status, 200, "{first}");
+    let left: Vec<&str> = first["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, ["big-a", "big-b"], "{}", first["left_out"]);
+    assert!(names(&first).is_empty());
+    assert_eq!(first["more"]["offset"], 2, "{}", first["more"]);
+    let next = first["more"]["next"].as_str().unwrap();
+    let (status, second) = app.get_json(path_of(next)).await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["left_out"][0]["benchmark"], "big-c");
+    assert_eq!(names(&second), ["small"]);
+    assert!(second["more"].is_null(), "{}", second["more"]);
+}
