@@ -75,8 +75,12 @@ impl StoreError {
                     // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
                     Ok(code) => matches!(code & 0xff, 5 | 6),
                     // PostgreSQL: serialization failure, deadlock, lock not available, too many
-                    // connections.
-                    Err(_) => matches!(code.as_ref(), "40001" | "40P01" | "55P03" | "53300"),
+                    // connections, a statement cancelled (its timeout), not accepting
+                    // connections yet.
+                    Err(_) => matches!(
+                        code.as_ref(),
+                        "40001" | "40P01" | "55P03" | "53300" | "57014" | "57P03"
+                    ),
                 }
             }
             _ => false,

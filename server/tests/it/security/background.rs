@@ -499,3 +499,41 @@ async fn an_event_that_panics_is_set_aside_and_later_ones_are_mailed() {
     );
     app.stop().await;
 }
+
+/// A summary whose confirmation check panics is set aside and announced at once, saying so:
+/// set aside it would await confirmation for ever, and its timeout would never raise it (a
+/// review of issue 51). The summary beside it is confirmed as usual.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confirmation_that_panics_announces_its_regression_unconfirmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = lasting_database(&dir).await;
+    let smtp = start_smtp().await;
+    let hook = start_receiver(Received::default()).await;
+    let app = server_with_receivers(&db, &smtp, &hook, |c| {
+        c.fail_items = Some("(netperf on box-poison)".into());
+    })
+    .await;
+    // The default rules confirm by reruns.
+    upload_step(&app, "netperf", "box-poison").await;
+    settle(&app).await;
+    let subject = mail_about(&smtp, "box-poison").await;
+    assert!(subject.contains("regression"), "{subject}");
+    let (_, v) = app
+        .get_json("/api/v1/alerts?status=all&machine=box-poison")
+        .await;
+    let s = &v["summaries"][0];
+    assert_eq!(s["status"], "new", "{s}");
+    assert!(
+        s["confirmation"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("announced without confirmation: checking the reruns failed"),
+        "{s}"
+    );
+    let v = background(&app).await;
+    let q = v["quarantined"].as_array().unwrap();
+    assert_eq!(q.len(), 1, "{v}");
+    assert_eq!(q[0]["task"], "confirmation");
+    assert_eq!(q[0]["kind"], "summary");
+    app.stop().await;
+}
