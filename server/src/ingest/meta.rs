@@ -27,6 +27,11 @@ pub struct UploadMeta {
     /// `request=ID`: the work request (`GET /api/v1/work`) these runs answer; it fills in the
     /// benchmark, machine and commit the upload leaves out.
     pub request: Option<i64>,
+    /// `run=NAME`: names this run of a robot's (`perfline work` and `bisect run` send a fresh
+    /// one for every run, the same one when they retry it): part of the upload's identity, so
+    /// a rerun whose output repeats an earlier one byte for byte is stored as the new run it
+    /// is, while a retried upload of the same run is still recognised.
+    pub run: Option<Label>,
     /// `bisection=ID`: the bisection these runs are for; it fills in the benchmark and
     /// machine the upload leaves out.
     pub bisection: Option<i64>,
@@ -55,6 +60,7 @@ impl UploadMeta {
                 })?);
             }
             "calibration" => self.calibration = Some(label(value)?),
+            "run" => self.run = Some(label(value)?),
             "bisection" => {
                 self.bisection = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
                     IngestError::field("bisection", format!("bisection must be a bisection's id, not '{}'", shorten(value)))
@@ -108,7 +114,7 @@ impl UploadMeta {
             other => {
                 return Err(IngestError::field(
                     other,
-                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction, calibration, request, bisection"),
+                    format!("unknown field '{other}'; the fields are: file, benchmark, machine, kernel, commit, commit_time, mark, tags, format, direction, calibration, request, bisection, run"),
                 ))
             }
         }
@@ -116,7 +122,7 @@ impl UploadMeta {
     }
 
     /// Fills in what the upload leaves out from the work request it answers (benchmark,
-    /// machine, commit, or the kernel when the request names no commit); an error when it
+    /// machine, commit, kernel: the request's, else the commit's 12 digits); an error when it
     /// says otherwise.
     pub fn answer(&mut self, r: &app::alerts::WorkRequest) -> Result<(), IngestError> {
         let conflict = |field: &str, given: &str, wanted: &str| {
@@ -137,10 +143,12 @@ impl UploadMeta {
                 None => *slot = Label::parse(wanted).ok(),
             }
         }
+        // The rerun is of the request's kernel, or of its commit built again: the kernel the
+        // runs it reruns named, unless the output names its own.
+        if self.kernel.is_none() {
+            self.kernel = Label::parse(&r.kernel).ok();
+        }
         if r.commit.is_empty() {
-            if self.kernel.is_none() {
-                self.kernel = Label::parse(&r.kernel).ok();
-            }
             return Ok(());
         }
         match &self.commit {
@@ -152,7 +160,19 @@ impl UploadMeta {
             }
             None => self.commit = CommitSha::parse(&r.commit).ok(),
         }
+        self.kernel_of_commit();
         Ok(())
+    }
+
+    /// A kernel for runs that name only their commit (a robot's output for a rerun or a
+    /// bisection step rarely says its kernel): the commit's first 12 digits, when the upload
+    /// names no kernel.
+    fn kernel_of_commit(&mut self) {
+        if self.kernel.is_none() {
+            if let Some(c) = &self.commit {
+                self.kernel = Label::parse(app::text::head(c.as_str(), 12)).ok();
+            }
+        }
     }
 
     /// Fills in the benchmark and machine of the bisection the runs are for (`id`, whose
@@ -181,6 +201,7 @@ impl UploadMeta {
                 None => *slot = Label::parse(wanted).ok(),
             }
         }
+        self.kernel_of_commit();
         Ok(())
     }
 
@@ -206,6 +227,9 @@ impl UploadMeta {
         }
         if let Some(b) = self.bisection {
             canonical["bisection"] = b.into();
+        }
+        if let Some(r) = &self.run {
+            canonical["run"] = r.as_str().into();
         }
         if !self.directions.is_empty() {
             canonical["directions"] = self

@@ -269,3 +269,75 @@ async fn without_reruns_an_alert_is_announced_after_the_timeout_saying_so() {
     assert_eq!(s["status"], "new", "{s}");
     assert!(s["confirmation"].is_null());
 }
+
+/// The documented robot (issue 52): its command prints the run and nothing else: no kernel
+/// column (the request's kernel is the run's, or the commit's digits), and the same bytes on
+/// every rerun of a commit (a deterministic benchmark). Each run is stored and counted as the
+/// new run it is (`run=`, a fresh name per run), so the loop ends instead of rerunning for
+/// ever or failing `422 no kernel`; a retried upload of one run is still recognised.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_robot_that_prints_only_its_numbers_the_same_each_time_is_counted() {
+    let app = spawn_app().await;
+    robot_with_a_step(&app, None).await;
+    upload_commit(&app, 30, 2345.0, None).await;
+    settle(&app).await;
+    let s = summary_of(&app, "lkp-bdw-de1").await;
+    assert_eq!(s["status"], "awaiting-confirmation", "{s}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut levels = String::new();
+    for i in 0..40 {
+        let level = if i < 24 { 2500.0 } else { 2345.0 };
+        levels.push_str(&format!("{} {level}\n", sha(i)));
+    }
+    std::fs::write(dir.path().join("levels.txt"), levels).unwrap();
+    std::fs::write(
+        dir.path().join("bench.sh"),
+        "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n\
+         awk -v c=\"$1\" '$1 == c { print \"metric,iteration,value\"; for (i = 1; i <= 5; i++) printf \"Throughput_Mbps,%d,%s\\n\", i, $2 }' levels.txt\n",
+    )
+    .unwrap();
+    let out = perfline(
+        &app.base,
+        &[
+            "work",
+            "--machine",
+            "lkp-bdw-de1",
+            "--exec",
+            "sh bench.sh {commit}",
+            "--settle",
+            "20",
+        ],
+        dir.path(),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let calls: usize = std::fs::read_to_string(dir.path().join("count"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(calls <= 12, "{calls} runs of the command: {stderr}");
+    let s = settled(&app, "lkp-bdw-de1").await;
+    assert_eq!(s["status"], "new", "{s}");
+    // A plain re-upload of the same bytes and fields stays one upload.
+    let csv = "metric,iteration,value\nThroughput_Mbps,1,2345\n";
+    let query = format!(
+        "benchmark=netperf&machine=lkp-bdw-de1&kernel=v6.30&commit={}&run=abc123",
+        sha(30)
+    );
+    let first = app.upload_raw(&query, csv.to_owned()).await;
+    assert_eq!(
+        first.status().as_u16(),
+        201,
+        "{}",
+        first.text().await.unwrap()
+    );
+    let again = app.upload_raw(&query, csv.to_owned()).await;
+    assert_eq!(
+        again.status().as_u16(),
+        200,
+        "{}",
+        again.text().await.unwrap()
+    );
+}

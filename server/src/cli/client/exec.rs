@@ -47,7 +47,13 @@ pub(super) async fn run_and_upload(
     if out.stdout.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let path = format!("/api/v1/upload?{}", query(fields));
+    // A name of this run, the same on every retry of its upload: an output that repeats an
+    // earlier run's byte for byte is still a new run (`run=`).
+    let run =
+        rand::distr::SampleString::sample_string(&rand::distr::Alphanumeric, &mut rand::rng(), 16);
+    let mut fields = fields.to_vec();
+    fields.push(("run", Some(run.as_str())));
+    let path = format!("/api/v1/upload?{}", query(&fields));
     let body = out.stdout;
     let response = http
         .send(Method::POST, &path, "text/plain", || {
