@@ -219,13 +219,14 @@ impl Store {
             .bind(id)
             .execute(&mut tx)
             .await?;
-        // A kernel or machine only this upload named (the robot's typo) goes with it.
-        for (kernel_id, machine_id) in names {
-            drop_orphans(&mut tx, kernel_id, machine_id).await?;
-        }
         for ((benchmark, machine_id), keys) in keys {
             let first_run = first_deleted.unwrap_or_default();
             refold(&mut tx, &benchmark, machine_id, first_run, &keys).await?;
+        }
+        // A kernel or machine only this upload named (the robot's typo) goes with it, once
+        // the trends above no longer hold its runs (refolding writes rows naming the machine).
+        for (kernel_id, machine_id) in names {
+            drop_orphans(&mut tx, kernel_id, machine_id).await?;
         }
         super::tokens::audit_in(
             &mut tx,

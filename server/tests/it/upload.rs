@@ -455,3 +455,33 @@ async fn lkp_jobs_are_stored_without_the_keys_perfline_cannot_take() {
         .await;
     assert_error(r, 422, "line 2").await;
 }
+
+/// Deleting a machine's only upload removes the machine with it (issue 52: it answered 500,
+/// a foreign key, when the machine had nothing else).
+#[tokio::test(flavor = "multi_thread")]
+async fn deleting_a_machines_only_upload_removes_the_machine() {
+    let app = spawn_app().await;
+    let r = app
+        .upload_raw(
+            "benchmark=b&machine=tmpbox&kernel=6.9.0",
+            "metric,value\nthr,1\nthr,2\n".to_owned(),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    let id = r.json::<serde_json::Value>().await.unwrap()["upload"]["id"]
+        .as_i64()
+        .expect("the upload's id");
+    crate::alerts::settle(&app).await;
+    let r = app
+        .client
+        .delete(app.url(&format!("/api/v1/uploads/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+    let counts = app.counts().await;
+    for table in ["machine", "kernel", "upload", "run"] {
+        let n = counts.iter().find(|(t, _)| t == table).unwrap().1;
+        assert_eq!(n, 0, "{table}: {counts:?}");
+    }
+}
