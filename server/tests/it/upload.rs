@@ -468,7 +468,7 @@ async fn deleting_a_machines_only_upload_removes_the_machine() {
         )
         .await;
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
-    let id = r.json::<serde_json::Value>().await.unwrap()["upload"]["id"]
+    let id = r.json::<Value>().await.unwrap()["upload"]["id"]
         .as_i64()
         .expect("the upload's id");
     crate::alerts::settle(&app).await;
