@@ -170,7 +170,8 @@ pub fn summarise(packed: &[u8]) -> StoreResult<RunSummaries> {
     Ok(out)
 }
 
-/// The runs of `benchmark` on `machine_id` after run `after`, in run order.
+/// The runs of `benchmark` on `machine_id` after run `after`, in run order; never the runs
+/// of A/A uploads (`calibration=NAME`): they measure noise, they are not points of a trend.
 pub async fn heads_after(
     target: Target<'_>,
     benchmark: &str,
@@ -179,8 +180,9 @@ pub async fn heads_after(
 ) -> StoreResult<Vec<RunHead>> {
     let rows: Vec<(i64, String, Option<String>, Option<i64>)> = query_as(sql!(
         "SELECT r.id, k.version, r.commit_sha, r.commit_time FROM run r \
-         JOIN kernel k ON k.id = r.kernel_id \
-         WHERE r.benchmark = ? AND r.machine_id = ? AND r.id > ? ORDER BY r.id"
+         JOIN kernel k ON k.id = r.kernel_id JOIN upload u ON u.id = r.upload_id \
+         WHERE r.benchmark = ? AND r.machine_id = ? AND r.id > ? AND u.calibration IS NULL \
+         ORDER BY r.id"
     ))
     .bind(benchmark)
     .bind(machine_id)
@@ -266,7 +268,10 @@ pub async fn ready_to_fold<'p>(
         .into_iter()
         .map(|(b, m, last)| ((b, m), last))
         .collect();
-        let mut q = Builder::new("SELECT benchmark, machine_id, COUNT(*) FROM run WHERE ");
+        let mut q = Builder::new(
+            "SELECT r.benchmark, r.machine_id, COUNT(*) FROM run r JOIN upload u ON u.id = r.upload_id \
+             WHERE u.calibration IS NULL AND (",
+        );
         for (i, (benchmark, machine_id)) in chunk.iter().enumerate() {
             if i > 0 {
                 q.push(" OR ");
@@ -275,15 +280,15 @@ pub async fn ready_to_fold<'p>(
                 .get(&(benchmark.clone(), *machine_id))
                 .copied()
                 .unwrap_or(0);
-            q.push("(benchmark = ")
+            q.push("(r.benchmark = ")
                 .push_bind(benchmark.as_str())
-                .push(" AND machine_id = ")
+                .push(" AND r.machine_id = ")
                 .push_bind(*machine_id)
-                .push(" AND id > ")
+                .push(" AND r.id > ")
                 .push_bind(last)
                 .push(")");
         }
-        q.push(" GROUP BY benchmark, machine_id");
+        q.push(") GROUP BY r.benchmark, r.machine_id");
         let waiting: HashMap<(String, i64), i64> = q
             .build_query_as::<(String, i64, i64)>()
             .fetch_all(&mut *conn)

@@ -17,6 +17,7 @@ mod compare;
 mod confirm;
 mod helpers;
 mod hostile;
+mod lab;
 mod lkp_oracle;
 mod mmtests_coverage;
 mod mmtests_oracle;

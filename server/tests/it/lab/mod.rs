@@ -1,0 +1,4 @@
+//! The lab's loop at its seams (issue 52): what robots, calibration and bisections do to each
+//! other when used together.
+
+mod calibration;
