@@ -252,6 +252,93 @@ pub struct WorkRequest {
     pub received: u32,
     pub reason: String,
     pub created_at: String,
+    /// Who holds its runs and what went wrong last.
+    #[serde(default)]
+    pub lease: LeaseState,
+}
+
+/// The runs of a request robots hold (`POST /api/v1/work/{id}/claim`), and its last failure.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct LeaseState {
+    /// The robot that took runs last (none before any).
+    pub holder: Option<String>,
+    /// Runs promised in all (those received count) while the lease holds.
+    pub handed: u32,
+    /// When runs were taken last, and when the lease ends unless renewed (unix ms; 0: never).
+    pub since: i64,
+    pub until: i64,
+    /// Runs given back failed, the last one's reason (`robot: what happened`) and time.
+    pub failures: u32,
+    pub last_failure: Option<String>,
+    pub last_failure_at: Option<i64>,
+}
+
+impl LeaseState {
+    /// Whether the lease holds at `now` (unix ms).
+    pub fn holds(&self, now: i64) -> bool {
+        self.until > now
+    }
+}
+
+/// `POST /api/v1/work/{id}/claim`: take up to `runs` runs of a request for `robot`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Claim {
+    /// The robot's name (`perfline work --robot`, by default its machine and host).
+    #[cfg_attr(feature = "ssr", schema(value_type = String))]
+    pub robot: crate::label::Label,
+    pub runs: u32,
+}
+
+/// `POST /api/v1/work/{id}/renew` and `…/release`: the robot, and why it gives runs back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct LeaseHolder {
+    #[cfg_attr(feature = "ssr", schema(value_type = String))]
+    pub robot: crate::label::Label,
+    /// What happened (release only; at most 500 characters are kept).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Runs given back (release only; default 1): the failed run and those taken with it.
+    #[serde(default)]
+    pub runs: Option<u32>,
+}
+
+/// Runs a robot holds: run them, renewing every `renew_every_ms` until each is uploaded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Lease {
+    pub request: i64,
+    /// Runs taken now (0: every run is taken or in).
+    pub runs: u32,
+    /// Unix ms.
+    pub until: i64,
+    pub renew_every_ms: u64,
+}
+
+/// A robot the server has seen (`GET /api/v1/robots`, the dashboard).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Robot {
+    pub name: String,
+    pub machine: String,
+    /// Unix ms.
+    pub first_seen: i64,
+    pub last_seen: i64,
+    /// What it did last (`took 3 runs of request 7`, `gave back request 7: exit status 1`).
+    pub last_work: String,
+    /// Not seen for three leases while it held or asked for work.
+    pub silent: bool,
+}
+
+/// `GET /api/v1/robots`'s answer, the most recently seen first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RobotList {
+    pub robots: Vec<Robot>,
 }
 
 /// `GET /api/v1/work`'s answer.

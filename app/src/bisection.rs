@@ -100,6 +100,9 @@ pub struct Bisection {
     pub tested: Vec<TestedCommit>,
     /// What to run next, while running.
     pub next: Option<NextRun>,
+    /// The pending request's lease: who holds its runs, since and until when, what failed last.
+    #[serde(default)]
+    pub lease: Option<crate::alerts::LeaseState>,
     pub created_by: String,
     pub created_at: String,
     pub updated_at: String,
@@ -116,6 +119,19 @@ pub struct NextRun {
     pub state: BisectionState,
     pub commit: Option<String>,
     pub runs: u32,
+    /// The work request the runs belong to: renew its lease while running
+    /// (`POST /api/v1/work/{id}/renew`), give a failed run back (`…/release`).
+    #[serde(default)]
+    pub request: Option<i64>,
+    /// When the runs taken stop being promised unless renewed (unix ms), and how often to renew.
+    #[serde(default)]
+    pub until: i64,
+    #[serde(default)]
+    pub renew_every_ms: u64,
+    /// With no commit while running: what the bisection waits for (`robot X holds 2 runs of
+    /// 1a2b3c4d5e6f until …`).
+    #[serde(default)]
+    pub waiting: Option<String>,
 }
 
 /// `GET /api/v1/bisections`'s answer, newest first.

@@ -140,6 +140,7 @@ fn confirm_corpus(count: usize) {
             received: runs,
             reason: String::new(),
             created_at: String::new(),
+            lease: Default::default(),
         },
         side: side.into(),
         after_run: 0,

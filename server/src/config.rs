@@ -271,6 +271,18 @@ pub struct Config {
     )]
     pub confirm_timeout: u64,
 
+    /// Seconds runs taken by a robot stay promised to it (`POST /api/v1/work/{id}/claim`, a
+    /// bisection's `next`); a running robot renews its lease every third of it, so a robot
+    /// that died frees its runs within this time.
+    #[arg(
+        long,
+        global = true,
+        env = "PERFLINE_LEASE_SECS",
+        default_value_t = 120,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub lease_secs: u64,
+
     /// Hours after which an undelivered notification is given up on (logged as an error).
     #[arg(
         long,

@@ -88,6 +88,27 @@ fn bisection_view(b: Bisection) -> AnyView {
             None => view! { <p id="bisection-next">"Waiting for the runs handed out."</p> }.into_any(),
         },
     };
+    let lease = (b.state == BisectionState::Running).then(|| {
+        let waits = match b.next.as_ref().and_then(|n| n.waiting.clone()) {
+            Some(w) => format!("Waits for: {w}."),
+            None => "No robot holds its runs: waiting for a robot to take them.".to_owned(),
+        };
+        let failed = b.lease.as_ref().and_then(|l| {
+            l.last_failure.as_ref().map(|f| {
+                format!(
+                    "Last failure ({} in all): {f}, at {}.",
+                    l.failures,
+                    l.last_failure_at
+                        .map(crate::text::utc_seconds)
+                        .unwrap_or_default()
+                )
+            })
+        });
+        view! {
+            <p id="bisection-lease">{waits}</p>
+            {failed.map(|f| view! { <p id="bisection-failure" class="reason">{f}</p> })}
+        }
+    });
     let rows = b
         .tested
         .iter()
@@ -132,6 +153,7 @@ fn bisection_view(b: Bisection) -> AnyView {
             {format!(" · {} commits between · {} runs so far (at most {} a commit)", b.remaining, b.runs_total, b.max_runs)}
         </p>
         {outcome}
+        {lease}
         {(b.state == BisectionState::Running).then(|| view! {
             <BisectionWatch id=b.id runs_total=b.runs_total events=b.events.len() />
         })}

@@ -17,11 +17,29 @@ use crate::services::{ServiceError, Services};
 use crate::store::{HistoryCommit, StoredBisection};
 use crate::verdict::Verdict;
 
-/// How long runs handed out by `next` stay promised to the robot that took them.
-pub const HANDOUT_TTL_MS: i64 = 30 * 60 * 1000;
-
 /// The most commits a bisection's range may hold.
 pub const MAX_RANGE: usize = 100_000;
+
+/// Who holds the runs of a request while its lease holds: the holder, how many runs, since
+/// when and until when (times in UTC); `None` once the lease ended.
+pub fn waiting_for(lease: &app::alerts::LeaseState, commit: &str, now: i64) -> Option<String> {
+    if !lease.holds(now) {
+        return None;
+    }
+    let holder = lease.holder.as_deref().unwrap_or("a robot");
+    Some(format!(
+        "{holder} holds {} run{} of {} since {}, lease until {}",
+        lease.handed,
+        if lease.handed == 1 { "" } else { "s" },
+        app::text::short_commit(commit),
+        clock(lease.since),
+        clock(lease.until)
+    ))
+}
+
+fn clock(ms: i64) -> String {
+    app::text::utc_seconds(ms)
+}
 
 /// A bisection's walk and what it walked over.
 struct Advanced {
@@ -416,6 +434,17 @@ impl Services {
         let a = self.advance(b).await?;
         let mut view = view_of(&a);
         view.events = self.store.bisection_events(id).await?;
+        if let Some(r) = self.store.bisection_request(id).await? {
+            if let Some(next) = view.next.as_mut() {
+                next.request = Some(r.request.id);
+                if next.commit.as_deref() == Some(r.request.commit.as_str()) {
+                    next.until = r.request.lease.until;
+                    next.waiting =
+                        waiting_for(&r.request.lease, &r.request.commit, super::now_ms());
+                }
+            }
+            view.lease = Some(r.request.lease);
+        }
         Ok(view)
     }
 
@@ -428,9 +457,10 @@ impl Services {
         Ok(out)
     }
 
-    /// The commit to run next and how many runs it needs now; runs handed out are promised
-    /// to the robot that took them for [`HANDOUT_TTL_MS`].
-    pub async fn next_run(&self, id: i64) -> Result<NextRun, ServiceError> {
+    /// The commit to run next and how many runs it needs now, taken for `robot` on a lease
+    /// ([`Services::claim_work`]'s rules): runs out with a robot whose lease holds are not
+    /// handed out again; runs given back or whose lease ended are.
+    pub async fn next_run(&self, id: i64, robot: &str) -> Result<NextRun, ServiceError> {
         let b = self.stored_bisection(id).await?;
         let a = self.advance(b).await?;
         let state = a.b.state;
@@ -438,6 +468,10 @@ impl Services {
             state,
             commit: None,
             runs: 0,
+            request: None,
+            until: 0,
+            renew_every_ms: 0,
+            waiting: None,
         };
         let (BisectionState::Running, Next::Run { index, runs: want }) = (state, &a.walk.next)
         else {
@@ -446,22 +480,32 @@ impl Services {
         let sha = &a.commits[*index].sha;
         let reason = format!("bisection {id}");
         let r = self.store.bisect_request(&a.b, sha, *want, &reason).await?;
-        let have = a.runs[*index].len() as u32;
-        let now = super::now_ms();
-        let promised = if now - r.handed_at < HANDOUT_TTL_MS {
-            r.handed.max(have)
-        } else {
-            have
-        };
-        let need = want.saturating_sub(promised);
-        if need == 0 {
-            return Ok(none);
+        let lease = self.claim_work(r.id, robot, *want).await?;
+        if lease.runs == 0 {
+            let waiting = match self.store.work_request(r.id).await? {
+                Some(held) => waiting_for(&held.request.lease, sha, super::now_ms()),
+                None => None,
+            }
+            .or_else(|| {
+                Some(format!(
+                    "the runs of {} are in; judging them",
+                    app::text::short_commit(sha)
+                ))
+            });
+            return Ok(NextRun {
+                request: Some(r.id),
+                waiting,
+                ..none
+            });
         }
-        self.store.hand_out(r.id, promised + need, now).await?;
         Ok(NextRun {
             state,
             commit: Some(sha.clone()),
-            runs: need,
+            runs: lease.runs,
+            request: Some(r.id),
+            until: lease.until,
+            renew_every_ms: lease.renew_every_ms,
+            waiting: None,
         })
     }
 
@@ -630,6 +674,10 @@ fn view_of(a: &Advanced) -> Bisection {
             state: b.state,
             commit: Some(a.commits[*index].sha.clone()),
             runs: runs.saturating_sub(a.runs[*index].len() as u32),
+            request: None,
+            until: 0,
+            renew_every_ms: 0,
+            waiting: None,
         }),
         _ => None,
     };
@@ -659,6 +707,7 @@ fn view_of(a: &Advanced) -> Bisection {
         remaining: w.bad.saturating_sub(w.good + 1) as u32,
         tested,
         next,
+        lease: None,
         created_by: b.created_by.clone(),
         created_at: b.created_at.clone(),
         updated_at: b.updated_at.clone(),

@@ -10,6 +10,7 @@ pub mod background;
 pub mod bisect;
 pub mod calibration;
 pub mod compare;
+pub mod leases;
 pub mod search;
 pub mod trend;
 pub mod work;

@@ -45,6 +45,7 @@ const TABLES: &[&str] = &[
     "work_request",
     "outbox",
     "quarantine",
+    "robot",
     "worker_lease",
     "data_version",
 ];

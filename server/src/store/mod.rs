@@ -35,6 +35,7 @@ mod tokens;
 mod trend_block;
 mod trend_pack;
 mod work;
+mod work_lease;
 mod write;
 
 mod error;
@@ -68,6 +69,7 @@ pub use read::{CalibrationRun, CompareSeries, RunFilter, StoredFile, MAX_CALIBRA
 pub use tokens::{AuditEntry, TokenInfo};
 pub use trend_pack::{History, HistoryCommit, TrendRun, TrendRuns};
 pub use work::{Awaiting, AwaitingAlert, RerunMean, StoredRequest};
+pub use work_lease::{Taken, MAX_REASON_CHARS};
 pub use write::{Inserted, NewFile, NewUpload};
 
 #[derive(Clone)]

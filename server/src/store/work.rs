@@ -10,7 +10,8 @@ use super::{CompareSeries, Store, StoreResult};
 macro_rules! request_columns {
     () => {
         "SELECT id, kind, summary_id, bisection_id, benchmark, machine, metric, param, commit_sha, \
-         kernel, runs, received, reason, created_at, side, after_run, state FROM work_request"
+         kernel, runs, received, reason, created_at, side, after_run, state, holder, handed, handed_at, \
+         lease_until, failures, last_failure, last_failure_at FROM work_request"
     };
 }
 
@@ -80,6 +81,15 @@ fn request_row(r: &Row) -> StoredRequest {
             received: u32::try_from(r.get::<i64, _>(11)).unwrap_or(0),
             reason: r.get(12),
             created_at: r.get(13),
+            lease: app::alerts::LeaseState {
+                holder: r.get(17),
+                handed: u32::try_from(r.get::<i64, _>(18)).unwrap_or(0),
+                since: r.get(19),
+                until: r.get(20),
+                failures: u32::try_from(r.get::<i64, _>(21)).unwrap_or(0),
+                last_failure: r.get(22),
+                last_failure_at: r.get(23),
+            },
         },
         side: r.get(14),
         after_run: r.get(15),
@@ -165,6 +175,18 @@ impl Store {
             });
         }
         Ok(out)
+    }
+
+    /// The pending request of bisection `id`, if any.
+    pub async fn bisection_request(&self, id: i64) -> StoreResult<Option<StoredRequest>> {
+        let row = query(sql!(
+            request_columns!(),
+            " WHERE bisection_id = ? AND state = 'pending' ORDER BY id DESC LIMIT 1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.as_ref().map(request_row))
     }
 
     /// One request, whatever its state.

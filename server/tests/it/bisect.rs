@@ -13,7 +13,7 @@ use crate::helpers::*;
 
 /// A fake benchmark: one run (five iterations) of the level `levels.txt` gives the commit,
 /// with noise of ±0.5 % from a counter of its own.
-const BENCH: &str = r#"#!/bin/sh
+pub(crate) const BENCH: &str = r#"#!/bin/sh
 n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > count
 awk -v c="$1" -v n="$n" '
   $1 == c { level = $2 }
@@ -26,7 +26,7 @@ awk -v c="$1" -v n="$n" '
 "#;
 
 /// The robot's upload of commit `sha`: three runs of five samples at `level`, ±0.2 %.
-async fn upload(app: &TestApp, machine: &str, i: usize, sha: &str, level: f64) {
+pub(crate) async fn upload(app: &TestApp, machine: &str, i: usize, sha: &str, level: f64) {
     let mut csv = String::from("kernel,commit,metric,iteration,value\n");
     for run in 0..3 {
         for it in 1..=5 {
@@ -56,7 +56,7 @@ async fn upload_csv(app: &TestApp, machine: &str, csv: String) {
 
 /// A repository of 128 commits with its history uploaded, the bench script and its levels
 /// (throughput falls 6.2 % at commit `culprit`) in `dir`.
-async fn world(app: &TestApp, root: &Path, culprit: usize) -> Vec<String> {
+pub(crate) async fn world(app: &TestApp, root: &Path, culprit: usize) -> Vec<String> {
     let (repo, shas) = git_repo(root, 128);
     let out = perfline(&app.base, &["history", repo.to_str().unwrap()], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
@@ -283,7 +283,11 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
     }
     // Nothing left to run.
     let (_, next) = app.post_json("/api/v1/bisections/1/next").await;
-    assert_eq!(next, json!({"state": "done", "commit": null, "runs": 0}));
+    assert_eq!(
+        (&next["state"], &next["commit"], &next["runs"]),
+        (&json!("done"), &Value::Null, &json!(0)),
+        "{next}"
+    );
     assert!(
         app.get_json("/api/v1/work?machine=lkp-bdw-de1").await.1["requests"]
             .as_array()
@@ -399,9 +403,12 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     let (_, again) = app
         .post_json(&format!("/api/v1/bisections/{id}/next"))
         .await;
-    assert_eq!(
-        again,
-        json!({"state": "running", "commit": null, "runs": 0})
+    assert_eq!(again["state"], "running", "{again}");
+    assert!(again["commit"].is_null(), "{again}");
+    assert_eq!(again["runs"], 0, "{again}");
+    assert!(
+        again["waiting"].as_str().unwrap().contains(" holds "),
+        "it says who holds them: {again}"
     );
     let r = app
         .client
@@ -416,8 +423,9 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
         .post_json(&format!("/api/v1/bisections/{id}/next"))
         .await;
     assert_eq!(
-        next,
-        json!({"state": "cancelled", "commit": null, "runs": 0})
+        (&next["state"], &next["commit"], &next["runs"]),
+        (&json!("cancelled"), &Value::Null, &json!(0)),
+        "{next}"
     );
     let (_, list) = app.get_json("/api/v1/bisections").await;
     assert_eq!(list["bisections"].as_array().unwrap().len(), 3);

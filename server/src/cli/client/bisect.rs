@@ -62,6 +62,14 @@ pub struct BisectRunArgs {
     /// The format of the command's output, when detection should not decide.
     #[arg(long)]
     pub format: Option<String>,
+    /// This runner's name, as the bisection's page shows who holds its runs (default
+    /// `bisect@HOST`).
+    #[arg(long)]
+    pub robot: Option<String>,
+    /// Kill a command still running after SECS seconds (and everything it started); the run
+    /// is given back as failed.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
 }
 
 pub(super) async fn bisect(command: BisectCommand) -> Result<Outcome, CliError> {
@@ -116,23 +124,54 @@ async fn run(a: BisectRunArgs) -> Result<Outcome, CliError> {
     exec::check_template(&a.exec, &["commit", "bisection"])?;
     let http = Http::new(&a.client)?;
     let id = a.bisection;
+    let robot = a
+        .robot
+        .clone()
+        .unwrap_or_else(|| work::default_robot("bisect"));
+    let next_path = format!(
+        "/api/v1/bisections/{id}/next?{}",
+        query(&[("robot", Some(robot.as_str()))])
+    );
+    let mut said: Option<String> = None;
     loop {
-        let next: NextRun = http
-            .post_json(&format!("/api/v1/bisections/{id}/next"))
-            .await?;
+        let next: NextRun = http.post_json(&next_path).await?;
         match (next.state, next.commit) {
             (BisectionState::Running, Some(commit)) => {
+                said = None;
+                let watch = exec::Watch {
+                    timeout: a.timeout.map(Duration::from_secs),
+                    lease: next.request.map(|request| exec::Renewal {
+                        request,
+                        robot: &robot,
+                        every: Duration::from_millis(next.renew_every_ms.max(100)),
+                    }),
+                };
                 for k in 1..=next.runs {
                     eprintln!(
                         "perfline: bisection {id}: run {k} of {} of {}",
                         next.runs,
                         short(&commit)
                     );
-                    run_once(&http, &a, &commit).await?;
+                    if let Err(e) = run_once(&http, &a, &commit, &watch).await {
+                        // Given back at once: the next runner need not wait for the lease.
+                        if let Some(request) = next.request {
+                            let why = e.to_string();
+                            exec::release(&http, request, &robot, next.runs - k + 1, &why).await;
+                        }
+                        return Err(e);
+                    }
                 }
             }
             // Every commit handed out is being run elsewhere, or its runs are being judged.
-            (BisectionState::Running, None) => tokio::time::sleep(Duration::from_millis(500)).await,
+            (BisectionState::Running, None) => {
+                if next.waiting != said {
+                    if let Some(w) = &next.waiting {
+                        eprintln!("perfline: bisection {id}: waiting: {w}");
+                    }
+                    said = next.waiting;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
             (state, _) => {
                 let b: Bisection = http.get_json(&format!("/api/v1/bisections/{id}")).await?;
                 return finish(state, &b);
@@ -187,7 +226,12 @@ fn finish(state: BisectionState, b: &Bisection) -> Result<Outcome, CliError> {
 }
 
 /// Runs the command for `commit` once and uploads what it prints.
-async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), CliError> {
+async fn run_once(
+    http: &Http,
+    a: &BisectRunArgs,
+    commit: &str,
+    watch: &exec::Watch<'_>,
+) -> Result<(), CliError> {
     if app::label::CommitSha::parse(commit).is_err() {
         return Err(CliError::Failed(format!(
             "bisection {}: the server asks for a commit that is not one ({:?}); not run",
@@ -208,6 +252,7 @@ async fn run_once(http: &Http, a: &BisectRunArgs, commit: &str) -> Result<(), Cl
             ("format", a.format.as_deref()),
         ],
         &format!("commit {commit}"),
+        watch,
     )
     .await?;
     Ok(())

@@ -72,11 +72,28 @@ pub async fn cancel(
 }
 
 /// `POST /api/v1/bisections/{id}/next`: takes the commit to run and how many runs it needs
-/// now (they are handed to the caller for half an hour: taking work is a write, never a GET).
-#[utoipa::path(post, path = "/bisections/{id}/next", tag = "bisections", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(("id" = i64, Path, description = "The bisection")),
+/// now, leased to the robot (`--lease-secs`; renewed by `POST /api/v1/work/{request}/renew`):
+/// taking work is a write, never a GET.
+#[utoipa::path(post, path = "/bisections/{id}/next", tag = "bisections", security(("bearer" = ["upload"]), ("session" = ["upload"])), params(("id" = i64, Path, description = "The bisection"), NextQuery),
     responses((status = 200, description = "`{state, commit, runs}`: `commit` null while every commit handed out is still being run, or when not running", body = NextRun), crate::http::api::openapi::Errors))]
-pub async fn next(State(state): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<NextRun>> {
-    Ok(Json(state.next_run(id).await?))
+pub async fn next(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<i64>,
+    ApiQuery(q): ApiQuery<NextQuery>,
+) -> ApiResult<Json<NextRun>> {
+    let robot = q
+        .robot
+        .map_or_else(|| principal.actor().to_owned(), |r| r.as_str().to_owned());
+    Ok(Json(state.next_run(id, &robot).await?))
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct NextQuery {
+    /// The robot taking the runs (default: the token's or session's name).
+    robot: Option<app::label::Label>,
 }
 
 /// `GET /api/v1/bisections/{id}/log`: a `git bisect log` that `git bisect replay` accepts.

@@ -611,6 +611,7 @@ mod tests {
                 received: runs,
                 reason: String::new(),
                 created_at: String::new(),
+                lease: Default::default(),
             },
             side: side.into(),
             after_run: 0,

@@ -2,3 +2,4 @@
 //! other when used together.
 
 mod calibration;
+mod robots;
