@@ -270,7 +270,8 @@ impl Services {
         };
         let walk = bisect::walk(&plan);
         if b.state == BisectionState::Running {
-            self.record(&b, &commits, &runs, &walk, &marks).await?;
+            let own = self.store.bisection_marks(b.id).await?;
+            self.record(&b, &commits, &runs, &walk, &own).await?;
         }
         // Read again: it may have ended just now.
         let b = self.store.bisection(b.id).await?.unwrap_or(b);
@@ -332,7 +333,7 @@ impl Services {
         }
         if !new_marks.is_empty() {
             self.store
-                .set_commit_marks(&new_marks, culprit.as_deref(), "perfline")
+                .set_bisection_marks(b.id, &new_marks, culprit.as_deref())
                 .await?;
         }
         match &walk.next {

@@ -250,6 +250,69 @@ impl Store {
         Ok(())
     }
 
+    /// Records the verdicts of bisection `id` (its own marks), in one transaction; `first_bad`
+    /// names the commit it ended on.
+    pub async fn set_bisection_marks(
+        &self,
+        id: i64,
+        marks: &[(String, Mark)],
+        first_bad: Option<&str>,
+    ) -> StoreResult<()> {
+        let mut tx = self.writer.begin_write().await?;
+        for (sha, mark) in marks {
+            query(sql!(
+                "INSERT INTO bisection_mark (bisection_id, sha, mark, first_bad) VALUES (?, ?, ?, ?) \
+                 ON CONFLICT (bisection_id, sha) DO UPDATE SET mark = excluded.mark, first_bad = excluded.first_bad"
+            ))
+            .bind(id)
+            .bind(sha)
+            .bind(mark.as_str())
+            .bind(i64::from(first_bad == Some(sha.as_str())))
+            .execute(&mut tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The marks bisection `id` recorded: sha → (mark, first bad).
+    pub async fn bisection_marks(&self, id: i64) -> StoreResult<CommitMarks> {
+        let rows: Vec<(String, String, i64)> = query_as(sql!(
+            "SELECT sha, mark, first_bad FROM bisection_mark WHERE bisection_id = ?"
+        ))
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(CommitMarks::new(
+            rows.into_iter()
+                .filter_map(|(sha, mark, first)| Some((sha, (Mark::parse(&mark)?, first != 0))))
+                .collect(),
+        ))
+    }
+
+    /// The marks a trend shows of each series (benchmark, machine, metric, param): those of
+    /// its newest bisection that is running or done; a failed or cancelled one's, or those of
+    /// one a later bisection superseded, are not shown.
+    pub async fn series_marks(&self) -> StoreResult<SeriesMarks> {
+        let rows: Vec<(String, String, String, String, String, String, i64)> = query_as(sql!(
+            "SELECT b.benchmark, b.machine, b.metric, b.param, m.sha, m.mark, m.first_bad \
+             FROM bisection_mark m JOIN bisection b ON b.id = m.bisection_id \
+             WHERE b.id IN (SELECT MAX(id) FROM bisection GROUP BY benchmark, machine, metric, param) \
+             AND b.state IN ('running', 'done')"
+        ))
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out: SeriesMarks = HashMap::new();
+        for (benchmark, machine, metric, param, sha, mark, first) in rows {
+            if let Some(mark) = Mark::parse(&mark) {
+                out.entry((benchmark, machine, metric, param))
+                    .or_default()
+                    .insert(sha, (mark, first != 0));
+            }
+        }
+        Ok(out)
+    }
+
     /// Every commit mark: sha → (mark, first bad).
     pub async fn commit_marks(&self) -> StoreResult<CommitMarks> {
         let rows = query(sql!("SELECT sha, mark, first_bad FROM commit_mark"))
@@ -549,7 +612,24 @@ pub struct CommitMarks {
     sorted: Vec<String>,
 }
 
+/// The marks of each series' newest bisection: (benchmark, machine, metric, param) → sha →
+/// (mark, first bad).
+pub type SeriesMarks = HashMap<(String, String, String, String), HashMap<String, (Mark, bool)>>;
+
 impl CommitMarks {
+    /// These marks with `over`'s in their place where both mark a commit (a bisection's
+    /// verdicts over the marks people uploaded); `first_bad` only from `over` when it has one.
+    pub fn overlaid(&self, over: &HashMap<String, (Mark, bool)>) -> CommitMarks {
+        let culprit = over.values().any(|(_, first)| *first);
+        let mut by_sha: HashMap<String, (Mark, bool)> = self
+            .by_sha
+            .iter()
+            .map(|(k, &(m, first))| (k.clone(), (m, first && !culprit)))
+            .collect();
+        by_sha.extend(over.iter().map(|(k, v)| (k.clone(), *v)));
+        CommitMarks::new(by_sha)
+    }
+
     pub fn new(by_sha: HashMap<String, (Mark, bool)>) -> CommitMarks {
         let mut sorted: Vec<String> = by_sha.keys().cloned().collect();
         sorted.sort_unstable();

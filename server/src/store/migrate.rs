@@ -42,6 +42,7 @@ const TABLES: &[&str] = &[
     "alert_event",
     "bisection",
     "bisection_event",
+    "bisection_mark",
     "work_request",
     "outbox",
     "quarantine",

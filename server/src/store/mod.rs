@@ -61,7 +61,7 @@ pub use alerts::{
 };
 pub use bisect::{BisectRequest, StoredBisection};
 pub use delete::{Correction, Deleted, Gone};
-pub use history::CommitMarks;
+pub use history::{CommitMarks, SeriesMarks};
 pub use migrate::{sqlite_to_postgres, Copied};
 pub use permalink::{Ensured, Keep};
 pub use quarantine::{NewQuarantine, Quarantined};

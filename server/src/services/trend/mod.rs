@@ -176,12 +176,27 @@ impl Services {
             out.push(None);
             jobs.push((query.clone(), runs, history));
         }
+        // The marks people uploaded, under those of each series' newest bisection.
         let marks = self.store.commit_marks().await?;
+        let series_marks = self.store.series_marks().await?;
         let built = self
             .heavy
             .run(move || {
                 jobs.into_iter()
-                    .map(|(query, runs, history)| build(query, &runs, history.as_deref(), &marks))
+                    .map(|(query, runs, history)| {
+                        let key = (
+                            query.benchmark.as_str().to_owned(),
+                            query.machine.as_str().to_owned(),
+                            query.metric.as_str().to_owned(),
+                            query.param.as_str().to_owned(),
+                        );
+                        match series_marks.get(&key) {
+                            Some(own) => {
+                                build(query, &runs, history.as_deref(), &marks.overlaid(own))
+                            }
+                            None => build(query, &runs, history.as_deref(), &marks),
+                        }
+                    })
                     .collect::<Vec<Trend>>()
             })
             .await?;

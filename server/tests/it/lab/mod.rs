@@ -2,4 +2,5 @@
 //! other when used together.
 
 mod calibration;
+mod marks;
 mod robots;
