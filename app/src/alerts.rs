@@ -130,6 +130,16 @@ pub struct Alert {
     pub spark_step: u32,
 }
 
+/// A series as people name it: `benchmark.metric[.param]`, the benchmark not repeated when
+/// the metric already starts with it (an LKP key: `netperf.Throughput_Mbps`, never
+/// `netperf.netperf.Throughput_Mbps`).
+pub fn series_name(benchmark: &str, title: &str) -> String {
+    match title.strip_prefix(benchmark) {
+        Some(rest) if rest.starts_with('.') => title.to_owned(),
+        _ => format!("{benchmark}.{title}"),
+    }
+}
+
 impl Alert {
     /// `metric` or `metric.param`, as trends title it.
     pub fn title(&self) -> String {
@@ -155,13 +165,30 @@ impl Alert {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertEvent {
     pub id: i64,
-    /// `new` (created by the detector) or `status` (a triage change).
+    /// `new` (found by the detector), `awaiting` (reruns asked for), `confirmed` or
+    /// `unconfirmed` (the reruns' verdict, or a person's), `bisecting` (a bisection started),
+    /// `bisected` (moved to the culprit), `status` (a triage change).
     pub kind: String,
     pub at: String,
     pub actor: String,
     pub status: AlertStatus,
     pub note: String,
     pub assignee: String,
+}
+
+impl AlertEvent {
+    /// What happened, as the alert's timeline names it.
+    pub fn what(&self) -> String {
+        match self.kind.as_str() {
+            "new" => format!("found by the detector ({})", self.status),
+            "awaiting" => "found by the detector; reruns asked for, to confirm it".into(),
+            "confirmed" => format!("confirmed ({})", self.status),
+            "unconfirmed" => "not confirmed by the reruns".into(),
+            "bisecting" => "bisection started".into(),
+            "bisected" => "bisected: moved to its first bad commit".into(),
+            _ => format!("status {}", self.status),
+        }
+    }
 }
 
 /// The metrics that changed for one benchmark and machine at one commit range.
@@ -201,6 +228,9 @@ pub struct AlertSummary {
     /// Only in `GET /api/v1/alerts/{id}`: every event, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<AlertEvent>,
+    /// Only in `GET /api/v1/alerts/{id}`: its bisections (id, state), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bisections: Vec<(i64, String)>,
     /// Only in `GET /api/v1/alerts/{id}`, for a step between two commits: the other metrics
     /// that changed between them by lkp-tests' rules (seed 001's rows under the KPI), in its
     /// order, at most [`MAX_SUPPORTING`]; most have no direction and raise no alert of their own.
@@ -386,9 +416,8 @@ impl AlertSummary {
         };
         let others = self.alerts.len() - 1;
         format!(
-            "{}.{} {:+.1}% {} on {} at {}{}",
-            self.benchmark,
-            lead.title(),
+            "{} {:+.1}% {} on {} at {}{}",
+            series_name(&self.benchmark, &lead.title()),
             lead.change_pct,
             lead.verdict(),
             self.machine,
@@ -589,6 +618,7 @@ mod tests {
             supporting_total: 0,
             confirmation: None,
             requests: Vec::new(),
+            bisections: Vec::new(),
             alerts: vec![Alert {
                 id: 1,
                 metric: "Throughput_Mbps".into(),

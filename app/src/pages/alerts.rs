@@ -222,7 +222,11 @@ fn SummaryView(
     let report = s.report_query().map(|q| format!("/api/v1/report?{q}"));
     let bisect = s.bisect();
     // Perfline bisects what has a history and two commits.
-    let can_bisect = can_mark && s.history.is_some() && s.good.sha.is_some() && s.bad.sha.is_some();
+    let can_bisect = can_mark
+        && s.history.is_some()
+        && s.good.sha.is_some()
+        && s.bad.sha.is_some()
+        && s.between != Some(0);
     let subject = s.subject();
     let range = format!(
         "last good {} (kernel {}) → first bad {} (kernel {})",
@@ -296,12 +300,22 @@ fn SummaryView(
         view! { <p class="confirmation"><strong>"Confirmation: "</strong>{c}</p> }.into_any()
     });
     let events = s.events.iter().map(|e| view! {
-        <li>{format!("{} {}: {}{}{}", e.at, e.actor, e.status,
+        <li data-kind=e.kind.clone()>{format!("{} {}: {}{}{}", e.at, e.actor, e.what(),
             if e.assignee.is_empty() { String::new() } else { format!(", assigned to {}", e.assignee) },
             if e.note.is_empty() { String::new() } else { format!(" — {}", e.note) })}</li>
     }).collect_view();
     let events =
         (!s.events.is_empty()).then(|| view! { <ul class="events">{events}</ul> }.into_any());
+    let bisections = (!s.bisections.is_empty()).then(|| {
+        let items = s
+            .bisections
+            .iter()
+            .map(|(id, state)| {
+                view! { " " <a class="bisection-link" href=format!("/bisections/{id}")>{format!("#{id} ({state})")}</a> }
+            })
+            .collect_view();
+        view! { <p class="bisections"><strong>"Bisections:"</strong>{items}</p> }.into_any()
+    });
     let form = can_mark.then(|| {
         view! {
             <form class="triage" on:submit=save>
@@ -332,6 +346,7 @@ fn SummaryView(
             {head}
             {pending}
             {confirmation}
+            {bisections}
             {fixed}
             {fixes}
             {table}

@@ -39,9 +39,9 @@ fn short(s: &str) -> String {
 
 fn bisection_view(b: Bisection) -> AnyView {
     let series = if b.param.is_empty() {
-        format!("{}.{}", b.benchmark, b.metric)
+        crate::alerts::series_name(&b.benchmark, &b.metric)
     } else {
-        format!("{}.{}.{}", b.benchmark, b.metric, b.param)
+        crate::alerts::series_name(&b.benchmark, &format!("{}.{}", b.metric, b.param))
     };
     let mut trend = vec![
         format!("benchmark={}", encode(&b.benchmark)),

@@ -408,10 +408,9 @@ impl Services {
             Next::Run { index, runs: want } => {
                 let c = &commits[*index];
                 let reason = format!(
-                    "bisection {}: run {}.{} on {} at {} ({} commits left between the bounds)",
+                    "bisection {}: run {} on {} at {} ({} commits left between the bounds)",
                     b.id,
-                    b.benchmark,
-                    b.metric,
+                    app::alerts::series_name(&b.benchmark, &b.metric),
                     b.machine,
                     short(&c.sha),
                     walk.bad.saturating_sub(walk.good + 1)

@@ -163,6 +163,7 @@ fn summary_row(r: &Row) -> AlertSummary {
         updated_at: r.get(16),
         alerts: Vec::new(),
         events: Vec::new(),
+        bisections: Vec::new(),
         supporting: Vec::new(),
         supporting_total: 0,
         confirmation: r.get(17),
@@ -315,10 +316,9 @@ async fn await_confirmation(
     let x = &a.alert;
     for (side, commit, role) in [("good", &a.good, "last good"), ("bad", &a.bad, "first bad")] {
         let reason = format!(
-            "confirm the {:+.1} % step of {}.{} on {}: rerun the {role} commit {} {runs} time{}",
+            "confirm the {:+.1} % step of {} on {}: rerun the {role} commit {} {runs} time{}",
             x.change_pct,
-            a.benchmark,
-            x.title(),
+            app::alerts::series_name(&a.benchmark, &x.title()),
             a.machine,
             commit.short(),
             if runs == 1 { "" } else { "s" },
@@ -1053,6 +1053,12 @@ async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary
     .fetch_all(&mut *conn)
     .await?;
     summaries[0].events = events.iter().map(event_row).collect();
+    summaries[0].bisections = query_as(sql!(
+        "SELECT id, state FROM bisection WHERE summary_id = ? ORDER BY id"
+    ))
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
     Ok(summaries.pop())
 }
 

@@ -105,8 +105,12 @@ impl Store {
         .fetch_one(&mut tx)
         .await?;
         let detail = format!(
-            "{}.{} on {} in {}: good {}, bad {}",
-            b.benchmark, b.metric, b.machine, b.history, b.good, b.bad
+            "{} on {} in {}: good {}, bad {}",
+            app::alerts::series_name(&b.benchmark, &b.metric),
+            b.machine,
+            b.history,
+            b.good,
+            b.bad
         );
         query(sql!(
             "INSERT INTO bisection_event (bisection_id, actor, kind, detail) VALUES (?, ?, 'start', ?)"

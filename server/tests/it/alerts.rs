@@ -354,7 +354,7 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
     let confirmation = s["confirmation"].as_str().unwrap();
     assert!(
         confirmation.starts_with(
-            "confirmed by reruns (1 of 1 metric reproduced): Throughput_Mbps: the last good commit"
+            "confirmed by reruns (1 of 1 metric reproduced): Throughput_Mbps: the -6.2 % step; the last good commit"
         ),
         "{confirmation}"
     );

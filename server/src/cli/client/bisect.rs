@@ -102,11 +102,10 @@ async fn start(a: BisectStartArgs) -> Result<Outcome, CliError> {
         message: format!("an answer that is not a bisection: {e}"),
     })?;
     print_text(&format!(
-        "bisection {}: {} {}.{} on {}, good {} bad {} ({} commits between)\nrun it: perfline bisect run --bisection {} --exec 'build-and-bench.sh \"$PERFLINE_COMMIT\"'",
+        "bisection {}: {} {} on {}, good {} bad {} ({} commits between)\nrun it: perfline bisect run --bisection {} --exec 'build-and-bench.sh \"$PERFLINE_COMMIT\"'",
         b.id,
         b.state,
-        b.benchmark,
-        b.metric,
+        app::alerts::series_name(&b.benchmark, &b.metric),
         b.machine,
         short(&b.good),
         short(&b.bad),

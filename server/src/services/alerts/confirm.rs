@@ -272,9 +272,8 @@ async fn extend(
         &commit
     };
     let reason = format!(
-        "confirm the step of {}.{} on {}: the last good and first bad commits reran at the same level, so rerun the {} commit {} {runs} time{}",
-        a.benchmark,
-        title(lead),
+        "confirm the step of {} on {}: the last good and first bad commits reran at the same level, so rerun the {} commit {} {runs} time{}",
+        app::alerts::series_name(&a.benchmark, &title(lead)),
         a.machine,
         match side {
             Extend::Later => "newer",
@@ -350,16 +349,15 @@ pub fn judge(a: &Awaiting, reruns: &[(StoredRequest, Vec<RerunMean>)]) -> Judged
     let (good_short, bad_short) = (named(good), named(bad));
     let describe = |v: &AlertVerdict| {
         format!(
-            "{}: the last good commit {good_short} reran {} ({} run{}) and the first bad {bad_short} {} ({} run{}): {} ({:+.1} % found)",
+            "{}: the {:+.1} % step; the last good commit {good_short} reran {} ({} run{}) and the first bad {bad_short} {} ({} run{})",
             title(v.alert),
+            pct(v.alert.before, v.alert.after),
             mean_text(&v.good),
             v.good.len(),
             plural(v.good.len()),
             mean_text(&v.bad),
             v.bad.len(),
             plural(v.bad.len()),
-            change_text(&v.good, &v.bad),
-            pct(v.alert.before, v.alert.after),
         )
     };
     let confirmed = verdicts
@@ -486,15 +484,6 @@ fn run_sd_of(x: &AwaitingAlert) -> f64 {
     x.run_sd
         .filter(|v| v.is_finite() && *v > 0.0)
         .unwrap_or_else(|| (x.after - x.before).abs() / 10.0)
-}
-
-/// How the reruns of the first bad commit differ from the last good one's, in percent.
-fn change_text(good: &[f64], bad: &[f64]) -> String {
-    if good.is_empty() || bad.is_empty() {
-        return "no change measured".into();
-    }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    format!("{:+.1} % in the reruns", pct(mean(good), mean(bad)))
 }
 
 fn pct(before: f64, after: f64) -> f64 {
@@ -667,7 +656,7 @@ mod tests {
             panic!()
         };
         assert_eq!(status, AlertStatus::New);
-        assert_eq!(text, "confirmed by reruns (1 of 1 metric reproduced): Throughput: the last good commit good01234567 reran 998.0 (2 runs) and the first bad bad012345678 941.0 (2 runs): -5.7 % in the reruns (-6.0 % found)");
+        assert_eq!(text, "confirmed by reruns (1 of 1 metric reproduced): Throughput: the -6.0 % step; the last good commit good01234567 reran 998.0 (2 runs) and the first bad bad012345678 941.0 (2 runs)");
         // The first bad commit reran at the old level: a newer commit tells noise from a
         // misplaced step.
         assert_eq!(

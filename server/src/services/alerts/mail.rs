@@ -81,11 +81,10 @@ pub fn new_summary_body(s: &AlertSummary, links: &Links, report: Option<&str>) -
     let mut out = String::from("Greeting,\n\n");
     match s.lead() {
         Some(lead) => out.push_str(&format!(
-            "FYI, Perfline noticed a {:+.1}% {} of {}.{}\non {} at {}.\n\n",
+            "FYI, Perfline noticed a {:+.1}% {} of {}\non {} at {}.\n\n",
             lead.change_pct,
             lead.verdict(),
-            s.benchmark,
-            lead.title(),
+            app::alerts::series_name(&s.benchmark, &lead.title()),
             s.machine,
             s.bad.name()
         )),
@@ -163,11 +162,10 @@ pub fn culprit_body(
             let culprit = b.culprit.as_deref().unwrap_or("");
             if let Some(lead) = s.lead() {
                 out.push_str(&format!(
-                    "FYI, we noticed a {:+.1}% {} of {}.{} due to commit:\n\n",
+                    "FYI, we noticed a {:+.1}% {} of {} due to commit:\n\n",
                     lead.change_pct,
                     lead.verdict(),
-                    s.benchmark,
-                    lead.title()
+                    app::alerts::series_name(&s.benchmark, &lead.title())
                 ));
             }
             out.push_str(&format!(

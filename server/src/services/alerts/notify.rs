@@ -671,6 +671,25 @@ async fn summary_report(
         .await
         .map_err(|err| tracing::warn!(error = %err, "no report for the alert mail"))
         .ok()
+        .map(|report| with_step_headline(&report, summary))
+}
+
+/// The report with its first line quoting the step as the alert does (one figure for one
+/// step, `docs/statistics.md`): the report's table compares the two commits' runs by
+/// lkp-tests' rules, and its own first line would quote that comparison instead.
+fn with_step_headline(report: &str, summary: &app::alerts::AlertSummary) -> String {
+    let (Some(lead), Some((_, rest))) = (summary.lead(), report.split_once("\n\n")) else {
+        return report.to_owned();
+    };
+    if !report.starts_with("FYI, we noticed") {
+        return report.to_owned();
+    }
+    format!(
+        "FYI, we noticed a {:+.1}% {} of {} due to commit:\n\n{rest}",
+        lead.change_pct,
+        lead.verdict(),
+        app::alerts::series_name(&summary.benchmark, &lead.title())
+    )
 }
 
 /// The finished bisection that moved `summary` to its culprit, if one did.

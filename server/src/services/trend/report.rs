@@ -290,11 +290,7 @@ fn headline(benchmark: &str, machine: &str, rows: &[app::lkp::Row]) -> String {
 /// A key as LKP names it: its stats keys carry their testcase (`netperf.Throughput_Mbps`);
 /// other formats' metrics get the benchmark in front.
 fn full_name(benchmark: &str, key: &str) -> String {
-    if key.starts_with(&format!("{benchmark}.")) {
-        key.to_owned()
-    } else {
-        format!("{benchmark}.{key}")
-    }
+    app::alerts::series_name(benchmark, key)
 }
 
 /// The direction lkp-tests gives a key, by its full name.

@@ -4,3 +4,4 @@
 mod calibration;
 mod marks;
 mod robots;
+mod story;
