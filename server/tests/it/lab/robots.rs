@@ -234,3 +234,43 @@ async fn a_hung_command_is_killed_at_its_timeout_and_its_run_given_back() {
     let (_, n) = app.post_json("/api/v1/bisections/1/next?robot=next").await;
     assert!(n["commit"].is_string(), "given back at once: {n}");
 }
+
+/// The documented way: the command prints its numbers only (no kernel, no commit), the same
+/// bytes on every run of a commit; `bisect run` fills in the rest and counts each run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bisect_run_whose_command_prints_only_its_numbers_finds_the_culprit() {
+    let root = tempfile::tempdir().unwrap();
+    let (app, shas) = bisecting(root.path(), 600).await;
+    std::fs::write(
+        root.path().join("numbers.sh"),
+        "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n\
+         awk -v c=\"$1\" '$1 == c { print \"metric,iteration,value\"; \
+         for (i = 1; i <= 5; i++) printf \"Throughput_Mbps,%d,%.3f\\n\", i, $2 * (1 + (i % 3 - 1) / 1000) }' levels.txt\n",
+    )
+    .unwrap();
+    let out = perfline(
+        &app.base,
+        &run_args("sh numbers.sh {commit}", "plain-robot"),
+        Some(root.path()),
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("{} is the first bad commit", shas[77])),
+        "{}",
+        stdout(&out)
+    );
+    let calls: usize = std::fs::read_to_string(root.path().join("count"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let b = bisection(&app).await;
+    assert_eq!(b["runs_total"].as_u64().unwrap() as usize, calls, "every run counted once: {b}");
+    // The runs carry the commit's kernel name (its 12 digits), not a refusal.
+    let (_, runs) = app
+        .get_json(&format!("/api/v1/runs?benchmark=netperf&machine=lkp-bdw-de1&limit=500"))
+        .await;
+    let kernel = format!("{}", &shas[77][..12]);
+    assert!(runs.to_string().contains(&kernel), "{runs}");
+}
