@@ -12,3 +12,6 @@ CREATE TABLE robot (
     last_seen  BIGINT NOT NULL,
     last_work  TEXT NOT NULL DEFAULT ''
 );
+
+ALTER TABLE alert_rule ADD COLUMN history TEXT;
+ALTER TABLE alert_rule ADD COLUMN bisect BIGINT;

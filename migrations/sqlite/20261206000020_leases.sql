@@ -16,3 +16,7 @@ CREATE TABLE robot (
     last_seen  INTEGER NOT NULL,
     last_work  TEXT NOT NULL DEFAULT ''
 );
+
+-- Alert rules that start bisections (`history`, `bisect`: see server/src/alert_rule.rs).
+ALTER TABLE alert_rule ADD COLUMN history TEXT;
+ALTER TABLE alert_rule ADD COLUMN bisect INTEGER;

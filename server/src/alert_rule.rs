@@ -32,6 +32,15 @@ pub struct Rule {
     /// confirmation by reruns of its two commits first (`GET /api/v1/work`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<bool>,
+    /// `repo/branch`: the history the matching series are bisected in. A rule that names one
+    /// bisects by default; its series' alerts bisect only when they are in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
+    /// `true`: a confirmed regression (or one announced without confirmation) starts its
+    /// bisection at once, robots run it (`GET /api/v1/work`) and the culprit mail follows in
+    /// the alert's thread. Left out: `true` when the rule names a `history`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bisect: Option<bool>,
 }
 
 fn any() -> String {
@@ -39,6 +48,11 @@ fn any() -> String {
 }
 
 impl Rule {
+    /// Whether the matching series' regressions start a bisection by themselves.
+    pub fn bisects(&self) -> bool {
+        self.bisect.unwrap_or(self.history.is_some())
+    }
+
     /// Checks a rule as received: patterns that compile, settings in range.
     pub fn check(&self) -> Result<(), String> {
         for (field, p) in [("benchmark", &self.benchmark), ("metric", &self.metric)] {
@@ -58,6 +72,12 @@ impl Rule {
             if !(0.0001..=0.2).contains(&v) {
                 return Err("alpha must be between 0.0001 and 0.2".into());
             }
+        }
+        if let Some(h) = &self.history {
+            app::label::HistoryName::parse(h)?;
+        }
+        if self.bisect == Some(true) && self.ignore {
+            return Err("a rule that ignores its series cannot bisect them".into());
         }
         if self.direction == Some(app::label::Direction::Unknown) {
             return Err("direction must be higher or lower (leave it out for none)".into());

@@ -560,6 +560,61 @@ pub async fn bisect_once(state: &Services) -> Result<usize, ServiceError> {
     Ok(ended)
 }
 
+/// The most summaries one pass looks at for a bisection their rule starts.
+const AUTO_BISECT_BATCH: i64 = 20;
+
+/// One pass over announced regressions whose rule bisects (`"bisect": true`, or a rule that
+/// names a history): each starts its bisection, once; one that cannot start says why on the
+/// alert's timeline. How many started.
+pub async fn auto_bisect_once(state: &Services) -> Result<usize, ServiceError> {
+    let candidates = state.store.summaries_to_bisect(AUTO_BISECT_BATCH).await?;
+    if candidates.is_empty() {
+        return Ok(0);
+    }
+    let rules = state.store.alert_rules().await?;
+    let mut started = 0;
+    for id in candidates {
+        let Some(s) = state.store.alert_summary(id).await? else {
+            continue;
+        };
+        let Some(lead) = s.lead() else { continue };
+        let rule = rules
+            .iter()
+            .find(|r| r.matches(&s.benchmark, &lead.metric, &lead.param));
+        let Some(rule) = rule.filter(|r| r.bisects()) else {
+            // No rule bisects it: marked as looked at, so it is not read again.
+            state
+                .store
+                .record_bisecting(id, "not started: no alert rule bisects this series")
+                .await?;
+            continue;
+        };
+        if let (Some(wanted), Some(have)) = (&rule.history, &s.history) {
+            if wanted != have {
+                let note =
+                    format!("not started: the rule bisects in {wanted}, the alert is in {have}");
+                state.store.record_bisecting(id, &note).await?;
+                continue;
+            }
+        }
+        let new = NewBisection {
+            alert: Some(id),
+            ..NewBisection::default()
+        };
+        let note = match state.start_bisection(&new, "perfline").await {
+            Ok(b) => {
+                started += 1;
+                tracing::info!(summary = id, bisection = b.id, "a rule started a bisection");
+                format!("bisection {} started by its alert rule", b.id)
+            }
+            Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
+            Err(e) => format!("could not start a bisection: {e}"),
+        };
+        state.store.record_bisecting(id, &note).await?;
+    }
+    Ok(started)
+}
+
 /// Advances running bisection `id`: whether it ended.
 async fn bisect_one(state: &Services, id: i64) -> Result<bool, ServiceError> {
     crate::services::background::fault(state, &format!("bisection {id}"));

@@ -387,8 +387,8 @@ impl Store {
     /// The rules, in the order they are tried.
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
         let rows = query(sql!(
-            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm \
-             FROM alert_rule ORDER BY position"
+            "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm, \
+             history, bisect FROM alert_rule ORDER BY position"
         ))
         .fetch_all(&self.reader)
         .await?;
@@ -406,6 +406,8 @@ impl Store {
                     .get::<Option<&str>, _>(7)
                     .and_then(app::label::Direction::parse),
                 confirm: r.get::<Option<i64>, _>(8).map(|v| v != 0),
+                history: r.get(9),
+                bisect: r.get::<Option<i64>, _>(10).map(|v| v != 0),
             })
             .collect())
     }
@@ -418,8 +420,8 @@ impl Store {
             .await?;
         for (i, r) in rules.iter().enumerate() {
             query(
-                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm, \
+                 history, bisect) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(i as i64)
             .bind(&r.benchmark)
@@ -431,6 +433,8 @@ impl Store {
             .bind(i64::from(r.ignore))
             .bind(r.direction.map(app::label::Direction::as_str))
             .bind(r.confirm.map(i64::from))
+            .bind(&r.history)
+            .bind(r.bisect.map(i64::from))
             .execute(&mut tx)
             .await?;
         }
@@ -795,6 +799,38 @@ impl Store {
     }
 
     /// One summary with its alerts and its events.
+    /// Up to `limit` announced regressions (status `new`) with commits on both sides, never
+    /// bisected and never tried: the candidates for a bisection their rule starts.
+    pub async fn summaries_to_bisect(&self, limit: i64) -> StoreResult<Vec<i64>> {
+        let rows: Vec<(i64,)> = query_as(sql!(
+            "SELECT s.id FROM alert_summary s WHERE s.status = 'new' AND s.regressions > 0 \
+             AND s.good_sha <> '' AND s.bad_sha <> '' \
+             AND NOT EXISTS (SELECT 1 FROM bisection b WHERE b.summary_id = s.id) \
+             AND NOT EXISTS (SELECT 1 FROM alert_event e WHERE e.summary_id = s.id AND e.kind = 'bisecting') \
+             ORDER BY s.id LIMIT ?"
+        ))
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// Records on summary `id` that a bisection was started for it, or could not be
+    /// (`note`): it is tried once (not announced: the culprit mail is).
+    pub async fn record_bisecting(&self, id: i64, note: &str) -> StoreResult<()> {
+        let mut tx = self.writer.begin_write().await?;
+        query(sql!(
+            "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee, notified) \
+             SELECT id, 'bisecting', 'perfline', status, ?, assignee, 1 FROM alert_summary WHERE id = ?"
+        ))
+        .bind(note)
+        .bind(id)
+        .execute(&mut tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     pub async fn alert_summary(&self, id: i64) -> StoreResult<Option<AlertSummary>> {
         let mut tx = self.reader.begin_read().await?;
         let summary = read_summary(&mut tx, id).await?;

@@ -74,6 +74,13 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
                     pass_failed(st, "confirmation", &e.to_string());
                 }
             }
+            match crate::services::bisect::auto_bisect_once(st).await {
+                Ok(_) => passed(st, "auto-bisection"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "starting the bisections rules ask for failed; retrying");
+                    pass_failed(st, "auto-bisection", &e.to_string());
+                }
+            }
             match crate::services::bisect::bisect_once(st).await {
                 Ok(_) => passed(st, "bisection"),
                 Err(e) => {

@@ -266,10 +266,16 @@ async fn a_bisect_run_whose_command_prints_only_its_numbers_finds_the_culprit() 
         .parse()
         .unwrap();
     let b = bisection(&app).await;
-    assert_eq!(b["runs_total"].as_u64().unwrap() as usize, calls, "every run counted once: {b}");
+    assert_eq!(
+        b["runs_total"].as_u64().unwrap() as usize,
+        calls,
+        "every run counted once: {b}"
+    );
     // The runs carry the commit's kernel name (its 12 digits), not a refusal.
     let (_, runs) = app
-        .get_json(&format!("/api/v1/runs?benchmark=netperf&machine=lkp-bdw-de1&limit=500"))
+        .get_json(&format!(
+            "/api/v1/runs?benchmark=netperf&machine=lkp-bdw-de1&limit=500"
+        ))
         .await;
     let kernel = format!("{}", &shas[77][..12]);
     assert!(runs.to_string().contains(&kernel), "{runs}");
