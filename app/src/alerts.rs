@@ -184,7 +184,7 @@ impl AlertEvent {
             "awaiting" => "found by the detector; reruns asked for, to confirm it".into(),
             "confirmed" => format!("confirmed ({})", self.status),
             "unconfirmed" => "not confirmed by the reruns".into(),
-            "bisecting" => "bisection started".into(),
+            "bisecting" => "bisection by its alert rule".into(),
             "bisected" => "bisected: moved to its first bad commit".into(),
             _ => format!("status {}", self.status),
         }

@@ -15,3 +15,5 @@ CREATE TABLE robot (
 
 ALTER TABLE alert_rule ADD COLUMN history TEXT;
 ALTER TABLE alert_rule ADD COLUMN bisect BIGINT;
+ALTER TABLE alert_summary ADD COLUMN bisect_checked BIGINT NOT NULL DEFAULT 0;
+UPDATE alert_summary SET bisect_checked = 1;

@@ -20,3 +20,7 @@ CREATE TABLE robot (
 -- Alert rules that start bisections (`history`, `bisect`: see server/src/alert_rule.rs).
 ALTER TABLE alert_rule ADD COLUMN history TEXT;
 ALTER TABLE alert_rule ADD COLUMN bisect INTEGER;
+-- Whether the detector looked at a summary for a bisection its rule starts (once); those
+-- stored before are not bisected by a rule added now.
+ALTER TABLE alert_summary ADD COLUMN bisect_checked INTEGER NOT NULL DEFAULT 0;
+UPDATE alert_summary SET bisect_checked = 1;

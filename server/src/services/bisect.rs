@@ -582,18 +582,16 @@ pub async fn auto_bisect_once(state: &Services) -> Result<usize, ServiceError> {
             .iter()
             .find(|r| r.matches(&s.benchmark, &lead.metric, &lead.param));
         let Some(rule) = rule.filter(|r| r.bisects()) else {
-            // No rule bisects it: marked as looked at, so it is not read again.
-            state
-                .store
-                .record_bisecting(id, "not started: no alert rule bisects this series")
-                .await?;
+            // No rule bisects it: looked at, so it is not read again (a rule added later
+            // bisects the regressions announced after it).
+            state.store.record_bisecting(id, None).await?;
             continue;
         };
         if let (Some(wanted), Some(have)) = (&rule.history, &s.history) {
             if wanted != have {
                 let note =
                     format!("not started: the rule bisects in {wanted}, the alert is in {have}");
-                state.store.record_bisecting(id, &note).await?;
+                state.store.record_bisecting(id, Some(&note)).await?;
                 continue;
             }
         }
@@ -610,7 +608,7 @@ pub async fn auto_bisect_once(state: &Services) -> Result<usize, ServiceError> {
             Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
             Err(e) => format!("could not start a bisection: {e}"),
         };
-        state.store.record_bisecting(id, &note).await?;
+        state.store.record_bisecting(id, Some(&note)).await?;
     }
     Ok(started)
 }

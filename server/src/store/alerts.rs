@@ -805,8 +805,8 @@ impl Store {
         let rows: Vec<(i64,)> = query_as(sql!(
             "SELECT s.id FROM alert_summary s WHERE s.status = 'new' AND s.regressions > 0 \
              AND s.good_sha <> '' AND s.bad_sha <> '' \
+             AND s.bisect_checked = 0 \
              AND NOT EXISTS (SELECT 1 FROM bisection b WHERE b.summary_id = s.id) \
-             AND NOT EXISTS (SELECT 1 FROM alert_event e WHERE e.summary_id = s.id AND e.kind = 'bisecting') \
              ORDER BY s.id LIMIT ?"
         ))
         .bind(limit)
@@ -815,18 +815,27 @@ impl Store {
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
-    /// Records on summary `id` that a bisection was started for it, or could not be
-    /// (`note`): it is tried once (not announced: the culprit mail is).
-    pub async fn record_bisecting(&self, id: i64, note: &str) -> StoreResult<()> {
+    /// Records that summary `id` was looked at for a bisection its rule starts (it is looked
+    /// at once), and with `note`, what came of it on its timeline (not announced: the culprit
+    /// mail is).
+    pub async fn record_bisecting(&self, id: i64, note: Option<&str>) -> StoreResult<()> {
         let mut tx = self.writer.begin_write().await?;
         query(sql!(
-            "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee, notified) \
-             SELECT id, 'bisecting', 'perfline', status, ?, assignee, 1 FROM alert_summary WHERE id = ?"
+            "UPDATE alert_summary SET bisect_checked = 1 WHERE id = ?"
         ))
-        .bind(note)
         .bind(id)
         .execute(&mut tx)
         .await?;
+        if let Some(note) = note {
+            query(sql!(
+                "INSERT INTO alert_event (summary_id, kind, actor, status, note, assignee, notified) \
+                 SELECT id, 'bisecting', 'perfline', status, ?, assignee, 1 FROM alert_summary WHERE id = ?"
+            ))
+            .bind(note)
+            .bind(id)
+            .execute(&mut tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
