@@ -145,6 +145,9 @@ pub struct Dashboard {
     /// The mmtests trees among the recent uploads, each with its benchmarks together.
     #[serde(default)]
     pub trees: Vec<TreeSummary>,
+    /// The robots seen, the most recent first (at most 20; read fresh, not cached).
+    #[serde(default)]
+    pub robots: Vec<crate::alerts::Robot>,
 }
 
 /// An uploaded mmtests `work/log` tree: its machine, kernels and benchmarks, and the report of

@@ -49,6 +49,34 @@ fn dashboard_view(d: DashboardData) -> AnyView {
             </section>
         }
     });
+    // The robots: when each was seen, what it did last, which went silent.
+    let robots = (!d.robots.is_empty()).then(|| {
+        let rows = d
+            .robots
+            .iter()
+            .map(|r| {
+                view! {
+                    <tr class=if r.silent { "robot silent" } else { "robot" } data-robot=r.name.clone()>
+                        <td>{r.name.clone()}</td>
+                        <td>{r.machine.clone()}</td>
+                        <td>{crate::text::utc_seconds(r.last_seen)}</td>
+                        <td>{r.last_work.clone()}</td>
+                        <td>{if r.silent { "silent" } else { "seen" }}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <section id="robots">
+                <h2>"Robots"</h2>
+                <table>
+                    <thead><tr><th>"Robot"</th><th>"Machine"</th><th>"Last seen (UTC)"</th><th>"Last work"</th><th>"State"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+                <p class="muted">"Silent: not seen for three leases. Its work goes to another robot of the machine; see docs/lab.md."</p>
+            </section>
+        }
+    });
     // An mmtests tree's benchmarks together, with the report of them all.
     let trees = (!d.trees.is_empty()).then(|| {
         let items = d
@@ -75,6 +103,7 @@ fn dashboard_view(d: DashboardData) -> AnyView {
     });
     view! {
         {regressions}
+        {robots}
         {trees}
         <div class="grid">
             <section>

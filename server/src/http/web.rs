@@ -89,10 +89,16 @@ impl Backend for StoreBackend {
         let s = &self.0.store;
         // Five queries and a few sorts, the same until the next write: kept per generation.
         let generation = s.generation().await.map_err(page_error)?;
+        // Robots are seen between writes of data: read each time, never cached.
+        let mut robots = self.0.robot_list().await.map_err(page_error)?.robots;
+        robots.truncate(20);
         if let Ok(cached) = self.0.dashboard_cache.lock() {
             if let Some((g, d)) = cached.as_ref() {
                 if *g == generation {
-                    return Ok(d.clone());
+                    return Ok(Dashboard {
+                        robots,
+                        ..d.clone()
+                    });
                 }
             }
         }
@@ -120,6 +126,7 @@ impl Backend for StoreBackend {
             recent_uploads,
             recent_runs,
             trees,
+            robots: Vec::new(),
             open_regressions: s
                 .alert_summaries(&crate::store::SummaryFilter {
                     statuses: Some(vec![
@@ -138,6 +145,10 @@ impl Backend for StoreBackend {
         if let Ok(mut cached) = self.0.dashboard_cache.lock() {
             *cached = Some((generation, dashboard.clone()));
         }
+        let dashboard = Dashboard {
+            robots,
+            ..dashboard
+        };
         Ok(dashboard)
     }
 

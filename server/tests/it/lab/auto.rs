@@ -9,7 +9,6 @@ use serde_json::json;
 use crate::alerts::{app_with_receivers, body_of, header, settle, summaries};
 use crate::bisect::{upload, world};
 use crate::client::{perfline, stderr};
-use crate::helpers::*;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rule_naming_a_history_bisects_a_confirmed_regression_with_no_one_in_between() {

@@ -5,4 +5,6 @@ mod auto;
 mod calibration;
 mod marks;
 mod robots;
+pub(crate) mod sim;
+mod sim_ci;
 mod story;

@@ -181,6 +181,22 @@ async fn a_running_robot_renews_its_lease_and_a_killed_one_loses_it() {
     );
     assert_eq!(taken["commit"], commit.as_str());
     assert!(shas.contains(&commit));
+    // Unseen for three leases, it is silent on the dashboard.
+    until(Duration::from_secs(15), async || {
+        let (_, robots) = app.get_json("/api/v1/robots").await;
+        robots["robots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "slow-robot" && r["silent"] == true)
+            .then_some(())
+    })
+    .await;
+    let (_, dashboard) = app.get_text("/").await;
+    assert!(
+        dashboard.contains(r#"<tr class="robot silent" data-robot="slow-robot">"#),
+        "{dashboard}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
