@@ -376,7 +376,9 @@ impl Services {
                     .await?;
                 if ended && b.summary_id.is_some() {
                     // The alert moves to the culprit and its parent; its thread gets the news.
-                    self.store.move_to_culprit(&c.sha, "perfline").await?;
+                    self.store
+                        .move_to_culprit(&c.sha, "perfline", b.summary_id)
+                        .await?;
                     self.wakers.events.notify_one();
                 }
             }

@@ -478,8 +478,16 @@ impl Store {
     /// Moves the open summaries whose commit range holds `culprit` (a bisection's first bad
     /// commit) in their history to it: the range becomes the culprit's parent and the culprit,
     /// with a `bisected` event. A summary already at that range takes the moved one's alerts.
-    /// Which summaries moved.
-    pub async fn move_to_culprit(&self, culprit: &str, actor: &str) -> StoreResult<Vec<i64>> {
+    /// `only`: the summary a bisection Perfline drove was started from, the only one it moves
+    /// (a culprit found on one machine says nothing of another machine's step, though their
+    /// ranges overlap in the shared history: the lab simulator's wrong culprits). Which
+    /// summaries moved.
+    pub async fn move_to_culprit(
+        &self,
+        culprit: &str,
+        actor: &str,
+        only: Option<i64>,
+    ) -> StoreResult<Vec<i64>> {
         let mut tx = self.writer.begin_write().await?;
         // Every open summary with a history that knows the culprit, and the positions of
         // its ends and of the culprit there (commits may be abbreviated on either side).
@@ -501,6 +509,9 @@ impl Store {
         let mut moved = Vec::new();
         for r in &rows {
             let (id, history_id, at): (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
+            if only.is_some_and(|only| only != id) {
+                continue;
+            }
             let (Some(good), Some(bad)) = (r.get::<Option<i64>, _>(3), r.get::<Option<i64>, _>(4))
             else {
                 continue;

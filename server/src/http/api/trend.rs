@@ -352,7 +352,7 @@ pub async fn bisect(
         Some(culprit) => {
             let moved = state
                 .store
-                .move_to_culprit(culprit, principal.actor())
+                .move_to_culprit(culprit, principal.actor(), None)
                 .await?;
             if !moved.is_empty() {
                 state.wakers.events.notify_one();

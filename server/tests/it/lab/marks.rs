@@ -111,3 +111,59 @@ async fn a_cancelled_bisections_marks_leave_the_trend_and_the_next_one_is_shown(
     assert_eq!(b1["state"], "cancelled");
     assert!(b1["culprit"].is_null(), "{b1}");
 }
+
+/// Two machines whose steps fall in one range of the shared history: the culprit found on one
+/// moves that machine's alert only (it moved every open alert whose range held the commit,
+/// so another machine's alert was mailed a culprit that was not its own).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_culprit_moves_only_the_alert_its_bisection_came_from() {
+    let app = spawn_app().await;
+    no_confirmation(&app).await;
+    let root = tempfile::tempdir().unwrap();
+    let shas = world(&app, root.path(), 77).await;
+    for i in (0..128).step_by(8) {
+        upload(
+            &app,
+            "lkp-bdw-de1",
+            i,
+            &shas[i],
+            if i < 77 { 2500.0 } else { 2345.0 },
+        )
+        .await;
+        upload(
+            &app,
+            "other-box",
+            i,
+            &shas[i],
+            if i < 74 { 2500.0 } else { 2345.0 },
+        )
+        .await;
+    }
+    settle(&app).await;
+    let mine = summaries(&app, "status=all&machine=lkp-bdw-de1").await[0]["id"].to_string();
+    let other = summaries(&app, "status=all&machine=other-box").await[0].clone();
+    assert_eq!(other["good"]["sha"], shas[72].as_str());
+    assert_eq!(other["bad"]["sha"], shas[80].as_str());
+    let out = perfline(&app.base, &["bisect", "start", "--alert", &mine], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = perfline(
+        &app.base,
+        &[
+            "bisect",
+            "run",
+            "--bisection",
+            "1",
+            "--exec",
+            "sh bench.sh {commit}",
+        ],
+        Some(root.path()),
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    settle(&app).await;
+    let moved = summaries(&app, "status=all&machine=lkp-bdw-de1").await[0].clone();
+    assert_eq!(moved["bad"]["sha"], shas[77].as_str(), "{moved}");
+    let still = summaries(&app, "status=all&machine=other-box").await[0].clone();
+    assert_eq!(still["good"]["sha"], shas[72].as_str(), "{still}");
+    assert_eq!(still["bad"]["sha"], shas[80].as_str(), "{still}");
+}

@@ -194,7 +194,7 @@ async fn a_running_robot_renews_its_lease_and_a_killed_one_loses_it() {
     .await;
     let (_, dashboard) = app.get_text("/").await;
     assert!(
-        dashboard.contains(r#"<tr class="robot silent" data-robot="slow-robot">"#),
+        dashboard.contains(r#"<tr data-robot="slow-robot" class="robot silent">"#),
         "{dashboard}"
     );
 }
