@@ -22,6 +22,35 @@ pub fn short_commit(s: &str) -> &str {
     head(s, SHORT_COMMIT)
 }
 
+/// Unix milliseconds as `2026-12-06T14:02:11.042Z` (UTC), as the database writes times.
+pub fn utc_from_ms(ms: i64) -> String {
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let secs = ms_of_day / 1000;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60,
+        ms_of_day % 1000
+    )
+}
+
+/// Unix milliseconds as `2026-12-06T14:02:11Z` (UTC, to the second).
+pub fn utc_seconds(ms: i64) -> String {
+    let text = utc_from_ms(ms);
+    format!("{}Z", head(&text, 19))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,33 +80,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Unix milliseconds as `2026-12-06T14:02:11.042Z` (UTC), as the database writes times.
-pub fn utc_from_ms(ms: i64) -> String {
-    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let secs = ms_of_day / 1000;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60,
-        ms_of_day % 1000
-    )
-}
-
-/// Unix milliseconds as `2026-12-06T14:02:11Z` (UTC, to the second).
-pub fn utc_seconds(ms: i64) -> String {
-    let text = utc_from_ms(ms);
-    format!("{}Z", head(&text, 19))
 }

@@ -10,7 +10,7 @@ async fn calibrate(app: &TestApp, machine: &str, round: usize) {
     let mut csv = String::from("kernel,metric,iteration,value\n");
     for boot in 0..10 {
         for it in 1..=5 {
-            let v = 2500.0 + ((boot * 7 + it * 3) % 11) as f64 - 5.0;
+            let v = 2500.0 + f64::from((boot * 7 + it * 3) % 11) - 5.0;
             csv.push_str(&format!(
                 "6.10.0-boot{round}-{boot},Throughput_Mbps,{it},{v}\n"
             ));

@@ -289,10 +289,8 @@ async fn a_bisect_run_whose_command_prints_only_its_numbers_finds_the_culprit() 
     );
     // The runs carry the commit's kernel name (its 12 digits), not a refusal.
     let (_, runs) = app
-        .get_json(&format!(
-            "/api/v1/runs?benchmark=netperf&machine=lkp-bdw-de1&limit=500"
-        ))
+        .get_json("/api/v1/runs?benchmark=netperf&machine=lkp-bdw-de1&limit=500")
         .await;
-    let kernel = format!("{}", &shas[77][..12]);
+    let kernel = shas[77][..12].to_owned();
     assert!(runs.to_string().contains(&kernel), "{runs}");
 }

@@ -837,7 +837,7 @@ pub async fn run(lab: &Lab) -> Report {
                 let between = b["tested"].as_array().map_or(0, Vec::len) as u64;
                 let range = (b["remaining"].as_u64().unwrap_or(0) + between).max(1);
                 // Both ends, then a binary search over the range.
-                u64::from(FIXED_RUNS) * (2 + (64 - range.leading_zeros() as u64))
+                u64::from(FIXED_RUNS) * (2 + (64 - u64::from(range.leading_zeros())))
             })
             .sum();
         report.runs_per_culprit = ours as f64 / done.len() as f64;
