@@ -32,13 +32,9 @@ pub fn waiting_for(lease: &app::alerts::LeaseState, commit: &str, now: i64) -> O
         lease.handed,
         if lease.handed == 1 { "" } else { "s" },
         app::text::short_commit(commit),
-        clock(lease.since),
-        clock(lease.until)
+        app::text::utc_seconds(lease.since),
+        app::text::utc_seconds(lease.until)
     ))
-}
-
-fn clock(ms: i64) -> String {
-    app::text::utc_seconds(ms)
 }
 
 /// A bisection's walk and what it walked over.

@@ -2,8 +2,6 @@
 //! one robot running `perfline work` does the reruns and then the bisection's commits, and
 //! the culprit mail follows in the alert's thread, with no person in between.
 
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
 use crate::alerts::{app_with_receivers, body_of, header, settle, summaries};
@@ -65,17 +63,7 @@ async fn a_rule_naming_a_history_bisects_a_confirmed_regression_with_no_one_in_b
     assert_eq!(b["state"], "done", "{b}");
     assert_eq!(b["culprit"], shas[culprit].as_str());
     assert_eq!(b["created_by"], "perfline");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mails = loop {
-        let m = smtp.messages();
-        if m.iter()
-            .any(|m| body_of(m).contains("Perfline bisected it"))
-        {
-            break m;
-        }
-        assert!(Instant::now() < deadline, "no culprit mail: {m:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let mails = super::culprit_mails(&smtp).await;
     let alert = summaries(&app, "status=all").await[0].clone();
     let culprit_mail = mails
         .iter()

@@ -127,17 +127,7 @@ async fn one_step_has_one_figure_one_name_and_a_timeline_that_names_its_events()
         "{confirmation}"
     );
     assert!(!confirmation.contains("in the reruns"), "{confirmation}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mails = loop {
-        let m = smtp.messages();
-        if m.iter()
-            .any(|m| body_of(m).contains("Perfline bisected it"))
-        {
-            break m;
-        }
-        assert!(Instant::now() < deadline, "no culprit mail: {m:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let mails = super::culprit_mails(&smtp).await;
     for m in &mails {
         let subject = header(m, "Subject").unwrap();
         let body = body_of(m);
