@@ -32,6 +32,7 @@ pub(crate) mod testdb;
 #[cfg(test)]
 pub(crate) use testdb::on_both_engines;
 mod tokens;
+mod fold;
 mod trend_block;
 mod trend_pack;
 mod work;
@@ -93,6 +94,9 @@ pub struct Store {
     /// Told when an upload has committed: SQLite's checkpointer copies the log into the file
     /// (`checkpoint.rs`); unused on PostgreSQL.
     wal_written: std::sync::Arc<tokio::sync::Notify>,
+    /// The benchmarks and machines whose runs the folder may fold into trend blocks
+    /// (`fold.rs`).
+    folds: std::sync::Arc<fold::Folds>,
 }
 
 impl Store {

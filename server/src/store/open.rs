@@ -126,11 +126,13 @@ impl Store {
             alert_jobs_queued: Default::default(),
             health: Default::default(),
             wal_written,
+            folds: Default::default(),
         };
         store
             .fill_packed()
             .await
             .with_context(|| format!("cannot fill the packed trends of {}", path.display()))?;
+        store.start_folder();
         Ok(store)
     }
 
@@ -154,11 +156,13 @@ impl Store {
             alert_jobs_queued,
             health: Default::default(),
             wal_written: Default::default(),
+            folds: Default::default(),
         };
         store
             .fill_packed()
             .await
             .context("cannot fill the packed trends")?;
+        store.start_folder();
         Ok(store)
     }
 }

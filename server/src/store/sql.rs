@@ -49,30 +49,52 @@ impl Pool {
     }
 
     /// A write transaction: SQLite's `BEGIN IMMEDIATE` (the file's write lock at once), or a
-    /// PostgreSQL transaction holding [`WRITE_LOCK`].
-    pub async fn begin_write(&self) -> StoreResult<Tx> {
-        Ok(match self {
-            Pool::Sqlite(p) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::Postgres(p) => {
-                let mut tx = p.begin().await?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(WRITE_LOCK)
-                    .execute(&mut *tx)
-                    .await?;
-                Tx::Postgres(tx)
-            }
-        })
+    /// PostgreSQL transaction holding [`WRITE_LOCK`]. Its caller is remembered: a transaction
+    /// that holds the lock longer than [`SLOW_WRITE`] is logged with where it began.
+    #[track_caller]
+    pub fn begin_write(&self) -> impl std::future::Future<Output = StoreResult<Tx>> + '_ {
+        let at = std::panic::Location::caller();
+        async move {
+            let inner = match self {
+                Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
+                Pool::Postgres(p) => {
+                    let mut tx = p.begin().await?;
+                    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                        .bind(WRITE_LOCK)
+                        .execute(&mut *tx)
+                        .await?;
+                    TxInner::Postgres(tx)
+                }
+            };
+            Ok(Tx {
+                inner,
+                write: Some((std::time::Instant::now(), at)),
+            })
+        }
     }
 
     /// A read transaction: one consistent snapshot for all its statements.
     pub async fn begin_read(&self) -> StoreResult<Tx> {
         Ok(match self {
-            Pool::Sqlite(p) => Tx::Sqlite(p.begin().await?),
-            Pool::Postgres(p) => Tx::Postgres(
-                p.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                    .await?,
-            ),
+            Pool::Sqlite(p) => Tx {
+                inner: TxInner::Sqlite(p.begin().await?),
+                write: None,
+            },
+            Pool::Postgres(p) => Tx {
+                inner: TxInner::Postgres(
+                    p.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                        .await?,
+                ),
+                write: None,
+            },
         })
+    }
+
+    pub fn is_closed(&self) -> bool {
+        match self {
+            Pool::Sqlite(p) => p.is_closed(),
+            Pool::Postgres(p) => p.is_closed(),
+        }
     }
 
     pub async fn close(&self) {
@@ -83,34 +105,63 @@ impl Pool {
     }
 }
 
+/// A write transaction holding the lock longer than this is logged (`warn`), with the line
+/// that began it: every other writer waited that long.
+pub const SLOW_WRITE: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// A transaction of either engine.
-pub enum Tx {
+pub struct Tx {
+    inner: TxInner,
+    /// A write transaction's start and the line that began it.
+    write: Option<(std::time::Instant, &'static std::panic::Location<'static>)>,
+}
+
+enum TxInner {
     Sqlite(Transaction<'static, Sqlite>),
     Postgres(Transaction<'static, Postgres>),
 }
 
 impl Tx {
     pub async fn commit(self) -> StoreResult<()> {
-        match self {
-            Tx::Sqlite(t) => t.commit().await?,
-            Tx::Postgres(t) => t.commit().await?,
+        let write = self.write;
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await?,
         }
+        held(write, "committed");
         Ok(())
     }
 
     pub async fn rollback(self) -> StoreResult<()> {
-        match self {
-            Tx::Sqlite(t) => t.rollback().await?,
-            Tx::Postgres(t) => t.rollback().await?,
+        let write = self.write;
+        match self.inner {
+            TxInner::Sqlite(t) => t.rollback().await?,
+            TxInner::Postgres(t) => t.rollback().await?,
         }
+        held(write, "rolled back");
         Ok(())
     }
 
     /// The PostgreSQL connection, for what only it has (`COPY`); `None` on SQLite.
     pub fn postgres(&mut self) -> Option<&mut PgConnection> {
-        match self {
-            Tx::Postgres(t) => Some(&mut **t),
-            Tx::Sqlite(_) => None,
+        match &mut self.inner {
+            TxInner::Postgres(t) => Some(&mut **t),
+            TxInner::Sqlite(_) => None,
+        }
+    }
+}
+
+/// Logs a write transaction that held the lock longer than [`SLOW_WRITE`].
+fn held(write: Option<(std::time::Instant, &'static std::panic::Location<'static>)>, how: &str) {
+    if let Some((since, at)) = write {
+        let took = since.elapsed();
+        if took > SLOW_WRITE {
+            tracing::warn!(
+                ms = took.as_millis() as u64,
+                began = %at,
+                "a write transaction held the write lock for {} ms ({how})",
+                took.as_millis()
+            );
         }
     }
 }
@@ -153,9 +204,9 @@ impl<'a> From<&'a Pool> for Target<'a> {
 
 impl<'a> From<&'a mut Tx> for Target<'a> {
     fn from(t: &'a mut Tx) -> Self {
-        match t {
-            Tx::Sqlite(t) => Target::Sqlite(t),
-            Tx::Postgres(t) => Target::Postgres(t),
+        match &mut t.inner {
+            TxInner::Sqlite(t) => Target::Sqlite(t),
+            TxInner::Postgres(t) => Target::Postgres(t),
         }
     }
 }

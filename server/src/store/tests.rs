@@ -18,7 +18,113 @@ crate::store::on_both_engines!(
     uploads_through_two_stores_at_once_are_serialised,
     jobs_with_the_same_keys_reordered_or_changed_read_back_as_sent,
     an_upload_of_many_benchmarks_folds_each_that_has_a_block_waiting,
+    the_folder_writes_blocks_after_the_upload_has_answered,
+    a_planned_block_that_was_overtaken_is_not_written,
 );
+
+/// The trend blocks of an upload's runs are the folder's (`fold.rs`): written by its task,
+/// after the upload has answered, with the trend the same before and after.
+async fn the_folder_writes_blocks_after_the_upload_has_answered(db: &TestDb) {
+    let store = db.open().await;
+    let chunk = trend_block::BLOCK_RUNS;
+    let (_, runs) = parse_file(
+        runs_csv(0, chunk + 3).as_bytes(),
+        Some(Format::Csv),
+        &test_meta(),
+    )
+    .unwrap();
+    let upload = NewUpload {
+        digest: "folded-later".into(),
+        metadata: "{}".into(),
+        files: Vec::new(),
+        runs,
+        mark: None,
+        commit_time: None,
+        uploaded_by: "test".into(),
+        calibration: None,
+    };
+    store.insert_upload(&upload).await.unwrap();
+    let before = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(summaries(&before), expected(chunk + 3));
+    // No `fold_pending`: the background task folds on its own.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let blocks: Vec<(i64, i64)> =
+            query_as(sql!("SELECT block, last_run FROM trend_block"))
+                .fetch_all(&store.reader)
+                .await
+                .unwrap();
+        if !blocks.is_empty() {
+            assert_eq!(blocks, [(0, chunk as i64)]);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the folder wrote no block");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    store.caches.clear();
+    let after = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(summaries(&after), expected(chunk + 3));
+}
+
+/// A block planned outside the write lock is written only if its runs are still the next to
+/// fold: not after another writer folded them, nor after one of them was deleted.
+async fn a_planned_block_that_was_overtaken_is_not_written(db: &TestDb) {
+    let store = db.open().await;
+    // The folder waits while this test holds its pass.
+    let pass = store.folds.pass.lock().await;
+    let chunk = trend_block::BLOCK_RUNS;
+    insert_csv(&store, &runs_csv(0, chunk + 4)).await;
+    let (m,): (i64,) = query_as(sql!("SELECT id FROM machine WHERE name = 'm1'"))
+        .fetch_one(&store.reader)
+        .await
+        .unwrap();
+    let plan = || async {
+        trend_block::plan_fold(Target::from(&store.reader), "b", m)
+            .await
+            .unwrap()
+    };
+    let apply = |p: trend_block::Planned| {
+        let writer = store.writer.clone();
+        async move {
+            let mut tx = writer.begin_write().await.unwrap();
+            let applied = trend_block::apply_fold(&mut tx, &p).await.unwrap();
+            tx.commit().await.unwrap();
+            applied
+        }
+    };
+    let blocks = || async {
+        query_as::<(i64, i64)>(sql!("SELECT block, last_run FROM trend_block ORDER BY block"))
+            .fetch_all(&store.reader)
+            .await
+            .unwrap()
+    };
+    // Another writer folds first.
+    let first = plan().await.expect("a block waits");
+    let mut tx = store.writer.begin_write().await.unwrap();
+    trend_block::fold(&mut tx, "b", m).await.unwrap();
+    tx.commit().await.unwrap();
+    assert!(!apply(first).await, "a block folded twice");
+    assert_eq!(blocks().await, [(0, chunk as i64)]);
+    assert!(plan().await.is_none(), "4 runs wait, not a block");
+    // Planned, then the runs before it deleted: the deletion folds what is left again, and
+    // the plan (block 1, after run 32) is overtaken.
+    insert_csv(&store, &runs_csv(chunk + 4, 2 * chunk + 4)).await;
+    let second = plan().await.expect("a block waits");
+    store.delete_upload(1, "test").await.unwrap().unwrap();
+    let refolded = [(0, 2 * chunk as i64 + 4)];
+    assert_eq!(blocks().await, refolded);
+    assert!(!apply(second).await, "a block planned before a deletion");
+    assert_eq!(blocks().await, refolded);
+    // Planned and not overtaken: written, and the trend reads the same.
+    insert_csv(&store, &runs_csv(2 * chunk + 4, 3 * chunk + 4)).await;
+    let third = plan().await.expect("the third upload's runs fill a block");
+    assert!(apply(third).await);
+    assert_eq!(blocks().await, [refolded[0], (1, 3 * chunk as i64 + 4)]);
+    store.caches.clear();
+    let runs = store.trend_runs("b", "m1", "tput", "").await.unwrap();
+    assert_eq!(summaries(&runs), expected(3 * chunk + 4)[chunk + 4..]);
+    drop(pass);
+}
 
 /// The metric dictionary compares a job's keys in place with the last job's: jobs whose keys
 /// come in another order, lose one, gain one or change a key's direction each read back with
@@ -294,8 +400,15 @@ async fn postgres_notices_wake_other_servers_even_after_a_lost_connection() {
     );
 }
 
-/// Stores `csv` (a generic CSV with the test machine and kernel) as one upload.
+/// Stores `csv` (a generic CSV with the test machine and kernel) as one upload, and folds
+/// the trend blocks its runs make.
 async fn upload_csv(store: &Store, csv: &str) {
+    insert_csv(store, csv).await;
+    store.fold_pending().await.unwrap();
+}
+
+/// Stores `csv` as one upload, leaving its trend blocks to the folder.
+async fn insert_csv(store: &Store, csv: &str) {
     let (_, runs) = parse_file(csv.as_bytes(), Some(Format::Csv), &test_meta()).unwrap();
     let upload = NewUpload {
         digest: format!("{:x}", sha2::Sha256::digest(csv.as_bytes())),
@@ -472,10 +585,10 @@ async fn an_upload_of_many_benchmarks_folds_each_that_has_a_block_waiting(db: &T
         .iter()
         .map(|b| ((*b).to_owned(), machine.0))
         .collect();
-    let mut tx = store.writer.begin_write().await.unwrap();
-    let ready = trend_block::ready_to_fold(&mut tx, &pairs).await.unwrap();
+    let ready = trend_block::ready_to_fold(Target::from(&store.reader), &pairs)
+        .await
+        .unwrap();
     assert!(ready.is_empty(), "{ready:?}");
-    drop(tx);
     // One upload of three benchmarks: a reaches a second block (8 + 24), b one (10 + 24),
     // c (24) none.
     upload_csv(

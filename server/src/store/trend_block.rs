@@ -248,7 +248,7 @@ const CELLS_PER_STATEMENT: usize = 500;
 /// asking [`fold`] of each is two a pair (an mmtests tree touches a pair per benchmark, and
 /// each statement is a round trip to the engine).
 pub async fn ready_to_fold<'p>(
-    conn: &mut Tx,
+    mut conn: Target<'_>,
     pairs: &'p std::collections::BTreeSet<(String, i64)>,
 ) -> StoreResult<Vec<&'p (String, i64)>> {
     let mut ready = Vec::new();
@@ -263,7 +263,7 @@ pub async fn ready_to_fold<'p>(
         ))
         .bind(serde_json::to_string(&benchmarks)?)
         .bind(serde_json::to_string(&machines)?)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.reborrow())
         .await?
         .into_iter()
         .map(|(b, m, last)| ((b, m), last))
@@ -291,7 +291,7 @@ pub async fn ready_to_fold<'p>(
         q.push(") GROUP BY r.benchmark, r.machine_id");
         let waiting: HashMap<(String, i64), i64> = q
             .build_query_as::<(String, i64, i64)>()
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.reborrow())
             .await?
             .into_iter()
             .map(|(b, m, n)| ((b, m), n))
@@ -307,69 +307,126 @@ pub async fn ready_to_fold<'p>(
 }
 
 /// Folds the runs of `benchmark` on `machine_id` past its last block into new blocks,
-/// `BLOCK_RUNS` at a time (none while fewer are waiting).
+/// `BLOCK_RUNS` at a time (none while fewer are waiting), all in `conn`. Uploads do not: the
+/// folder does (`fold.rs`), planning each block outside the write lock.
 pub async fn fold(conn: &mut Tx, benchmark: &str, machine_id: i64) -> StoreResult<()> {
-    let (mut block, last) = last_block(Target::from(&mut *conn), benchmark, machine_id).await?;
-    let heads = heads_after(Target::from(&mut *conn), benchmark, machine_id, last).await?;
-    for group in heads.chunks_exact(BLOCK_RUNS) {
-        let ids: Vec<i64> = group.iter().map(|h| h.run_id).collect();
-        let sums = summaries_of(Target::from(&mut *conn), &ids).await?;
-        let mut cells: BTreeMap<i64, Vec<Option<Summary>>> = BTreeMap::new();
-        for (i, h) in group.iter().enumerate() {
-            for (&key, &s) in sums.get(&h.run_id).into_iter().flatten() {
-                cells.entry(key).or_insert_with(|| vec![None; BLOCK_RUNS])[i] = Some(s);
-            }
+    while let Some(plan) = plan_fold(Target::from(&mut *conn), benchmark, machine_id).await? {
+        if !apply_fold(conn, &plan).await? {
+            return Err(StoreError::Corrupt(format!(
+                "the trend block of {benchmark} on machine {machine_id} changed while it was folded"
+            )));
         }
-        query(sql!(
-            "INSERT INTO trend_block (benchmark, machine_id, block, last_run, runs) VALUES (?, ?, ?, ?, ?)"
-        ))
-        .bind(benchmark)
-        .bind(machine_id)
-        .bind(block)
-        .bind(ids[ids.len() - 1])
-        .bind(pack_heads(group))
-        .execute(&mut *conn)
-        .await?;
-        // Many cells a statement: an LKP job's 5,000 keys are 5,000 cells a block.
-        let cells_vec: Vec<(&i64, &Vec<Option<Summary>>)> = cells.iter().collect();
-        for chunk in cells_vec.chunks(CELLS_PER_STATEMENT) {
-            let mut q = Builder::new(
-                "INSERT INTO trend_cell (benchmark, machine_id, metric_key, block, packed) VALUES ",
-            );
-            for (i, (key, c)) in chunk.iter().enumerate() {
-                if i > 0 {
-                    q.push(", ");
-                }
-                q.push("(")
-                    .push_bind(benchmark)
-                    .push(", ")
-                    .push_bind(machine_id)
-                    .push(", ")
-                    .push_bind(**key)
-                    .push(", ")
-                    .push_bind(block)
-                    .push(", ")
-                    .push_bind(pack_cell(c))
-                    .push(")");
-            }
-            q.build().execute(&mut *conn).await?;
-        }
-        let keys: Vec<i64> = cells.keys().copied().collect();
-        query(sql_each!(
-            sqlite: "INSERT INTO trend_key (benchmark, machine_id, metric_key) \
-                     SELECT ?, ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
-            postgres: "INSERT INTO trend_key (benchmark, machine_id, metric_key) \
-                       SELECT $1, $2, CAST(value AS BIGINT) FROM json_array_elements_text(CAST($3 AS JSON)) \
-                       ON CONFLICT DO NOTHING",
-        ))
-        .bind(benchmark)
-        .bind(machine_id)
-        .bind(serde_json::to_string(&keys)?)
-        .execute(&mut *conn)
-        .await?;
-        block += 1;
     }
     Ok(())
+}
+
+/// The next block of a benchmark on a machine, made from reads ([`plan_fold`]) and written
+/// by [`apply_fold`] only if the runs it folds are still the next ones.
+pub struct Planned {
+    benchmark: String,
+    machine_id: i64,
+    /// The block's number, and the last run folded before it (0 before any).
+    block: i64,
+    after: i64,
+    heads: Vec<RunHead>,
+    /// `(metric_key, packed cell)`, in key order.
+    cells: Vec<(i64, Vec<u8>)>,
+}
+
+/// The next block of `benchmark` on `machine_id` if [`BLOCK_RUNS`] runs wait past the last:
+/// reads only, so the work of an LKP job's 5,000 cells is done on a reader, outside the lock
+/// every upload waits for.
+pub async fn plan_fold(
+    mut target: Target<'_>,
+    benchmark: &str,
+    machine_id: i64,
+) -> StoreResult<Option<Planned>> {
+    let (block, after) = last_block(target.reborrow(), benchmark, machine_id).await?;
+    let mut heads = heads_after(target.reborrow(), benchmark, machine_id, after).await?;
+    if heads.len() < BLOCK_RUNS {
+        return Ok(None);
+    }
+    heads.truncate(BLOCK_RUNS);
+    let ids: Vec<i64> = heads.iter().map(|h| h.run_id).collect();
+    let sums = summaries_of(target, &ids).await?;
+    let mut cells: BTreeMap<i64, Vec<Option<Summary>>> = BTreeMap::new();
+    for (i, h) in heads.iter().enumerate() {
+        for (&key, &s) in sums.get(&h.run_id).into_iter().flatten() {
+            cells.entry(key).or_insert_with(|| vec![None; BLOCK_RUNS])[i] = Some(s);
+        }
+    }
+    Ok(Some(Planned {
+        benchmark: benchmark.to_owned(),
+        machine_id,
+        block,
+        after,
+        heads,
+        cells: cells.iter().map(|(&k, c)| (k, pack_cell(c))).collect(),
+    }))
+}
+
+/// Writes `plan` in `conn` if its runs are still the next to fold, exactly as planned (no
+/// block written since, none of them deleted or changed): whether it did. A stored run's
+/// samples never change, so the cells stand when the runs do.
+pub async fn apply_fold(conn: &mut Tx, plan: &Planned) -> StoreResult<bool> {
+    let (benchmark, machine_id) = (plan.benchmark.as_str(), plan.machine_id);
+    let (block, after) = last_block(Target::from(&mut *conn), benchmark, machine_id).await?;
+    if (block, after) != (plan.block, plan.after) {
+        return Ok(false);
+    }
+    let mut heads = heads_after(Target::from(&mut *conn), benchmark, machine_id, after).await?;
+    heads.truncate(BLOCK_RUNS);
+    if heads != plan.heads {
+        return Ok(false);
+    }
+    let last = plan.heads[plan.heads.len() - 1].run_id;
+    query(sql!(
+        "INSERT INTO trend_block (benchmark, machine_id, block, last_run, runs) VALUES (?, ?, ?, ?, ?)"
+    ))
+    .bind(benchmark)
+    .bind(machine_id)
+    .bind(block)
+    .bind(last)
+    .bind(pack_heads(&plan.heads))
+    .execute(&mut *conn)
+    .await?;
+    // Many cells a statement: an LKP job's 5,000 keys are 5,000 cells a block.
+    for chunk in plan.cells.chunks(CELLS_PER_STATEMENT) {
+        let mut q = Builder::new(
+            "INSERT INTO trend_cell (benchmark, machine_id, metric_key, block, packed) VALUES ",
+        );
+        for (i, (key, cell)) in chunk.iter().enumerate() {
+            if i > 0 {
+                q.push(", ");
+            }
+            q.push("(")
+                .push_bind(benchmark)
+                .push(", ")
+                .push_bind(machine_id)
+                .push(", ")
+                .push_bind(*key)
+                .push(", ")
+                .push_bind(block)
+                .push(", ")
+                .push_bind(cell.as_slice())
+                .push(")");
+        }
+        q.build().execute(&mut *conn).await?;
+    }
+    let keys: Vec<i64> = plan.cells.iter().map(|(k, _)| *k).collect();
+    query(sql_each!(
+        sqlite: "INSERT INTO trend_key (benchmark, machine_id, metric_key) \
+                 SELECT ?, ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
+        postgres: "INSERT INTO trend_key (benchmark, machine_id, metric_key) \
+                   SELECT $1, $2, CAST(value AS BIGINT) FROM json_array_elements_text(CAST($3 AS JSON)) \
+                   ON CONFLICT DO NOTHING",
+    ))
+    .bind(benchmark)
+    .bind(machine_id)
+    .bind(serde_json::to_string(&keys)?)
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
 }
 
 /// Takes apart the blocks of `benchmark` on `machine_id` from the one that holds run `run_id`

@@ -106,13 +106,6 @@ impl Store {
         } else {
             insert_runs_sqlite(&mut tx, (upload_id, &created_at), upload, &packed).await?
         };
-        // Each benchmark and machine the upload touched folds its waiting runs into a trend
-        // block once it has enough.
-        for (benchmark, machine_id) in
-            super::trend_block::ready_to_fold(&mut tx, &trends.pairs).await?
-        {
-            super::trend_block::fold(&mut tx, benchmark, *machine_id).await?;
-        }
         queue_alert_jobs(&mut tx, &trends.keys, upload_id).await?;
         let samples: usize = upload.runs.iter().map(ParsedRun::sample_count).sum();
         super::tokens::audit_in(
@@ -134,6 +127,9 @@ impl Store {
         .await;
         committed?;
         self.keys.committed(learned);
+        // Each benchmark and machine the upload touched folds its waiting runs into a trend
+        // block once it has enough: the folder's work (`fold.rs`), not this transaction's.
+        self.folds.touched(trends.pairs);
         self.alert_jobs_queued.notify_one();
         self.wal_written.notify_one();
         Ok(answered)

@@ -221,7 +221,7 @@ impl Server {
             .args(["--listen", &format!("127.0.0.1:{}", self.port)])
             .args(&self.args)
             .stdout(Stdio::piped())
-            .stderr(log)
+            .stderr(log.try_clone().unwrap())
             .spawn()
             .expect("perfline starts");
         let stdout = child.stdout.take().unwrap();
@@ -232,7 +232,14 @@ impl Server {
                 break;
             }
         }
-        std::thread::spawn(move || for _ in lines.by_ref() {});
+        // The rest of what it prints (its log) goes to the log file too.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut log = log;
+            for line in lines.map_while(Result::ok) {
+                let _ = writeln!(log, "{line}");
+            }
+        });
         self.child = Some(child);
     }
 
@@ -1074,7 +1081,8 @@ pub async fn scale(s: &Scale) -> ScaleReport {
     )
     .await;
     assert_eq!(r.status().as_u16(), 201);
-    let latencies: Arc<Mutex<Vec<f64>>> = Arc::default();
+    // (seconds into the run, milliseconds the upload took)
+    let latencies: Arc<Mutex<Vec<(f64, f64)>>> = Arc::default();
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let detectable: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();
     let started = Instant::now();
@@ -1102,7 +1110,10 @@ pub async fn scale(s: &Scale) -> ScaleReport {
                 let t = Instant::now();
                 match http.post(&q).body(body).send().await {
                     Ok(r) if r.status().as_u16() == 201 => {
-                        latencies.lock().unwrap().push(t.elapsed().as_secs_f64() * 1e3);
+                        latencies.lock().unwrap().push((
+                            started.elapsed().as_secs_f64(),
+                            t.elapsed().as_secs_f64() * 1e3,
+                        ));
                         if stepped && n == step_at + 3 {
                             detectable.lock().unwrap().push((machine.clone(), Instant::now()));
                         }
@@ -1149,7 +1160,21 @@ pub async fn scale(s: &Scale) -> ScaleReport {
         let _ = t.await;
     }
     report.rss_kib.1 = servers[0].rss_kib();
-    let mut l = latencies.lock().unwrap().clone();
+    let timed = latencies.lock().unwrap().clone();
+    // The slowest upload of each 10 s, to see when uploads waited.
+    let mut windows: Vec<f64> = Vec::new();
+    for &(at, ms) in &timed {
+        let w = (at / 10.0) as usize;
+        if windows.len() <= w {
+            windows.resize(w + 1, 0.0);
+        }
+        windows[w] = windows[w].max(ms);
+    }
+    eprintln!("scale: slowest upload per 10 s: {windows:.0?}");
+    if std::env::var_os("LAB_KEEP").is_some() {
+        eprintln!("scale: kept {}", dir.keep().display());
+    }
+    let mut l: Vec<f64> = timed.iter().map(|&(_, ms)| ms).collect();
     l.sort_by(f64::total_cmp);
     let q = |p: f64| {
         l.get(((l.len() as f64 - 1.0) * p).round() as usize)
