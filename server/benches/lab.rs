@@ -7,6 +7,7 @@
 //! `cargo bench --bench lab` (or `scripts/lab`); `LAB_COMMITS`, `LAB_MACHINES`, `LAB_STEPS`,
 //! `LAB_SEED` change the size. `LAB_SCALE=1` runs the scale run instead: `LAB_ROBOTS` (100)
 //! robots each uploading a `LAB_KEYS` (5,000)-key LKP job every 2 s for `LAB_SCALE_SECS` (600).
+//! `LAB_SQLITE=0` skips the SQLite run (to measure PostgreSQL alone).
 
 #[path = "../tests/it/lab/sim.rs"]
 mod sim;
@@ -25,6 +26,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    let sqlite = env("LAB_SQLITE", 1) != 0;
     if std::env::var_os("LAB_SCALE").is_some() {
         // The scale run: 100 robots, a 5,000-key LKP job each every 2 s.
         let mut scale = sim::Scale {
@@ -34,8 +36,10 @@ fn main() {
             duration: Duration::from_secs(env("LAB_SCALE_SECS", 600)),
             postgres: None,
         };
-        let report = rt.block_on(sim::scale(&scale));
-        println!("== scale, SQLite, one server ==\n{}\n", report.print());
+        if sqlite {
+            let report = rt.block_on(sim::scale(&scale));
+            println!("== scale, SQLite, one server ==\n{}\n", report.print());
+        }
         if let Ok(base) = std::env::var("PERFLINE_TEST_PG") {
             let url = rt
                 .block_on(perfline_server::store::postgres::create_database(
@@ -57,10 +61,13 @@ fn main() {
         lease_secs: 5,
         faults: true,
         postgres: None,
+        pg_outage: None,
         drain: Duration::from_secs(env("LAB_DRAIN_SECS", 600)),
     };
-    let report = rt.block_on(sim::run(&lab));
-    println!("== SQLite, one server ==\n{}\n", report.print());
+    if sqlite {
+        let report = rt.block_on(sim::run(&lab));
+        println!("== SQLite, one server ==\n{}\n", report.print());
+    }
     if let Ok(base) = std::env::var("PERFLINE_TEST_PG") {
         let url = rt
             .block_on(perfline_server::store::postgres::create_database(
@@ -68,6 +75,8 @@ fn main() {
             ))
             .expect("a database on the cluster");
         lab.postgres = Some(url);
+        // The bench has the cluster to itself: it may stop it for a while.
+        lab.pg_outage = std::env::var_os("PERFLINE_TEST_PG_DIR").map(Into::into);
         let report = rt.block_on(sim::run(&lab));
         println!("== PostgreSQL, two servers ==\n{}\n", report.print());
     }

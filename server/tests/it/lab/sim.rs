@@ -39,6 +39,9 @@ pub struct Lab {
     pub faults: bool,
     /// A PostgreSQL URL: two servers on it instead of one on a SQLite file.
     pub postgres: Option<String>,
+    /// The directory of the cluster `postgres` is on (`scripts/pg-cluster`), when this run
+    /// may stop it for a while (an outage; never on a cluster other tests share).
+    pub pg_outage: Option<PathBuf>,
     /// How long to wait, once everything is uploaded, for the last bisection to end.
     pub drain: Duration,
 }
@@ -680,6 +683,25 @@ pub async fn run(lab: &Lab) -> Report {
                     "server 0 stopped with SIGTERM at round {k}, restarted"
                 ));
             }
+            if k == quarter / 2 {
+                if let (Some(_), Some(cluster)) = (&lab.postgres, &lab.pg_outage) {
+                    // PostgreSQL away for 8 s while robots and the stream go on.
+                    let script =
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/pg-cluster");
+                    let cluster = cluster.clone();
+                    std::thread::spawn(move || {
+                        let status = Command::new(script)
+                            .arg("outage")
+                            .arg(cluster)
+                            .arg("8")
+                            .status();
+                        assert!(status.is_ok_and(|s| s.success()), "the outage script failed");
+                    });
+                    report
+                        .faults
+                        .push(format!("PostgreSQL stopped for 8 s at round {k}"));
+                }
+            }
             if k == 3 * quarter {
                 servers[0].signal("KILL");
                 servers[0].spawn();
@@ -1132,10 +1154,15 @@ pub async fn scale(s: &Scale) -> ScaleReport {
     let mut report = ScaleReport::default();
     let mut alerted: HashMap<String, f64> = HashMap::new();
     let mut sampled = false;
+    // Server 0's VmRSS each minute, to see whether it levels off.
+    let mut rss_minutes: Vec<u64> = Vec::new();
     while started.elapsed() < s.duration + Duration::from_secs(10) {
         if !sampled && started.elapsed() > s.duration / 10 {
             report.rss_kib.0 = servers[0].rss_kib();
             sampled = true;
+        }
+        if started.elapsed() >= Duration::from_secs(60 * (rss_minutes.len() as u64 + 1)) {
+            rss_minutes.push(servers[0].rss_kib() / 1024);
         }
         let waiting: Vec<(String, Instant)> = detectable
             .lock()
@@ -1171,6 +1198,7 @@ pub async fn scale(s: &Scale) -> ScaleReport {
         windows[w] = windows[w].max(ms);
     }
     eprintln!("scale: slowest upload per 10 s: {windows:.0?}");
+    eprintln!("scale: server 0's VmRSS each minute (MiB): {rss_minutes:?}");
     if std::env::var_os("LAB_KEEP").is_some() {
         eprintln!("scale: kept {}", dir.keep().display());
     }

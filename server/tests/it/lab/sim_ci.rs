@@ -24,6 +24,8 @@ async fn a_simulated_lab_with_faults_mails_each_injected_culprit_and_nothing_els
         lease_secs: 3,
         faults: true,
         postgres,
+        // The cluster is shared with the other tests.
+        pg_outage: None,
         drain: Duration::from_secs(40),
     };
     let report = run(&lab).await;
