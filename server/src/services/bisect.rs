@@ -360,21 +360,27 @@ impl Services {
                         .map(|s| format!(" ({s})"))
                         .unwrap_or_default()
                 );
-                let ended = self
-                    .store
-                    .bisection_event(
-                        b.id,
-                        "perfline",
-                        "done",
-                        &detail,
-                        Some((BisectionState::Done, Some(&c.sha))),
-                    )
-                    .await?;
+                // The alert moves to the culprit and its parent in the same transaction;
+                // its thread gets the news.
+                let ended = match b.summary_id {
+                    Some(summary) => {
+                        self.store
+                            .end_bisection_at_culprit(b.id, "perfline", &detail, &c.sha, summary)
+                            .await?
+                    }
+                    None => {
+                        self.store
+                            .bisection_event(
+                                b.id,
+                                "perfline",
+                                "done",
+                                &detail,
+                                Some((BisectionState::Done, Some(&c.sha))),
+                            )
+                            .await?
+                    }
+                };
                 if ended && b.summary_id.is_some() {
-                    // The alert moves to the culprit and its parent; its thread gets the news.
-                    self.store
-                        .move_to_culprit(&c.sha, "perfline", b.summary_id)
-                        .await?;
                     self.wakers.events.notify_one();
                 }
             }

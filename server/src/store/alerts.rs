@@ -489,6 +489,20 @@ impl Store {
         only: Option<i64>,
     ) -> StoreResult<Vec<i64>> {
         let mut tx = self.writer.begin_write().await?;
+        let moved = move_to_culprit_in(&mut tx, culprit, actor, only).await?;
+        tx.commit().await?;
+        Ok(moved)
+    }
+}
+
+/// [`Store::move_to_culprit`] in `tx`.
+pub(super) async fn move_to_culprit_in(
+    tx: &mut Tx,
+    culprit: &str,
+    actor: &str,
+    only: Option<i64>,
+) -> StoreResult<Vec<i64>> {
+    {
         // Every open summary with a history that knows the culprit, and the positions of
         // its ends and of the culprit there (commits may be abbreviated on either side).
         let rows = query(sql!(
@@ -504,7 +518,7 @@ impl Store {
              WHERE s.status IN ('new', 'acknowledged', 'investigating')"
         ))
         .bind(sha_prefix(culprit))
-        .fetch_all(&mut tx)
+        .fetch_all(&mut *tx)
         .await?;
         let mut moved = Vec::new();
         for r in &rows {
@@ -525,7 +539,7 @@ impl Store {
             ))
             .bind(history_id)
             .bind(at - 1)
-            .fetch_optional(&mut tx)
+            .fetch_optional(&mut *tx)
             .await?
             else {
                 continue;
@@ -544,7 +558,7 @@ impl Store {
             .bind(&bad_kernel)
             .bind(&culprit)
             .bind(id)
-            .fetch_optional(&mut tx)
+            .fetch_optional(&mut *tx)
             .await?;
             let target = match there {
                 Some((other,)) => {
@@ -552,7 +566,7 @@ impl Store {
                     query(sql!("UPDATE alert SET summary_id = ? WHERE summary_id = ?"))
                         .bind(other)
                         .bind(id)
-                        .execute(&mut tx)
+                        .execute(&mut *tx)
                         .await?;
                     query(sql!(
                         "UPDATE alert_summary SET \
@@ -565,17 +579,17 @@ impl Store {
                     .bind(other)
                     .bind(id)
                     .bind(other)
-                    .execute(&mut tx)
+                    .execute(&mut *tx)
                     .await?;
                     query(sql!(
                         "UPDATE alert_summary SET fixed_by = NULL WHERE fixed_by = ?"
                     ))
                     .bind(id)
-                    .execute(&mut tx)
+                    .execute(&mut *tx)
                     .await?;
                     query(sql!("DELETE FROM alert_summary WHERE id = ?"))
                         .bind(id)
-                        .execute(&mut tx)
+                        .execute(&mut *tx)
                         .await?;
                     other
                 }
@@ -587,19 +601,20 @@ impl Store {
                     .bind(&parent)
                     .bind(&culprit)
                     .bind(id)
-                    .execute(&mut tx)
+                    .execute(&mut *tx)
                     .await?;
                     id
                 }
             };
-            insert_event(&mut tx, target, "bisected", actor).await?;
+            insert_event(&mut *tx, target, "bisected", actor).await?;
             moved.push(target);
         }
-        tx.commit().await?;
         moved.dedup();
         Ok(moved)
     }
+}
 
+impl Store {
     /// The run spread alert `id` was found with, when known.
     pub async fn alert_run_sd(&self, id: i64) -> StoreResult<Option<f64>> {
         let row: Option<(Option<f64>,)> = query_as(sql!("SELECT run_sd FROM alert WHERE id = ?"))

@@ -3,7 +3,7 @@
 
 use app::bisection::{BisectionEvent, BisectionState};
 
-use super::sql::{query, query_as, sql, Row};
+use super::sql::{query, query_as, sql, Row, Tx};
 use super::{Store, StoreResult};
 
 /// A bisection as stored.
@@ -264,6 +264,49 @@ impl Store {
         end: Option<(BisectionState, Option<&str>)>,
     ) -> StoreResult<bool> {
         let mut tx = self.writer.begin_write().await?;
+        if !bisection_event_in(&mut tx, id, actor, kind, detail, end).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Ends bisection `id` done at `culprit` and, in the same transaction, moves the alert
+    /// summary it was started from (`summary`) to the culprit ([`Store::move_to_culprit`]):
+    /// a bisection is never done with its alert left where it was (a PostgreSQL outage
+    /// between the two left the lab simulator's alert without its culprit). False when it had
+    /// ended already.
+    pub async fn end_bisection_at_culprit(
+        &self,
+        id: i64,
+        actor: &str,
+        detail: &str,
+        culprit: &str,
+        summary: i64,
+    ) -> StoreResult<bool> {
+        let mut tx = self.writer.begin_write().await?;
+        let end = Some((BisectionState::Done, Some(culprit)));
+        if !bisection_event_in(&mut tx, id, actor, "done", detail, end).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        super::alerts::move_to_culprit_in(&mut tx, culprit, actor, Some(summary)).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+}
+
+/// [`Store::bisection_event`] in `tx`; false (nothing written) when it had ended already.
+async fn bisection_event_in(
+    tx: &mut Tx,
+    id: i64,
+    actor: &str,
+    kind: &str,
+    detail: &str,
+    end: Option<(BisectionState, Option<&str>)>,
+) -> StoreResult<bool> {
+    {
         if let Some((state, culprit)) = end {
             let changed = query(sql!(
                 "UPDATE bisection SET state = ?, culprit = ?, reason = CASE WHEN ? = 'done' THEN NULL ELSE ? END, \
@@ -274,11 +317,10 @@ impl Store {
             .bind(state.as_str())
             .bind(detail)
             .bind(id)
-            .execute(&mut tx)
+            .execute(&mut *tx)
             .await?
             .rows_affected();
             if changed == 0 {
-                tx.rollback().await?;
                 return Ok(false);
             }
             query(sql!(
@@ -286,14 +328,14 @@ impl Store {
                  WHERE bisection_id = ? AND state = 'pending'"
             ))
             .bind(id)
-            .execute(&mut tx)
+            .execute(&mut *tx)
             .await?;
         } else {
             query(sql!(
                 "UPDATE bisection SET updated_at = {now_ms} WHERE id = ?"
             ))
             .bind(id)
-            .execute(&mut tx)
+            .execute(&mut *tx)
             .await?;
         }
         query(sql!(
@@ -303,11 +345,11 @@ impl Store {
         .bind(actor)
         .bind(kind)
         .bind(detail)
-        .execute(&mut tx)
+        .execute(&mut *tx)
         .await?;
         if end.is_some() {
             super::tokens::audit_in(
-                &mut tx,
+                &mut *tx,
                 actor,
                 &format!("bisection.{kind}"),
                 &format!("bisection {id}"),
@@ -315,10 +357,11 @@ impl Store {
             )
             .await?;
         }
-        tx.commit().await?;
         Ok(true)
     }
+}
 
+impl Store {
     /// The pending request of bisection `b` for `commit`, made (or its runs raised to `runs`)
     /// as needed; a pending request of the bisection for another commit is done with.
     pub async fn bisect_request(

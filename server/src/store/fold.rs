@@ -50,12 +50,19 @@ impl Folds {
     }
 }
 
+/// After each block the folder idles this many times as long as the block took.
+const PACE: u32 = 2;
+
 /// When no upload wakes it, the folder still looks this often (for what a failed pass put back).
 const PERIOD: Duration = Duration::from_secs(30);
 
 /// Folds every block waiting among `folds`' pending pairs: how many blocks were written. On
 /// an error the pairs not done go back to wait for the next pass.
-pub(super) async fn fold_pending(reader: &Pool, writer: &Pool, folds: &Folds) -> StoreResult<usize> {
+pub(super) async fn fold_pending(
+    reader: &Pool,
+    writer: &Pool,
+    folds: &Folds,
+) -> StoreResult<usize> {
     let _pass = folds.pass.lock().await;
     let pairs = folds.take();
     if pairs.is_empty() {
@@ -92,15 +99,21 @@ async fn fold_pair(
     machine_id: i64,
 ) -> StoreResult<usize> {
     let (mut written, mut overtaken) = (0, 0);
-    while let Some(plan) = trend_block::plan_fold(Target::from(reader), benchmark, machine_id).await? {
+    loop {
+        let started = std::time::Instant::now();
+        let Some(plan) =
+            trend_block::plan_fold(Target::from(reader), benchmark, machine_id).await?
+        else {
+            break;
+        };
         let mut tx = writer.begin_write().await?;
-        let locked = std::time::Instant::now();
         if trend_block::apply_fold(&mut tx, &plan).await? {
             tx.commit().await?;
             written += 1;
-            // As long again without the lock: a hundred robots' blocks due at once take at
-            // most half of the writer's time, and uploads the rest.
-            tokio::time::sleep(locked.elapsed()).await;
+            // Twice as long idle: robots that started together make a hundred blocks due
+            // at once, and their folding (reads, unpacking, the write) takes at most a third
+            // of a core and of the writer's time while uploads go on.
+            tokio::time::sleep(started.elapsed() * PACE).await;
         } else {
             tx.rollback().await?;
             overtaken += 1;

@@ -31,8 +31,8 @@ mod sql;
 pub(crate) mod testdb;
 #[cfg(test)]
 pub(crate) use testdb::on_both_engines;
-mod tokens;
 mod fold;
+mod tokens;
 mod trend_block;
 mod trend_pack;
 mod work;

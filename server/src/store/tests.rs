@@ -49,16 +49,18 @@ async fn the_folder_writes_blocks_after_the_upload_has_answered(db: &TestDb) {
     // No `fold_pending`: the background task folds on its own.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        let blocks: Vec<(i64, i64)> =
-            query_as(sql!("SELECT block, last_run FROM trend_block"))
-                .fetch_all(&store.reader)
-                .await
-                .unwrap();
+        let blocks: Vec<(i64, i64)> = query_as(sql!("SELECT block, last_run FROM trend_block"))
+            .fetch_all(&store.reader)
+            .await
+            .unwrap();
         if !blocks.is_empty() {
             assert_eq!(blocks, [(0, chunk as i64)]);
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the folder wrote no block");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the folder wrote no block"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     store.caches.clear();
@@ -93,10 +95,12 @@ async fn a_planned_block_that_was_overtaken_is_not_written(db: &TestDb) {
         }
     };
     let blocks = || async {
-        query_as::<(i64, i64)>(sql!("SELECT block, last_run FROM trend_block ORDER BY block"))
-            .fetch_all(&store.reader)
-            .await
-            .unwrap()
+        query_as::<(i64, i64)>(sql!(
+            "SELECT block, last_run FROM trend_block ORDER BY block"
+        ))
+        .fetch_all(&store.reader)
+        .await
+        .unwrap()
     };
     // Another writer folds first.
     let first = plan().await.expect("a block waits");
