@@ -27,27 +27,11 @@ crate::store::on_both_engines!(
 async fn the_folder_writes_blocks_after_the_upload_has_answered(db: &TestDb) {
     let store = db.open().await;
     let chunk = trend_block::BLOCK_RUNS;
-    let (_, runs) = parse_file(
-        runs_csv(0, chunk + 3).as_bytes(),
-        Some(Format::Csv),
-        &test_meta(),
-    )
-    .unwrap();
-    let upload = NewUpload {
-        digest: "folded-later".into(),
-        metadata: "{}".into(),
-        files: Vec::new(),
-        runs,
-        mark: None,
-        commit_time: None,
-        uploaded_by: "test".into(),
-        calibration: None,
-    };
-    store.insert_upload(&upload).await.unwrap();
+    insert_csv(&store, &runs_csv(0, chunk + 3)).await;
     let before = store.trend_runs("b", "m1", "tput", "").await.unwrap();
     assert_eq!(summaries(&before), expected(chunk + 3));
     // No `fold_pending`: the background task folds on its own.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         let blocks: Vec<(i64, i64)> = query_as(sql!("SELECT block, last_run FROM trend_block"))
             .fetch_all(&store.reader)
@@ -61,7 +45,7 @@ async fn the_folder_writes_blocks_after_the_upload_has_answered(db: &TestDb) {
             std::time::Instant::now() < deadline,
             "the folder wrote no block"
         );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     store.caches.clear();
     let after = store.trend_runs("b", "m1", "tput", "").await.unwrap();

@@ -91,7 +91,7 @@ pub struct Step {
 /// (the segment between them shorter than `min_before`), or one after it. So the points
 /// tested start at the newest boundary at least `min_before` points before the boundary
 /// tried, and when the newest boundary's test fails, the one before it is tried (at most
-/// [`BOUNDARIES_TRIED`]): the newest step that passes is the answer.
+/// `BOUNDARIES_TRIED`, 3): the newest step that passes is the answer.
 pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Option<Step> {
     if settings.ignore || x.len() < settings.min_before + settings.min_after {
         return None;
