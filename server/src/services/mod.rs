@@ -61,6 +61,7 @@ impl Services {
         )
         .await?;
         store.start_probe(&config.db);
+        store.start_folder();
         // Ended sessions go at start too (and at every sign-in); best effort: another
         // server may hold the write lock.
         match store

@@ -154,7 +154,9 @@ pub(super) fn spawn(reader: Pool, writer: Pool, folds: Weak<Folds>) {
 }
 
 impl Store {
-    pub(super) fn start_folder(&self) {
+    /// Starts the folder (a server does, as it starts its probe; the command-line tools
+    /// leave what they store to the next server that starts).
+    pub fn start_folder(&self) {
         spawn(
             self.reader.clone(),
             self.writer.clone(),

@@ -132,7 +132,6 @@ impl Store {
             .fill_packed()
             .await
             .with_context(|| format!("cannot fill the packed trends of {}", path.display()))?;
-        store.start_folder();
         Ok(store)
     }
 
@@ -162,7 +161,6 @@ impl Store {
             .fill_packed()
             .await
             .context("cannot fill the packed trends")?;
-        store.start_folder();
         Ok(store)
     }
 }

@@ -26,6 +26,7 @@ crate::store::on_both_engines!(
 /// after the upload has answered, with the trend the same before and after.
 async fn the_folder_writes_blocks_after_the_upload_has_answered(db: &TestDb) {
     let store = db.open().await;
+    store.start_folder();
     let chunk = trend_block::BLOCK_RUNS;
     insert_csv(&store, &runs_csv(0, chunk + 3)).await;
     let before = store.trend_runs("b", "m1", "tput", "").await.unwrap();
