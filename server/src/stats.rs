@@ -344,12 +344,12 @@ fn row_noise(
     (Some(noise), advice)
 }
 
-/// Each kernel's runs as lkp-tests' matrix (`app::lkp::unite`), in `query.kernels` order. An
+/// Each kernel's runs as lkp-tests' matrix (`lkp::unite`), in `query.kernels` order. An
 /// LKP run is a job's `stats.json`: its series in stored order (the file's), each (metric,
 /// param) one key (`row_label`) with one value (an Integer where the file wrote one). Formats
 /// with iterations (CSV, mmtests) give each iteration of a run as one LKP run, as lkp-tests
 /// counts repeated jobs.
-pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::lkp::Matrix> {
+pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<lkp::Matrix> {
     lkp_matrices_of(
         query,
         series.iter().map(|s| {
@@ -369,10 +369,7 @@ pub fn lkp_matrices(query: &CompareQuery, series: &[CompareSeries]) -> Vec<app::
 
 /// [`lkp_matrices`] of series the caller is done with: their metric names move into the
 /// matrices instead of being copied (a report over two commits of 5,000-key jobs has 60,000).
-pub fn lkp_matrices_taking(
-    query: &CompareQuery,
-    series: &mut [CompareSeries],
-) -> Vec<app::lkp::Matrix> {
+pub fn lkp_matrices_taking(query: &CompareQuery, series: &mut [CompareSeries]) -> Vec<lkp::Matrix> {
     lkp_matrices_of(
         query,
         series.iter_mut().map(|s| {
@@ -409,8 +406,8 @@ pub fn lkp_matrices_taking(
 fn lkp_matrices_of<'a>(
     query: &CompareQuery,
     series: impl Iterator<Item = (&'a str, i64, String, bool, bool, &'a [f64])>,
-) -> Vec<app::lkp::Matrix> {
-    use app::lkp::{unite, Run, Value};
+) -> Vec<lkp::Matrix> {
+    use lkp::{unite, Run, Value};
     let kernels: Vec<&str> = query
         .kernels
         .iter()
@@ -452,8 +449,8 @@ fn lkp_matrices_of<'a>(
 
 /// The group header of an LKP table: the machine and the benchmark as lkp-tests' `tbox_group`
 /// and `testcase` (the job file's other axes are not uploaded), and the two labels.
-pub fn lkp_header(query: &CompareQuery, base: &str, head: &str) -> app::lkp::Header {
-    app::lkp::Header {
+pub fn lkp_header(query: &CompareQuery, base: &str, head: &str) -> lkp::Header {
+    lkp::Header {
         axes: vec![
             ("tbox_group".to_owned(), query.machine_name().to_owned()),
             ("testcase".to_owned(), query.benchmark.to_string()),
@@ -463,7 +460,7 @@ pub fn lkp_header(query: &CompareQuery, base: &str, head: &str) -> app::lkp::Hea
     }
 }
 
-/// lkp-tests' comparison (`app::lkp`, byte for byte the table its `ncompare` prints) of each
+/// lkp-tests' comparison (`lkp`, byte for byte the table its `ncompare` prints) of each
 /// kernel's runs against the first's ([`lkp_matrices`]): one table per kernel after the first.
 /// Empty when no key changed by lkp-tests' rules.
 pub fn lkp_text(query: &CompareQuery, series: &[CompareSeries]) -> String {
@@ -476,7 +473,7 @@ pub fn lkp_text(query: &CompareQuery, series: &[CompareSeries]) -> String {
     };
     for k in 1..matrices.len() {
         let header = lkp_header(query, &label(&query.kernels[0]), &label(&query.kernels[k]));
-        out.push_str(&app::lkp::compare_text(&header, &matrices[0], &matrices[k]));
+        out.push_str(&lkp::compare_text(&header, &matrices[0], &matrices[k]));
     }
     out
 }

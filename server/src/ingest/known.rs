@@ -1,4 +1,4 @@
-//! Which way is better for a metric an upload does not say: LKP's KPIs (`kpi`), the metrics
+//! Which way is better for a metric an upload does not say: LKP's KPIs ([`lkp::kpi`]), the metrics
 //! mmtests compares (`mmtests_directions`, from its shellpack YAML), then the names that say
 //! it themselves. Anything else has no direction: its changes are changes, never better or
 //! worse, and raise no alerts of their own.
@@ -9,8 +9,8 @@ use super::mmtests_directions::MMTESTS_DIRECTIONS;
 
 /// The direction of `metric` of `benchmark`, if it is known.
 pub fn direction(benchmark: &str, metric: &str) -> Option<Direction> {
-    super::kpi::direction(metric)
-        .or_else(|| super::kpi::direction(&format!("{benchmark}.{metric}")))
+    kpi_direction(metric)
+        .or_else(|| kpi_direction(&format!("{benchmark}.{metric}")))
         .or_else(|| mmtests(benchmark, metric))
         .or_else(|| by_name(metric))
 }
@@ -22,6 +22,14 @@ pub fn mmtests_direction(shellpack: &str, metric: &str, higher: bool) -> Directi
         .or_else(|| mmtests_listed(shellpack, "*"))
         .unwrap_or(higher);
     better(higher)
+}
+
+/// The direction lkp-tests gives stats key `key`, if it is one of its KPIs.
+pub fn kpi_direction(key: &str) -> Option<Direction> {
+    lkp::kpi::direction(key).map(|d| match d {
+        lkp::kpi::Direction::Higher => Direction::Higher,
+        lkp::kpi::Direction::Lower => Direction::Lower,
+    })
 }
 
 /// Higher is better, or lower.

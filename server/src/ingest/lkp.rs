@@ -402,7 +402,7 @@ fn meta_with_benchmark(meta: &UploadMeta, keys: &[&str]) -> Result<UploadMeta, I
         let most = |test_only: bool| {
             prefixes
                 .iter()
-                .filter(|(p, _)| !test_only || app::lkp_programs::is_test_program(p))
+                .filter(|(p, _)| !test_only || lkp::programs::is_test_program(p))
                 .max_by_key(|(_, n)| **n)
                 .map(|(p, _)| *p)
         };
@@ -423,7 +423,7 @@ fn failure_unit(key: &str) -> (Option<&'static str>, Option<Direction>) {
     } else {
         (
             None,
-            Some(super::kpi::direction(key).unwrap_or(Direction::Unknown)),
+            Some(super::known::kpi_direction(key).unwrap_or(Direction::Unknown)),
         )
     }
 }

@@ -11,7 +11,6 @@ mod generic;
 mod hackbench;
 pub mod history;
 pub mod known;
-pub mod kpi;
 mod lkp;
 pub mod mmtests;
 mod mmtests_directions;

@@ -417,7 +417,7 @@ impl Services {
                         && lkp_query.kernels.len() >= 2
                     {
                         let m = crate::stats::lkp_matrices(&lkp_query, &series);
-                        comparison.changed = app::lkp::compare(&m[0], &m[1])
+                        comparison.changed = lkp::compare(&m[0], &m[1])
                             .into_iter()
                             .map(|r| r.key)
                             .collect();

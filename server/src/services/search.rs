@@ -58,7 +58,7 @@ fn rank(pairs: Vec<(String, String)>, text: &str) -> MetricMatches {
             } else {
                 return None;
             };
-            let kpi = crate::ingest::kpi::direction(&metric).is_some();
+            let kpi = crate::ingest::known::kpi_direction(&metric).is_some();
             Some((
                 place + if kpi { 0 } else { 3 },
                 MetricMatch { metric, param, kpi },

@@ -140,7 +140,7 @@ async fn lkp_style_shows_the_changed_rows_like_ncompare() {
     let (status, text) = app.get_text(path).await;
     assert_eq!(status, 200, "{text}");
     let (report, _) = table_and_permalink(&text);
-    // lkp-tests' own layout (`app::lkp`): each iteration counts as one of LKP's runs.
+    // lkp-tests' own layout (`lkp`): each iteration counts as one of LKP's runs.
     let header = "\
 =========================================================================================
 tbox_group/testcase:

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -118,7 +118,21 @@ pub fn fixture(name: &str) -> PathBuf {
 /// The cases of an oracle corpus (`tests/fixtures/<corpus>/cases/*/case.json`): each case's
 /// name, directory and `case.json`, by name.
 pub fn oracle_cases(corpus: &str) -> Vec<(String, PathBuf, Value)> {
-    let dir = fixture(corpus).join("cases");
+    oracle_cases_in(&fixture(corpus))
+}
+
+/// The fixtures a ported crate keeps beside its own tests (`crates/<name>/tests/fixtures`).
+pub fn crate_fixture(krate: &str, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates")
+        .join(krate)
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// The cases of an oracle corpus at `corpus`: each `cases/*/` with its `case.json`.
+pub fn oracle_cases_in(corpus: &Path) -> Vec<(String, PathBuf, Value)> {
+    let dir = corpus.join("cases");
     let mut cases: Vec<(String, PathBuf, Value)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -169,7 +183,7 @@ pub fn read_fixture(name: &str) -> Vec<u8> {
 }
 
 /// A connection of its own to a database file, as another process would open it.
-pub async fn sqlx_connect(path: &std::path::Path) -> sqlx::SqliteConnection {
+pub async fn sqlx_connect(path: &Path) -> sqlx::SqliteConnection {
     use sqlx::ConnectOptions;
     sqlx::sqlite::SqliteConnectOptions::new()
         .filename(path)

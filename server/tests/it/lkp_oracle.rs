@@ -1,5 +1,5 @@
 //! The LKP oracle: ten cases printed by lkp-tests' own `Compare::Comparer` (see
-//! `tests/fixtures/lkp-oracle/README.md`), each job's `stats.json` uploaded as a robot does;
+//! `crates/lkp/tests/fixtures/lkp-oracle/README.md`), each job's `stats.json` uploaded as a robot does;
 //! Perfline's `style=lkp` text must be lkp-tests' table, byte for byte. As a robot does, every
 //! job is uploaded under one kernel version, and the comparison selects by commit
 //! (`commits=BASE,HEAD`).
@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::helpers::*;
 
 fn cases() -> Vec<(String, PathBuf)> {
-    oracle_cases("lkp-oracle")
+    oracle_cases_in(&crate_fixture("lkp", "lkp-oracle"))
         .into_iter()
         .map(|(name, dir, _)| (name, dir))
         .collect()

@@ -1,6 +1,6 @@
 //! The breadth of mmtests: 22 `work/log` trees of 16 benchmarks beyond netperf and hackbench,
 //! all five summary styles, each with what the real `compare-mmtests.pl` printed (see
-//! `tests/fixtures/mmtests-coverage/README.md`). Each tree is uploaded as mmtests leaves it
+//! `crates/mmtests-parse/tests/fixtures/mmtests-coverage/README.md`). Each tree is uploaded as mmtests leaves it
 //! (compressed members included); Perfline's text must be mmtests', byte for byte, except
 //! Subselection's two bootstrap rows, which mmtests draws anew on every run.
 
@@ -77,7 +77,7 @@ async fn every_coverage_case_prints_what_mmtests_printed() {
     let app = spawn_app_with(|c| c.write_rate = 0).await;
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for (case, dir, meta) in oracle_cases("mmtests-coverage") {
+    for (case, dir, meta) in oracle_cases_in(&crate_fixture("mmtests-parse", "mmtests-coverage")) {
         let benchmark = meta["benchmark"].as_str().unwrap();
         let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
         let r = app
@@ -107,7 +107,7 @@ async fn parse_results_rows_of_an_unknown_family_compare_as_mmtests_does() {
     let app = spawn_app_with(|c| c.write_rate = 0).await;
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for (case, dir, meta) in oracle_cases("mmtests-coverage") {
+    for (case, dir, meta) in oracle_cases_in(&crate_fixture("mmtests-parse", "mmtests-coverage")) {
         if meta["iterations"].as_u64() != Some(1) {
             continue;
         }
@@ -158,7 +158,7 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
     ));
     let mut benchmarks = Vec::new();
     for case in order {
-        let dir = fixture("mmtests-coverage/cases").join(case);
+        let dir = crate_fixture("mmtests-parse", "mmtests-coverage/cases").join(case);
         let meta: Value =
             serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
         benchmarks.push(meta["benchmark"].as_str().unwrap().to_owned());
@@ -224,7 +224,7 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
     let mut expected = String::new();
     for (case, b) in order.iter().zip(&benchmarks) {
         let table = std::fs::read_to_string(
-            fixture("mmtests-coverage/cases")
+            crate_fixture("mmtests-parse", "mmtests-coverage/cases")
                 .join(case)
                 .join("expected.txt"),
         )
@@ -287,7 +287,10 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
 #[tokio::test]
 async fn a_broken_log_leaves_out_its_directory_and_an_unread_one_nothing() {
     use std::io::Read as _;
-    let path = fixture("mmtests-coverage/cases/dbench-async/work-log.tar.gz");
+    let path = crate_fixture(
+        "mmtests-parse",
+        "mmtests-coverage/cases/dbench-async/work-log.tar.gz",
+    );
     let mut raw = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
         .read_to_end(&mut raw)

@@ -21,8 +21,8 @@ use app::label::Direction;
 
 use super::{resolve_key, Budget, Inflated, IngestError, ParsedRun, RunBuilder, UploadMeta};
 
-pub mod families;
-pub mod family;
+pub use mmtests_parse as family;
+pub use mmtests_parse::families;
 pub mod lines;
 pub mod rows;
 mod shellpacks;

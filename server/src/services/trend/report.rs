@@ -4,15 +4,15 @@ use app::label::{Direction, Label, Metric, Param};
 use app::trend::{ReportQuery, TrendQuery};
 
 use super::names;
-use crate::ingest::kpi;
+use crate::ingest::known;
 use crate::services::ServiceError;
 use crate::services::Services;
 
 /// lkp-tests' comparison of two commits: its header, its printed rows, and the stored
 /// (metric, param) of each key that is not its metric alone.
 type LkpRows = (
-    app::lkp::Header,
-    Vec<app::lkp::Row>,
+    lkp::Header,
+    Vec<lkp::Row>,
     std::collections::HashMap<String, (String, String)>,
 );
 
@@ -74,7 +74,7 @@ impl Services {
                 let matrices = crate::stats::lkp_matrices_taking(&query, &mut series);
                 let built = t.elapsed();
                 let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
-                let rows = app::lkp::compare(&matrices[0], &matrices[1]);
+                let rows = lkp::compare(&matrices[0], &matrices[1]);
                 tracing::debug!(
                     read_ms = read.as_secs_f64() * 1e3,
                     matrices_ms = built.as_secs_f64() * 1e3,
@@ -125,7 +125,7 @@ impl Services {
             .iter()
             .map(|a| app::compare::row_label(&a.metric, &a.param))
             .collect();
-        let rows: Vec<&app::lkp::Row> = rows.iter().filter(|r| !alerted.contains(&r.key)).collect();
+        let rows: Vec<&lkp::Row> = rows.iter().filter(|r| !alerted.contains(&r.key)).collect();
         summary.supporting_total = rows.len() as u32;
         summary.supporting = rows
             .into_iter()
@@ -136,7 +136,7 @@ impl Services {
     }
 
     /// The LKP robot's regression mail for `bad` against `base`: a first line naming the KPI
-    /// that changed, lkp-tests' own table (`app::lkp`, byte for byte), then the ASCII trends of
+    /// that changed, lkp-tests' own table (`lkp`, byte for byte), then the ASCII trends of
     /// the KPIs in it.
     pub async fn report(&self, q: &ReportQuery, link: &str) -> Result<String, ServiceError> {
         let (benchmark, machine) = (q.benchmark.as_str(), q.machine.as_str());
@@ -163,14 +163,14 @@ impl Services {
         out.push_str(&format!(
             "in testcase: {benchmark}\non test machine: {machine}\n\n"
         ));
-        out.push_str(&app::lkp::render(&header, &rows));
+        out.push_str(&lkp::render(&header, &rows));
         // The trends of the KPIs that changed (of the first three changed keys when none is a
         // KPI): a job's table can have hundreds of rows, a mail shows the ones that matter.
-        let kpis: Vec<&app::lkp::Row> = rows
+        let kpis: Vec<&lkp::Row> = rows
             .iter()
             .filter(|r| !r.is_failure() && kpi_direction(benchmark, &r.key).is_some())
             .collect();
-        let shown: Vec<&app::lkp::Row> = if kpis.is_empty() {
+        let shown: Vec<&lkp::Row> = if kpis.is_empty() {
             rows.iter().filter(|r| !r.is_failure()).take(3).collect()
         } else {
             kpis
@@ -205,8 +205,8 @@ impl Services {
     }
 }
 
-fn supporting_row(benchmark: &str, r: &app::lkp::Row) -> app::alerts::SupportingRow {
-    use app::lkp::RowStat;
+fn supporting_row(benchmark: &str, r: &lkp::Row) -> app::alerts::SupportingRow {
+    use lkp::RowStat;
     let direction = if r.is_failure() {
         Direction::Lower
     } else {
@@ -243,9 +243,9 @@ fn supporting_row(benchmark: &str, r: &app::lkp::Row) -> app::alerts::Supporting
 /// The mail's first line: the first of lkp-tests' rows (in its order) that is one of its KPIs,
 /// a regression or an improvement by the KPI's direction; else the first changed key, a change
 /// (a key without a known direction is neither better nor worse).
-fn headline(benchmark: &str, machine: &str, rows: &[app::lkp::Row]) -> String {
-    use app::lkp::RowStat;
-    let perf = |r: &app::lkp::Row| match r.stat {
+fn headline(benchmark: &str, machine: &str, rows: &[lkp::Row]) -> String {
+    use lkp::RowStat;
+    let perf = |r: &lkp::Row| match r.stat {
         RowStat::Perf {
             change, absolute, ..
         } => Some((change.to_f64(), absolute)),
@@ -295,5 +295,5 @@ fn full_name(benchmark: &str, key: &str) -> String {
 
 /// The direction lkp-tests gives a key, by its full name.
 fn kpi_direction(benchmark: &str, key: &str) -> Option<Direction> {
-    kpi::direction(&full_name(benchmark, key))
+    known::kpi_direction(&full_name(benchmark, key))
 }

@@ -52,7 +52,7 @@ struct Lists {
 }
 
 static LISTS: LazyLock<Lists> = LazyLock::new(|| {
-    let all_tests = &*crate::lkp_programs::ALL_TESTS;
+    let all_tests = &*crate::programs::ALL_TESTS;
     let functional: HashSet<&str> = lines(LINUX_TEST_CASES).map(str::trim).collect();
     let other: HashSet<&str> = lines(OTHER_TEST_CASES).map(str::trim).collect();
     // `test_prefixes` (`lib/perf_metrics.rb`): parsers that are also tests or daemons, less
@@ -194,9 +194,9 @@ mod tests {
         assert!(!is_perf_metric("sched_debug.cpu.nr_switches.avg"));
         assert!(!is_perf_metric("meminfo.Active"));
         assert!(!is_perf_metric("mpstat.cpu.all.usr%"));
-        assert!(crate::lkp_programs::is_test_program("netperf"));
-        assert!(crate::lkp_programs::is_test_program("netserver"));
-        assert!(!crate::lkp_programs::is_test_program("mpstat"));
+        assert!(crate::programs::is_test_program("netperf"));
+        assert!(crate::programs::is_test_program("netserver"));
+        assert!(!crate::programs::is_test_program("mpstat"));
     }
 
     #[test]

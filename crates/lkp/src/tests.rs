@@ -1,4 +1,4 @@
-//! The oracle: lkp-tests' own output for ten cases (`server/tests/fixtures/lkp-oracle/`),
+//! The oracle: lkp-tests' own output for ten cases (`tests/fixtures/lkp-oracle/`),
 //! compared byte for byte.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use super::*;
 
 const CASES_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../server/tests/fixtures/lkp-oracle/cases"
+    "/tests/fixtures/lkp-oracle/cases"
 );
 
 const CASES: [&str; 10] = [

@@ -2,7 +2,7 @@
 //! the code behind `sbin/ncompare` and the LKP robot mails' `%stddev %change %stddev` table)
 //! prints for a base and a head commit's runs, as pure Rust. The rules, each with its file and
 //! line in lkp-tests (commit `bbbc29c495d9`), are in
-//! `server/tests/fixtures/lkp-oracle/README.md` (sections A–E, "The output"); the ten cases
+//! `tests/fixtures/lkp-oracle/README.md` (sections A–E, "The output"); the ten cases
 //! there are lkp-tests' own output, and the tests here compare with them byte for byte.
 //!
 //! - `matrix.rs`: runs and matrices (A): [`unite`] (`unite_stats`: per-CPU `sched_debug` keys and
@@ -42,10 +42,12 @@
 mod changed;
 mod fmt;
 mod json;
+pub mod kpi;
 mod lists;
 mod matrix;
 mod num;
 mod pattern;
+pub mod programs;
 mod report;
 
 pub use changed::changed_stats;

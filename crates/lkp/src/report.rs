@@ -135,7 +135,7 @@ fn sort_rows(rows: Vec<Row>) -> Vec<Row> {
             .or_insert(if r.is_failure() { -10_000 } else { 0 }) += 1;
     }
     for (base, c) in counts.iter_mut() {
-        if *c > 0 && crate::lkp_programs::is_test_program(base) {
+        if *c > 0 && crate::programs::is_test_program(base) {
             *c = 0;
         }
     }

@@ -1,14 +1,13 @@
 //! lkp-tests' test programs (`LKP::Programs.all_tests_set`, `lib/programs.rb`): the
 //! `programs/*/run` and the executable `programs/*/daemon` of lkp-tests `bbbc29c495d9`
-//! (`lkp/etc/programs-run`, `lkp/etc/programs-daemon`, see `lkp/etc/README.md`). Outside the
-//! `ssr`-only `lkp` module because ingest (built without it, e.g. by the fuzzers) tells a job's
-//! test program from its monitors with it.
+//! (`etc/programs-run`, `etc/programs-daemon`, see `etc/README.md`): ingest tells a job's test
+//! program from its monitors with it.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-const PROGRAMS_RUN: &str = include_str!("lkp/etc/programs-run");
-const PROGRAMS_DAEMON: &str = include_str!("lkp/etc/programs-daemon");
+const PROGRAMS_RUN: &str = include_str!("etc/programs-run");
+const PROGRAMS_DAEMON: &str = include_str!("etc/programs-daemon");
 
 /// Every test program and daemon by name.
 pub static ALL_TESTS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {

@@ -3,9 +3,9 @@
 //! mmtests' intermediate rows out ([`Line`]: what the family's `parse-results` prints,
 //! `metric factorA factorB interval value extra`, tab-separated).
 //!
-//! Architecture invariant: this module and the families' parsers use `std` only (and
-//! `compact_str` for a line's fields) and know nothing of runs, labels or the store; the
-//! tree reader and [`super::rows`] turn lines into runs. A parser is a pure function of the
+//! Architecture invariant: this crate knows nothing of runs, labels or the store (its
+//! `[dependencies]` are small data-structure crates only); Perfline's tree reader and its
+//! `ingest::mmtests::rows` turn lines into runs. A parser is a pure function of the
 //! directory, tested against what the real `parse-results` printed for the same logs.
 
 use std::cmp::Ordering;

@@ -1,13 +1,21 @@
 //! LKP's KPIs and their directions, as lkp-tests decides them: the first pattern of
 //! `index-perf-all.yaml` that matches a stats key whole, else the first of
 //! `index-latency-all.yaml`; the sign of its number is the direction (positive: higher is
-//! better). The files are unchanged copies from lkp-tests (`lkp-kpis/README.md` says which).
+//! better). The files are unchanged copies from lkp-tests (`kpis/README.md` says which).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-use app::label::Direction;
 use regex::RegexSet;
+
+/// Which way a KPI is better: the sign of its weight in lkp-tests' tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// A positive weight: a bigger value is better (throughput).
+    Higher,
+    /// A negative weight: a smaller value is better (latency, time).
+    Lower,
+}
 
 /// One table: its patterns (matched whole) and each one's direction, in file order.
 struct Table {
@@ -54,9 +62,9 @@ impl Table {
 }
 
 static PERF: LazyLock<Table> =
-    LazyLock::new(|| Table::parse(include_str!("lkp-kpis/index-perf-all.yaml")));
+    LazyLock::new(|| Table::parse(include_str!("kpis/index-perf-all.yaml")));
 static LATENCY: LazyLock<Table> =
-    LazyLock::new(|| Table::parse(include_str!("lkp-kpis/index-latency-all.yaml")));
+    LazyLock::new(|| Table::parse(include_str!("kpis/index-latency-all.yaml")));
 
 /// Keys looked up before: a robot sends the same 5,000 keys job after job, and matching one
 /// against ~250 patterns costs more than the rest of its parsing.

@@ -1,0 +1,18 @@
+//! mmtests' result parsers, ported: what each benchmark family's `parse-results` (and
+//! `extract-report.pl`, `time-parse-results`, `line-parse-results`) prints for the logs of one
+//! `<kernel>/iter-N/<benchmark>/logs/` directory, as pure Rust.
+//!
+//! - [`seam`]: the directory in ([`LogDir`]), mmtests' intermediate rows out ([`Line`]), the
+//!   parser type ([`Parser`]), and the emulation of gawk's and Perl's numbers and GNU `sort -k`
+//!   that the rows' text depends on.
+//! - [`families`]: one parser per shellpack ([`families::parser`]), grouped by how mmtests
+//!   parses them, with the shell, Perl and `extract-time` behaviour they share.
+//!
+//! Each parser is tested against what the real `parse-results` printed for the same logs
+//! (`tests/fixtures/mmtests-families/`, `tests/fixtures/mmtests-coverage/`). Provenance: the
+//! mmtests file each part follows is named in its module doc; `PROVENANCE.md` maps them.
+
+pub mod families;
+pub mod seam;
+
+pub use seam::*;
