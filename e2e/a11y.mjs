@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: every page at 1280 px, in the light and the dark theme, with its data in it.
 // No page may overflow horizontally, and axe-core (WCAG 2 A and AA rules) may find no serious
 // or critical violation. The header's theme switch goes auto → dark → light, is remembered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: an admin signed in corrects a run's machine on its page and deletes an upload
 // on its page, each after a confirmation.
 // Usage: node e2e/admin.mjs <base-url> <admin-token>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the dashboard leads with the open regressions; the alerts page lists the
 // summaries, triages them with the keyboard (j/k move, a acknowledge, i invalid) and links to
 // the trend with the alert's commit range selected.

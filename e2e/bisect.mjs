@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: "Bisect" on an alert starts a bisection; a simulated robot (this script,
 // through the API: next commit, runs uploaded) works it; the bisection page shows it end on
 // the culprit, the tested commits and their verdicts.

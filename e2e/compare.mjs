@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: build a comparison through the compare page in real headless Chromium, open
 // its permalink in a fresh page, and check that a regression is marked as one.
 // Usage: node e2e/compare.mjs <base-url>   (the server must hold the fixture mmtests tree on m1)

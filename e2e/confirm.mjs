@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: an alert awaiting confirmation shows its pending reruns; a simulated robot
 // (this script, through the API) runs them, and the page shows the alert confirmed.
 // Usage: node e2e/confirm.mjs <base-url>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What every browser script shares: Chromium, a step logger, and a page watcher that turns page
 // errors, console errors and HTTP errors into test failures.
 import { chromium } from 'playwright-core';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test (issue 28): pages of 5,000-key LKP jobs in real headless Chromium — the compare
 // page of two commits (changed rows first, filtered by keyboard, paged), a run's page (metrics
 // with a direction first, by prefix), and every page at 400 px wide (navigation whole, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the noise model on the pages. The compare page names the runs a row needs,
 // the trend page shows the noise, the newest step's advice and the noise band, and the
 // calibration page lists the A/A series by noise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: each offline report (format=html) opens in Chromium with the network off and
 // every request refused, and shows its content without asking for anything.
 // Usage: node e2e/offline.mjs <file.html> <expected text> [<file.html> <expected text> ...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Measures what a page costs in Chromium: the HTML's bytes on the wire and decoded, and the
 // times from navigation start to `load` and to the page hydrated (the WASM has run: the trend
 // chart is drawn and live). Prints one line per page; the median of `runs` loads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the compare page's ratio view (a row per message size, a column per kernel,
 // ratio-to-baseline columns) with the sweep chart on a log2 axis, and the toggle back.
 // Usage: node e2e/ratio.mjs <base-url> <compare-path>

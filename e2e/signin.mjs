@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the trend page of a token-mode Perfline. Signed out, the `b` key marks nothing
 // and says why; signed in with a token (the sign-in page sets a session cookie), it marks;
 // signing out takes the marking away again.

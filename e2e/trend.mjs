@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the trend page in real headless Chromium. Select a commit with the keyboard,
 // mark it bad with `b`, and see the chart, the list of marks and the ASCII chart update.
 // Usage: node e2e/trend.mjs <base-url> <trend-path>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: upload a CSV through the form in real headless Chromium.
 // Usage: node e2e/upload.mjs <base-url> <csv-file>
 // Run by server/tests/it/browser.rs, which starts the server; exits non-zero on any failure.

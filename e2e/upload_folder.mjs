@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the upload page with folders and a dropped file. An mmtests work/log folder is
 // packed as a tar in the page; an LKP result directory sends its picked files with the machine,
 // kernel and commit its job.yaml states; a folder dropped on the form is read and packed the

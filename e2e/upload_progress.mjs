@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Browser test: the upload page with large files on a slow link. Each file's progress bar
 // moves in order while sending, "Parsing and storing…" follows, then each file's detected
 // format and the runs; a broken file's error names the file and the line. The page lists every

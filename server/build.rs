@@ -1,11 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Embeds the built site (`scripts/build-site` writes it to `target/site/pkg`) in the binary:
 //! generates `$OUT_DIR/site.rs` with the set's name and every file, gzip and brotli copies
 //! included, so `perfline` serves its pages from any directory. `PERFLINE_SITE_DIR` points
 //! at another built `pkg` directory. Without a built site the binary still builds and
 //! serves pages that do not hydrate (and says so at start).
+//!
+//! With the `server` feature it also packs the source the binary is built from into
+//! `$OUT_DIR/source.tar.gz` (the workspace's sources, manifests, scripts, docs and licence
+//! texts; no tests, fixtures or build output), which `perfline source` writes out and the
+//! server serves at `/source.tar.gz`: the corresponding source of every binary and of the WASM
+//! it sends, as the GPL asks of who conveys them.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
     // `sqlx::migrate!` embeds the migrations: a new one must rebuild the crate.
@@ -63,6 +70,109 @@ fn main() {
             code.push_str("pub static SITE_FILES: &[(&str, &[u8])] = &[];\n");
         }
     }
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("site.rs");
-    std::fs::write(out, code).expect("OUT_DIR is writable");
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"));
+    std::fs::write(out_dir.join("site.rs"), code).expect("OUT_DIR is writable");
+    let tarball = out_dir.join("source.tar.gz");
+    if server {
+        let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"))
+            .join("..");
+        pack_source(&root, &tarball);
+    } else {
+        std::fs::write(&tarball, b"").expect("OUT_DIR is writable");
+    }
+}
+
+/// What the source archive holds, relative to the workspace root: what building the binary,
+/// its site and its image needs, and the documents that say what it is. Missing entries (a
+/// Docker build context copies a subset) are left out.
+const SOURCE: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "LICENSE",
+    "LICENSES",
+    "README.md",
+    "ARCHITECTURE.md",
+    "BENCHMARKS.md",
+    "Dockerfile",
+    "deny.toml",
+    ".cargo",
+    ".ci",
+    ".config",
+    "app",
+    "crates",
+    "docs",
+    "frontend",
+    "migrations",
+    "scripts",
+    "style",
+    "server/Cargo.toml",
+    "server/build.rs",
+    "server/src",
+    "e2e/package.json",
+    "e2e/package-lock.json",
+    "fuzz/Cargo.toml",
+    "fuzz/fuzz_targets",
+];
+
+/// Directories never packed: test data, build output, installed packages.
+const SKIP: &[&str] = &["fixtures", "target", "node_modules"];
+
+fn pack_source(root: &Path, to: &Path) {
+    let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets it");
+    let mut files = Vec::new();
+    for entry in SOURCE {
+        let path = root.join(entry);
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+            collect(&path, &mut files);
+        }
+    }
+    files.sort();
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(to).expect("OUT_DIR is writable"),
+        flate2::Compression::default(),
+    );
+    let mut tar = tar::Builder::new(gz);
+    for path in files {
+        let bytes = std::fs::read(&path).expect("a listed file reads");
+        let name = path.strip_prefix(root).expect("under the root");
+        let executable = {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+        };
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(if executable { 0o755 } else { 0o644 });
+        // The same sources give the same archive: no times, owners or host paths.
+        header.set_mtime(0);
+        header.set_cksum();
+        tar.append_data(
+            &mut header,
+            Path::new(&format!("perfline-{version}")).join(name),
+            &bytes[..],
+        )
+        .expect("the archive is written");
+    }
+    tar.into_inner()
+        .and_then(flate2::write::GzEncoder::finish)
+        .expect("the archive is written");
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let skip = path
+            .file_name()
+            .is_some_and(|n| SKIP.iter().any(|s| n == *s));
+        if skip {
+            return;
+        }
+        for entry in std::fs::read_dir(path)
+            .expect("a source directory lists")
+            .flatten()
+        {
+            collect(&entry.path(), files);
+        }
+    } else if path.is_file() {
+        files.push(path.to_path_buf());
+    }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Regression alerts on the wire: summaries (one benchmark, machine and commit range, like one
 //! LKP mail), their changed metrics, their triage history, and the text every view prints
 //! (subject line, where to bisect) — pure, so page, feed, mail and webhook say the same.

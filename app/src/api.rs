@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Server functions: how the pages get their data. On the server they call the [`Backend`]
 //! provided as context by the `server` crate; in the browser they are HTTP calls to it.
 

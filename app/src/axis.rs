@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The value axis every chart shares (the SVG charts of `chart`, the ASCII chart of
 //! `trend`): values clamped to what a renderer can draw, and a padded, always finite range.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections on the wire: a bisection Perfline drives (`POST /api/v1/bisections`), its tested
 //! commits and verdicts, what to run next, and the `git bisect log` it ends with.
 

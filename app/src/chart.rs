@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The trend chart, drawn with plotters as SVG by the same code on the server (`format=svg`) and
 //! in the browser (the trend page): one or more trends (machines or params) on one commit axis,
 //! each with its mean line and min–max band, markers by bisect mark, change points as vertical

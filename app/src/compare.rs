@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Comparisons of kernels: the statistics of each kernel's samples, the mmtests verdicts
 //! computed from them, and the two text reports (mmtests' table and LKP's `%change` report).
 //!

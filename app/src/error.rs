@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a page is told when one of its server functions fails: a typed error, the same on the
 //! server (which answers the page with [`PageError::status`]) and in the browser (which shows
 //! its sentence). The server's words for its own failures (SQL, the driver's) never get here:

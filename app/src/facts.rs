@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What changed besides the kernel: the facts of a comparison's runs (from their files — kernel
 //! config, lscpu, cpupower, sysctl, cmdline, LKP job files — and their tags), grouped, and the
 //! differences of each kernel's runs against the baseline's.

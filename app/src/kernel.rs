@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Kernel-version-aware ordering: `4.16.0-rc1 < 4.16.0-rc2 < 4.16.0 < 4.16.1 < 4.17.0-rc1`.
 //!
 //! A kernel label is read as a dotted numeric version, an optional `-rcN`, and any suffix

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Validated names shared by the server and the browser.
 //!
 //! A [`Label`] is what users type as a benchmark, machine, kernel, metric or tag name. It is

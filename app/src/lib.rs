@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Perfline's user interface and the types it shares with the server.
 //!
 //! Compiled twice: with `ssr` into the server (rendering HTML), with `hydrate` into the WASM

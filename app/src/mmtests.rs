@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see LICENSES/PROVENANCE.md.
 //! mmtests' arithmetic and printing, to the last digit: what `compare-mmtests.pl` computes from
 //! an operation's samples (sorted best first, summed left to right, Perl's `**` = glibc `pow`,
 //! the CI half-width as R prints it to 7 significant digits) and how it prints a table (value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! How noisy a series is and how many runs a comparison needs: the wire types of the noise
 //! model and the run-count advice, and the one sentence every view prints. The server
 //! estimates and computes them (`perfline_server::noise`); pages, text and JSON only show them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Result directories as harnesses leave them on disk, packed for one upload: an LKP result
 //! directory (`stats.json` or the raw log, `job.yaml`, system files) or an mmtests `work/log`
 //! tree (a tar archive). Shared by the CLI (`perfline upload --lkp-result/--mmtests-log`) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The root of the user interface: the HTML document around the app ([`shell`]), the router
 //! ([`App`]) and the header's theme switch.
 
@@ -77,6 +78,13 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/bisections/:id") ssr=SsrMode::Async view=crate::pages::BisectionPage />
                 </Routes>
             </main>
+            <footer class="licence">
+                "Perfline is free software under the "
+                <a href="/docs/licence">"GNU GPL, version 3 or later"</a>
+                ". "
+                <a href="/source.tar.gz" download="">"Its source"</a>
+                "."
+            </footer>
         </Router>
     }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a token may do, shared by the server (which enforces it) and the pages (which offer
 //! only what the visitor may do), and the scope every server function declares beside its
 //! definition ([`needs!`](crate::needs)).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Text for a POSIX shell: every value Perfline puts into a command it prints (on a page, in a
 //! mail, a webhook or the CLI's output) goes through [`quote`], so that pasting the command runs
 //! what it says and nothing a stored name carries.

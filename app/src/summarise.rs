@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see LICENSES/PROVENANCE.md.
 //! How mmtests summarises a benchmark's operations: the five summary styles, the statistics
 //! each prints (Summarise.pm), and how mmtests compares a family. Below `compare` and
 //! `mmtests`, which compute and print them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Cutting text on character boundaries. Labels, kernels and (stored before they were checked)
 //! commits are any uploader's bytes: `&s[..12]` panics when byte 12 falls inside a character,
 //! and a panic in a background task once stopped the alerts for good (issue 51). Every cut of

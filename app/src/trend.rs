@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends by commit: the wire types of a metric's history, and its ASCII chart in the style of
 //! the LKP robot's mails (gnuplot's `dumb` terminal). Pure, so the server (for `curl`) and the
 //! browser draw the very same characters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The trend page's view of a trend, computed on the server from the whole trend: the chart
 //! drawn (plotters never runs in the browser), the points it shows with their tooltips, the
 //! marks, the change points and the selected commit. The page ships this, not every run of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Wire types: what the JSON API returns and what the pages render. Shared by server and WASM.
 
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The one URL encoder of the pages and the server's links.
 
 /// Percent-encodes a query value (everything but unreserved characters).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The WASM entry point: hydrates the islands (`#[island]` components of `app`) in the
 //! server-rendered HTML; the rest of each page stays the server's HTML.
 

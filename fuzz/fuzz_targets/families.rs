@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! mmtests' family parsers (the `mmtests-parse` crate) never panic, whatever their logs hold.
 //! The first byte picks the family; the rest are its `logs/` members, separated by NUL bytes,
 //! each its name on the first line and its text after (`scripts/fuzz` seeds it with every

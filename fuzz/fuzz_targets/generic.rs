@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The generic parsers never panic, whatever the bytes.
 #![no_main]
 

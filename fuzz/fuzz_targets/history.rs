@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The history parsers (`git log`, `git log --name-only` with parents, `git bisect log`) never
 //! panic, whatever the bytes.
 #![no_main]

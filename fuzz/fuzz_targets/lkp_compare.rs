@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! lkp-tests' comparison (the `lkp` crate) never panics, whatever the two matrices hold: the
 //! input is a base and a head `matrix.json`, separated by a NUL byte, compared and printed as
 //! `ncompare` would.

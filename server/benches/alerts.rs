@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Regression alerts: how well the default rule separates steps from noise, and how fast the
 //! pipeline is.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections through the noise, simulated: a 1,000-commit history whose level steps by 2–10 %
 //! at a random commit, runs with a between-run noise of 0.5–5 % (normal), bisected by
 //! `bisect::walk` (the server's own) and, on the same cases, by a fixed 5-runs-per-commit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The server time of a comparison through `GET /api/v1/compare`, measured from a client on the
 //! same machine (so it includes HTTP, the store's reads, polars and rendering), on SQLite and,
 //! with `PERFLINE_BENCH_PG` (`scripts/bench-postgres`), on PostgreSQL in the same run:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The former hot paths of hostile input, with large inputs: each was quadratic or unbounded
 //! before the robustness issue (figures from the issue in brackets).
 //!

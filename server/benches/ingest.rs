@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Ingest rate of a 1M-row generic CSV through `POST /api/v1/upload`, end to end: HTTP, parsing,
 //! and the SQLite transaction, against the real server on port 0 with a fresh database file.
 //!

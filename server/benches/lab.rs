@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The lab simulator's full run (issue 52, BENCHMARKS.md "The lab runs itself"): 8 robots, a
 //! history of 2,000 commits tested every 4th (two simulated weeks), regressions of 2–10 %
 //! with noise of 0.5–5 %, A/A calibration, a hostile machine name, and the faults on a

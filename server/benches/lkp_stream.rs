@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A robot's LKP stream through `POST /api/v1/upload`, end to end (release, HTTP, the real
 //! server on port 0 with a fresh database): one `stats.json` of 5,000 keys per commit, one
 //! job after another, as an LKP robot sends them. Prints the upload time at jobs 10, 100,

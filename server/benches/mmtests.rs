@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Ingest of an mmtests work/log archive through `POST /api/v1/upload`: 5 kernels × 9 message
 //! sizes × 50 netperf logs (2,250 files), generated here, uploaded as a tar.gz to the real server
 //! on port 0. Goal: ≤ 1 s. `cargo bench -p perfline-server --bench mmtests`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A `work/log` tree of every mmtests family Perfline parses, through `POST /api/v1/upload`
 //! and back as one whole-tree report (`benchmark=*`), end to end (release, HTTP, the real
 //! server on port 0 with a fresh database). The tree is built from the test fixtures: each

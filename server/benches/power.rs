@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Run-count advice against simulation: for CVs of 0.5–5 % and 3–20 runs per kernel, the
 //! power `perfline_server::noise` predicts for a change, beside how often the t test found
 //! that change in simulated comparisons (normal noise, 20,000 a cell). The advice is right

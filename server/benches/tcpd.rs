@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The change-point detector of trends and alerts on TCPD's 20 human-labelled series,
 //! scored as TCPDBench scores (`tests/it/tcpd_score.rs`), beside the scores TCPDBench
 //! published for binseg, PELT, BOCPD and the "zero" detector (default parameters); then the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends: server time of `GET /api/v1/trend` for 10,000 commits × 5 runs (goals: JSON ≤ 30 ms,
 //! SVG ≤ 50 ms), measured from a client on the same machine, and change-point detection alone
 //! on 10,000 points (goal ≤ 200 ms).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! An alert rule as stored and as the detector reads it: below both the store and the alert
 //! pipeline, so that neither imports the other to name it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A performance bisection through the noise: which commit to run next, how many runs it needs
 //! now, and when the runs say good, bad, or not yet. Pure and stateless: [`walk`] replays the
 //! whole bisection from the runs uploaded so far, so the store keeps only runs and marks, and

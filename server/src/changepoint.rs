@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Change-point detection on a metric's history (one value per commit, in commit order): the
 //! one engine behind the trend's change points and the alerts' newest step.
 //!

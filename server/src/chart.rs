@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The comparison chart: the mean of one metric per parameter for each kernel, with error bars
 //! of one standard deviation, drawn as SVG with plotters.
 

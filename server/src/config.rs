@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A server's configuration, from the command line and the environment.
 
 use std::net::SocketAddr;

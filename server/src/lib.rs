@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The Perfline server: ingest, storage, statistics, the HTTP API and server-side rendering.
 //!
 //! [`serve`] takes a bound listener and a shutdown future, so tests can bind port 0 and stop the

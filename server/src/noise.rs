@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The noise model of a series and the power of a comparison: pure functions under the
 //! trend, the comparisons, the calibration and the alerts.
 //!

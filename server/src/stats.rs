@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Statistics over stored samples, computed with polars: every statistic of the mmtests table
 //! (and LKP's) for each (metric, param, kernel), assembled into an [`app::compare::Comparison`].
 //!

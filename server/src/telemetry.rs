@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The process's Prometheus metrics: requests by route and status, their latency, uploads and
 //! samples stored, cache hits and misses, and (set at each scrape) the database's size and the
 //! alert pipeline's queues. The HTTP edge counts requests and serves them (`GET /metrics`).

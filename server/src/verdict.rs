@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Telling good from bad through the noise: a commit's runs judged against the two levels of a
 //! step (the last good side's and the first bad side's), by a sequential probability ratio test
 //! (Wald's SPRT), not by a fixed threshold. Pure: the alert confirmation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What an admin may do on the upload and run pages: delete an upload, correct a run. Shown
 //! once the browser knows the reader is an admin (so server and browser render alike first),
 //! and each asks for a confirmation. Both are islands.

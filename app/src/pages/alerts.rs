@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The alerts page (`/alerts?status=open&benchmark=B&machine=M&direction=regression&since=D`,
 //! or `/alerts?id=N` for one summary): newest first, each summary with its changed metrics,
 //! sparklines, where to bisect and links; keyboard triage (`j`/`k` move, `a` acknowledge,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `/bisections/{id}`: a bisection Perfline drives: its state, bounds, the tested commits with
 //! their verdicts (on the trend chart, as bisect marks, and in a table), the next commit, the
 //! culprit or why it failed, and its log.

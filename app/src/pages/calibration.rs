@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `/calibration`: the series with A/A runs (`calibration=NAME` uploads), noisiest first: the
 //! spread within a run and between boots, and how often mmtests' significance and the alert
 //! rule fire where nothing changed.

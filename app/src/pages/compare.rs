@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The compare page (`/compare?benchmark=B&machine=M&kernels=K0,K1`) and the permalink page
 //! (`/c/{id}`): choose what to compare, then the mmtests table, the chart and the exports.
 

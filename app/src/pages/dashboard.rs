@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 use leptos::prelude::*;
 
 use super::{error_view, loading, RunTable};

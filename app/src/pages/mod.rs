@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The pages. Every one renders on the server first; user text is always rendered as text.
 
 mod admin;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Type-to-search metric pickers: an input whose list of matches the server filters as the
 //! user types (KPIs first, at most fifty), chosen with the arrow keys and Enter or a click —
 //! a job's 5,000 metrics are never all sent to the browser. An ARIA combobox.

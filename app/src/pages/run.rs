@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Signing in with a token (token mode), and who is signed in, for the header.
 
 use leptos::prelude::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The trend page (`/trend?benchmark=B&machine=M&metric=X&param=P`): a metric by commit as SVG
 //! or ASCII, bisect marks set with the keyboard (`j`/`k` move, `g`/`b`/`s` mark, `u` unmarks),
 //! and the marks and change points beside it. All of its state is in the query string.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! Which stats changed (README B): `_get_changed_stats(head, base, options)`
 //! (`lib/stats.rb:753`) with the options `Compare::Comparer` passes (`gap`/`more` nil,
 //! `perf-profile` 5), i.e. `StatCompare#process` (`lib/stats.rb:434`) for every key:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! Ruby 3.1's `sprintf` for the conversions lkp-tests' comparison prints (README E).
 //!
 //! A Float's `%.Nf` and `%.Ng` behave as: round the value correctly to 15 significant digits,

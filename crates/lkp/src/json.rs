@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! JSON as Ruby's `JSON.parse` reads it for lkp-tests: objects keep their key order (a
 //! repeated key keeps its first place and takes the last value), `0` is an Integer and `0.0` a
 //! Float. serde_json's own `Value` sorts keys, so this is a small `Deserialize` of its own.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! LKP's KPIs and their directions, as lkp-tests decides them: the first pattern of
 //! `index-perf-all.yaml` that matches a stats key whole, else the first of
 //! `index-latency-all.yaml`; the sign of its number is the direction (positive: higher is

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! lkp-tests' comparison of two commits, to the byte: what `Compare::Comparer` (`lib/compare.rb`,
 //! the code behind `sbin/ncompare` and the LKP robot mails' `%stddev %change %stddev` table)
 //! prints for a base and a head commit's runs, as pure Rust. The rules, each with its file and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! lkp-tests' key classification, from its `etc` lists and program directory (copied
 //! unchanged into `etc/` beside this file, from lkp-tests commit `bbbc29c495d9`; the
 //! `programs-*` files list `programs/*/run`, the executable `programs/*/daemon` and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! Ruby's numbers as lkp-tests computes with them: JSON integers stay Integers and JSON floats
 //! Floats (the difference decides README rules A2 and B5), comparisons between the two are exact,
 //! `Array#sum` is exact for Integers and Kahan–Babuska compensated once a Float appears,

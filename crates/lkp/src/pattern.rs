@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! The regular expressions of lkp-tests' pattern lists (`etc/failure`, `etc/stat-denylist`,
 //! `etc/perf-metrics-threshold.yaml`, …), matched with the `regex` crate. [`translate`] rewrites
 //! the Ruby syntax they use into the crate's, keeping Ruby's meaning:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! lkp-tests' test programs (`LKP::Programs.all_tests_set`, `lib/programs.rb`): the
 //! `programs/*/run` and the executable `programs/*/daemon` of lkp-tests `bbbc29c495d9`
 //! (`etc/programs-run`, `etc/programs-daemon`, see `etc/README.md`): ingest tells a job's test

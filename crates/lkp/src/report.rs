@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! The rows and the text (README C, D, E, "The output"): `calc_stat_change`
 //! (`lib/compare.rb:738-798`), `Compare.sort_stats` (`lib/compare.rb:820`),
 //! `show_group_header`/`show_failure_change`/`show_perf_change`/`show_group`

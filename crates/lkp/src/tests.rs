@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of lkp-tests (https://github.com/intel/lkp-tests) at bbbc29c495d9, modified (translated to Rust); see crates/lkp/PROVENANCE.md.
 //! The oracle: lkp-tests' own output for ten cases (`tests/fixtures/lkp-oracle/`),
 //! compared byte for byte.
 

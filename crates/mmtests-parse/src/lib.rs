@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! mmtests' result parsers, ported: what each benchmark family's `parse-results` (and
 //! `extract-report.pl`, `time-parse-results`, `line-parse-results`) prints for the logs of one
 //! `<kernel>/iter-N/<benchmark>/logs/` directory, as pure Rust.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! The seam between a `work/log` tree and the parsers of mmtests' benchmark families: one
 //! `<kernel>/iter-N/<benchmark>/logs/` directory in ([`LogDir`], its members decompressed),
 //! mmtests' intermediate rows out ([`Line`]: what the family's `parse-results` prints,

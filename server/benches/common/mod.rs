@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The real server on port 0 with a fresh database, and the data the benchmarks share.
 
 use std::future::Future;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The commands on the database without a server: `perfline token ...`, `perfline backup`
 //! and `perfline migrate-db`.
 
@@ -80,7 +81,10 @@ pub async fn run(config: &Config, command: Command) -> ExitCode {
     };
     let action = match command {
         Command::Token { action } => action,
-        Command::Client(_) | Command::MigrateDb { .. } | Command::Backup { .. } => {
+        Command::Client(_)
+        | Command::Source { .. }
+        | Command::MigrateDb { .. }
+        | Command::Backup { .. } => {
             unreachable!("run above, or by cli::main")
         }
     };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The `perfline` binary's command line: what it parses and where each command goes. Serving
 //! (no subcommand) is `start`; the commands on the database without a server (`token`,
 //! `backup`, `migrate-db`) are `admin`; the client commands against a running server
@@ -14,9 +15,16 @@ use clap::Parser;
 
 use crate::config::Config;
 
+/// `perfline --version`: the version, the licence and where the source is.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nLicence: GPL-3.0-or-later (ported parts from mmtests and lkp-tests: GPL-2.0-or-later)",
+    "\nSource: `perfline source > perfline-src.tar.gz`, or /source.tar.gz on a running server",
+);
+
 /// Perfline: upload, compare and chart kernel benchmark results.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "perfline", version, about, long_about = None)]
+#[command(name = "perfline", version, long_version = LONG_VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -55,6 +63,13 @@ pub enum Command {
         #[arg(long)]
         to: String,
     },
+    /// Writes the source this binary was built from (a .tar.gz: the workspace's code, scripts,
+    /// docs and licence texts) to standard output, or to `--output`.
+    Source {
+        /// The file to write (refused if it exists); default: standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
     /// The client commands, run against a server (`--server`, `PERFLINE_SERVER`).
     #[command(flatten)]
     Client(client::ClientCommand),
@@ -90,6 +105,7 @@ pub async fn main() -> ExitCode {
         // The client commands print only their answers on stdout and their messages on
         // stderr: no log subscriber.
         Some(Command::Client(command)) => client::run(command).await,
+        Some(Command::Source { output }) => write_source(output.as_deref()),
         Some(command) => {
             start::init_logging(&config);
             admin::run(&config, command).await
@@ -97,6 +113,27 @@ pub async fn main() -> ExitCode {
         None => {
             start::init_logging(&config);
             start::serve_until_signalled(config).await
+        }
+    }
+}
+
+/// `perfline source`: the embedded source archive, to a new file or standard output.
+fn write_source(output: Option<&std::path::Path>) -> ExitCode {
+    use std::io::Write as _;
+    let archive = crate::http::source::ARCHIVE;
+    let written = match output {
+        Some(path) => std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(archive)),
+        None => std::io::stdout().lock().write_all(archive),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("perfline source: {e}");
+            ExitCode::FAILURE
         }
     }
 }

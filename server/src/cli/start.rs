@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Serving: the log subscriber, the listeners (the site and API, and `/metrics` on its own
 //! address when asked), and a drain on SIGINT or SIGTERM.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The built site (WASM, its JS glue, the stylesheet): embedded in the binary at build time
 //! (`build.rs`), or read once at start from `--site-root` (a development override).
 //!

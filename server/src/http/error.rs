@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The one error type of the HTTP layer and how it maps to responses.
 //!
 //! Which variant to use where:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The middleware around every route, outermost first in `router`: request ids (sanitised),
 //! tracing (tokens redacted), panics as 500s, the security headers and the one CSP, the JSON
 //! error envelope, the request timeout, and failing fast while the database is unreachable.

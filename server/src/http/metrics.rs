@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `GET /metrics` (OpenMetrics text) and the middleware that counts and times every request.
 
 pub use crate::telemetry::{Metrics, RequestLabels, RouteLabels};

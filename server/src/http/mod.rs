@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The HTTP edge: the router (this file) over the API (`api`), the pages' backend (`web`),
 //! the built site (`assets`) and `/metrics`; who may do what (`auth`); the one error envelope
 //! (`error`); the middleware (`layers`); the state handlers share (`state`); serving (`serve`).
@@ -11,6 +12,7 @@ mod layers;
 pub mod metrics;
 pub mod offline;
 mod serve;
+pub mod source;
 mod state;
 mod web;
 
@@ -159,6 +161,7 @@ pub fn router(state: AppState) -> Router {
         .route("/alerts.atom", get(api::alerts::atom))
         .route("/pkg/{file}", get(assets::serve_asset))
         .route("/api", get(move || std::future::ready(reference.clone())))
+        .route(source::PATH, get(source::serve))
         // The format reference the upload page links to, as it is in the repository.
         .route(
             "/docs/formats.md",
@@ -166,6 +169,16 @@ pub fn router(state: AppState) -> Router {
                 (
                     [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")],
                     include_str!("../../../docs/formats.md"),
+                )
+            }),
+        )
+        // The licence the footer of every page names.
+        .route(
+            "/docs/licence",
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                    include_str!("../../../LICENSE"),
                 )
             }),
         )

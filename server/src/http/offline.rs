@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Offline reports (`format=html` on a permalink, a trend and a regression report): one
 //! self-contained HTML file — inline CSS and SVG, no script, no external request (its own
 //! Content-Security-Policy says so) — to attach to a mail or archive with a bug.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Serving: accepting connections (with a cap and a header timeout), the alert pipeline's
 //! background tasks (each restarted if it dies), and a graceful shutdown.
 

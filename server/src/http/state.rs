@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `AppState`: what every handler can reach (the services and the edge's own parts), and how
 //! it is built from the configuration.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The [`app::api::Backend`] the pages use, implemented over the store and the statistics.
 
 use app::api::Backend;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What one upload may make, over all its files: a [`Budget`]. Its runs, series and samples
 //! (each file's [`RunBuilder`](super::RunBuilder) starts from what the files before it used),
 //! the rows mmtests' parsers print for it, and the bytes its archives inflate to, the outer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Why an upload was refused: [`IngestError`], with the file, line and field it is about.
 
 use std::fmt;

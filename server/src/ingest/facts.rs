@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Facts about the system a run ran on, from the files benchmark harnesses keep beside the
 //! results: a kernel config, `uname -a`, `/proc/cmdline`, `lscpu`, `cpupower frequency-info`,
 //! `sysctl -a`, the tuned profile; and LKP's job and host files. Keys are grouped by prefix:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The generic formats: a CSV of samples, and the same content as JSON.
 //!
 //! CSV: a header naming columns from `benchmark,metric,param,iteration,value,unit,direction,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! hackbench: rt-tests `hackbench` (`Time: 0.087` after a `Running in process mode with N
 //! groups ...` line) and `perf bench sched messaging` (`Total time: 0.133 [sec]` after
 //! `# N groups == M processes run`). One sample per time line; the group count is the parameter;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What users upload about history: `git log` / `git rev-list` output (a repository's commit
 //! order) and `git bisect log` (verdicts per commit). Pure, like every parser.
 

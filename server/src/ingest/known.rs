@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Which way is better for a metric an upload does not say: LKP's KPIs ([`lkp::kpi`]), the metrics
 //! mmtests compares (`mmtests_directions`, from its shellpack YAML), then the names that say
 //! it themselves. Anything else has no direction: its changes are changes, never better or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Every parser's cost is linear in its input: each format Perfline reads (and each shape of
 //! an mmtests tree, each family's parser, each history) is parsed at a size `n` and at
 //! `K·n`, and the second may cost at most [`MAX_RATIO`] times the first (linear work costs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! LKP: raw program logs as the LKP harness records them (`netperf` and `hackbench` output with
 //! timestamped command lines, `Instance:`/`Iterations:` markers and many concurrent instances),
 //! with the numbers LKP derives from them; and LKP's `stats.json` and `matrix.json`.

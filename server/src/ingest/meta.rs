@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the upload request says about its files ([`UploadMeta`]: benchmark, machine, kernel,
 //! commit, tags), and the rules for tags.
 

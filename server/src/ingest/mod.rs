@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Turning uploaded bytes into runs and samples. Pure functions: no I/O, no SQL.
 //!
 //! This file is the dispatcher: which format a file is ([`Format`], detected or given) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! netperf 2.x output: classic and `MIGRATED` banner tests (STREAM, MAERTS, RR, CRR, UDP_STREAM),
 //! `-P 0` bare result lines, the `netperf ... | tail -n1` sweep form, `Interim result:` lines
 //! (`-D`), the `!!! WARNING` confidence block, and omni output (`-O` columns, `-o` CSV,

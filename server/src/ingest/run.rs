@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What every parser produces and how: rows fed to a [`RunBuilder`], which groups them into runs
 //! (one per benchmark, machine, kernel and commit) and series (one per metric and param), and
 //! checks what no single row can (duplicate iterations, a unit or direction that changes).

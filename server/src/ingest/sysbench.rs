@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! sysbench 1.0 `run` output (cpu, memory, threads, mutex, fileio, oltp): the headline rates and
 //! the latency lines as metrics, each with its direction. The thread count is the parameter.
 

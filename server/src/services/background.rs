@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Background tasks that no item can stop (issue 51: one stored commit name panicked the
 //! detector on every pass, for good).
 //!

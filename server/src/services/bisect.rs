@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections Perfline drives: started from an alert or a series and two commits, advanced by
 //! replaying `bisect::walk` over the runs uploaded since the start (on every read and in each
 //! detector pass), each verdict written as a bisect mark, the next commit handed to robots

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A/A calibration (`calibration=NAME` uploads, `GET /api/v1/calibration`): for each series
 //! with A/A runs, its noise and the false-positive rates of mmtests' significance and of the
 //! alert rule, measured by resampling the A/A runs into pretend kernels and histories.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Comparisons as a service: a live query or a permalink in, a [`Comparison`] out, with the
 //! samples behind it for the exports.
 //!

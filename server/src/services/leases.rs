@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Work handed to robots on leases (`POST /api/v1/work/{id}/claim`, `…/renew`,
 //! `…/release`; a bisection's `next` takes runs the same way): a robot that died frees its
 //! runs when its lease ends, one whose command failed gives them back at once, and the

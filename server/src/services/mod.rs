@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The services: what Perfline does with stored runs, whoever asks. Comparisons and their
 //! permalinks (`compare`), trends by commit and regression reports (`trend`), the alert
 //! pipeline (`alerts`: detect, notify, deliver), and the bound on expensive work (`work`).

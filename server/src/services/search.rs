@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Type-to-search metric pickers: which of thousands of metrics match what the user typed,
 //! KPIs first. Pure ranking (`rank`) over the names the store lists.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Expensive work (parsing, statistics, trends, charts) off the async workers, bounded and
 //! cancellable.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Alerts: the detector's job queue, the rules, summaries and their alerts, triage events, and
 //! the notification outbox.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections: their rows, their audit trail, their runs, and the work requests that hand
 //! their commits to robots.
 

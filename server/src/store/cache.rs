@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! In-memory copies of stored data that does not change, so that a trend read right after a
 //! write reads only what the write touched:
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! SQLite's write-ahead log copied back into the database file by a task of its own, not by
 //! the writer's commits.
 //!

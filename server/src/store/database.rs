@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Which database the store opens, as `--db` names it: a SQLite file or a PostgreSQL URL.
 
 use std::path::PathBuf;

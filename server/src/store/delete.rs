@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Deleting an upload: its raw files, runs, series and their trend summaries, in one
 //! transaction, with the trend chunks of every series key it touched rebuilt from the runs
 //! that remain. The runs it removed are remembered (`retired_run`), so a permalink that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a store method fails with: [`StoreError`], and how a driver's error is classified.
 
 /// What a store method fails with. Which to use where:

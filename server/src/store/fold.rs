@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The folder: writes the trend blocks of runs that uploads stored (`trend_block.rs`), in a
 //! task of its own, never in an upload's transaction.
 //!

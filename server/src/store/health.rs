@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Whether the database answers, known at every moment without waiting for it: a probe of
 //! its own checks the server every [`PERIOD`] (on PostgreSQL with a connection of its own,
 //! outside the pool, so a full pool is not an outage) and keeps the state in a watch channel.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Commit histories, bisect marks, and the runs of a trend (their record types are the
 //! codec's, in `trend_pack`).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Leases on background tasks that must run in one process at a time across the servers that
 //! share a database (`worker_lease`).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The metric dictionary (`metric_key`): each (metric, param, unit, direction) a run's series
 //! can have, stored once with a small id that packed runs (`run_pack.rs`) name their series by,
 //! instead of a row per series with its names (an LKP job's 5,000 keys are the same job after

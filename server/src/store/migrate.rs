@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline migrate-db`: copies a SQLite store, table by table and row by row, into a new
 //! PostgreSQL database whose schema (`migrations/postgres/`) has the same tables and columns,
 //! ids included, in one PostgreSQL transaction; then checks each table's row count and

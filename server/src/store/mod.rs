@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The storage layer. Architecture invariant: this module is the only one that speaks SQL.
 //!
 //! Two engines behind one `Store`, its queries written once (`sql.rs`: the engine boundary):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Opening a store: a SQLite file (created and migrated, WAL, one writer and read-only
 //! readers) or a PostgreSQL database (waited for, migrated, its data-version notices listened
 //! to), as [`Connect`] says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The packed form of a series' samples in the legacy `series.packed` (read when an older
 //! database is converted to `run_data`): `(iteration i64, value f64)` pairs,
 //! little-endian, in iteration order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Permalinks: a comparison's spec (its question and the exact runs that answered it) under a
 //! short unguessable id, found again by the digest of the spec, so that asking the same
 //! question over the same runs never writes twice.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The PostgreSQL engine's own parts: connecting (the pool, its lock timeout), its schema
 //! (`migrations/postgres/`, the same tables and columns as SQLite's, checked by the conformance
 //! test `it::postgres`), and listening for the data version's change notices. The store's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the background tasks set aside (`quarantine`): an item whose work panicked or failed
 //! for good is recorded here and skipped, so the task goes on with the rest and no restart
 //! retries it for ever. Released by an admin, it is tried again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Reading: runs, uploads, the dashboard lists and the samples behind a comparison.
 
 use super::StoreResult;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The packed form of a run's samples in `run_data.packed`: every series of the run, in the
 //! order the file gave them, one after another:
 //!

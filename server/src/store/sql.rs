@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The engine boundary: one way to run a query on SQLite or PostgreSQL.
 //!
 //! The store's queries are written once, in the SQL both engines share, with `?` placeholders

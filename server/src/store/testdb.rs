@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Databases for the store's tests, on both engines: the conformance suite runs every store
 //! test once on a SQLite file and once on a fresh database of the throwaway PostgreSQL cluster
 //! `scripts/test` starts (`PERFLINE_TEST_PG`; without it the PostgreSQL half fails, never

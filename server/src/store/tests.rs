@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The store's own tests, run on both engines (`on_both_engines!`).
 
 use super::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! API tokens (only their SHA-256) and the audit trail.
 
 use super::sql::{query, query_as, sql, sql_each, Row, Tx};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends by block: the runs of a benchmark on a machine, in run order, folded `BLOCK_RUNS` at
 //! a time (migration 0012). A `trend_block` row says once who its runs are; a `trend_cell` row
 //! holds one series key's summaries (count, sum, minimum, maximum) in one block; `trend_key`

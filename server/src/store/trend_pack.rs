@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a trend reads (`TrendRun`s, in chunks: `trend_block.rs` stores them), and the packed
 //! form of a history (`history.packed`: its commits, oldest first).
 //!

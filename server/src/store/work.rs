@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Work requests: runs Perfline asks robots for (`GET /api/v1/work`), and the alert summaries
 //! awaiting the reruns that confirm them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Leases on work requests: the runs of a request a robot took are promised to it until its
 //! lease ends; the robot renews it while its command runs and gives runs back when the
 //! command fails. A robot that died frees its runs when the lease ends, so the next robot

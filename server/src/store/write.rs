@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Writing an upload: one transaction on the single writer connection.
 
 use super::{StoreError, StoreResult};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Who may write: tokens and their scopes in every mode, CSRF, `Host`, the audit trail, and
 //! the `perfline token` commands.
 

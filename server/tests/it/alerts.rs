@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Regression alerts as the robot and the engineer on duty meet them: a step in uploads, one
 //! summary with where to bisect, triage by token, rules changed at run time, improvements that
 //! undo regressions, and notifications to a real HTTP receiver and a real SMTP server on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bad input gets a clear 4xx naming the problem and where, and leaves the store as it was.
 
 use reqwest::multipart::{Form, Part};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections Perfline drives, as an engineer and a robot meet them: a real git repository, its
 //! history uploaded, an alert, `perfline bisect start` and `perfline bisect run` (the real
 //! binary) with a fake benchmark whose numbers step at a known commit with noise, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Real headless Chromium against the real server: upload through the form after hydration,
 //! and build, share and open a comparison.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The `perfline` binary as an operator runs it.
 
 use std::process::Command;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The client commands of the `perfline` binary (`upload`, `history`, `bisect-log`, `compare`,
 //! `trend`) as a robot or a terminal runs them: the real binary against the real server on
 //! port 0, a real git repository, and a stub server on loopback that answers 503 first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Comparisons through the HTTP API: mmtests text against mmtests' own output, LKP text, JSON,
 //! permalinks, exports, and bad requests.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Alerts confirmed by reruns before anyone is told, as a robot meets them: the real server on
 //! port 0, `perfline work` (the real binary) running a fake benchmark script for what
 //! `GET /api/v1/work` asks, a real SMTP server and a webhook receiver on loopback.

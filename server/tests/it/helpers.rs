@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `spawn_app()`: the real server on 127.0.0.1:0 with a fresh database: a SQLite file in a temp
 //! dir, or, when `PERFLINE_TEST_ENGINE=postgres` (the second pass of `scripts/test`), a new
 //! database of its own on the throwaway PostgreSQL cluster `PERFLINE_TEST_PG` names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a hostile or careless client sends: archive bombs, absurd values, huge and odd strings.
 //! Each is refused with a 422 naming the limit, quickly, without the memory the input claims,
 //! and leaves the store as it was.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The LKP oracle: ten cases printed by lkp-tests' own `Compare::Comparer` (see
 //! `crates/lkp/tests/fixtures/lkp-oracle/README.md`), each job's `stats.json` uploaded as a robot does;
 //! Perfline's `style=lkp` text must be lkp-tests' table, byte for byte. As a robot does, every

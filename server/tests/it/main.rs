@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! All integration tests, in one binary: each starts the real server on port 0 against a fresh
 //! SQLite file, or on the PostgreSQL pass a fresh PostgreSQL database (see `helpers::spawn_app`).
 
@@ -18,6 +19,7 @@ mod confirm;
 mod helpers;
 mod hostile;
 mod lab;
+mod licence;
 mod lkp_oracle;
 mod mmtests_coverage;
 mod mmtests_oracle;

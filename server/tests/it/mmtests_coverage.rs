@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The breadth of mmtests: 22 `work/log` trees of 16 benchmarks beyond netperf and hackbench,
 //! all five summary styles, each with what the real `compare-mmtests.pl` printed (see
 //! `crates/mmtests-parse/tests/fixtures/mmtests-coverage/README.md`). Each tree is uploaded as mmtests leaves it

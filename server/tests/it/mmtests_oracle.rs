@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The mmtests oracle: 63 cases printed by the real `compare-mmtests.pl` (see
 //! `tests/fixtures/mmtests-oracle/README.md`), each uploaded as its `work/log` tar.gz and as its
 //! samples CSV; Perfline's text must be what mmtests printed, byte for byte.

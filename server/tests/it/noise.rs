@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The noise model as users meet it: A/A calibration uploads (`calibration=NAME`,
 //! `GET /api/v1/calibration`), run-count advice on comparisons (JSON, `advice=1` text,
 //! `detect=`), and a trend's noise and the advice for its newest step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The API description (`/api/v1/openapi.json`) as a client generator or a fuzzer reads it:
 //! every route the README lists is in it and nothing else, every example in it validates
 //! against its schema, and real answers of the server validate against theirs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! PostgreSQL going away under load, as a team instance lives it: a cluster of the test's own
 //! (from `scripts/pg-cluster`) stopped, crashed (`-m immediate`) and frozen (SIGSTOP), then
 //! brought back, while robots upload and a load balancer polls `/healthz`. Run by `.ci/run`

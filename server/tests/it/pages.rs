@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Server-rendered pages, as a browser without JavaScript (or curl) receives them.
 
 use crate::helpers::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The PostgreSQL engine against a real server: the throwaway cluster `scripts/test` starts
 //! (`scripts/pg-cluster`, Debian's postgresql), named by `PERFLINE_TEST_PG`. Without it these
 //! tests fail, never skip.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The `perfline` binary as a process: signals drain it, and `kill -9` in the middle of an
 //! upload leaves a consistent database where the upload is all there or not at all.
 

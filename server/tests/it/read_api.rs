@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The read API: runs (filtered, paginated), one run, benchmarks, health.
 
 use serde_json::Value;

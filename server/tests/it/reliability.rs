@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Slow, idle, stalled and too many clients; a busy database; another process writing the same
 //! file; errors in the JSON envelope; security headers. Each against the real server.
 

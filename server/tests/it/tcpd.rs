@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The change-point detector of trends and alerts on TCPD's human-labelled series, scored as
 //! TCPDBench scores the published methods (`tcpd_score`).
 

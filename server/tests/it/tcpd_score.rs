@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The public labelled series of TCPD (`tests/fixtures/tcpd/`: 20 univariate series with the
 //! change points five human annotators marked, and the scores TCPDBench published for its
 //! methods) and TCPDBench's two scores, F1 and covering, computed as its `metrics.py` and

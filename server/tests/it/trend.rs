@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends through the HTTP API: histories, marks, bisect logs, change points, ASCII and SVG.
 
 use serde_json::{json, Value};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Uploads as users send them: curl with a raw body, curl -F, several files, re-uploads.
 
 use serde_json::Value;

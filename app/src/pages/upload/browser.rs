@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What only the browser does for the upload form: sending it with per-file progress
 //! (`XMLHttpRequest`), reading a dropped or chosen folder, and packing it as the server expects.
 

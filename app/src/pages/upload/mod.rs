@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The upload page (`/upload`): the form (files, a folder, or dropped ones) with the curl
 //! command that does the same, its progress, and the server's answer.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The page of one stored upload (`/uploads/{id}`): its files and runs.
 
 use leptos::prelude::*;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of `parse-results` for the families whose parsers are small awk programs (or bash
 //! loops) over the tool's own output: dbench and tbench (one parser), redis, redis-memtier,
 //! schbench, specjbb2015, sysjitter.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Caps on the work a parser does for one directory. mmtests' scripts list, read and print
 //! per file name, so hostile names (a factor repeated in many names, patterns matching
 //! everything) would make a faithful port quadratic; these caps turn that into a [`Problem`].

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of the perl `extract-report.pl` parsers run by mmtests' legacy `parse-results`
 //! (bonniepp, fio, iperf3, ltp, perfnuma, pgbench, pistress, pmqtest, rtmigration, saladfork).
 //!

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of the perl `extract-report.pl` parsers that mmtests runs through
 //! `shellpack_src/parsers/legacy-parse-results` (with `legacy-support.pl`) for siege, simoop,
 //! specjbb, sstartup, stressng, sysbench, thpchallenge, xfstests, cyclictest and futexbench.

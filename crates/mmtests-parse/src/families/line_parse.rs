@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! mmtests' shared `parsers/line-parse-results` (pedsort, perfpipe, perfsyscall, sembench,
 //! sqlite, sysbenchcpu, sysbenchmutex, xsbench, wis call it): one value per matching line of
 //! the `benchlog-*` logs, run through the script's shell as [`Sh`] reproduces it.

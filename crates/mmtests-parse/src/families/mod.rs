@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! The parsers of mmtests' benchmark families, one function per shellpack, each a port of
 //! its `parse-results` (see [`crate::seam`] for the seam). Grouped by how mmtests parses
 //! them: `simple_*` (bash and awk over one log per thread count and iteration), `timed`

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Perl as mmtests' `extract-report.pl` scripts and `legacy-support.pl` use it, where it decides
 //! what is printed: `<FH>` lines, `split /\s+/` (leading empty field kept, trailing ones
 //! dropped), numbers as perl reads, adds and prints them (integers stay integers, anything

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Bash and coreutils as mmtests' shell parsers use them (under `LC_ALL=C.UTF-8`): IFS word
 //! splitting, `ls` listings (one name a line, byte order), `cut`, `awk -F`, `grep`, command
 //! substitution, bash's `echo` and `read`, `sort -n`/`-u`, and a pipeline's printed rows made

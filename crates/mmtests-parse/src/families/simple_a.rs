@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of `parse-results` for aim9, apachebench, blogbench, coremark, easywave, ebizzy,
 //! fsmark, libmicro and the `parsers/line-parse-results` users pedsort, perfpipe,
 //! perfsyscall and sembench: bash loops over `ls` listings (`sed`, `cut`, `sort -n`/`-u`),

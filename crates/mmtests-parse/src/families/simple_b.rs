@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of `parse-results` for sqlite, sysbenchcpu, sysbenchmutex, xsbench and wis (all
 //! through mmtests' shared `parsers/line-parse-results`, [`line_parse`]), stockfish (a copy of
 //! `time-parse-results` with another sort, [`time_parse_results`]), unixbenchd, stutterp,

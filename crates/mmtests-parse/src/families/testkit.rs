@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Tests of the families' parsers against what the real `parse-results` printed:
 //! [`check_case`] for a case of `tests/fixtures/mmtests-coverage/` (each kernel's `iter-0`
 //! logs against its `parsed-<kernel>.tsv`), [`check_dir`] for a logs directory of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! mmtests' GNU `time` report readers: `shellpack_src/bin/extract-time` and the bash of
 //! `parsers/time-parse-results` (which many shellpacks copy, stockfish with another sort),
 //! followed step by step so odd names and odd text give what mmtests prints: `ls` in byte

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see crates/mmtests-parse/PROVENANCE.md.
 //! Ports of `parse-results` for the families that read GNU `time` reports through the bash of
 //! `shellpack_src/parsers/time-parse-results` ([`time_parse_results`]: autonumabench,
 //! gitcheckout, gitsource, kernbench, kvmstart, nas, poundsyscall, time_unmap, trunc, usemem

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline bisect start` and `perfline bisect run`: a bisection Perfline drives, from the
 //! terminal. `run` loops like `git bisect run`: it asks for the next commit, runs the command
 //! (which builds, boots, benchmarks and uploads, or prints results for it to upload) as many

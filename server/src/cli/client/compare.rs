@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline compare`: the server's table, and with `--fail-on-regression` the exit code a CI
 //! job reads.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What `perfline work` and `perfline bisect run` share: run the user's command for one run
 //! (through `sh -c`, with the server and token in its environment) and upload what it prints.
 //! The values the server names reach the command only through its environment

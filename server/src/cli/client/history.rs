@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline history` (a branch's `git log`) and `perfline bisect-log` (`git bisect log`),
 //! read from a git checkout and sent to the server.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The HTTP side of the client commands: one connection pool, the token, retries with backoff
 //! (and `Retry-After`), and the server's error envelope read into a [`CliError`].
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The client commands of the `perfline` binary (`upload`, `history`, `bisect-log`, `compare`,
 //! `trend`, `work`, `bisect`): what a robot or an engineer in a terminal runs against a Perfline server. They
 //! speak only the public HTTP API (`PERFLINE_SERVER`, `PERFLINE_TOKEN`), retry what is safe to

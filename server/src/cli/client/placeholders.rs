@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `{placeholders}` in a robot's `--exec` command, made safe to hand to `sh -c`.
 //!
 //! The values a server names (benchmark, kernel, metric, commit, …) are chosen by whoever may

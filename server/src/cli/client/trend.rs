@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline trend`: the ASCII chart, and with `--fail-on-regression` whether the newest step
 //! is one an alert would name.
 

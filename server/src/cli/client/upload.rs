@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline upload`: files, an mmtests `work/log` directory or an LKP result directory, streamed
 //! with a progress bar.
 

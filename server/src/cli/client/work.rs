@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `perfline work`: a robot's loop over the runs Perfline asks of its machine
 //! (`GET /api/v1/work`): reruns that confirm an alert, commits a bisection tests. For each run
 //! still wanted it runs the command (which builds, boots and benchmarks); a non-empty standard

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Alerts over HTTP: the list and one summary (read), triage (`mark`), the rules (`admin` to
 //! change), and the Atom feed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The background tasks for an admin (`services::background`): how each stands, what they set
 //! aside (quarantined) and why, and releasing an item so that its task tries it again.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `GET /api/v1/calibration`: the series with A/A data (`calibration=NAME` uploads), their
 //! noise and the false-positive rates measured on them (`services::calibration`).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `GET /api/v1/compare` and `GET /c/{id}`: one comparison in five shapes (JSON, mmtests text,
 //! LKP text, CSV of the samples, SVG chart), chosen by `format=` or the Accept header; and a
 //! whole tree's report (`benchmark=*`), a page of at most `MAX_TREE_CELLS` cells rendered as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The extractors every handler uses: a query string or JSON body parsed into a type whose
 //! fields validate themselves (`Label`, `Kernels`, `Bounded`...), every rejection an
 //! [`ApiError`] in the JSON envelope naming the field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The JSON/text HTTP API under `/api/v1`.
 
 pub mod alerts;

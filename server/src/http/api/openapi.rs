@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The API description (OpenAPI 3.1), generated from the handlers' `#[utoipa::path]`
 //! attributes and the wire types' schemas: served at `/api/v1/openapi.json`, and as a
 //! reference page at `/api` that needs nothing from elsewhere (no CDN, no script).
@@ -121,6 +122,7 @@ impl Modify for Security {
     info(
         title = "Perfline",
         description = "Upload, compare and chart kernel benchmark results. Reads are open unless the server runs `--private`; writes need a token with the right scope on any address but loopback. Every error is the JSON envelope `ErrorEnvelope`.",
+        license(name = "GPL-3.0-or-later", identifier = "GPL-3.0-or-later"),
     ),
     paths(
         super::compare::permalink,
@@ -284,8 +286,10 @@ pub fn reference_html(doc: &Document) -> String {
         }
     }
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Perfline API</title><style>{STYLE}</style></head><body><main><h1>Perfline API {}</h1>{body}</main></body></html>\n",
-        escape(&doc.info.version)
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Perfline API</title><style>{STYLE}</style></head><body><main><h1>Perfline API {}</h1>{body}<footer><p>{} <a href=\"{}\">The source</a>.</p></footer></main></body></html>\n",
+        escape(&doc.info.version),
+        escape(crate::http::source::NOTICE),
+        crate::http::source::PATH,
     )
 }
 

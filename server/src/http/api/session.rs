@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Signing in to the web pages with a token, and signing out: a session cookie (`HttpOnly`,
 //! `SameSite=Strict`; behind HTTPS `Secure` and named `__Host-perfline_session`, so that no
 //! other host or path can set it) whose value is stored only as its SHA-256. A session ends

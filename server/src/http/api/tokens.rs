@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Token management over HTTP (admin): list, create (the token is in the answer, once),
 //! revoke. The same as `perfline token ...` on the command line.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends and history: `GET /api/v1/trend`, `POST /api/v1/commits`, `POST /api/v1/bisect`,
 //! `POST /api/v1/runs/{id}/mark`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `POST /api/v1/upload`: multipart form data or a raw body with query parameters.
 //!
 //! The body size is checked against the limit from Content-Length before anything is read, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `GET /api/v1/work?machine=M`: the runs Perfline asks of a machine's robot: reruns that
 //! confirm an alert, commits a bisection tests (`perfline work` runs them).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Request rates per token or client address, and how often a token's use is recorded.
 
 use std::collections::HashMap;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Who may do what: the check of every request ([`authorize`]: scope, CSRF, `Host`, rate) and
 //! the principal handlers record in the audit trail. Tokens and their scopes (`tokens`), the
 //! scope each route declares (`scopes`), rates (`limits`), cookies (`sessions`) and the

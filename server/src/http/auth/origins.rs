@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Which `Host` names and `Origin`s this server answers (DNS rebinding, CSRF), and who the
 //! client is behind a trusted proxy.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The scope every route needs, read once from where each endpoint declares it.
 
 use std::collections::HashMap;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The session cookie (`__Host-` over HTTPS), whether a request came over HTTPS, and the
 //! bearer token of a request.
 

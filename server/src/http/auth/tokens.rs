@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! API tokens: how one is made (`perfline_` and 43 base62 characters, 256 random bits), that
 //! only its SHA-256 is stored, and the scopes it carries.
 

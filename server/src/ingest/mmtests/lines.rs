@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! mmtests' intermediate rows ([`Line`]) as Perfline's series: an operation
 //! `metric[-factorA][-factorB]` is the series whose param is the last factor given and whose
 //! metric is the rest (`tcpstream send 64` is metric `tcpstream-send`, param `64`; `files_sec

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! mmtests: a `.tar.gz` or `.tar` of a `work/log` tree. Every
 //! `<run-name>/iter-N/<benchmark>/logs/` directory is read by the parser of the benchmark's
 //! family (`families`, ports of mmtests' `parse-results`, found as mmtests finds them:

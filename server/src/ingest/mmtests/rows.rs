@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! mmtests' own intermediate as an upload (`mmtests-rows`): what a `parse-results` prints,
 //! `metric factorA factorB interval value extra` tab-separated, for one kernel. A family
 //! Perfline has no parser for (added to mmtests next year, or a private shellpack) is then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Confirmation before alerting: a step found under a rule that confirms opens its summary in
 //! `awaiting-confirmation` with two work requests (reruns of the last good and the first bad
 //! commit, `GET /api/v1/work`), and nobody is told. Each pass of the detector then looks at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What counts as an alert: the rules, and the newest step of a series. Pure: the detector
 //! (`alerts::detector`), the tests and the corpus benchmark (`benches/alerts.rs`) call the same
 //! functions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The background detector: takes the series uploads queued (`alert_job`), finds the newest
 //! step of each under the rules, and stores new alerts grouped into summaries — never in an
 //! upload's request path.

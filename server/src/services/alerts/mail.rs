@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The mail of a summary, in the LKP robot's form: plain text, lines of at most 80 columns
 //! where the tables allow, threaded by `Message-ID` and `In-Reply-To`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Regression alerts: the pipeline from an upload to a mail.
 //!
 //! upload transaction → `alert_job` rows (one per series touched) → [`detector`] (the trend of

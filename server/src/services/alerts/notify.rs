@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Notifications: every alert event becomes one outbox row per webhook and one per mail (the
 //! notifier), and the outbox is delivered in order per target with retries (the deliverer).
 //! A webhook is a JSON POST signed with HMAC-SHA256; a mail goes to an SMTP relay.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The pure computation of a trend: runs grouped by commit, ordered by history, commit time
 //! and kernel version, marked, with their change points.
 

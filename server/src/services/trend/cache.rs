@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Computed trends and their rendered bodies, per store generation.
 
 use std::collections::HashMap;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends as a service: the runs of one metric in commit order, their marks, and the change
 //! points. `build` is the pure computation, `cache` keeps computed trends and rendered bodies
 //! per store generation, `report` writes the LKP robot's regression mail; the parsers of

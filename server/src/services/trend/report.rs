@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The LKP robot's regression mail: the changed metrics between two commits and their trends.
 
 use app::label::{Direction, Label, Metric, Param};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The loop closes itself: a rule that names a history bisects its confirmed regressions;
 //! one robot running `perfline work` does the reruns and then the bisection's commits, and
 //! the culprit mail follows in the alert's thread, with no person in between.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A/A calibration runs measure noise; they are not points of a trend.
 
 use serde_json::Value;

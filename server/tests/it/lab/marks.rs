@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisect marks belong to their bisection: a cancelled or failed one's verdicts leave the
 //! trend, and a later bisection of the series is the one the trend shows.
 

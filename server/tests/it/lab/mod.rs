@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The lab's loop at its seams (issue 52): what robots, calibration and bisections do to each
 //! other when used together.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Robots that fail, as a lab has them: a command that fails or hangs, a robot killed in the
 //! middle of a run. Runs go back to the server at once, or when the robot's lease ends; a
 //! running robot keeps its lease by renewing it; the bisection says what it waits for.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The lab simulator (issue 52): the real `perfline` server (SQLite; or PostgreSQL behind two
 //! servers), a history of commits, and one robot process per machine running the real
 //! `perfline work --forever` loop against a fake benchmark whose results depend on the commit:

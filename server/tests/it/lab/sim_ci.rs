@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The lab simulator, CI-sized (issue 52's point 4): 4 machines (one with a hostile name), a
 //! history of 240 commits tested every 4th, two regressions of 2–10 % a machine, A/A
 //! calibration, and every fault on the schedule; on SQLite, and on the PostgreSQL pass behind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! One step told once: an LKP key's regression found, confirmed by a robot's reruns
 //! (`perfline work`), bisected by `perfline bisect run`: every place that quotes the step
 //! quotes the same figure and the same name, the alert's timeline names each event, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Security findings of the 2026-12-06 audit (issue 51): no input stops the background tasks.
 //!
 //! Finding 2: a commit name with a multi-byte character across byte 12 panicked `&s[..12]` in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Security findings of the 2026-12-06 audit (issue 51): budgets. What one upload may make
 //! (runs, series, samples, rows, inflated bytes) is the upload's, over all its files and all
 //! their archive members, and counted while it is made; parsers are linear in their input.

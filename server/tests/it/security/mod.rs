@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The security suite: for every route of the API description and every server function,
 //! enumerated from the running code (a new endpoint is covered without editing this file),
 //! the scope it needs in each auth mode, the CSRF and `Host` checks, and that no error answer

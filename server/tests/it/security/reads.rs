@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Security findings of the 2026-12-06 audit (issue 51): reads.
 //!
 //! Finding 6: after two uploads of 500 benchmarks × 400 metrics, one anonymous

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Audit 2026-12-06, findings 1, 7, 8, 9 and 10: what robots run and what Perfline asks
 //! people to paste. Robots run as root: nothing a server or an uploader wrote is executed.
 //! Each test attacks as the audit did: the real server on port 0, the real `perfline`
