@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
 
+use super::error::decode;
 use super::sql::{query, query_as, sql, Builder, Row, Tx};
 use super::{Store, StoreResult};
 use crate::alert_rule::Rule;
@@ -144,8 +145,8 @@ fn commit(kernel: String, sha: String) -> CommitRef {
     }
 }
 
-fn summary_row(r: &Row) -> AlertSummary {
-    AlertSummary {
+fn summary_row(r: &Row) -> StoreResult<AlertSummary> {
+    Ok(AlertSummary {
         id: r.get(0),
         benchmark: r.get(1),
         machine: r.get(2),
@@ -153,7 +154,7 @@ fn summary_row(r: &Row) -> AlertSummary {
         bad: commit(r.get(5), r.get(6)),
         history: r.get(7),
         between: r.get::<Option<i64>, _>(8).map(|v| v as u32),
-        status: AlertStatus::parse(r.get::<&str, _>(9)).unwrap_or_default(),
+        status: decode("alert_summary.status", r.get(9), AlertStatus::parse)?,
         note: r.get(10),
         assignee: r.get(11),
         fixed_by: r.get(12),
@@ -169,19 +170,19 @@ fn summary_row(r: &Row) -> AlertSummary {
         supporting_total: 0,
         confirmation: r.get(17),
         requests: Vec::new(),
-    }
+    })
 }
 
-fn alert_row(r: &Row) -> (i64, Alert) {
+fn alert_row(r: &Row) -> StoreResult<(i64, Alert)> {
     let spark: String = r.get(14);
-    (
+    Ok((
         r.get(1),
         Alert {
             id: r.get(0),
             metric: r.get(2),
             param: r.get(3),
             unit: r.get(4),
-            direction: app::label::Direction::parse(r.get::<&str, _>(5)).unwrap_or_default(),
+            direction: decode("alert.direction", r.get(5), app::label::Direction::parse)?,
             regression: r.get::<i64, _>(6) != 0,
             before: r.get(7),
             after: r.get(8),
@@ -190,9 +191,9 @@ fn alert_row(r: &Row) -> (i64, Alert) {
             points_before: r.get::<i64, _>(11) as u32,
             points_after: r.get::<i64, _>(12) as u32,
             spark_step: r.get::<i64, _>(13) as u32,
-            spark: serde_json::from_str(&spark).unwrap_or_default(),
+            spark: serde_json::from_str(&spark)?,
         },
-    )
+    ))
 }
 
 /// The columns `alert_row` reads.
@@ -203,16 +204,16 @@ macro_rules! alert_columns {
     };
 }
 
-fn event_row(r: &Row) -> AlertEvent {
-    AlertEvent {
+fn event_row(r: &Row) -> StoreResult<AlertEvent> {
+    Ok(AlertEvent {
         id: r.get(0),
         kind: r.get(1),
         at: r.get(2),
         actor: r.get(3),
-        status: AlertStatus::parse(r.get::<&str, _>(4)).unwrap_or_default(),
+        status: decode("alert_event.status", r.get(4), AlertStatus::parse)?,
         note: r.get(5),
         assignee: r.get(6),
-    }
+    })
 }
 
 async fn insert_event(conn: &mut Tx, summary_id: i64, kind: &str, actor: &str) -> StoreResult<()> {
@@ -668,7 +669,7 @@ impl Store {
                 .or_default()
                 .push(KnownAlert {
                     summary_id: r.get(2),
-                    status: AlertStatus::parse(r.get::<&str, _>(3)).unwrap_or_default(),
+                    status: decode("alert_summary.status", r.get(3), AlertStatus::parse)?,
                     bad: commit(r.get(4), r.get(5)),
                     regression: r.get::<i64, _>(6) != 0,
                     before: r.get(7),
@@ -814,7 +815,8 @@ impl Store {
             .push(" OFFSET ")
             .push_bind(filter.offset);
         let rows = page.build().fetch_all(&mut tx).await?;
-        let mut summaries: Vec<AlertSummary> = rows.iter().map(summary_row).collect();
+        let mut summaries: Vec<AlertSummary> =
+            rows.iter().map(summary_row).collect::<StoreResult<_>>()?;
         fill_summaries(&mut tx, &mut summaries).await?;
         tx.commit().await?;
         Ok(AlertPage {
@@ -1009,13 +1011,14 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.reader)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| PendingEvent {
-                summary_id: r.get(7),
-                event: event_row(r),
+        rows.iter()
+            .map(|r| {
+                Ok(PendingEvent {
+                    summary_id: r.get(7),
+                    event: event_row(r)?,
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Puts an event's notifications in the outbox and marks it notified, in one transaction.
@@ -1116,7 +1119,7 @@ async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary
     else {
         return Ok(None);
     };
-    let mut summaries = vec![summary_row(&row)];
+    let mut summaries = vec![summary_row(&row)?];
     fill_summaries(conn, &mut summaries).await?;
     let events = query(
         sql!("SELECT id, kind, at, actor, status, note, assignee FROM alert_event WHERE summary_id = ? ORDER BY id"),
@@ -1124,7 +1127,7 @@ async fn read_summary(conn: &mut Tx, id: i64) -> StoreResult<Option<AlertSummary
     .bind(id)
     .fetch_all(&mut *conn)
     .await?;
-    summaries[0].events = events.iter().map(event_row).collect();
+    summaries[0].events = events.iter().map(event_row).collect::<StoreResult<_>>()?;
     summaries[0].bisections = query_as(sql!(
         "SELECT id, state FROM bisection WHERE summary_id = ? ORDER BY id"
     ))
@@ -1150,7 +1153,7 @@ async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreR
     let position = |id: i64| summaries.iter().position(|s| s.id == id);
     let mut alerts: Vec<(usize, Alert)> = Vec::with_capacity(rows.len());
     for r in &rows {
-        let (summary_id, alert) = alert_row(r);
+        let (summary_id, alert) = alert_row(r)?;
         if let Some(i) = position(summary_id) {
             alerts.push((i, alert));
         }

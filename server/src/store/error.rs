@@ -107,3 +107,10 @@ impl StoreError {
         StoreError::Corrupt(e.to_string())
     }
 }
+
+/// A stored name of a closed set (a status, a direction) read back as its type: a value the
+/// code never writes is [`StoreError::Corrupt`], never a default that would pass for data.
+pub fn decode<T>(column: &str, raw: &str, parse: impl FnOnce(&str) -> Option<T>) -> StoreResult<T> {
+    parse(raw)
+        .ok_or_else(|| StoreError::Corrupt(format!("{column}: {raw:?} is not a value it holds")))
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Writing an upload: one transaction on the single writer connection.
 
+use super::error::decode;
 use super::{StoreError, StoreResult};
 use std::collections::{BTreeSet, HashMap};
 
@@ -564,7 +565,7 @@ impl Store {
                 metric,
                 param,
                 unit,
-                direction: app::label::Direction::parse(&direction).unwrap_or_default(),
+                direction: decode("series.direction", &direction, app::label::Direction::parse)?,
             };
             match runs.last_mut() {
                 Some((id, series)) if *id == run_id => series.push((key, samples)),
