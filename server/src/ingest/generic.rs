@@ -442,7 +442,7 @@ run netperf m1 5.5.0 None
         );
         check("metric,value\nm,1\n", "error: line 2: no benchmark: give a benchmark column in the file or the benchmark field with the upload");
         check("   \n", "error: the file is empty");
-        check("hello world\n", &format!("error: unrecognised format; Perfline knows: {} (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)", crate::ingest::Format::KNOWN.join(", ")));
+        check("hello world\n", &format!("error: unrecognised format; Perfline knows: {} (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)", crate::ingest::Format::known()));
     }
 
     #[test]

@@ -108,7 +108,7 @@ impl UploadMeta {
             "format" => {
                 if value != "auto" {
                     self.format = Some(Format::parse(value).ok_or_else(|| {
-                        IngestError::field("format", format!("unknown format '{value}'; Perfline knows: auto, {}", Format::KNOWN.join(", ")))
+                        IngestError::field("format", format!("unknown format '{value}'; Perfline knows: auto, {}", Format::known()))
                     })?);
                 }
             }

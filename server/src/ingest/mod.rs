@@ -100,48 +100,44 @@ pub enum Format {
     MmtestsRows,
 }
 
+/// Every format once: its name (what `format=` takes and what answers say), then the other
+/// names it is known by. Parsing, printing and the "Perfline knows" list all read this.
+const FORMATS: &[(Format, &str, &[&str])] = &[
+    (Format::Csv, "csv", &["generic-csv"]),
+    (Format::Json, "json", &["generic-json"]),
+    (Format::Hackbench, "hackbench", &[]),
+    (Format::LkpRaw, "lkp", &["lkp-raw"]),
+    (Format::LkpStats, "lkp-stats", &["stats.json"]),
+    (Format::LkpMatrix, "lkp-matrix", &["matrix.json"]),
+    (Format::Mmtests, "mmtests", &[]),
+    (Format::Netperf, "netperf", &[]),
+    (Format::Sysbench, "sysbench", &[]),
+    (Format::MmtestsRows, "mmtests-rows", &["parse-results"]),
+];
+
 impl Format {
-    pub const KNOWN: &'static [&'static str] = &[
-        "csv",
-        "json",
-        "hackbench",
-        "lkp",
-        "lkp-stats",
-        "lkp-matrix",
-        "netperf",
-        "sysbench",
-        "mmtests-rows",
-    ];
+    /// Every format's name, comma-separated (for messages that list them).
+    pub fn known() -> String {
+        FORMATS
+            .iter()
+            .map(|(_, name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 
     pub fn parse(raw: &str) -> Option<Format> {
-        match raw.trim().to_ascii_lowercase().as_str() {
-            "csv" | "generic-csv" => Some(Format::Csv),
-            "json" | "generic-json" => Some(Format::Json),
-            "hackbench" => Some(Format::Hackbench),
-            "netperf" => Some(Format::Netperf),
-            "mmtests" => Some(Format::Mmtests),
-            "lkp" | "lkp-raw" => Some(Format::LkpRaw),
-            "lkp-stats" | "stats.json" => Some(Format::LkpStats),
-            "lkp-matrix" | "matrix.json" => Some(Format::LkpMatrix),
-            "sysbench" => Some(Format::Sysbench),
-            "mmtests-rows" | "parse-results" => Some(Format::MmtestsRows),
-            _ => None,
-        }
+        let raw = raw.trim().to_ascii_lowercase();
+        FORMATS
+            .iter()
+            .find(|(_, name, aliases)| *name == raw || aliases.contains(&raw.as_str()))
+            .map(|(format, _, _)| *format)
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Csv => "csv",
-            Format::Json => "json",
-            Format::Hackbench => "hackbench",
-            Format::Netperf => "netperf",
-            Format::Mmtests => "mmtests",
-            Format::LkpRaw => "lkp",
-            Format::LkpStats => "lkp-stats",
-            Format::LkpMatrix => "lkp-matrix",
-            Format::Sysbench => "sysbench",
-            Format::MmtestsRows => "mmtests-rows",
-        }
+        FORMATS
+            .iter()
+            .find(|(format, _, _)| *format == self)
+            .map_or("unknown", |(_, name, _)| name)
     }
 
     /// Recognises a format from the content, never from a file name or Content-Type.
@@ -238,7 +234,7 @@ pub fn parse_file_within(
         None => Format::detect(bytes).ok_or_else(|| {
             IngestError::new(format!(
                 "unrecognised format; Perfline knows: {} (a generic CSV starts with a header such as benchmark,metric,param,iteration,value)",
-                Format::KNOWN.join(", ")
+                Format::known()
             ))
         })?,
     };
@@ -467,5 +463,48 @@ mod never_panic {
             let _ = parse_file(&bytes, None, &test_meta());
             let _ = parse_file(&bytes, Some(FORMATS[f]), &test_meta());
         }
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::{Format, FORMATS};
+
+    #[test]
+    fn every_format_has_one_name_that_parses_back() {
+        for (format, name, aliases) in FORMATS {
+            assert_eq!(Format::parse(name), Some(*format), "{name}");
+            assert_eq!(
+                Format::parse(&name.to_ascii_uppercase()),
+                Some(*format),
+                "{name}"
+            );
+            assert_eq!(format.as_str(), *name);
+            for alias in *aliases {
+                assert_eq!(Format::parse(alias), Some(*format), "{alias}");
+            }
+        }
+        // Every variant has its row (the one the "Perfline knows" list is made from).
+        let all = [
+            Format::Csv,
+            Format::Json,
+            Format::Hackbench,
+            Format::LkpRaw,
+            Format::LkpStats,
+            Format::LkpMatrix,
+            Format::Mmtests,
+            Format::Netperf,
+            Format::Sysbench,
+            Format::MmtestsRows,
+        ];
+        for format in all {
+            assert_ne!(
+                format.as_str(),
+                "unknown",
+                "{format:?} has no row in FORMATS"
+            );
+            assert!(Format::known().split(", ").any(|n| n == format.as_str()));
+        }
+        assert_eq!(Format::parse("auto"), None);
     }
 }
