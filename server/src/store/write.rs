@@ -1,5 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Writing an upload: one transaction on the single writer connection.
+//!
+//! `Store::insert_upload_answered`: an upload with the same digest is answered as it is; else
+//! the upload, its raw files, machines and kernels, runs and the runs' `metric_key` ids
+//! (resolved once per upload, from memory after the first: a job's keys are compared in place
+//! with the last job's), one `run_data` row per run (every series in file order, named by
+//! `metric_key` id; SQLite row by row, PostgreSQL with bound arrays), an `alert_job` per series
+//! key of known direction, the audit line. The answer is made inside the transaction, so a
+//! success never depends on a round trip after the commit. CPU work goes `beside` the
+//! database's: the series keys are worked out while the upload row is inserted, the runs
+//! packed while the raw files are, the alert keys while the runs are, the answer while the
+//! commit syncs (dropped if it fails). No trend row is written here: the folder (`fold.rs`)
+//! writes trend blocks after the upload has answered.
 
 use super::error::decode;
 use super::{StoreError, StoreResult};

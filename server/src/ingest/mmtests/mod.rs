@@ -15,6 +15,20 @@
 //! every row a family's parser prints to its rows (`family::Rows`), before the rows are
 //! grouped; entries are never written to disk, and a path with `..` or an absolute path is
 //! refused.
+//!
+//! The walk is one thread inflating the archive; each directory goes to the pool to be parsed
+//! as soon as the walk has left it (`Dirs`), so parsing overlaps the walk. A `.gz`/`.xz` member
+//! stays packed until its parser reads it (`LogDir::insert_packed`, inflated by the reader's
+//! `Unpack`), as mmtests never opens a log its `parse-results` does not read; a broken one that
+//! is read leaves its directory out with the file named, one past the upload's bounds refuses
+//! the upload (`OpenDir::outcome`). A directory met again later in the tar (members not grouped
+//! by directory), or whose iteration's `numactl.txt` came after it was sent, is parsed again at
+//! the end with everything; outcomes and errors are taken in tree order, each as soon as its
+//! parse is in, so the answer does not depend on the pool's timing. The tar crate skips what is
+//! not read through a forward-only `Seek` on the capped reader, so skipped bytes count against
+//! the inflation limit like read ones. Every `Line` made while a parser runs `metered` is
+//! charged to the tree's `Rows`; once they are spent the parser is unwound where it stands
+//! (caught with the parser's panics), so no parser needs bookkeeping of its own.
 
 use std::io::Read;
 
