@@ -155,7 +155,7 @@ fn confirm_corpus(count: usize) {
             alerts += 1;
             let truth = s.step.is_some_and(|b| b.abs_diff(step.index) <= 3);
             // The run spread the detector would know: the scatter of the commits so far.
-            let run_sd = perfline_server::noise::sequence_sd(&s.x[..n]);
+            let run_sd = perfline_server::domain::noise::sequence_sd(&s.x[..n]);
             let awaiting = Awaiting {
                 id: 1,
                 benchmark: "netperf".into(),

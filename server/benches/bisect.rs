@@ -8,7 +8,7 @@
 //!
 //! `cargo bench -p perfline-server --bench bisect` (`BISECT_CASES=N` per cell, default 40).
 
-use perfline_server::bisect::{walk, Next, Plan, DEFAULT_MAX_RUNS};
+use perfline_server::domain::bisection::{walk, Next, Plan, DEFAULT_MAX_RUNS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

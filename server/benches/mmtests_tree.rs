@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 const KERNELS: [&str; 3] = ["6.1.0-vanilla", "6.2.0-rc3-vanilla", "6.2.0-vanilla"];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/mmtests-parse/tests/fixtures")
 }
 
 /// Every file under `dir`, by its path relative to `dir`.

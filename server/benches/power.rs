@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Run-count advice against simulation: for CVs of 0.5–5 % and 3–20 runs per kernel, the
-//! power `perfline_server::noise` predicts for a change, beside how often the t test found
+//! power `perfline_server::domain::noise` predicts for a change, beside how often the t test found
 //! that change in simulated comparisons (normal noise, 20,000 a cell). The advice is right
 //! when they agree within ±5 percentage points everywhere; the bench fails otherwise.
 //!
@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use perfline_server::noise::{min_effect, power, simulate_detection, POWER};
+use perfline_server::domain::noise::{min_effect, power, simulate_detection, POWER};
 
 fn main() {
     let trials: usize = std::env::var("POWER_TRIALS")

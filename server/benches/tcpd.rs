@@ -11,7 +11,7 @@ mod tcpd_score;
 
 use std::time::{Duration, Instant};
 
-use perfline_server::changepoint::{change_points, Options};
+use perfline_server::domain::changepoint::{change_points, Options};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 use std::collections::HashMap;
 
 use app::trend::TrendQuery;
-use perfline_server::changepoint::{change_points, Options};
+use perfline_server::domain::changepoint::{change_points, Options};
 use perfline_server::services::trend::build;
 use perfline_server::store::{CommitMarks, History, HistoryCommit, TrendRun, TrendRuns};
 

@@ -15,32 +15,22 @@ pub mod ingest;
 
 // Everything below is the server (feature `server`, on by default). Without it the crate is
 // only the parsers, which is what the fuzz targets build.
+// The layers above `ingest`, bottom-up: pure rules; storage and the statistics beside it; a
+// server's configuration; what Perfline does; the HTTP edge; the command line.
 #[cfg(feature = "server")]
-pub mod alert_rule;
-#[cfg(feature = "server")]
-pub mod bisect;
-#[cfg(feature = "server")]
-pub mod changepoint;
-#[cfg(feature = "server")]
-pub mod chart;
+pub mod analysis;
 #[cfg(feature = "server")]
 pub mod cli;
 #[cfg(feature = "server")]
 pub mod config;
 #[cfg(feature = "server")]
-pub mod http;
+pub mod domain;
 #[cfg(feature = "server")]
-pub mod noise;
+pub mod http;
 #[cfg(feature = "server")]
 pub mod services;
 #[cfg(feature = "server")]
-pub mod stats;
-#[cfg(feature = "server")]
 pub mod store;
-#[cfg(feature = "server")]
-pub mod telemetry;
-#[cfg(feature = "server")]
-pub mod verdict;
 #[cfg(feature = "server")]
 pub use http::{page_paths, router, serve, AppState, Config};
 

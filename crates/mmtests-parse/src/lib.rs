@@ -14,6 +14,13 @@
 //! (`tests/fixtures/mmtests-families/`, `tests/fixtures/mmtests-coverage/`). Provenance: the
 //! mmtests file each part follows is named in its module doc; `PROVENANCE.md` maps them.
 
+// Parsers cut text where they found what they cut at, and never panic on any input (the fuzz
+// target and the property tests): the workspace's `string_slice` lint is for the rest.
+#![expect(
+    clippy::string_slice,
+    reason = "parsers cut where `find` found; the fuzzer and property tests keep them from panicking"
+)]
+
 pub mod families;
 pub mod seam;
 

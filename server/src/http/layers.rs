@@ -131,7 +131,7 @@ async fn server_fn_status(response: Response) -> Response {
 }
 
 /// A request that takes longer than the configured timeout is answered 408 (JSON) and its
-/// handler dropped: its blocking work sees the cancellation (see [`crate::services::work`]).
+/// handler dropped: its blocking work sees the cancellation (see [`crate::services::heavy`]).
 pub(super) async fn request_timeout(
     State(state): State<AppState>,
     req: Request,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! `GET /metrics` (OpenMetrics text) and the middleware that counts and times every request.
 
-pub use crate::telemetry::{Metrics, RequestLabels, RouteLabels};
+pub use crate::services::telemetry::{Metrics, RequestLabels, RouteLabels};
 
 /// A method as a label: one of the methods HTTP defines, else `other` (a client may send any
 /// token as a method; each would be a series that never goes away).

@@ -614,10 +614,11 @@ fn member_text(name: &str, bytes: &[u8]) -> String {
 /// A fixture logs directory: its benchmark and members (name under `logs/`, text).
 type Family = (String, Vec<(String, String)>);
 
-/// Every family fixture: `tests/fixtures/mmtests-families/*/logs`, and the first logs
+/// Every family fixture (`crates/mmtests-parse/tests/fixtures/mmtests-families/*/logs`), and the first logs
 /// directory of each `mmtests-coverage` case's tree (dbench, redis, stream, ...).
 fn family_fixtures() -> Vec<Family> {
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/mmtests-parse/tests/fixtures");
     let mut out = Vec::new();
     let mut names: Vec<_> = std::fs::read_dir(fixtures.join("mmtests-families"))
         .unwrap()

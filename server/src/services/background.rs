@@ -27,7 +27,7 @@ use futures_util::FutureExt;
 use crate::services::{ServiceError, Services};
 use crate::store::{NewQuarantine, StoreError};
 
-pub use crate::telemetry::BACKGROUND_TASKS as TASKS;
+pub use crate::services::telemetry::BACKGROUND_TASKS as TASKS;
 
 /// The first wait before a task that died is started again; doubled each time it dies again
 /// soon after, up to [`RESTART_MAX`].

@@ -23,7 +23,7 @@ use app::noise::{Basis, CalibrationSeries};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::noise::{NoiseAcc, RunSpread};
+use crate::domain::noise::{NoiseAcc, RunSpread};
 use crate::services::alerts::detect;
 use crate::store::{CalibrationRun, CompareSeries};
 
@@ -48,7 +48,7 @@ impl super::Services {
     ) -> Result<app::noise::Calibration, super::ServiceError> {
         let (runs, series) = self.store.calibration_series(benchmark, machine).await?;
         let rules = self.store.alert_rules().await?;
-        let (series, left_out) = crate::services::work::stage(
+        let (series, left_out) = crate::services::heavy::stage(
             tracing::info_span!("calibration", runs = runs.len()),
             self.heavy
                 .run(move || report(&runs, &series, &rules, limit)),

@@ -275,7 +275,7 @@ impl Services {
         if let Some((_, c)) = self.metrics.cache("compare", cached) {
             return Ok(Live::Cached(c));
         }
-        let series = crate::services::work::stage(
+        let series = crate::services::heavy::stage(
             tracing::info_span!("query"),
             self.store.compare_series(&query, None),
         )
@@ -407,24 +407,26 @@ impl Services {
             family_of(base_runs, query.benchmark.as_str())
         });
         // polars may block; keep it off the async workers, within the heavy-work limit.
-        let mut computed = crate::services::work::stage(
+        let mut computed = crate::services::heavy::stage(
             tracing::info_span!("stats"),
             self.heavy.run(move || {
                 let lkp_query = query.clone();
-                crate::stats::compare_as(query, &series, precision, family).map(|mut comparison| {
-                    // A large comparison (an LKP job's keys): the rows lkp-tests' rules
-                    // select, which its pages show first.
-                    if comparison.rows.len() > app::compare::PAGE_ROWS
-                        && lkp_query.kernels.len() >= 2
-                    {
-                        let m = crate::stats::lkp_matrices(&lkp_query, &series);
-                        comparison.changed = lkp::compare(&m[0], &m[1])
-                            .into_iter()
-                            .map(|r| r.key)
-                            .collect();
-                    }
-                    Computed::new(comparison, series)
-                })
+                crate::analysis::stats::compare_as(query, &series, precision, family).map(
+                    |mut comparison| {
+                        // A large comparison (an LKP job's keys): the rows lkp-tests' rules
+                        // select, which its pages show first.
+                        if comparison.rows.len() > app::compare::PAGE_ROWS
+                            && lkp_query.kernels.len() >= 2
+                        {
+                            let m = crate::analysis::stats::lkp_matrices(&lkp_query, &series);
+                            comparison.changed = lkp::compare(&m[0], &m[1])
+                                .into_iter()
+                                .map(|r| r.key)
+                                .collect();
+                        }
+                        Computed::new(comparison, series)
+                    },
+                )
             }),
         )
         .await??;
@@ -618,7 +620,7 @@ impl Services {
 fn family_of<'a>(
     base_runs: impl Iterator<Item = &'a Vec<(String, String)>>,
     benchmark: &str,
-) -> Option<crate::stats::AsFamily> {
+) -> Option<crate::analysis::stats::AsFamily> {
     let mut stated: Option<(app::mmtests::Summarise, bool, usize)> = None;
     let mut ratio: Vec<String> = Vec::new();
     let mut seen_runs = HashSet::new();
@@ -648,7 +650,7 @@ fn family_of<'a>(
         crate::ingest::mmtests::Shellpack::of(benchmark)
             .map(|s| (s.summarise, s.higher, s.precision))
     })?;
-    Some(crate::stats::AsFamily {
+    Some(crate::analysis::stats::AsFamily {
         family: app::mmtests::Family {
             summarise,
             preferred: if higher {

@@ -8,13 +8,14 @@
 
 pub mod alerts;
 pub mod background;
-pub mod bisect;
+pub mod bisection;
 pub mod calibration;
 pub mod compare;
+pub mod heavy;
 pub mod leases;
 pub mod search;
+pub mod telemetry;
 pub mod trend;
-pub mod work;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,7 +33,7 @@ pub struct Services {
     /// Computed comparisons: live ones until the next write, permalinks for good.
     pub compare_cache: Arc<compare::CompareCache>,
     /// The limit of expensive work running at once.
-    pub heavy: Arc<work::Heavy>,
+    pub heavy: Arc<heavy::Heavy>,
     /// Where alert notifications go.
     pub channels: Arc<alerts::notify::Channels>,
     /// Wakes the alert pipeline's tasks.
@@ -42,7 +43,7 @@ pub struct Services {
     /// This process among the servers sharing the database: the holder of its leases.
     pub worker_id: Arc<str>,
     /// Prometheus metrics (served by the edge at `GET /metrics`).
-    pub metrics: Arc<crate::telemetry::Metrics>,
+    pub metrics: Arc<telemetry::Metrics>,
     /// What each background task did last (`/healthz`, `GET /api/v1/background`).
     pub background: Arc<background::Background>,
 }
@@ -76,7 +77,7 @@ impl Services {
         let channels = Arc::new(alerts::notify::Channels::from_config(&config)?);
         Ok(Services {
             store,
-            heavy: Arc::new(work::Heavy::new(config.heavy_limit())),
+            heavy: Arc::new(heavy::Heavy::new(config.heavy_limit())),
             config: Arc::new(config),
             trend_cache: Default::default(),
             compare_cache: Default::default(),

@@ -9,7 +9,7 @@ use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSu
 use super::error::decode;
 use super::sql::{query, query_as, sql, Builder, Row, Tx};
 use super::{Store, StoreResult};
-use crate::alert_rule::Rule;
+use crate::domain::alert_rule::Rule;
 
 /// A series an upload touched, waiting for the detector.
 #[derive(Debug, Clone, PartialEq)]

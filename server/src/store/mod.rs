@@ -11,7 +11,7 @@
 //! One upload is one write transaction.
 
 mod alerts;
-mod bisect;
+mod bisection;
 mod cache;
 mod checkpoint;
 mod database;
@@ -61,7 +61,7 @@ pub use sql::{Engine, WRITE_LOCK};
 pub use alerts::{
     AlertJob, ConfirmPolicy, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
 };
-pub use bisect::{BisectRequest, StoredBisection};
+pub use bisection::{BisectRequest, StoredBisection};
 pub use delete::{Correction, Deleted, Gone};
 pub use history::{CommitMarks, SeriesMarks};
 pub use migrate::{sqlite_to_postgres, Copied};

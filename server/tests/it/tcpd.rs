@@ -68,9 +68,9 @@ fn no_change_point_scores_what_tcpdbench_published_for_zero() {
 fn the_trend_detector_beats_binseg_and_zero_on_tcpd() {
     let series = tcpd_score::load();
     let scored = tcpd_score::run(&series, |values| {
-        perfline_server::changepoint::change_points(
+        perfline_server::domain::changepoint::change_points(
             values,
-            &perfline_server::changepoint::Options::default(),
+            &perfline_server::domain::changepoint::Options::default(),
         )
         .into_iter()
         .map(|c| c.index)

@@ -638,12 +638,12 @@ async fn respond(
                 &computed.comparison
             } else {
                 let mut c = computed.comparison.clone();
-                crate::noise::readvise(&mut c.rows, detect);
+                crate::domain::noise::readvise(&mut c.rows, detect);
                 readvised = c;
                 &readvised
             };
             let render = tracing::info_span!("render", shape = ?shape);
-            let body: Bytes = crate::services::work::stage(render, async {
+            let body: Bytes = crate::services::heavy::stage(render, async {
                 Ok::<Bytes, ApiError>(match shape {
                     Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
                         "query": c.query, "precision": c.precision, "permalink": c.permalink,
@@ -657,7 +657,7 @@ async fn respond(
                     Shape::Text => {
                         let mut text = if text_style && !all {
                             // lkp-tests' own rules and layout, from the runs' samples.
-                            let text = crate::stats::lkp_text(&c.query, &computed.series);
+                            let text = crate::analysis::stats::lkp_text(&c.query, &computed.series);
                             if text.is_empty() {
                                 "No metric changed by lkp-tests' rules.\n".to_owned()
                             } else {
@@ -691,7 +691,9 @@ async fn respond(
                             let computed = computed.clone();
                             state
                                 .heavy
-                                .run(move || crate::chart::svg(&computed.comparison, None))
+                                .run(move || {
+                                    crate::analysis::chart::svg(&computed.comparison, None)
+                                })
                                 .await??
                         };
                         comparison_document(c, &origin, svg).into()
@@ -701,7 +703,7 @@ async fn respond(
                         state
                             .heavy
                             .run(move || {
-                                crate::chart::svg(
+                                crate::analysis::chart::svg(
                                     &computed.comparison,
                                     chart.as_ref().map(Label::as_str),
                                 )

@@ -110,7 +110,7 @@ pub async fn trend(
     let trend = state.trend(query.clone()).await?;
     let computed = ms(start);
     let render = tracing::info_span!("render", shape = ?shape);
-    let body: Bytes = crate::services::work::stage(render, async {
+    let body: Bytes = crate::services::heavy::stage(render, async {
         Ok::<Bytes, ApiError>(match shape {
             Shape::Text => {
                 let mut text = trend.ascii(width, height);
@@ -128,7 +128,7 @@ pub async fn trend(
                 let trend = trend.clone();
                 state
                     .heavy
-                    .run(move || crate::chart::trend_svg(&trend))
+                    .run(move || crate::analysis::chart::trend_svg(&trend))
                     .await??
                     .into()
             }
@@ -137,7 +137,7 @@ pub async fn trend(
                     let trend = trend.clone();
                     state
                         .heavy
-                        .run(move || crate::chart::trend_svg(&trend))
+                        .run(move || crate::analysis::chart::trend_svg(&trend))
                         .await??
                 };
                 trend_document(&trend, svg, width, height).into()
@@ -261,7 +261,7 @@ async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Res
                             (name, &**t)
                         })
                         .collect();
-                    crate::chart::trends_svg(series)
+                    crate::analysis::chart::trends_svg(series)
                 })
                 .await??;
             Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())

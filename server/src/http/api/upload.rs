@@ -267,7 +267,7 @@ async fn store(
     let uploaded_by = actor.to_owned();
     // The alert rules that give metrics a direction, compiled once for the upload's series
     // (rules were checked when they were stored).
-    let rule_directions: Vec<(crate::alert_rule::Globs, Direction)> = state
+    let rule_directions: Vec<(crate::domain::alert_rule::Globs, Direction)> = state
         .store
         .alert_rules()
         .await?
@@ -276,7 +276,7 @@ async fn store(
         .collect();
     // Parsing is CPU work: keep it off the async workers.
     let parse_span = tracing::info_span!("parse", files = files.len());
-    let (parsed, directories) = crate::services::work::stage(parse_span, state
+    let (parsed, directories) = crate::services::heavy::stage(parse_span, state
         .heavy
         .run(move || -> Result<_, IngestError> {
             // Each file's SHA-256 beside the parse (an 800 KB tree's is half a millisecond
@@ -410,7 +410,7 @@ async fn store(
             .flatten();
         (inserted, Answer { body, json })
     };
-    let (inserted, answer) = crate::services::work::stage(
+    let (inserted, answer) = crate::services::heavy::stage(
         store_span,
         state.store.insert_upload_answered(&parsed, answered),
     )

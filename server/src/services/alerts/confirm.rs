@@ -19,9 +19,9 @@
 
 use app::alerts::AlertStatus;
 
+use crate::domain::verdict::{self, Verdict};
 use crate::services::{ServiceError, Services};
 use crate::store::{Awaiting, AwaitingAlert, RerunMean, StoredRequest};
-use crate::verdict::{self, Verdict};
 
 /// The most reruns asked of one commit for one confirmation.
 pub const MAX_RERUNS: u32 = 20;

@@ -6,7 +6,7 @@
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::changepoint;
+use crate::domain::changepoint;
 
 /// The defaults, chosen on the synthetic corpus of `benches/alerts.rs` (BENCHMARKS.md): series
 /// with 1–5 % noise, steps of 5–15 %.
@@ -22,7 +22,7 @@ pub const WINDOW: usize = 1000;
 /// The most rules; each is checked for every series an upload touches.
 pub const MAX_RULES: usize = 200;
 
-pub use crate::alert_rule::Rule;
+pub use crate::domain::alert_rule::Rule;
 
 /// A rule's settings with the defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -75,14 +75,14 @@ pub async fn run_detector(state: Services, stop: tokio::sync::watch::Receiver<bo
                     pass_failed(st, "confirmation", &e.to_string());
                 }
             }
-            match crate::services::bisect::auto_bisect_once(st).await {
+            match crate::services::bisection::auto_bisect_once(st).await {
                 Ok(_) => passed(st, "auto-bisection"),
                 Err(e) => {
                     tracing::warn!(error = %e, "starting the bisections rules ask for failed; retrying");
                     pass_failed(st, "auto-bisection", &e.to_string());
                 }
             }
-            match crate::services::bisect::bisect_once(st).await {
+            match crate::services::bisection::bisect_once(st).await {
                 Ok(_) => passed(st, "bisection"),
                 Err(e) => {
                     tracing::warn!(error = %e, "advancing the bisections failed; retrying");
@@ -444,10 +444,10 @@ fn run_sd(trend: &Trend, step: &detect::Step) -> Option<f64> {
 /// the part of the step reruns must show (`verdict::SHRINK`), as the run spread goes. Without
 /// a known spread, two.
 pub fn first_batch(step: &detect::Step, run_sd: Option<f64>) -> u32 {
-    let delta = crate::verdict::SHRINK * (step.after - step.before);
+    let delta = crate::domain::verdict::SHRINK * (step.after - step.before);
     match run_sd {
-        Some(sd) => crate::verdict::pair_batch(delta, sd),
-        None => crate::verdict::MIN_BATCH,
+        Some(sd) => crate::domain::verdict::pair_batch(delta, sd),
+        None => crate::domain::verdict::MIN_BATCH,
     }
 }
 

@@ -9,7 +9,7 @@ use app::kernel::compare_kernels;
 use app::label::Direction;
 use app::trend::{Mark, Trend, TrendChange, TrendPoint, TrendQuery, TrendRun};
 
-use crate::changepoint;
+use crate::domain::changepoint;
 use crate::store::{CommitMarks, History, TrendRun as StoredRun, TrendRuns};
 
 /// Whether `short` names `full` (a full sha, or an abbreviation of at least 7 characters).
@@ -141,15 +141,15 @@ pub fn build(
         (key, members)
     });
     // The noise: each commit's runs one group, their spreads from the blocks' summaries.
-    let mut acc = crate::noise::NoiseAcc::default();
+    let mut acc = crate::domain::noise::NoiseAcc::default();
     let mut spreads = Vec::new();
     let mut points: Vec<TrendPoint> = groups
         .map(|(key, runs)| {
             spreads.clear();
-            spreads.extend(
-                runs.iter()
-                    .map(|r| crate::noise::RunSpread::of_summary(r.n, r.sum, r.min, r.max)),
-            );
+            spreads
+                .extend(runs.iter().map(|r| {
+                    crate::domain::noise::RunSpread::of_summary(r.n, r.sum, r.min, r.max)
+                }));
             acc.group(&spreads);
             let history_commit = match key {
                 PointKey::Position(p) => history.map(|h| &h.commits[p]),
@@ -259,7 +259,7 @@ pub fn build(
 fn noise_and_advice(
     points: &[TrendPoint],
     change_points: &[TrendChange],
-    mut acc: crate::noise::NoiseAcc,
+    mut acc: crate::domain::noise::NoiseAcc,
 ) -> (app::noise::Noise, Option<app::noise::Advice>) {
     if !acc.has_between() {
         let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
@@ -281,7 +281,7 @@ fn noise_and_advice(
         let (rb, sb) = count(points.get(start..c.x)?);
         let end = points.len();
         let (ra, sa) = count(points.get(c.x..end)?);
-        crate::noise::advise(&noise, rb.min(ra), sb.min(sa), app::noise::DEFAULT_DETECT)
+        crate::domain::noise::advise(&noise, rb.min(ra), sb.min(sa), app::noise::DEFAULT_DETECT)
     });
     (noise, advice)
 }

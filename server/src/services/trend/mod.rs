@@ -84,7 +84,7 @@ impl Services {
         let missing: Vec<usize> = (0..queries.len()).filter(|&i| out[i].is_none()).collect();
         if !missing.is_empty() {
             let wanted: Vec<TrendQuery> = missing.iter().map(|&i| queries[i].clone()).collect();
-            let computed = crate::services::work::stage(
+            let computed = crate::services::heavy::stage(
                 tracing::info_span!("trend", series = wanted.len()),
                 self.compute_trends(wanted),
             )

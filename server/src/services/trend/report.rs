@@ -72,9 +72,13 @@ impl Services {
                     })
                     .collect();
                 let mut series = series;
-                let matrices = crate::stats::lkp_matrices_taking(&query, &mut series);
+                let matrices = crate::analysis::stats::lkp_matrices_taking(&query, &mut series);
                 let built = t.elapsed();
-                let header = crate::stats::lkp_header(&query, &query.kernels[0], &query.kernels[1]);
+                let header = crate::analysis::stats::lkp_header(
+                    &query,
+                    &query.kernels[0],
+                    &query.kernels[1],
+                );
                 let rows = lkp::compare(&matrices[0], &matrices[1]);
                 tracing::debug!(
                     read_ms = read.as_secs_f64() * 1e3,

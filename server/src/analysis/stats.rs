@@ -216,7 +216,8 @@ pub fn compare_as(
             });
     }
     // Each row's runs by kernel, for its noise.
-    let mut spreads: HashMap<(&str, &str), Vec<Vec<crate::noise::RunSpread>>> = HashMap::new();
+    let mut spreads: HashMap<(&str, &str), Vec<Vec<crate::domain::noise::RunSpread>>> =
+        HashMap::new();
     for s in samples {
         let Some(k) = query.kernels.iter().position(|k| k.as_str() == s.kernel) else {
             continue;
@@ -227,7 +228,7 @@ pub fn compare_as(
         let by_kernel = spreads
             .entry((s.metric.as_str(), s.param.as_str()))
             .or_insert_with(|| vec![Vec::new(); query.kernels.len()]);
-        by_kernel[k].push(crate::noise::RunSpread::of(&s.values));
+        by_kernel[k].push(crate::domain::noise::RunSpread::of(&s.values));
     }
     let mut stats = if samples.is_empty() {
         HashMap::new()
@@ -328,9 +329,9 @@ pub fn compare_as(
 /// A row's noise (each kernel's runs one group) and the advice for the default change, on
 /// the fewest runs and samples of a compared kernel.
 fn row_noise(
-    by_kernel: &[Vec<crate::noise::RunSpread>],
+    by_kernel: &[Vec<crate::domain::noise::RunSpread>],
 ) -> (Option<app::noise::Noise>, Option<app::noise::Advice>) {
-    let mut acc = crate::noise::NoiseAcc::default();
+    let mut acc = crate::domain::noise::NoiseAcc::default();
     let (mut runs, mut samples) = (usize::MAX, usize::MAX);
     for group in by_kernel.iter().filter(|g| !g.is_empty()) {
         acc.group(group);
@@ -341,7 +342,7 @@ fn row_noise(
         return (None, None);
     }
     let noise = acc.noise();
-    let advice = crate::noise::advise(&noise, runs, samples, app::noise::DEFAULT_DETECT);
+    let advice = crate::domain::noise::advise(&noise, runs, samples, app::noise::DEFAULT_DETECT);
     (Some(noise), advice)
 }
 

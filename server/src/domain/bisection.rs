@@ -17,7 +17,7 @@
 //! the noise at that cap and which commit the balance points to ([`Walk::on_balance`]), instead
 //! of naming a guess.
 
-use crate::verdict::{self, Sides, Verdict};
+use crate::domain::verdict::{self, Sides, Verdict};
 
 /// The chance of a wrong verdict on one commit that Wald's bounds are set for: ten verdicts
 /// make a bisection of a thousand commits, and it must name the exact culprit.

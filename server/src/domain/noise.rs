@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use app::noise::{Advice, Basis, Noise, MAX_RUNS};
 
-use crate::changepoint::{median, MAD_TO_SD};
+use crate::domain::changepoint::{median, MAD_TO_SD};
 use statrs::distribution::{ChiSquared, Continuous, ContinuousCDF, Normal, StudentsT};
 
 /// The test's two-sided level and the power asked for.

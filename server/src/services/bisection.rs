@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Bisections Perfline drives: started from an alert or a series and two commits, advanced by
-//! replaying `bisect::walk` over the runs uploaded since the start (on every read and in each
+//! replaying `bisection::walk` over the runs uploaded since the start (on every read and in each
 //! detector pass), each verdict written as a bisect mark, the next commit handed to robots
 //! (`GET /api/v1/bisections/{id}/next`, and `GET /api/v1/work` for the machine), and the end
 //! recorded: the culprit moves the alert to it (a `bisected` event, mailed in the alert's
@@ -13,10 +13,10 @@ use app::bisection::{Bisection, BisectionState, NewBisection, NextRun, TestedCom
 use app::label::{Label, Metric, Param};
 use app::trend::{Mark, TrendQuery};
 
-use crate::bisect::{self, Next, Plan, Walk};
+use crate::domain::bisection::{self, Next, Plan, Walk};
+use crate::domain::verdict::Verdict;
 use crate::services::{ServiceError, Services};
 use crate::store::{HistoryCommit, StoredBisection};
-use crate::verdict::Verdict;
 
 /// The most commits a bisection's range may hold.
 pub const MAX_RANGE: usize = 100_000;
@@ -67,7 +67,7 @@ impl Services {
         new: &NewBisection,
         actor: &str,
     ) -> Result<Bisection, ServiceError> {
-        let max_runs = new.max_runs.unwrap_or(bisect::DEFAULT_MAX_RUNS);
+        let max_runs = new.max_runs.unwrap_or(bisection::DEFAULT_MAX_RUNS);
         if !(1..=200).contains(&max_runs) {
             return Err(bad(format!(
                 "max_runs must be between 1 and 200, not {max_runs}"
@@ -265,7 +265,7 @@ impl Services {
             run_sd: b.run_sd,
             max_runs: b.max_runs,
         };
-        let walk = bisect::walk(&plan);
+        let walk = bisection::walk(&plan);
         if b.state == BisectionState::Running {
             let own = self.store.bisection_marks(b.id).await?;
             self.record(&b, &commits, &runs, &walk, &own).await?;
@@ -341,7 +341,7 @@ impl Services {
                 let why = match self.store.commit_detail(&c.sha).await? {
                     Some((parents, files)) => {
                         let arch = self.store.machine_fact(&b.machine, "arch").await?;
-                        bisect::suspicious(parents, files.as_deref(), arch.as_deref())
+                        bisection::suspicious(parents, files.as_deref(), arch.as_deref())
                     }
                     None => None,
                 };
@@ -658,7 +658,7 @@ fn blank() -> StoredBisection {
         bad: String::new(),
         step: 0.0,
         run_sd: 0.0,
-        max_runs: bisect::DEFAULT_MAX_RUNS,
+        max_runs: bisection::DEFAULT_MAX_RUNS,
         after_run: 0,
         culprit: None,
         reason: None,

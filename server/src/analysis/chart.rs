@@ -235,8 +235,12 @@ mod tests {
         };
         let query = CompareQuery::parse("b", "m", &["6.1", "6.2"]).unwrap();
         let started = Instant::now();
-        let c = crate::stats::compare(query, &[series("6.1", 1, a), series("6.2", 2, b)], None)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let c = crate::analysis::stats::compare(
+            query,
+            &[series("6.1", 1, a), series("6.2", 2, b)],
+            None,
+        )
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let svg = svg(&c, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(svg.len() < 1 << 20, "SVG of {} bytes", svg.len());
         prop_assert!(!svg.contains("NaN") && !svg.contains("inf"));
