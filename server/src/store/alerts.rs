@@ -1182,3 +1182,486 @@ async fn fill_summaries(conn: &mut Tx, summaries: &mut [AlertSummary]) -> StoreR
     }
     Ok(())
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::store::testdb::TestDb;
+    use crate::store::StoreError;
+    use app::label::Direction;
+
+    crate::store::on_both_engines!(
+        recorded_alerts_read_back_by_summary_and_by_filter,
+        a_triage_change_is_an_event_and_a_refused_one_changes_nothing,
+        the_outbox_delivers_each_target_in_order_and_backs_off_a_failure,
+        a_corrupt_status_reads_as_corrupt_not_new,
+    );
+
+    /// What the detector stores for the step of `metric` of `benchmark` on `machine` between
+    /// commits `good` and `bad`: a change of `pct` % from 100 (higher is better, so a drop is a
+    /// regression), announced at once (`confirm: None`).
+    pub(in crate::store) fn step(
+        benchmark: &str,
+        machine: &str,
+        metric: &str,
+        [good, bad]: [&str; 2],
+        pct: f64,
+    ) -> NewAlert {
+        let commit = |sha: &str| CommitRef {
+            kernel: "6.1.0".into(),
+            sha: Some(sha.to_owned()),
+        };
+        NewAlert {
+            benchmark: benchmark.into(),
+            machine: machine.into(),
+            good: commit(good),
+            bad: commit(bad),
+            history: None,
+            between: Some(0),
+            alert: Alert {
+                id: 0,
+                metric: metric.into(),
+                param: String::new(),
+                unit: None,
+                direction: Direction::Higher,
+                regression: pct < 0.0,
+                before: 100.0,
+                after: 100.0 + pct,
+                change_pct: pct,
+                p_value: 0.001,
+                points_before: 10,
+                points_after: 5,
+                spark: vec![100.0, 100.0 + pct],
+                spark_step: 1,
+            },
+            undoes: Vec::new(),
+            into: None,
+            run_sd: Some(1.5),
+            confirm: None,
+        }
+    }
+
+    /// Now is 1 s after the epoch; reruns are waited for 0.5 s.
+    pub(in crate::store) const NOW: ConfirmPolicy = ConfirmPolicy {
+        now_ms: 1_000,
+        timeout_ms: 500,
+    };
+
+    const AB: [&str; 2] = ["aaaaaaa1", "bbbbbbb2"];
+    const CD: [&str; 2] = ["ccccccc3", "ddddddd4"];
+
+    /// The ids of the summaries `filter` (with a limit of 50 unless it sets one) finds, newest
+    /// first, and how many it finds in all.
+    async fn found(store: &Store, filter: SummaryFilter) -> (i64, Vec<i64>) {
+        let limit = if filter.limit == 0 { 50 } else { filter.limit };
+        let page = store
+            .alert_summaries(&SummaryFilter { limit, ..filter })
+            .await
+            .unwrap();
+        (page.total, page.summaries.iter().map(|s| s.id).collect())
+    }
+
+    /// Alerts are stored into one summary per step (a later alert of the same step joins it),
+    /// read back one summary at a time with its alerts and events, and as pages by filter.
+    async fn recorded_alerts_read_back_by_summary_and_by_filter(db: &TestDb) {
+        let store = db.open().await;
+        let first = [
+            step("b", "m1", "tput", AB, -10.0),
+            step("c", "m2", "tput", AB, 5.0),
+        ];
+        store.record_alerts(&[], &first, NOW).await.unwrap();
+        store
+            .record_alerts(&[], &[step("b", "m1", "lat", AB, 20.0)], NOW)
+            .await
+            .unwrap();
+        let (total, ids) = found(&store, SummaryFilter::default()).await;
+        assert_eq!((total, ids.len()), (2, 2));
+        let (c, b) = (ids[0], ids[1]);
+        let one = store.alert_summary(b).await.unwrap().expect("the summary");
+        assert_eq!(
+            (one.benchmark.as_str(), one.machine.as_str(), one.status),
+            ("b", "m1", AlertStatus::New)
+        );
+        assert_eq!(
+            (one.good.sha.as_deref(), one.bad.sha.as_deref()),
+            (Some(AB[0]), Some(AB[1]))
+        );
+        assert_eq!((one.regressions, one.improvements), (1, 1));
+        // Regressions first.
+        let alerts: Vec<(&str, bool, f64, Direction)> = one
+            .alerts
+            .iter()
+            .map(|a| (a.metric.as_str(), a.regression, a.after, a.direction))
+            .collect();
+        assert_eq!(
+            alerts,
+            [
+                ("tput", true, 90.0, Direction::Higher),
+                ("lat", false, 120.0, Direction::Higher)
+            ]
+        );
+        assert_eq!(one.alerts[0].spark, [100.0, 90.0]);
+        let events: Vec<(&str, &str, AlertStatus)> = one
+            .events
+            .iter()
+            .map(|e| (e.kind.as_str(), e.actor.as_str(), e.status))
+            .collect();
+        assert_eq!(events, [("new", "perfline", AlertStatus::New)]);
+        assert!(store.alert_summary(c + 100).await.unwrap().is_none());
+        for (filter, want) in [
+            (
+                SummaryFilter {
+                    benchmark: Some("c".into()),
+                    ..Default::default()
+                },
+                (1, vec![c]),
+            ),
+            (
+                SummaryFilter {
+                    machine: Some("m1".into()),
+                    ..Default::default()
+                },
+                (1, vec![b]),
+            ),
+            (
+                SummaryFilter {
+                    metric: Some("lat".into()),
+                    ..Default::default()
+                },
+                (1, vec![b]),
+            ),
+            (
+                SummaryFilter {
+                    regression: Some(true),
+                    ..Default::default()
+                },
+                (1, vec![b]),
+            ),
+            (
+                SummaryFilter {
+                    regression: Some(false),
+                    ..Default::default()
+                },
+                (2, vec![c, b]),
+            ),
+            (
+                SummaryFilter {
+                    statuses: Some(vec![AlertStatus::Acknowledged, AlertStatus::Fixed]),
+                    ..Default::default()
+                },
+                (0, vec![]),
+            ),
+            (
+                SummaryFilter {
+                    statuses: Some(vec![AlertStatus::New]),
+                    limit: 1,
+                    offset: 1,
+                    ..Default::default()
+                },
+                (2, vec![b]),
+            ),
+        ] {
+            assert_eq!(found(&store, filter.clone()).await, want, "{filter:?}");
+        }
+        let mut metrics = store.alert_metrics().await.unwrap();
+        metrics.sort();
+        assert_eq!(
+            metrics,
+            [
+                ("lat".to_owned(), String::new()),
+                ("tput".to_owned(), String::new())
+            ]
+        );
+        let known = store.series_alerts_of("b", "m1").await.unwrap();
+        let tput = &known[&("tput".to_owned(), String::new())];
+        assert_eq!(
+            tput.iter()
+                .map(|k| (k.summary_id, k.status, k.regression, k.before, k.after))
+                .collect::<Vec<_>>(),
+            [(b, AlertStatus::New, true, 100.0, 90.0)]
+        );
+        assert_eq!(known.len(), 2);
+    }
+
+    /// A triage change (status, note, assignee, the summary that fixed it) is applied and
+    /// recorded as an event of the person who made it; an unknown summary is `None`, and a
+    /// `fixed_by` naming no other summary is refused with nothing written.
+    async fn a_triage_change_is_an_event_and_a_refused_one_changes_nothing(db: &TestDb) {
+        let store = db.open().await;
+        let steps = [
+            step("b", "m1", "tput", AB, -10.0),
+            step("b", "m1", "tput", CD, 10.0),
+        ];
+        store.record_alerts(&[], &steps, NOW).await.unwrap();
+        let (_, ids) = found(&store, SummaryFilter::default()).await;
+        let (fix, regression) = (ids[0], ids[1]);
+        let triage = |id: i64, patch: AlertPatch| {
+            let store = store.clone();
+            async move { store.triage_alert(id, &patch, "bob").await.unwrap() }
+        };
+        let s = triage(
+            regression,
+            AlertPatch {
+                status: Some(AlertStatus::Acknowledged),
+                note: Some("looking".into()),
+                assignee: Some("ann".into()),
+                fixed_by: None,
+            },
+        )
+        .await
+        .unwrap()
+        .expect("the summary");
+        assert_eq!(
+            (s.status, s.note.as_str(), s.assignee.as_str()),
+            (AlertStatus::Acknowledged, "looking", "ann")
+        );
+        let event = |e: &AlertEvent| {
+            (
+                e.kind.clone(),
+                e.actor.clone(),
+                e.status,
+                e.note.clone(),
+                e.assignee.clone(),
+            )
+        };
+        assert_eq!(
+            s.events.iter().map(event).collect::<Vec<_>>(),
+            [
+                (
+                    "new".into(),
+                    "perfline".into(),
+                    AlertStatus::New,
+                    String::new(),
+                    String::new()
+                ),
+                (
+                    "status".into(),
+                    "bob".into(),
+                    AlertStatus::Acknowledged,
+                    "looking".into(),
+                    "ann".into()
+                ),
+            ]
+        );
+        // A note alone keeps the rest.
+        let s = triage(
+            regression,
+            AlertPatch {
+                note: Some("bisecting".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (
+                s.status,
+                s.note.as_str(),
+                s.assignee.as_str(),
+                s.events.len()
+            ),
+            (AlertStatus::Acknowledged, "bisecting", "ann", 3)
+        );
+        let s = triage(
+            regression,
+            AlertPatch {
+                status: Some(AlertStatus::Fixed),
+                fixed_by: Some(fix),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!((s.status, s.fixed_by), (AlertStatus::Fixed, Some(fix)));
+        let fixer = store.alert_summary(fix).await.unwrap().unwrap();
+        assert_eq!(fixer.fixes, [regression]);
+        // No such summary.
+        let nowhere = fix.max(regression) + 100;
+        let patch = AlertPatch {
+            status: Some(AlertStatus::Wontfix),
+            ..Default::default()
+        };
+        assert_eq!(triage(nowhere, patch).await, Ok(None));
+        // Fixed by itself, or by no summary: refused, nothing written.
+        for by in [regression, nowhere] {
+            let refused = triage(
+                regression,
+                AlertPatch {
+                    status: Some(AlertStatus::Invalid),
+                    fixed_by: Some(by),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap_err();
+            assert!(refused.contains(&by.to_string()), "{refused}");
+        }
+        let s = store.alert_summary(regression).await.unwrap().unwrap();
+        assert_eq!((s.status, s.events.len()), (AlertStatus::Fixed, 4));
+    }
+
+    /// An event's notifications go into the outbox once; each target's are delivered oldest
+    /// first, a failed one stays at the head of its target until its next try (the other
+    /// targets go on), and one given up on leaves the queue.
+    async fn the_outbox_delivers_each_target_in_order_and_backs_off_a_failure(db: &TestDb) {
+        let store = db.open().await;
+        store
+            .record_alerts(&[], &[step("b", "m1", "tput", AB, -10.0)], NOW)
+            .await
+            .unwrap();
+        assert_eq!(store.queue_lengths().await.unwrap(), (0, 1, 0));
+        let pending = store.unnotified_events(10).await.unwrap();
+        assert_eq!(pending.len(), 1);
+        let (summary, new) = (pending[0].summary_id, pending[0].event.clone());
+        assert_eq!((new.kind.as_str(), new.status), ("new", AlertStatus::New));
+        let notice = |channel: &'static str, target: &str, payload: &str| NewNotice {
+            channel,
+            target: target.into(),
+            payload: payload.as_bytes().to_vec(),
+        };
+        let notices = [
+            notice("mail", "ann@example.org", "found"),
+            notice("webhook", "http://hook", "{}"),
+        ];
+        store.enqueue_notices(new.id, &notices).await.unwrap();
+        // Once only: another server enqueueing the same event adds nothing.
+        store.enqueue_notices(new.id, &notices).await.unwrap();
+        assert_eq!(store.queue_lengths().await.unwrap(), (0, 0, 2));
+        assert!(store.unnotified_events(10).await.unwrap().is_empty());
+        // A triage event, to the same mail target: it waits behind the first.
+        let patch = AlertPatch {
+            status: Some(AlertStatus::Acknowledged),
+            ..Default::default()
+        };
+        store
+            .triage_alert(summary, &patch, "bob")
+            .await
+            .unwrap()
+            .unwrap();
+        let pending = store.unnotified_events(10).await.unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(pending[0].event.kind, "status");
+        store
+            .enqueue_notices(
+                pending[0].event.id,
+                &[notice("mail", "ann@example.org", "acknowledged")],
+            )
+            .await
+            .unwrap();
+        let view = |heads: &[Delivery]| {
+            heads
+                .iter()
+                .map(|d| {
+                    (
+                        d.channel.clone(),
+                        d.target.clone(),
+                        d.event.clone(),
+                        String::from_utf8(d.payload.clone()).unwrap(),
+                        d.attempts,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let row = |channel: &str, target: &str, event: &str, payload: &str, attempts: i64| {
+            (
+                channel.to_owned(),
+                target.to_owned(),
+                event.to_owned(),
+                payload.to_owned(),
+                attempts,
+            )
+        };
+        let heads = store.outbox_heads().await.unwrap();
+        assert_eq!(
+            view(&heads),
+            [
+                row("mail", "ann@example.org", "new", "found", 0),
+                row("webhook", "http://hook", "new", "{}", 0)
+            ]
+        );
+        let (mail, hook) = (heads[0].id, heads[1].id);
+        store
+            .delivery_attempt(mail, Err(("connection refused", 5_000, false)))
+            .await
+            .unwrap();
+        store.delivery_attempt(hook, Ok(())).await.unwrap();
+        let heads = store.outbox_heads().await.unwrap();
+        assert_eq!(
+            view(&heads),
+            [row("mail", "ann@example.org", "new", "found", 1)]
+        );
+        assert_eq!(heads[0].next_at, 5_000);
+        assert_eq!(store.queue_lengths().await.unwrap(), (0, 0, 2));
+        // Delivered at its next try: the next of its target is the head.
+        store.delivery_attempt(mail, Ok(())).await.unwrap();
+        let heads = store.outbox_heads().await.unwrap();
+        assert_eq!(
+            view(&heads),
+            [row("mail", "ann@example.org", "status", "acknowledged", 0)]
+        );
+        // Given up on: nothing is left to deliver.
+        store
+            .delivery_attempt(heads[0].id, Err(("mailbox full", 9_000, true)))
+            .await
+            .unwrap();
+        assert!(store.outbox_heads().await.unwrap().is_empty());
+        assert_eq!(store.queue_lengths().await.unwrap(), (0, 0, 0));
+    }
+
+    /// A stored status (or direction) the code never writes is `StoreError::Corrupt` on every
+    /// read of it, never a default that passes for data (`new`, `higher`).
+    async fn a_corrupt_status_reads_as_corrupt_not_new(db: &TestDb) {
+        let store = db.open().await;
+        store
+            .record_alerts(&[], &[step("b", "m1", "tput", AB, -10.0)], NOW)
+            .await
+            .unwrap();
+        let (_, ids) = found(&store, SummaryFilter::default()).await;
+        let id = ids[0];
+        query(sql!(
+            "UPDATE alert_summary SET status = 'bogus' WHERE id = ?"
+        ))
+        .bind(id)
+        .execute(&store.writer)
+        .await
+        .unwrap();
+        let summary = store.alert_summary(id).await;
+        assert!(
+            matches!(summary, Err(StoreError::Corrupt(ref e)) if e.contains("bogus")),
+            "{summary:?}"
+        );
+        let page = store
+            .alert_summaries(&SummaryFilter {
+                limit: 10,
+                ..Default::default()
+            })
+            .await;
+        assert!(matches!(page, Err(StoreError::Corrupt(_))), "{page:?}");
+        let known = store.series_alerts_of("b", "m1").await;
+        assert!(matches!(known, Err(StoreError::Corrupt(_))), "{known:?}");
+        // Its status mended, a bad direction of its alert is as corrupt.
+        query(sql!("UPDATE alert_summary SET status = 'new' WHERE id = ?"))
+            .bind(id)
+            .execute(&store.writer)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.alert_summary(id).await.unwrap().unwrap().status,
+            AlertStatus::New
+        );
+        query(sql!(
+            "UPDATE alert SET direction = 'sideways' WHERE summary_id = ?"
+        ))
+        .bind(id)
+        .execute(&store.writer)
+        .await
+        .unwrap();
+        let summary = store.alert_summary(id).await;
+        assert!(
+            matches!(summary, Err(StoreError::Corrupt(ref e)) if e.contains("sideways")),
+            "{summary:?}"
+        );
+    }
+}

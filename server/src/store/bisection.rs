@@ -442,3 +442,313 @@ impl Store {
         Ok(())
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::store::alerts::tests::{step, NOW};
+    use crate::store::testdb::TestDb;
+    use crate::store::tests::{runs_csv, upload_csv};
+    use crate::store::SummaryFilter;
+    use app::alerts::WorkKind;
+
+    crate::store::on_both_engines!(
+        a_bisection_reads_back_as_started_and_ends_once,
+        a_bisection_asks_robots_for_one_commit_at_a_time,
+        a_bisections_runs_are_those_of_its_series_stored_since_it_started,
+        two_servers_see_one_bisection_and_its_culprit_moves_its_summary,
+    );
+
+    /// A bisection of `b.tput` on `m1` in `linux/master` between `good` and `bad`, started by
+    /// ann from summary `summary_id`, as a caller hands it to [`Store::insert_bisection`].
+    pub(in crate::store) fn bisection(
+        summary_id: Option<i64>,
+        good: &str,
+        bad: &str,
+    ) -> StoredBisection {
+        StoredBisection {
+            id: 0,
+            state: BisectionState::Running,
+            summary_id,
+            benchmark: "b".into(),
+            machine: "m1".into(),
+            metric: "tput".into(),
+            param: String::new(),
+            history: "linux/master".into(),
+            good: good.into(),
+            bad: bad.into(),
+            step: -10.0,
+            run_sd: 1.5,
+            max_runs: 3,
+            after_run: 0,
+            culprit: None,
+            reason: None,
+            suspicious: None,
+            created_by: "ann".into(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        }
+    }
+
+    /// (kind, actor, detail) of each event of bisection `id`, oldest first.
+    async fn events(store: &Store, id: i64) -> Vec<(String, String, String)> {
+        store
+            .bisection_events(id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.kind, e.actor, e.detail))
+            .collect()
+    }
+
+    fn event(kind: &str, actor: &str, detail: &str) -> (String, String, String) {
+        (kind.into(), actor.into(), detail.into())
+    }
+
+    /// A bisection reads back as started (running, counting the runs stored after it began),
+    /// records its events, and ends once: a second end writes nothing.
+    async fn a_bisection_reads_back_as_started_and_ends_once(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 2)).await;
+        let asked = bisection(None, "00000000", "00000001");
+        let id = store.insert_bisection(&asked).await.unwrap();
+        let b = store.bisection(id).await.unwrap().expect("the bisection");
+        assert_eq!(
+            b,
+            StoredBisection {
+                id,
+                after_run: 2,
+                created_at: b.created_at.clone(),
+                updated_at: b.updated_at.clone(),
+                ..asked
+            }
+        );
+        assert!(!b.created_at.is_empty());
+        assert_eq!(
+            store.bisections(10).await.unwrap(),
+            std::slice::from_ref(&b)
+        );
+        assert_eq!(store.running_bisections().await.unwrap(), [id]);
+        assert!(store
+            .bisection_event(id, "perfline", "step", "00000001: 2 runs", None)
+            .await
+            .unwrap());
+        let failed = Some((BisectionState::Failed, None));
+        assert!(store
+            .bisection_event(id, "perfline", "failed", "no step", failed)
+            .await
+            .unwrap());
+        let done = Some((BisectionState::Done, Some("00000001")));
+        assert!(!store
+            .bisection_event(id, "perfline", "done", "late", done)
+            .await
+            .unwrap());
+        let b = store.bisection(id).await.unwrap().unwrap();
+        assert_eq!(
+            (b.state, b.culprit, b.reason.as_deref()),
+            (BisectionState::Failed, None, Some("no step"))
+        );
+        assert!(store.running_bisections().await.unwrap().is_empty());
+        assert_eq!(
+            events(&store, id).await,
+            [
+                event(
+                    "start",
+                    "ann",
+                    "b.tput on m1 in linux/master: good 00000000, bad 00000001"
+                ),
+                event("step", "perfline", "00000001: 2 runs"),
+                event("failed", "perfline", "no step"),
+            ]
+        );
+        store
+            .set_bisection_suspicious(id, "it touches docs only")
+            .await
+            .unwrap();
+        let b = store.bisection(id).await.unwrap().unwrap();
+        assert_eq!(b.suspicious.as_deref(), Some("it touches docs only"));
+        assert!(store.bisection(id + 1).await.unwrap().is_none());
+    }
+
+    /// A bisection has one pending request at a time: asked again for its commit, the
+    /// request's runs are raised; asked for another commit, the first is done; when the
+    /// bisection ends, its pending request is cancelled.
+    async fn a_bisection_asks_robots_for_one_commit_at_a_time(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        let id = store
+            .insert_bisection(&bisection(None, "00000000", "00000002"))
+            .await
+            .unwrap();
+        let b = store.bisection(id).await.unwrap().unwrap();
+        let first = store
+            .bisect_request(&b, "00000001", 2, "test 00000001")
+            .await
+            .unwrap();
+        assert_eq!(
+            (
+                first.commit.as_str(),
+                first.runs,
+                first.handed,
+                first.after_run
+            ),
+            ("00000001", 2, 0, 3)
+        );
+        let again = store
+            .bisect_request(&b, "00000001", 3, "more")
+            .await
+            .unwrap();
+        assert_eq!((again.id, again.runs), (first.id, 3));
+        store.hand_out(first.id, 2, 1_000).await.unwrap();
+        let pending = store.bisection_request(id).await.unwrap().expect("pending");
+        let w = &pending.request;
+        assert_eq!(
+            (
+                w.id,
+                w.kind,
+                w.bisection,
+                w.commit.as_str(),
+                w.runs,
+                w.reason.as_str()
+            ),
+            (first.id, WorkKind::Bisect, Some(id), "00000001", 3, "more")
+        );
+        assert_eq!((w.lease.handed, w.lease.since), (2, 1_000));
+        assert_eq!((pending.state.as_str(), pending.after_run), ("pending", 3));
+        let robot = |machine: &'static str| {
+            let store = store.clone();
+            async move {
+                let work = store.pending_work(machine, 10).await.unwrap();
+                work.iter().map(|w| w.id).collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(robot("m1").await, [first.id]);
+        assert!(robot("m2").await.is_empty());
+        let next = store
+            .bisect_request(&b, "00000002", 2, "test 00000002")
+            .await
+            .unwrap();
+        assert_ne!(next.id, first.id);
+        assert_eq!(next.handed, 0);
+        let state = |id: i64| {
+            let store = store.clone();
+            async move { store.work_request(id).await.unwrap().unwrap().state }
+        };
+        assert_eq!(state(first.id).await, "done");
+        assert_eq!(robot("m1").await, [next.id]);
+        let cancel = Some((BisectionState::Cancelled, None));
+        assert!(store
+            .bisection_event(id, "ann", "cancel", "enough", cancel)
+            .await
+            .unwrap());
+        assert_eq!(state(next.id).await, "cancelled");
+        assert!(store.bisection_request(id).await.unwrap().is_none());
+        assert!(robot("m1").await.is_empty());
+    }
+
+    /// A bisection reads the means of its series from the runs of its benchmark and machine
+    /// stored since it started, of the commits asked (or abbreviated ones, for the caller
+    /// to match), in run order.
+    async fn a_bisections_runs_are_those_of_its_series_stored_since_it_started(db: &TestDb) {
+        let store = db.open().await;
+        let [c5, c6] = ['5', '6'].map(|x| x.to_string().repeat(40));
+        let run = |commit: &str, values: [f64; 2]| {
+            format!(
+                "benchmark,commit,metric,iteration,value\n\
+                 b,{commit},tput,1,{}\nb,{commit},tput,2,{}\nb,{commit},lat,1,99\n",
+                values[0], values[1]
+            )
+        };
+        // Before it started.
+        upload_csv(&store, &run(&c5, [1.0, 1.0])).await;
+        let id = store
+            .insert_bisection(&bisection(None, &c5, &c6))
+            .await
+            .unwrap();
+        let b = store.bisection(id).await.unwrap().unwrap();
+        upload_csv(&store, &run(&c5, [5.0, 6.0])).await;
+        upload_csv(&store, &run(&c6, [7.0, 8.0])).await;
+        upload_csv(&store, &run(&c5, [4.0, 4.0])).await;
+        let short = app::text::head(&c6, 10);
+        upload_csv(&store, &run(short, [9.0, 9.0])).await;
+        let runs = store.bisection_runs(&b, &[&c5]).await.unwrap();
+        assert_eq!(
+            runs,
+            [
+                (c5.clone(), 5.5),
+                (c5.clone(), 4.0),
+                (short.to_owned(), 9.0)
+            ]
+        );
+        let both = store.bisection_runs(&b, &[&c5, &c6]).await.unwrap();
+        assert_eq!(both.len(), 4);
+        assert_eq!(both[1], (c6.clone(), 7.5));
+    }
+
+    /// Two servers on one database see one bisection: either reads it as the other stored
+    /// it, one ends it done at its culprit (moving the alert summary it was started from
+    /// there, in the same transaction), and the other can no longer end it.
+    async fn two_servers_see_one_bisection_and_its_culprit_moves_its_summary(db: &TestDb) {
+        let (a, b) = (db.open().await, db.open().await);
+        let commits: Vec<crate::store::HistoryCommit> = (0..10)
+            .map(|i| crate::store::HistoryCommit {
+                sha: format!("c{i:039x}"),
+                time: None,
+                subject: None,
+            })
+            .collect();
+        let sha = |i: usize| commits[i].sha.clone();
+        a.put_history("linux", "master", &commits, "ann")
+            .await
+            .unwrap();
+        let mut found = step("b", "m1", "tput", [&sha(2), &sha(7)], -10.0);
+        found.history = Some("linux/master".into());
+        found.between = Some(4);
+        a.record_alerts(&[], &[found], NOW).await.unwrap();
+        let filter = SummaryFilter {
+            limit: 10,
+            ..Default::default()
+        };
+        let summary = a.alert_summaries(&filter).await.unwrap().summaries[0].id;
+        let id = a
+            .insert_bisection(&bisection(Some(summary), &sha(2), &sha(7)))
+            .await
+            .unwrap();
+        let seen = b
+            .bisection(id)
+            .await
+            .unwrap()
+            .expect("the other server sees it");
+        assert_eq!(Some(&seen), a.bisection(id).await.unwrap().as_ref());
+        assert_eq!(b.running_bisections().await.unwrap(), [id]);
+        assert!(b
+            .end_bisection_at_culprit(id, "perfline", "first bad", &sha(5), summary)
+            .await
+            .unwrap());
+        assert!(!a
+            .end_bisection_at_culprit(id, "perfline", "first bad", &sha(6), summary)
+            .await
+            .unwrap());
+        let failed = Some((BisectionState::Failed, None));
+        assert!(!a
+            .bisection_event(id, "perfline", "failed", "late", failed)
+            .await
+            .unwrap());
+        let done = a.bisection(id).await.unwrap().unwrap();
+        assert_eq!(
+            (done.state, done.culprit, done.reason),
+            (BisectionState::Done, Some(sha(5)), None)
+        );
+        assert!(a.running_bisections().await.unwrap().is_empty());
+        assert_eq!(a.done_bisection_of(summary).await.unwrap(), Some(id));
+        let moved = a.alert_summary(summary).await.unwrap().unwrap();
+        assert_eq!(
+            (moved.good.sha, moved.bad.sha, moved.between),
+            (Some(sha(4)), Some(sha(5)), Some(0))
+        );
+        assert_eq!(moved.events.last().unwrap().kind, "bisected");
+        assert_eq!(moved.bisections, [(id, "done".to_owned())]);
+        let kinds: Vec<String> = events(&b, id).await.into_iter().map(|e| e.0).collect();
+        assert_eq!(kinds, ["start", "done"]);
+    }
+}

@@ -352,3 +352,131 @@ async fn drop_orphans(conn: &mut Tx, kernel_id: i64, machine_id: i64) -> StoreRe
     .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testdb::TestDb;
+    use crate::store::tests::{runs_csv, upload_csv};
+    use std::collections::HashMap;
+
+    crate::store::on_both_engines!(
+        deleting_an_upload_takes_its_runs_out_of_trends_and_says_why,
+        a_corrected_run_moves_to_the_trend_of_its_new_names,
+    );
+
+    /// (run id, commit, kernel) of each run of the `b.tput` trend on `machine`.
+    async fn trend(store: &Store, machine: &str) -> Vec<(i64, Option<String>, String)> {
+        let runs = store.trend_runs("b", machine, "tput", "").await.unwrap();
+        runs.iter()
+            .map(|r| {
+                (
+                    r.run_id,
+                    r.commit.as_deref().map(str::to_owned),
+                    r.kernel.to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn ids(trend: &[(i64, Option<String>, String)]) -> Vec<i64> {
+        trend.iter().map(|r| r.0).collect()
+    }
+
+    /// (uploads, runs, machines, kernels) stored.
+    async fn counts(store: &Store) -> (i64, i64, i64, i64) {
+        let c: HashMap<String, i64> = store.table_counts().await.unwrap().into_iter().collect();
+        (c["upload"], c["run"], c["machine"], c["kernel"])
+    }
+
+    /// Deleting an upload takes its runs out of the trend and the counts, says why each is
+    /// gone, and is done once; the last upload of a machine and kernel takes them along, and
+    /// the detector's jobs of the machine.
+    async fn deleting_an_upload_takes_its_runs_out_of_trends_and_says_why(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        upload_csv(&store, &runs_csv(3, 5)).await;
+        assert_eq!(ids(&trend(&store, "m1").await), [1, 2, 3, 4, 5]);
+        assert_eq!(counts(&store).await, (2, 5, 1, 1));
+        let deleted = store.delete_upload(1, "ann").await.unwrap();
+        assert_eq!(deleted, Some(Deleted { runs: 3, series: 3 }));
+        assert_eq!(ids(&trend(&store, "m1").await), [4, 5]);
+        assert_eq!(counts(&store).await, (1, 2, 1, 1));
+        let gone = store
+            .deleted(&[4, 2])
+            .await
+            .unwrap()
+            .expect("run 2 is gone");
+        assert_eq!(
+            (
+                gone.upload_id,
+                gone.reason.as_str(),
+                gone.deleted_by.as_str()
+            ),
+            (1, "deleted with upload 1", "ann")
+        );
+        assert!(store.deleted(&[4, 5]).await.unwrap().is_none());
+        assert!(store.delete_upload(1, "ann").await.unwrap().is_none());
+        let deleted = store.delete_upload(2, "ann").await.unwrap();
+        assert_eq!(deleted, Some(Deleted { runs: 2, series: 2 }));
+        assert!(trend(&store, "m1").await.is_empty());
+        assert_eq!(counts(&store).await, (0, 0, 0, 0));
+        assert!(store.alert_jobs(10).await.unwrap().is_empty());
+    }
+
+    /// A corrected run leaves the trend of its old names for that of its new ones, is
+    /// recorded as retired with what changed, and says nothing changed when nothing did;
+    /// there is no correcting a run that does not exist.
+    async fn a_corrected_run_moves_to_the_trend_of_its_new_names(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        let to_m2 = Correction::parse(Some("m2"), None, None, None).unwrap();
+        let what = store.correct_run(2, &to_m2, "ann").await.unwrap();
+        assert_eq!(what.as_deref(), Some("machine m1 → m2"));
+        let run = |id: i64, commit: Option<&str>, kernel: &str| {
+            (id, commit.map(str::to_owned), kernel.to_owned())
+        };
+        assert_eq!(
+            trend(&store, "m1").await,
+            [
+                run(1, Some("00000000"), "6.1.0"),
+                run(3, Some("00000002"), "6.1.0")
+            ]
+        );
+        assert_eq!(
+            trend(&store, "m2").await,
+            [run(2, Some("00000001"), "6.1.0")]
+        );
+        let gone = store
+            .deleted(&[2])
+            .await
+            .unwrap()
+            .expect("run 2 was corrected");
+        assert_eq!(
+            (
+                gone.upload_id,
+                gone.reason.as_str(),
+                gone.deleted_by.as_str()
+            ),
+            (1, "corrected (run 2: machine m1 → m2)", "ann")
+        );
+        let fix = Correction::parse(None, Some("6.2.0"), Some(""), None).unwrap();
+        assert_eq!(fix.commit, Some(None));
+        let what = store.correct_run(3, &fix, "ann").await.unwrap();
+        assert_eq!(
+            what.as_deref(),
+            Some("kernel 6.1.0 → 6.2.0, commit 00000002 → none")
+        );
+        assert_eq!(
+            trend(&store, "m1").await,
+            [run(1, Some("00000000"), "6.1.0"), run(3, None, "6.2.0")]
+        );
+        assert_eq!(counts(&store).await, (1, 3, 2, 2));
+        assert_eq!(
+            store.correct_run(3, &fix, "ann").await.unwrap().as_deref(),
+            Some("")
+        );
+        assert!(store.correct_run(99, &fix, "ann").await.unwrap().is_none());
+        assert!(Correction::parse(None, None, Some("not-a-sha"), None).is_err());
+    }
+}

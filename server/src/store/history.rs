@@ -664,3 +664,253 @@ async fn machine_id(tx: &mut super::sql::Tx, name: &str) -> StoreResult<Option<i
         .await?;
     Ok(row.map(|(id,)| id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::history::CommitDetail;
+    use crate::store::bisect::tests::bisection;
+    use crate::store::testdb::TestDb;
+    use crate::store::tests::{runs_csv, upload_csv};
+    use app::bisection::BisectionState;
+
+    crate::store::on_both_engines!(
+        a_history_reads_back_in_order_and_a_new_upload_replaces_it,
+        the_history_for_a_trend_is_the_one_holding_most_of_its_commits,
+        a_bisect_logs_marks_read_back_by_full_or_short_sha,
+        a_run_mark_is_set_cleared_and_read_with_its_trend,
+        a_series_shows_the_marks_of_its_newest_live_bisection,
+    );
+
+    /// A log of `n` commits, oldest first, their shas starting with `first`.
+    fn log(first: char, n: usize) -> Vec<HistoryCommit> {
+        (0..n)
+            .map(|i| HistoryCommit {
+                sha: format!("{first}{i:02x}{}", "0".repeat(37)),
+                time: Some(1_700_000_000 + i as i64),
+                subject: (i % 2 == 0).then(|| format!("commit {i}")),
+            })
+            .collect()
+    }
+
+    /// A history reads back as uploaded, in order; the same log again changes nothing, and
+    /// a longer one replaces it (not a copy kept in memory); what a log with files says of a
+    /// commit is kept.
+    async fn a_history_reads_back_in_order_and_a_new_upload_replaces_it(db: &TestDb) {
+        let store = db.open().await;
+        let commits = log('a', 5);
+        let put = |commits: Vec<HistoryCommit>| {
+            let store = store.clone();
+            async move {
+                store
+                    .put_history("linux", "master", &commits, "ann")
+                    .await
+                    .unwrap()
+            }
+        };
+        let read = || async {
+            store
+                .history_for(Some(("linux", "master")), &[])
+                .await
+                .unwrap()
+                .expect("the history")
+        };
+        assert_eq!(put(commits.clone()).await, 5);
+        let history = read().await;
+        assert_eq!(
+            (history.repo.as_str(), history.branch.as_str()),
+            ("linux", "master")
+        );
+        assert_eq!(history.commits, commits);
+        assert_eq!(put(commits.clone()).await, 5);
+        assert_eq!(read().await.commits, commits);
+        let longer = log('a', 8);
+        assert_eq!(put(longer.clone()).await, 8);
+        assert_eq!(read().await.commits, longer);
+        assert_eq!(
+            store
+                .commit_position("linux/master", app::text::head(&longer[6].sha, 12))
+                .await
+                .unwrap(),
+            Some(6)
+        );
+        assert!(store
+            .history_for(Some(("linux", "next")), &[])
+            .await
+            .unwrap()
+            .is_none());
+        let details = [
+            CommitDetail {
+                sha: longer[7].sha.clone(),
+                parents: 2,
+                files: Some(vec!["mm/slub.c".into(), "mm/slab.h".into()]),
+            },
+            CommitDetail {
+                sha: longer[6].sha.clone(),
+                parents: 1,
+                files: None,
+            },
+        ];
+        let stored = store
+            .put_history_detailed("linux", "master", &longer, &details, "ann")
+            .await
+            .unwrap();
+        assert_eq!(stored, 8);
+        let detail = |sha: String| {
+            let store = store.clone();
+            async move { store.commit_detail(&sha).await.unwrap() }
+        };
+        assert_eq!(
+            detail(longer[7].sha.clone()).await,
+            Some((
+                2,
+                Some(vec!["mm/slub.c".to_owned(), "mm/slab.h".to_owned()])
+            ))
+        );
+        assert_eq!(detail(longer[6].sha.clone()).await, Some((1, None)));
+        assert_eq!(detail(longer[0].sha.clone()).await, None);
+    }
+
+    /// Without a history named, a trend's commits choose the history holding most of them;
+    /// commits no history holds, the newest one.
+    async fn the_history_for_a_trend_is_the_one_holding_most_of_its_commits(db: &TestDb) {
+        let store = db.open().await;
+        assert!(store.history_for(None, &[]).await.unwrap().is_none());
+        let (master, next) = (log('a', 4), log('b', 3));
+        store
+            .put_history("linux", "master", &master, "ann")
+            .await
+            .unwrap();
+        store
+            .put_history("linux", "next", &next, "ann")
+            .await
+            .unwrap();
+        let branch = |shas: Vec<&str>| {
+            let store = store.clone();
+            let shas: Vec<String> = shas.into_iter().map(str::to_owned).collect();
+            async move {
+                let shas: Vec<&str> = shas.iter().map(String::as_str).collect();
+                let history = store.history_for(None, &shas).await.unwrap().unwrap();
+                history.branch.clone()
+            }
+        };
+        assert_eq!(branch(vec![&master[1].sha]).await, "master");
+        assert_eq!(
+            branch(vec![&next[0].sha, &next[2].sha, &master[0].sha]).await,
+            "next"
+        );
+        assert_eq!(branch(vec!["cccccccccc"]).await, "next");
+    }
+
+    /// A bisect log's verdicts are commit marks, found by the full sha or an abbreviation of
+    /// it; a later log's first bad commit takes the place of the earlier one's.
+    async fn a_bisect_logs_marks_read_back_by_full_or_short_sha(db: &TestDb) {
+        let store = db.open().await;
+        let [a, b, c] = ['a', 'b', 'c'].map(|x| x.to_string().repeat(40));
+        store
+            .set_commit_marks(
+                &[(a.clone(), Mark::Good), (b.clone(), Mark::Bad)],
+                Some(&b),
+                "ann",
+            )
+            .await
+            .unwrap();
+        let marks = store.commit_marks().await.unwrap();
+        assert_eq!(marks.get(&a), Some((Mark::Good, false)));
+        assert_eq!(marks.get(&b), Some((Mark::Bad, true)));
+        assert_eq!(marks.get(app::text::head(&b, 7)), Some((Mark::Bad, true)));
+        assert_eq!(marks.get(&c), None);
+        store
+            .set_commit_marks(
+                &[(c.clone(), Mark::Bad), (a.clone(), Mark::Skip)],
+                Some(&c),
+                "ann",
+            )
+            .await
+            .unwrap();
+        let marks = store.commit_marks().await.unwrap();
+        assert_eq!(
+            [&a, &b, &c].map(|s| marks.get(s)),
+            [
+                Some((Mark::Skip, false)),
+                Some((Mark::Bad, false)),
+                Some((Mark::Bad, true))
+            ]
+        );
+    }
+
+    /// A run's mark is read with its trend, and cleared; a run that does not exist is not
+    /// marked.
+    async fn a_run_mark_is_set_cleared_and_read_with_its_trend(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        assert!(store.set_run_mark(2, Some(Mark::Bad), "ann").await.unwrap());
+        assert!(store
+            .set_run_mark(1, Some(Mark::Good), "ann")
+            .await
+            .unwrap());
+        assert!(!store
+            .set_run_mark(99, Some(Mark::Good), "ann")
+            .await
+            .unwrap());
+        let marks = || async { store.trend_runs("b", "m1", "tput", "").await.unwrap().marks };
+        assert_eq!(
+            marks().await,
+            HashMap::from([(1, Mark::Good), (2, Mark::Bad)])
+        );
+        assert!(store.set_run_mark(2, None, "ann").await.unwrap());
+        assert_eq!(marks().await, HashMap::from([(1, Mark::Good)]));
+    }
+
+    /// A bisection's own verdicts are kept apart, and a trend shows those of its series'
+    /// newest bisection while it runs or is done: a newer one's replace them, and a cancelled
+    /// newest one shows none.
+    async fn a_series_shows_the_marks_of_its_newest_live_bisection(db: &TestDb) {
+        let store = db.open().await;
+        let [s1, s2, s3] = ['1', '2', '3'].map(|x| x.to_string().repeat(40));
+        let started = bisection(None, &s1, &s3);
+        let first = store.insert_bisection(&started).await.unwrap();
+        store
+            .set_bisection_marks(
+                first,
+                &[(s1.clone(), Mark::Good), (s2.clone(), Mark::Bad)],
+                Some(&s2),
+            )
+            .await
+            .unwrap();
+        let own = store.bisection_marks(first).await.unwrap();
+        assert_eq!(
+            [&s1, &s2, &s3].map(|s| own.get(s)),
+            [Some((Mark::Good, false)), Some((Mark::Bad, true)), None]
+        );
+        let series = ("b".into(), "m1".into(), "tput".into(), String::new());
+        let shown = store.series_marks().await.unwrap();
+        assert_eq!(
+            shown,
+            HashMap::from([(
+                series.clone(),
+                HashMap::from([
+                    (s1.clone(), (Mark::Good, false)),
+                    (s2.clone(), (Mark::Bad, true))
+                ])
+            )])
+        );
+        let second = store.insert_bisection(&started).await.unwrap();
+        store
+            .set_bisection_marks(second, &[(s3.clone(), Mark::Skip)], None)
+            .await
+            .unwrap();
+        let shown = store.series_marks().await.unwrap();
+        assert_eq!(shown[&series], HashMap::from([(s3, (Mark::Skip, false))]));
+        let cancel = Some((BisectionState::Cancelled, None));
+        assert!(store
+            .bisection_event(second, "ann", "cancel", "not needed", cancel)
+            .await
+            .unwrap());
+        assert!(store.series_marks().await.unwrap().is_empty());
+        assert_eq!(
+            store.bisection_marks(first).await.unwrap().get(&s2),
+            Some((Mark::Bad, true))
+        );
+    }
+}

@@ -392,7 +392,7 @@ async fn postgres_notices_wake_other_servers_even_after_a_lost_connection() {
 
 /// Stores `csv` (a generic CSV with the test machine and kernel) as one upload, and folds
 /// the trend blocks its runs make.
-async fn upload_csv(store: &Store, csv: &str) {
+pub(super) async fn upload_csv(store: &Store, csv: &str) {
     insert_csv(store, csv).await;
     store.fold_pending().await.unwrap();
 }
@@ -414,7 +414,7 @@ async fn insert_csv(store: &Store, csv: &str) {
 }
 
 /// Runs `from..to`, one per commit, each with the samples `i` and `i + 1` of `tput`.
-fn runs_csv(from: usize, to: usize) -> String {
+pub(super) fn runs_csv(from: usize, to: usize) -> String {
     let mut csv = String::from("benchmark,commit,metric,iteration,value\n");
     for i in from..to {
         csv.push_str(&format!(

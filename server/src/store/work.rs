@@ -408,3 +408,251 @@ pub(super) async fn end_requests(tx: &mut Tx, id: i64, state: &str) -> StoreResu
     .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::alerts::tests::{step, NOW};
+    use crate::store::testdb::TestDb;
+    use crate::store::tests::{runs_csv, upload_csv};
+    use app::alerts::{AlertPatch, AlertStatus};
+
+    crate::store::on_both_engines!(
+        a_step_to_confirm_asks_for_reruns_of_its_two_commits,
+        a_request_counts_the_runs_of_its_commit_stored_since_it_was_made,
+        a_settled_confirmation_ends_its_requests,
+    );
+
+    /// Records the step of `b.tput` on `m1` between commits `good` and `bad` under a rule
+    /// that confirms it with `runs` reruns of each; the id of its summary, and its requests.
+    async fn confirming(
+        store: &Store,
+        good: &str,
+        bad: &str,
+        runs: u32,
+    ) -> (i64, Vec<StoredRequest>) {
+        let mut found = step("b", "m1", "tput", [good, bad], -10.0);
+        found.confirm = Some(runs);
+        store.record_alerts(&[], &[found], NOW).await.unwrap();
+        let awaiting = store.awaiting_confirmation(10).await.unwrap();
+        let a = awaiting
+            .into_iter()
+            .find(|a| a.requests.iter().any(|r| r.request.commit == bad))
+            .expect("the summary awaits confirmation");
+        (a.id, a.requests)
+    }
+
+    /// A step whose rule confirms it opens a summary awaiting confirmation, quietly (nothing
+    /// to announce yet), with a request of reruns of its last good and first bad commit that
+    /// robots on its machine are handed; another commit can be asked of it, once per side.
+    async fn a_step_to_confirm_asks_for_reruns_of_its_two_commits(db: &TestDb) {
+        let store = db.open().await;
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        let mut found = step("b", "m1", "tput", ["00000001", "00000002"], -10.0);
+        found.confirm = Some(2);
+        store.record_alerts(&[], &[found], NOW).await.unwrap();
+        let awaiting = store.awaiting_confirmation(10).await.unwrap();
+        assert_eq!(awaiting.len(), 1);
+        let a = &awaiting[0];
+        assert_eq!(
+            (a.benchmark.as_str(), a.machine.as_str(), a.confirm_by),
+            ("b", "m1", 1_500)
+        );
+        assert_eq!(
+            a.alerts,
+            [AwaitingAlert {
+                metric: "tput".into(),
+                param: String::new(),
+                before: 100.0,
+                after: 90.0,
+                run_sd: Some(1.5),
+                points_before: 10,
+                points_after: 5,
+            }]
+        );
+        let asked: Vec<_> = a
+            .requests
+            .iter()
+            .map(|r| {
+                let w = &r.request;
+                (
+                    r.side.as_str(),
+                    w.commit.as_str(),
+                    w.kind,
+                    w.alert,
+                    w.runs,
+                    r.after_run,
+                    r.state.as_str(),
+                )
+            })
+            .collect();
+        let pending = |side, commit| (side, commit, WorkKind::Confirm, Some(a.id), 2, 3, "pending");
+        assert_eq!(
+            asked,
+            [pending("good", "00000001"), pending("bad", "00000002")]
+        );
+        let summary = store.alert_summary(a.id).await.unwrap().unwrap();
+        assert_eq!(summary.status, AlertStatus::AwaitingConfirmation);
+        assert_eq!(summary.requests.len(), 2);
+        assert_eq!(summary.events.last().unwrap().kind, "awaiting");
+        assert!(store.unnotified_events(10).await.unwrap().is_empty());
+        let work = store.pending_work("m1", 10).await.unwrap();
+        assert_eq!(
+            work.iter()
+                .map(|w| (w.commit.as_str(), w.received))
+                .collect::<Vec<_>>(),
+            [("00000001", 0), ("00000002", 0)]
+        );
+        assert!(store.pending_work("m2", 10).await.unwrap().is_empty());
+        assert_eq!(store.pending_work("m1", 1).await.unwrap().len(), 1);
+        store
+            .add_request(
+                a.id,
+                "later",
+                &work[1],
+                "00000003",
+                "6.1.0",
+                1,
+                "a later one",
+            )
+            .await
+            .unwrap();
+        store
+            .add_request(a.id, "later", &work[1], "00000004", "6.1.0", 1, "again")
+            .await
+            .unwrap();
+        let requests = &store.awaiting_confirmation(10).await.unwrap()[0].requests;
+        assert_eq!(
+            requests
+                .iter()
+                .map(|r| (r.side.as_str(), r.request.commit.as_str(), r.request.runs))
+                .collect::<Vec<_>>(),
+            [
+                ("good", "00000001", 2),
+                ("bad", "00000002", 2),
+                ("later", "00000003", 1)
+            ]
+        );
+    }
+
+    /// A request counts (and averages) the runs of its benchmark and machine stored since it
+    /// was made whose commit is its commit or abbreviates it, and records its progress.
+    async fn a_request_counts_the_runs_of_its_commit_stored_since_it_was_made(db: &TestDb) {
+        let store = db.open().await;
+        // Run 3 is of the bad commit, before the request.
+        upload_csv(&store, &runs_csv(0, 3)).await;
+        let (_, requests) = confirming(&store, "00000001", "00000002", 3).await;
+        let (good, bad) = (&requests[0], &requests[1]);
+        assert_eq!((good.side.as_str(), bad.side.as_str()), ("good", "bad"));
+        assert_eq!(store.rerun_count(bad).await.unwrap(), 0);
+        let rerun = |commit: &str, value: f64| {
+            format!("benchmark,commit,metric,iteration,value\nb,{commit},tput,1,{value}\n")
+        };
+        upload_csv(&store, &rerun("00000002", 7.0)).await;
+        upload_csv(&store, &rerun("0000000", 9.0)).await;
+        upload_csv(&store, &rerun("00000009", 1.0)).await;
+        assert_eq!(store.rerun_count(bad).await.unwrap(), 2);
+        assert_eq!(store.rerun_count(good).await.unwrap(), 1);
+        let received: Vec<(String, u32)> = store
+            .pending_work("m1", 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|w| (w.commit, w.received))
+            .collect();
+        assert_eq!(
+            received,
+            [("00000001".to_owned(), 1), ("00000002".to_owned(), 2)]
+        );
+        let tput = [("tput".to_owned(), String::new())];
+        let means = store.rerun_means(bad, &tput).await.unwrap();
+        assert_eq!(
+            means,
+            [
+                RerunMean {
+                    run_id: 4,
+                    metric: "tput".into(),
+                    param: String::new(),
+                    mean: 7.0
+                },
+                RerunMean {
+                    run_id: 5,
+                    metric: "tput".into(),
+                    param: String::new(),
+                    mean: 9.0
+                },
+            ]
+        );
+        let lat = [("lat".to_owned(), String::new())];
+        assert!(store.rerun_means(bad, &lat).await.unwrap().is_empty());
+        store
+            .request_progress(&[(bad.request.id, 2, 4)])
+            .await
+            .unwrap();
+        let stored = store.work_request(bad.request.id).await.unwrap().unwrap();
+        assert_eq!((stored.request.received, stored.request.runs), (2, 4));
+        assert!(store
+            .work_request(bad.request.id + 100)
+            .await
+            .unwrap()
+            .is_none());
+    }
+
+    /// Settled by its reruns, a summary's requests are done and its confirmation announced
+    /// (once: a second settlement is refused); settled by a person first, they are cancelled.
+    async fn a_settled_confirmation_ends_its_requests(db: &TestDb) {
+        let store = db.open().await;
+        let (first, first_requests) = confirming(&store, "00000001", "00000002", 2).await;
+        let (second, second_requests) = confirming(&store, "00000005", "00000006", 2).await;
+        assert!(store
+            .settle_confirmation(first, AlertStatus::New, "the reruns agree")
+            .await
+            .unwrap());
+        assert!(!store
+            .settle_confirmation(first, AlertStatus::Unconfirmed, "late")
+            .await
+            .unwrap());
+        let s = store.alert_summary(first).await.unwrap().unwrap();
+        assert_eq!(
+            (s.status, s.confirmation.as_deref()),
+            (AlertStatus::New, Some("the reruns agree"))
+        );
+        assert!(s.requests.is_empty());
+        let kinds: Vec<&str> = s.events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["awaiting", "confirmed"]);
+        let announced = store.unnotified_events(10).await.unwrap();
+        assert_eq!(
+            announced
+                .iter()
+                .map(|p| (p.summary_id, p.event.kind.as_str()))
+                .collect::<Vec<_>>(),
+            [(first, "confirmed")]
+        );
+        let patch = AlertPatch {
+            status: Some(AlertStatus::Invalid),
+            ..Default::default()
+        };
+        let s = store
+            .triage_alert(second, &patch, "ann")
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (s.status, s.confirmation.as_deref()),
+            (
+                AlertStatus::Invalid,
+                Some("settled by ann before the reruns did")
+            )
+        );
+        assert!(store.awaiting_confirmation(10).await.unwrap().is_empty());
+        assert!(store.pending_work("m1", 10).await.unwrap().is_empty());
+        for (requests, state) in [(first_requests, "done"), (second_requests, "cancelled")] {
+            assert_eq!(requests.len(), 2);
+            for r in requests {
+                let stored = store.work_request(r.request.id).await.unwrap().unwrap();
+                assert_eq!(stored.state, state);
+            }
+        }
+    }
+}
