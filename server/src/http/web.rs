@@ -318,7 +318,8 @@ impl Backend for StoreBackend {
         id: i64,
         patch: app::alerts::AlertPatch,
     ) -> PageResult<app::alerts::AlertSummary> {
-        crate::http::api::alerts::triage(&self.0, id, &patch, &actor())
+        self.0
+            .triage(id, &patch, &actor())
             .await
             .map_err(page_error)
     }
@@ -382,9 +383,7 @@ fn actor() -> String {
 fn asker() -> crate::services::compare::Asker {
     leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
-        .map_or(crate::services::compare::Asker::Anonymous, |p| {
-            crate::http::api::compare::asker(&p)
-        })
+        .map_or(crate::services::compare::Asker::Anonymous, |p| p.asker())
 }
 
 /// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order

@@ -6,8 +6,7 @@ use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use app::alerts::{AlertFilter, AlertPage, AlertPatch, AlertSummary, MAX_NOTE};
-use app::label::Label;
+use app::alerts::{AlertFilter, AlertPage, AlertPatch, AlertSummary};
 
 use super::extract::{ApiJson, ApiQuery};
 use crate::http::auth::Principal;
@@ -42,72 +41,6 @@ pub async fn show(
         .ok_or_else(|| ApiError::NotFound(format!("no alert summary {id}")))
 }
 
-/// Checks a triage change; shared by the API and the page's server function.
-pub fn check_patch(patch: &AlertPatch) -> Result<AlertPatch, ApiError> {
-    let mut patch = patch.clone();
-    if patch.status.is_none()
-        && patch.note.is_none()
-        && patch.assignee.is_none()
-        && patch.fixed_by.is_none()
-    {
-        return Err(ApiError::BadRequest(
-            "nothing to change: give status, note, assignee or fixed_by".into(),
-        ));
-    }
-    if let Some(note) = &mut patch.note {
-        if note.chars().count() > MAX_NOTE {
-            return Err(ApiError::BadRequest(format!(
-                "note is longer than {MAX_NOTE} characters"
-            )));
-        }
-        *note = note
-            .chars()
-            .filter(|c| !c.is_control() || *c == '\n')
-            .collect::<String>()
-            .trim()
-            .to_owned();
-    }
-    if let Some(a) = &mut patch.assignee {
-        if !a.trim().is_empty() {
-            *a = Label::parse(a)
-                .map_err(|e| ApiError::BadRequest(format!("assignee {e}")))?
-                .as_str()
-                .to_owned();
-        } else {
-            a.clear();
-        }
-    }
-    if patch.status == Some(app::alerts::AlertStatus::AwaitingConfirmation) {
-        return Err(ApiError::BadRequest(
-            "status awaiting-confirmation is Perfline's to set, when it finds a step".into(),
-        ));
-    }
-    if patch.fixed_by.is_some() && patch.status != Some(app::alerts::AlertStatus::Fixed) {
-        return Err(ApiError::BadRequest(
-            "fixed_by goes with status fixed".into(),
-        ));
-    }
-    Ok(patch)
-}
-
-/// Applies a checked triage change as `actor`.
-pub async fn triage(
-    state: &AppState,
-    id: i64,
-    patch: &AlertPatch,
-    actor: &str,
-) -> Result<AlertSummary, ApiError> {
-    let patch = check_patch(patch)?;
-    let summary = state
-        .store
-        .triage_alert(id, &patch, actor)
-        .await?
-        .map_err(ApiError::BadRequest)?
-        .ok_or_else(|| ApiError::NotFound(format!("no alert summary {id}")))?;
-    state.wakers.events.notify_one();
-    Ok(summary)
-}
-
 /// `PATCH /api/v1/alerts/{id}` `{"status", "note", "assignee", "fixed_by"}` (scope `mark`).
 #[utoipa::path(patch, path = "/alerts/{id}", tag = "alerts", security(("bearer" = ["mark"]), ("session" = ["mark"])), params(("id" = i64, Path, description = "The summary")), request_body = AlertPatch,
     responses((status = 200, description = "The summary after triage", body = AlertSummary), crate::http::api::openapi::Errors))]
@@ -117,7 +50,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     ApiJson(patch): ApiJson<AlertPatch>,
 ) -> ApiResult<Json<AlertSummary>> {
-    Ok(Json(triage(&state, id, &patch, principal.actor()).await?))
+    Ok(Json(state.triage(id, &patch, principal.actor()).await?))
 }
 
 #[derive(Debug, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]

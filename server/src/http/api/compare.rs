@@ -163,14 +163,6 @@ pub struct CompareParams {
     offset: Option<usize>,
 }
 
-/// How long the permalinks a principal's comparisons make are kept.
-pub fn asker(principal: &Principal) -> Asker {
-    match principal {
-        Principal::Anonymous => Asker::Anonymous,
-        Principal::Open | Principal::Token { .. } => Asker::Known,
-    }
-}
-
 fn flag(name: &str, v: &Option<String>) -> Result<bool, ApiError> {
     match v.as_deref() {
         None | Some("0" | "false" | "no") => Ok(false),
@@ -274,7 +266,7 @@ pub async fn compare(
         advice: q.advice,
     };
     let shape = shape_of(&view, &headers, Shape::Json)?;
-    let asker = asker(&principal);
+    let asker = principal.asker();
     if query.benchmark.as_str() == "*" {
         let tree = Tree {
             offset: q.offset.unwrap_or(0),
