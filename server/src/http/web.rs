@@ -57,29 +57,6 @@ fn page_error(e: impl Into<ApiError>) -> PageError {
     }
 }
 
-impl AppState {
-    pub async fn run_detail(&self, id: i64) -> crate::store::StoreResult<Option<RunDetail>> {
-        let Some(run) = self.store.run(id).await? else {
-            return Ok(None);
-        };
-        let series = self.store.run_series(id).await?;
-        Ok(Some(RunDetail { run, series }))
-    }
-
-    pub async fn upload_detail(&self, id: i64) -> crate::store::StoreResult<Option<UploadDetail>> {
-        let Some(upload) = self.store.upload(id).await? else {
-            return Ok(None);
-        };
-        let filter = crate::store::RunFilter {
-            upload: Some(id),
-            ..Default::default()
-        };
-        let (mut runs, _) = self.store.list_runs(&filter, i64::MAX, 0).await?;
-        runs.reverse();
-        Ok(Some(UploadDetail { upload, runs }))
-    }
-}
-
 /// The series the calibration page lists, noisiest first.
 const CALIBRATION_PAGE_ROWS: usize = 200;
 

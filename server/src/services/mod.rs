@@ -1,5 +1,5 @@
 //! The services: what Perfline does with stored runs, whoever asks. Uploads parsed and stored
-//! (`upload`), comparisons and their permalinks (`compare`), trends by commit and regression
+//! (`upload`), a run or an upload as shown (`runs`), comparisons and their permalinks (`compare`), trends by commit and regression
 //! reports (`trend`), the alert pipeline (`alerts`: detect, notify, deliver, triage), and the
 //! bound on expensive work (`work`).
 //! This file holds what they share ([`Services`]) and the one error they answer with
@@ -12,6 +12,7 @@ pub mod bisect;
 pub mod calibration;
 pub mod compare;
 pub mod leases;
+pub mod runs;
 pub mod search;
 pub mod trend;
 pub mod upload;
