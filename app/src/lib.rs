@@ -15,6 +15,7 @@ pub mod axis;
 pub mod bisection;
 pub mod chart;
 pub mod compare;
+pub mod compare_text;
 pub mod error;
 pub mod facts;
 pub mod kernel;

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use app::compare::lkp_text;
 use app::label::{empty_as_none, Bounded, Kernels, Label, Metric, PermalinkId};
 use app::mmtests::mmtests_text;
 use app::types::CompareQuery;
@@ -21,7 +20,7 @@ use super::extract::ApiQuery;
 
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::services::compare::{samples_csv, Asker, Computed, TreeReport, MAX_TREE_CELLS};
+use crate::services::compare::{Asker, Body, Computed, TreeReport, View, MAX_TREE_CELLS};
 use crate::AppState;
 
 /// The shapes a comparison comes in.
@@ -598,8 +597,7 @@ pub fn wants_document(query: Option<&str>, headers: &HeaderMap) -> bool {
     has_format || negotiate(headers, Shape::Html) != Shape::Html
 }
 
-/// The answer in `shape`, rendered once per comparison and options (a hot comparison or
-/// permalink is served from memory), SVG on a blocking thread within the heavy-work limit.
+/// The answer in `shape`, as the service renders it (once per comparison and options).
 async fn respond(
     state: &AppState,
     computed: Arc<Computed>,
@@ -607,114 +605,22 @@ async fn respond(
     view: &ViewParams,
     headers: &HeaderMap,
 ) -> ApiResult<Response> {
-    let text_style = text_style(view)?;
-    let all = flag("all", &view.all)?;
-    let ratio = flag("ratio", &view.ratio)?;
-    let advice = flag("advice", &view.advice)?;
-    let detect = detect(view)?;
+    let view = checked_view(view)?;
     let origin = super::origin(state, headers);
-    let key = match shape {
-        Shape::Json | Shape::Html => format!("json {ratio} {detect}"),
-        Shape::Text => format!("text {text_style} {all} {ratio} {origin} {advice} {detect}"),
-        Shape::Csv => "csv".to_owned(),
-        Shape::Svg => format!("svg {:?}", view.chart),
-        Shape::Document => format!("html {origin}"),
+    let (body, content_type) = match shape {
+        Shape::Json | Shape::Html => (Body::Json, "application/json"),
+        Shape::Text => (Body::Text, "text/plain; charset=utf-8"),
+        Shape::Csv => (Body::Csv, "text/csv; charset=utf-8"),
+        Shape::Svg => (Body::Svg, "image/svg+xml"),
+        Shape::Document => (
+            Body::Document(comparison_document),
+            "text/html; charset=utf-8",
+        ),
     };
-    let body = match state.metrics.cache("compare_body", computed.body(&key)) {
-        Some(body) => body,
-        None => {
-            // Advice about another change than the default is computed again.
-            let readvised;
-            let c = if detect == app::noise::DEFAULT_DETECT {
-                &computed.comparison
-            } else {
-                let mut c = computed.comparison.clone();
-                crate::noise::readvise(&mut c.rows, detect);
-                readvised = c;
-                &readvised
-            };
-            let render = tracing::info_span!("render", shape = ?shape);
-            let body: Bytes = crate::services::work::stage(render, async {
-                Ok::<Bytes, ApiError>(match shape {
-                    Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
-                        "query": c.query, "precision": c.precision, "permalink": c.permalink,
-                        "ratios": app::mmtests::ratios(c),
-                    }))
-                    .map_err(anyhow::Error::from)?
-                    .into(),
-                    Shape::Json | Shape::Html => {
-                        serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
-                    }
-                    Shape::Text => {
-                        let mut text = if text_style && !all {
-                            // lkp-tests' own rules and layout, from the runs' samples.
-                            let text = crate::stats::lkp_text(&c.query, &computed.series);
-                            if text.is_empty() {
-                                "No metric changed by lkp-tests' rules.\n".to_owned()
-                            } else {
-                                text
-                            }
-                        } else if text_style {
-                            lkp_text(c, all)
-                        } else if ratio {
-                            app::mmtests::ratio_text(c)
-                        } else {
-                            mmtests_text(c)
-                        };
-                        if advice {
-                            text.push_str(&app::compare::advice_text(&c.rows, detect));
-                        }
-                        if let Some(id) = &c.permalink {
-                            text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
-                        }
-                        // Under the permalink: what else differs (the table above stays mmtests').
-                        let baseline = c.query.kernels.first().map_or("", Label::as_str);
-                        let facts = app::facts::text(baseline, &c.facts);
-                        if !facts.is_empty() {
-                            text.push('\n');
-                            text.push_str(&facts);
-                        }
-                        text.into()
-                    }
-                    Shape::Csv => samples_csv(&computed)?.into(),
-                    Shape::Document => {
-                        let svg = {
-                            let computed = computed.clone();
-                            state
-                                .heavy
-                                .run(move || crate::chart::svg(&computed.comparison, None))
-                                .await??
-                        };
-                        comparison_document(c, &origin, svg).into()
-                    }
-                    Shape::Svg => {
-                        let (computed, chart) = (computed.clone(), view.chart.clone());
-                        state
-                            .heavy
-                            .run(move || {
-                                crate::chart::svg(
-                                    &computed.comparison,
-                                    chart.as_ref().map(Label::as_str),
-                                )
-                            })
-                            .await??
-                            .into()
-                    }
-                })
-            })
-            .await?;
-            computed.keep_body(key, body.clone());
-            body
-        }
-    };
-    let content_type = match shape {
-        Shape::Json | Shape::Html => "application/json",
-        Shape::Text => "text/plain; charset=utf-8",
-        Shape::Csv => "text/csv; charset=utf-8",
-        Shape::Svg => "image/svg+xml",
-        Shape::Document => "text/html; charset=utf-8",
-    };
-    let mut response = ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    let bytes = state
+        .comparison_body(&computed, body, &view, &origin)
+        .await?;
+    let mut response = ([(header::CONTENT_TYPE, content_type)], bytes).into_response();
     if shape == Shape::Csv {
         response.headers_mut().insert(
             header::CONTENT_DISPOSITION,
@@ -722,6 +628,18 @@ async fn respond(
         );
     }
     Ok(response)
+}
+
+/// The view options of a request, checked, as the service takes them.
+fn checked_view(view: &ViewParams) -> ApiResult<View> {
+    Ok(View {
+        lkp: text_style(view)?,
+        all: flag("all", &view.all)?,
+        ratio: flag("ratio", &view.ratio)?,
+        advice: flag("advice", &view.advice)?,
+        detect: detect(view)?,
+        chart: view.chart.clone(),
+    })
 }
 
 /// The offline report of a comparison: what was compared, the chart, mmtests' table and
@@ -754,8 +672,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     if let Some(id) = &c.permalink {
         parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
     }
-    let baseline = q.kernels.first().map_or("", Label::as_str);
-    let facts = app::facts::text(baseline, &c.facts);
+    let facts = app::compare_text::facts(c);
     if !facts.is_empty() {
         parts.push(Part::Heading("What else differs".into()));
         parts.push(Part::Pre(facts));
@@ -764,7 +681,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     parts.push(Part::Heading("mmtests".into()));
     parts.push(Part::Pre(mmtests_text(c)));
     parts.push(Part::Heading("LKP".into()));
-    parts.push(Part::Pre(lkp_text(c, true)));
+    parts.push(Part::Pre(app::compare::lkp_approximation(c)));
     document(
         &format!(
             "{} on {}: {}",
