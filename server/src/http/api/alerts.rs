@@ -102,68 +102,10 @@ pub async fn put_rules(
 #[utoipa::path(get, path = "/alerts.atom", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "The newest 50 summaries as an Atom feed", content_type = "application/atom+xml", body = String), crate::http::api::openapi::Errors))]
 pub async fn atom(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
-    use atom_syndication::{Content, Entry, Feed, Link, Person, Text};
-    let filter = crate::services::alerts::parse_filter(&AlertFilter::default())?;
-    let page = state.store.alert_summaries(&filter).await?;
-    let origin = super::origin(&state, &headers);
-    let time = |t: &str| atom_syndication::FixedDateTime::parse_from_rfc3339(t).unwrap_or_default();
-    let entries: Vec<Entry> = page
-        .summaries
-        .iter()
-        .map(|s| {
-            let links = crate::services::alerts::mail::Links::new(&origin, s);
-            let mut text = format!("Status: {}\n\n", s.status);
-            text.push_str(&crate::services::alerts::mail::alert_table(s));
-            text.push_str(&format!("\nTo bisect: {}\n", s.bisect()));
-            Entry {
-                id: format!("{origin}/alerts?id={}", s.id),
-                title: Text::plain(s.subject()),
-                updated: time(&s.updated_at),
-                published: Some(time(&s.created_at)),
-                links: vec![Link {
-                    href: links.alert,
-                    rel: "alternate".into(),
-                    ..Link::default()
-                }],
-                content: Some(Content {
-                    value: Some(text),
-                    content_type: Some("text".into()),
-                    ..Content::default()
-                }),
-                ..Entry::default()
-            }
-        })
-        .collect();
-    let feed = Feed {
-        id: format!("{origin}/alerts.atom"),
-        title: Text::plain("Perfline alerts"),
-        updated: page
-            .summaries
-            .first()
-            .map(|s| time(&s.updated_at))
-            .unwrap_or_default(),
-        authors: vec![Person {
-            name: "Perfline".into(),
-            ..Person::default()
-        }],
-        links: vec![
-            Link {
-                href: format!("{origin}/alerts.atom"),
-                rel: "self".into(),
-                ..Link::default()
-            },
-            Link {
-                href: format!("{origin}/alerts"),
-                rel: "alternate".into(),
-                ..Link::default()
-            },
-        ],
-        entries,
-        ..Feed::default()
-    };
+    let feed = state.alerts_feed(&super::origin(&state, &headers)).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/atom+xml; charset=utf-8")],
-        feed.to_string(),
+        feed,
     )
         .into_response())
 }

@@ -11,6 +11,7 @@
 pub mod confirm;
 pub mod detect;
 pub mod detector;
+pub mod feed;
 pub mod mail;
 pub mod notify;
 pub mod triage;
