@@ -46,6 +46,10 @@ pub enum TrendAnswer {
 /// `--print-ratio` view of it.
 #[derive(ToSchema)]
 #[serde(untagged)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a schema for the API description only, never built"
+)]
 pub enum CompareAnswer {
     Comparison(app::compare::Comparison),
     Ratios(crate::services::compare::RatioAnswer<'static>),
