@@ -88,7 +88,11 @@ impl TryFrom<&AlertPatch> for Triage {
                 .map(Note::parse)
                 .transpose()
                 .map_err(invalid)?,
-            assignee: (patch.assignee.as_deref().map(Assignee::parse).transpose())
+            assignee: patch
+                .assignee
+                .as_deref()
+                .map(Assignee::parse)
+                .transpose()
                 .map_err(invalid)?,
             fixed_by: patch.fixed_by,
         };
