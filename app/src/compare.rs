@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Comparisons of kernels: the statistics of each kernel's samples, the mmtests verdicts
-//! computed from them, and the two text reports (mmtests' table and LKP's `%change` report).
+//! computed from them, and LKP's `%change` layout of every row ([`lkp_approximation`]). The
+//! text of a comparison, whichever table, is `compare_text`'s.
 //!
 //! The statistics themselves are computed by the server (with polars); everything here is pure
 //! and shared with the browser, so the page and `curl` show the very same numbers and text.
@@ -640,17 +641,78 @@ fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
     }
 }
 
-/// The `%stddev %change %stddev` report of LKP's `ncompare`, for the rows LKP would call
-/// changed (all rows with `all`).
-pub fn lkp_text(c: &Comparison, all: bool) -> String {
-    let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
-    lkp_report(c, all, "commit", &kernels)
+/// Every row of a comparison in the layout of LKP's `ncompare` (its `fail:runs` block, then
+/// `%stddev %change %stddev`), computed from the statistics here: an approximation, for the
+/// rows lkp-tests itself would not print (`style=lkp&all=1`, the offline report). lkp-tests'
+/// own table of the changed rows, byte for byte, is the port in `app::lkp`, which needs the
+/// runs' samples (the server's `stats::lkp_text`).
+pub fn lkp_approximation(c: &Comparison) -> String {
+    let kernels = &c.query.kernels;
+    let mut out = String::new();
+    out.push_str(&"=".repeat(89));
+    out.push('\n');
+    // lkp-tests' group header, its axes as far as Perfline knows them.
+    out.push_str("tbox_group/testcase:\n");
+    out.push_str(&format!(
+        "  {}/{}\n\n",
+        c.query.machine_name(),
+        c.query.benchmark
+    ));
+    out.push_str("commit: \n");
+    for k in kernels {
+        out.push_str(&format!("  {k}\n"));
+    }
+    out.push('\n');
+    let truncate = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+    if let Some(first) = kernels.first() {
+        out.push_str(&format!("{:>16} ", truncate(first, 16)));
+    }
+    for k in kernels.iter().skip(1) {
+        out.push_str(&format!("{:>27} ", truncate(k, 27)));
+    }
+    out.push('\n');
+    out.push_str(&format!("{} ", "-".repeat(16)));
+    for _ in kernels.iter().skip(1) {
+        out.push_str(&format!("{} ", "-".repeat(27)));
+    }
+    out.push('\n');
+    let others = kernels.len().saturating_sub(1);
+    out.push_str(&fail_runs_block(c));
+    out.push_str(&format!(
+        "         %stddev{}\n",
+        "     %change         %stddev".repeat(others)
+    ));
+    out.push_str(&format!(
+        "             \\  {}\n",
+        "        |                \\  ".repeat(others)
+    ));
+    for row in c.rows.iter().filter(|r| !is_failure_key(&r.metric)) {
+        let absolute = lkp_absolute(&row.metric);
+        for (i, cell) in row.cells.iter().enumerate() {
+            if i > 0 {
+                out.push_str(&lkp_change_text(
+                    cell.as_ref().and_then(|c| c.lkp_change),
+                    absolute,
+                ));
+            }
+            match cell {
+                Some(cell) => {
+                    out.push_str(&lkp_value(cell.stats.amean));
+                    out.push_str(&lkp_stddev(&cell.stats));
+                }
+                None => out.push_str(&format!("{:>10}{}", "-", " ".repeat(6))),
+            }
+        }
+        out.push_str(&format!("  {}\n", row.label));
+    }
+    out.push('\n');
+    out
 }
 
-/// lkp-tests' `fail:runs  %reproduction  fail:runs` block: per failure key (`is_failure_key`)
-/// and kernel, the runs it was seen in out of the kernel's runs, and the change of that rate
-/// against the baseline. Only keys whose rate changed, unless `all`; empty without any.
-pub fn fail_runs_block(c: &Comparison, all: bool) -> String {
+/// [`lkp_approximation`]'s `fail:runs  %reproduction  fail:runs` block: per failure key
+/// (`is_failure_key`) and kernel, the runs it was seen in out of the kernel's runs, and the
+/// change of that rate against the baseline. Empty without failure keys.
+fn fail_runs_block(c: &Comparison) -> String {
     let runs: Vec<usize> = c
         .query
         .kernels
@@ -678,10 +740,6 @@ pub fn fail_runs_block(c: &Comparison, all: bool) -> String {
     let mut lines = String::new();
     for row in c.rows.iter().filter(|r| is_failure_key(&r.metric)) {
         let base = rate(fail(row, 0), runs[0]);
-        let changed = (1..runs.len()).any(|k| rate(fail(row, k), runs[k]) != base);
-        if !all && !changed {
-            continue;
-        }
         let count = |f: usize| if f == 0 { String::new() } else { f.to_string() };
         lines.push_str(&format!("{:>11}:{:<3}", count(fail(row, 0)), runs[0]));
         for (k, n) in runs.iter().enumerate().skip(1) {
@@ -706,75 +764,6 @@ pub fn fail_runs_block(c: &Comparison, all: bool) -> String {
         "|",
         format!("{:>14}{:>14}", "|", "|").repeat(others),
     )
-}
-
-/// [`lkp_text`] with the compared axis named (`kernel`, `commit`) and described line by line
-/// (LKP lists commits as `3ff6cde846 ("subject")`).
-pub fn lkp_report(c: &Comparison, all: bool, axis: &str, described: &[String]) -> String {
-    let kernels = &c.query.kernels;
-    let mut out = String::new();
-    out.push_str(&"=".repeat(89));
-    out.push('\n');
-    // lkp-tests' group header, its axes as far as Perfline knows them.
-    out.push_str("tbox_group/testcase:\n");
-    out.push_str(&format!(
-        "  {}/{}\n\n",
-        c.query.machine_name(),
-        c.query.benchmark
-    ));
-    out.push_str(&format!("{axis}: \n"));
-    for k in described {
-        out.push_str(&format!("  {k}\n"));
-    }
-    out.push('\n');
-    let truncate = |s: &str, n: usize| s.chars().take(n).collect::<String>();
-    if let Some(first) = kernels.first() {
-        out.push_str(&format!("{:>16} ", truncate(first, 16)));
-    }
-    for k in kernels.iter().skip(1) {
-        out.push_str(&format!("{:>27} ", truncate(k, 27)));
-    }
-    out.push('\n');
-    out.push_str(&format!("{} ", "-".repeat(16)));
-    for _ in kernels.iter().skip(1) {
-        out.push_str(&format!("{} ", "-".repeat(27)));
-    }
-    out.push('\n');
-    let others = kernels.len().saturating_sub(1);
-    out.push_str(&fail_runs_block(c, all));
-    out.push_str(&format!(
-        "         %stddev{}\n",
-        "     %change         %stddev".repeat(others)
-    ));
-    out.push_str(&format!(
-        "             \\  {}\n",
-        "        |                \\  ".repeat(others)
-    ));
-    for row in c.rows.iter().filter(|r| !is_failure_key(&r.metric)) {
-        let changed = row.cells.iter().skip(1).flatten().any(|c| c.lkp_changed);
-        if !all && !changed {
-            continue;
-        }
-        let absolute = lkp_absolute(&row.metric);
-        for (i, cell) in row.cells.iter().enumerate() {
-            if i > 0 {
-                out.push_str(&lkp_change_text(
-                    cell.as_ref().and_then(|c| c.lkp_change),
-                    absolute,
-                ));
-            }
-            match cell {
-                Some(cell) => {
-                    out.push_str(&lkp_value(cell.stats.amean));
-                    out.push_str(&lkp_stddev(&cell.stats));
-                }
-                None => out.push_str(&format!("{:>10}{}", "-", " ".repeat(6))),
-            }
-        }
-        out.push_str(&format!("  {}\n", row.label));
-    }
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
@@ -904,7 +893,7 @@ mod tests {
             hmean.ends_with("0.00 (   0.00%)              0.00 (   0.00%)"),
             "{hmean:?}"
         );
-        let lkp = lkp_text(&c, true);
+        let lkp = lkp_approximation(&c);
         assert!(!lkp.contains("NaN") && !lkp.contains("inf"), "{lkp}");
     }
 

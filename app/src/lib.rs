@@ -19,6 +19,7 @@ pub mod axis;
 pub mod bisection;
 pub mod chart;
 pub mod compare;
+pub mod compare_text;
 #[cfg(feature = "ui")]
 pub mod error;
 pub mod facts;

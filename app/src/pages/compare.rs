@@ -9,8 +9,8 @@ use super::dashboard::encode;
 use super::{copy_to_clipboard, error_view, loading, select_options};
 use crate::api::{get_compare, get_compare_choices, get_permalink};
 use crate::compare::{Cell, Comparison, Stat, Verdict, SIGNIFICANCE_Z};
+use crate::compare_text::{self, Table, TextOptions};
 use crate::label::Direction;
-use crate::mmtests::mmtests_text;
 use crate::types::{CompareChoices, CompareForm};
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.
@@ -594,9 +594,15 @@ fn ComparisonView(
     let pager = paging.as_ref().map(|p| rows_pager(&rows, p));
     let id = c.permalink.clone().unwrap_or_default();
     let doc = format!("/c/{id}");
-    let mut text = mmtests_text(&c);
-    let copied_text = text.clone();
-    text.push_str(&format!("\nPermalink: {doc}\n"));
+    // The text under the table, its permalink a path; the copy's is made whole in the browser.
+    let mmtests = |origin| TextOptions {
+        table: Table::Mmtests,
+        advice: None,
+        origin,
+        facts: false,
+    };
+    let text = compare_text::text(&c, &mmtests(Some("")));
+    let copied_text = compare_text::text(&c, &mmtests(None));
     let kernels: Vec<String> = c.query.kernels.iter().map(ToString::to_string).collect();
     let precision = c.precision;
     let ratio_view = ratio_view(&c);
@@ -610,7 +616,7 @@ fn ComparisonView(
             .filter(|d| d.warning)
             .map(|d| d.kernel.clone())
             .collect();
-        let text = crate::facts::text(&baseline, &c.facts);
+        let text = compare_text::facts(&c);
         view! {
             <section id="facts-diff">
                 {(!warnings.is_empty()).then(|| view! {
@@ -757,7 +763,7 @@ fn ComparisonView(
                 <strong>{c.query.benchmark.to_string()}</strong> " on " <strong>{c.query.machine_name().to_owned()}</strong>
                 ", baseline " <strong>{kernels.first().cloned().unwrap_or_default()}</strong>
             </p>
-            <CompareActions doc=doc.clone() text=copied_text ratio=ratio />
+            <CompareActions doc=doc.clone() permalink=id.clone() text=copied_text ratio=ratio />
             {facts_view}
             <div id="ratio-view" class="ratio-view" class:hidden=!ratio>
                 {ratio_view}
@@ -802,6 +808,8 @@ fn ComparisonView(
 fn CompareActions(
     /// The permalink's path (`/c/{id}`).
     doc: String,
+    /// The permalink's id.
+    permalink: String,
     /// mmtests' text of the comparison, without the permalink line.
     text: String,
     ratio: bool,
@@ -814,10 +822,10 @@ fn CompareActions(
         let origin = window().location().origin().unwrap_or_default();
         copy("link", format!("{origin}{link_path}"));
     };
-    let text_path = doc.clone();
     let copy_text = move |_| {
         let origin = window().location().origin().unwrap_or_default();
-        copy("text", format!("{text}\nPermalink: {origin}{text_path}\n"));
+        let line = compare_text::permalink_line(&origin, &permalink);
+        copy("text", format!("{text}\n{line}"));
     };
     let toggle = move |_| {
         ratio_on.update(|r| *r = !*r);

@@ -127,6 +127,7 @@ impl From<crate::services::ServiceError> for ApiError {
             ServiceError::Field { field, message } => {
                 ApiError::Unprocessable(IngestError::field(field, message))
             }
+            ServiceError::Unprocessable(e) => ApiError::Unprocessable(e),
             ServiceError::NotFound(m) => ApiError::NotFound(m),
             ServiceError::Gone(m) => ApiError::Gone(m),
             ServiceError::Overloaded => ApiError::overloaded(),

@@ -58,29 +58,6 @@ fn page_error(e: impl Into<ApiError>) -> PageError {
     }
 }
 
-impl AppState {
-    pub async fn run_detail(&self, id: i64) -> crate::store::StoreResult<Option<RunDetail>> {
-        let Some(run) = self.store.run(id).await? else {
-            return Ok(None);
-        };
-        let series = self.store.run_series(id).await?;
-        Ok(Some(RunDetail { run, series }))
-    }
-
-    pub async fn upload_detail(&self, id: i64) -> crate::store::StoreResult<Option<UploadDetail>> {
-        let Some(upload) = self.store.upload(id).await? else {
-            return Ok(None);
-        };
-        let filter = crate::store::RunFilter {
-            upload: Some(id),
-            ..Default::default()
-        };
-        let (mut runs, _) = self.store.list_runs(&filter, i64::MAX, 0).await?;
-        runs.reverse();
-        Ok(Some(UploadDetail { upload, runs }))
-    }
-}
-
 /// The series the calibration page lists, noisiest first.
 const CALIBRATION_PAGE_ROWS: usize = 200;
 
@@ -319,7 +296,8 @@ impl Backend for StoreBackend {
         id: i64,
         patch: app::alerts::AlertPatch,
     ) -> PageResult<app::alerts::AlertSummary> {
-        crate::http::api::alerts::triage(&self.0, id, &patch, &actor())
+        self.0
+            .triage(id, &patch, &actor())
             .await
             .map_err(page_error)
     }
@@ -383,9 +361,7 @@ fn actor() -> String {
 fn asker() -> crate::services::compare::Asker {
     leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
-        .map_or(crate::services::compare::Asker::Anonymous, |p| {
-            crate::http::api::compare::asker(&p)
-        })
+        .map_or(crate::services::compare::Asker::Anonymous, |p| p.asker())
 }
 
 /// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order

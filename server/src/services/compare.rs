@@ -10,6 +10,10 @@
 //!
 //! A whole tree's report (`benchmark=*`) holds at most [`MAX_TREE_CELLS`] cells: the sections
 //! that fit, in the tree's order from `offset`, and what it left out.
+//!
+//! `answer` renders a comparison's bodies (JSON, text, CSV, SVG), each once.
+
+mod answer;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +30,8 @@ use crate::ingest::mmtests::lines;
 use crate::services::ServiceError;
 use crate::services::Services;
 use crate::store::{CompareSeries, Keep};
+
+pub use answer::{advised, Body, RatioAnswer, View};
 
 /// Length of a permalink id: 12 alphanumerics, about 71 bits.
 const PERMALINK_LEN: usize = 12;

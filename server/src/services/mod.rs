@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The services: what Perfline does with stored runs, whoever asks. Comparisons and their
-//! permalinks (`compare`), trends by commit and regression reports (`trend`), the alert
-//! pipeline (`alerts`: detect, notify, deliver), and the bound on expensive work (`work`).
+//! The services: what Perfline does with stored runs, whoever asks. Uploads parsed and stored
+//! (`upload`), a run or an upload as shown (`runs`), comparisons and their permalinks
+//! (`compare`), trends by commit and regression reports (`trend`), the alert pipeline
+//! (`alerts`: detect, notify, deliver, triage), bisections Perfline drives (`bisection`), and
+//! the bound on expensive work (`heavy`).
 //! This file holds what they share ([`Services`]) and the one error they answer with
 //! ([`ServiceError`]). The HTTP edge wraps `Services` in its `AppState` and turns a
 //! `ServiceError` into the JSON envelope or a page's message; nothing here knows HTTP.
@@ -13,9 +15,11 @@ pub mod calibration;
 pub mod compare;
 pub mod heavy;
 pub mod leases;
+pub mod runs;
 pub mod search;
 pub mod telemetry;
 pub mod trend;
+pub mod upload;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -112,6 +116,8 @@ impl Services {
 /// What a service fails with. Which to use where:
 /// - [`ServiceError::Invalid`]: the question cannot be answered as asked (a kernel named
 ///   twice, a filter that names no status); the message says why, for the person asking.
+/// - [`ServiceError::Unprocessable`]: what was sent cannot be taken (a file that does not parse,
+///   an upload that contradicts the work request it answers); it says which file, line or field.
 /// - [`ServiceError::NotFound`]: what the question names is not there (no runs of a kernel,
 ///   no permalink with that id).
 /// - [`ServiceError::Gone`]: it was there and was deleted (a permalink whose runs went).
@@ -130,6 +136,10 @@ pub enum ServiceError {
         field: &'static str,
         message: String,
     },
+    /// Content that cannot be accepted (a file that does not parse): 422, with its file, line
+    /// or field.
+    #[error("{0}")]
+    Unprocessable(#[from] crate::ingest::IngestError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]

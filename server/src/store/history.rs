@@ -669,7 +669,7 @@ async fn machine_id(tx: &mut super::sql::Tx, name: &str) -> StoreResult<Option<i
 mod tests {
     use super::*;
     use crate::ingest::history::CommitDetail;
-    use crate::store::bisect::tests::bisection;
+    use crate::store::bisection::tests::bisection;
     use crate::store::testdb::TestDb;
     use crate::store::tests::{runs_csv, upload_csv};
     use app::bisection::BisectionState;

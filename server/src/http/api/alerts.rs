@@ -7,8 +7,7 @@ use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use app::alerts::{AlertFilter, AlertPage, AlertPatch, AlertSummary, MAX_NOTE};
-use app::label::Label;
+use app::alerts::{AlertFilter, AlertPage, AlertPatch, AlertSummary};
 
 use super::extract::{ApiJson, ApiQuery};
 use crate::http::auth::Principal;
@@ -43,72 +42,6 @@ pub async fn show(
         .ok_or_else(|| ApiError::NotFound(format!("no alert summary {id}")))
 }
 
-/// Checks a triage change; shared by the API and the page's server function.
-pub fn check_patch(patch: &AlertPatch) -> Result<AlertPatch, ApiError> {
-    let mut patch = patch.clone();
-    if patch.status.is_none()
-        && patch.note.is_none()
-        && patch.assignee.is_none()
-        && patch.fixed_by.is_none()
-    {
-        return Err(ApiError::BadRequest(
-            "nothing to change: give status, note, assignee or fixed_by".into(),
-        ));
-    }
-    if let Some(note) = &mut patch.note {
-        if note.chars().count() > MAX_NOTE {
-            return Err(ApiError::BadRequest(format!(
-                "note is longer than {MAX_NOTE} characters"
-            )));
-        }
-        *note = note
-            .chars()
-            .filter(|c| !c.is_control() || *c == '\n')
-            .collect::<String>()
-            .trim()
-            .to_owned();
-    }
-    if let Some(a) = &mut patch.assignee {
-        if !a.trim().is_empty() {
-            *a = Label::parse(a)
-                .map_err(|e| ApiError::BadRequest(format!("assignee {e}")))?
-                .as_str()
-                .to_owned();
-        } else {
-            a.clear();
-        }
-    }
-    if patch.status == Some(app::alerts::AlertStatus::AwaitingConfirmation) {
-        return Err(ApiError::BadRequest(
-            "status awaiting-confirmation is Perfline's to set, when it finds a step".into(),
-        ));
-    }
-    if patch.fixed_by.is_some() && patch.status != Some(app::alerts::AlertStatus::Fixed) {
-        return Err(ApiError::BadRequest(
-            "fixed_by goes with status fixed".into(),
-        ));
-    }
-    Ok(patch)
-}
-
-/// Applies a checked triage change as `actor`.
-pub async fn triage(
-    state: &AppState,
-    id: i64,
-    patch: &AlertPatch,
-    actor: &str,
-) -> Result<AlertSummary, ApiError> {
-    let patch = check_patch(patch)?;
-    let summary = state
-        .store
-        .triage_alert(id, &patch, actor)
-        .await?
-        .map_err(ApiError::BadRequest)?
-        .ok_or_else(|| ApiError::NotFound(format!("no alert summary {id}")))?;
-    state.wakers.events.notify_one();
-    Ok(summary)
-}
-
 /// `PATCH /api/v1/alerts/{id}` `{"status", "note", "assignee", "fixed_by"}` (scope `mark`).
 #[utoipa::path(patch, path = "/alerts/{id}", tag = "alerts", security(("bearer" = ["mark"]), ("session" = ["mark"])), params(("id" = i64, Path, description = "The summary")), request_body = AlertPatch,
     responses((status = 200, description = "The summary after triage", body = AlertSummary), crate::http::api::openapi::Errors))]
@@ -118,7 +51,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     ApiJson(patch): ApiJson<AlertPatch>,
 ) -> ApiResult<Json<AlertSummary>> {
-    Ok(Json(triage(&state, id, &patch, principal.actor()).await?))
+    Ok(Json(state.triage(id, &patch, principal.actor()).await?))
 }
 
 #[derive(Debug, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
@@ -170,68 +103,10 @@ pub async fn put_rules(
 #[utoipa::path(get, path = "/alerts.atom", tag = "alerts", security((), ("bearer" = ["read"]), ("session" = ["read"])),
     responses((status = 200, description = "The newest 50 summaries as an Atom feed", content_type = "application/atom+xml", body = String), crate::http::api::openapi::Errors))]
 pub async fn atom(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
-    use atom_syndication::{Content, Entry, Feed, Link, Person, Text};
-    let filter = crate::services::alerts::parse_filter(&AlertFilter::default())?;
-    let page = state.store.alert_summaries(&filter).await?;
-    let origin = super::origin(&state, &headers);
-    let time = |t: &str| atom_syndication::FixedDateTime::parse_from_rfc3339(t).unwrap_or_default();
-    let entries: Vec<Entry> = page
-        .summaries
-        .iter()
-        .map(|s| {
-            let links = crate::services::alerts::mail::Links::new(&origin, s);
-            let mut text = format!("Status: {}\n\n", s.status);
-            text.push_str(&crate::services::alerts::mail::alert_table(s));
-            text.push_str(&format!("\nTo bisect: {}\n", s.bisect()));
-            Entry {
-                id: format!("{origin}/alerts?id={}", s.id),
-                title: Text::plain(s.subject()),
-                updated: time(&s.updated_at),
-                published: Some(time(&s.created_at)),
-                links: vec![Link {
-                    href: links.alert,
-                    rel: "alternate".into(),
-                    ..Link::default()
-                }],
-                content: Some(Content {
-                    value: Some(text),
-                    content_type: Some("text".into()),
-                    ..Content::default()
-                }),
-                ..Entry::default()
-            }
-        })
-        .collect();
-    let feed = Feed {
-        id: format!("{origin}/alerts.atom"),
-        title: Text::plain("Perfline alerts"),
-        updated: page
-            .summaries
-            .first()
-            .map(|s| time(&s.updated_at))
-            .unwrap_or_default(),
-        authors: vec![Person {
-            name: "Perfline".into(),
-            ..Person::default()
-        }],
-        links: vec![
-            Link {
-                href: format!("{origin}/alerts.atom"),
-                rel: "self".into(),
-                ..Link::default()
-            },
-            Link {
-                href: format!("{origin}/alerts"),
-                rel: "alternate".into(),
-                ..Link::default()
-            },
-        ],
-        entries,
-        ..Feed::default()
-    };
+    let feed = state.alerts_feed(&super::origin(&state, &headers)).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/atom+xml; charset=utf-8")],
-        feed.to_string(),
+        feed,
     )
         .into_response())
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! Bisections Perfline drives (`services::bisect`): start one (`mark`), list and read them,
+//! Bisections Perfline drives (`services::bisection`): start one (`mark`), list and read them,
 //! ask what to run next (`upload`: a robot's question, which hands the runs out), read its
 //! `git bisect log`, cancel it (`mark`).
 

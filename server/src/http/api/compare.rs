@@ -13,7 +13,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use app::compare::lkp_text;
 use app::label::{empty_as_none, Bounded, Kernels, Label, Metric, PermalinkId};
 use app::mmtests::mmtests_text;
 use app::types::CompareQuery;
@@ -22,7 +21,7 @@ use super::extract::ApiQuery;
 
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::services::compare::{samples_csv, Asker, Computed, TreeReport, MAX_TREE_CELLS};
+use crate::services::compare::{Asker, Body, Computed, TreeReport, View, MAX_TREE_CELLS};
 use crate::AppState;
 
 /// The shapes a comparison comes in.
@@ -164,11 +163,68 @@ pub struct CompareParams {
     offset: Option<usize>,
 }
 
-/// How long the permalinks a principal's comparisons make are kept.
-pub fn asker(principal: &Principal) -> Asker {
-    match principal {
-        Principal::Anonymous => Asker::Anonymous,
-        Principal::Open | Principal::Token { .. } => Asker::Known,
+impl CompareParams {
+    /// The question asked (kernels, columns across machines or configurations, or commits)
+    /// and how to show its answer.
+    fn split(self) -> ApiResult<(CompareQuery, ViewParams)> {
+        let missing = |name: &str| {
+            ApiError::BadRequest(format!(
+            "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
+        ))
+        };
+        let columns = match (self.columns, self.commits) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::BadRequest(
+                    "give columns=... or commits=BASE,HEAD, not both".into(),
+                ))
+            }
+            (None, Some(commits)) => Some(
+                Kernels::try_from(
+                    commits
+                        .into_labels()
+                        .iter()
+                        .map(|c| format!("commit={c}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
+                .map_err(|e| ApiError::BadRequest(format!("commits {e}")))?,
+            ),
+            (columns, None) => columns,
+        };
+        let query = match (self.kernels, columns) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::BadRequest(
+                    "give kernels=K0,K1, or columns=K0@M0,K1@M1 or commits=BASE,HEAD, not both"
+                        .into(),
+                ))
+            }
+            (None, Some(columns)) => CompareQuery::new(
+                self.benchmark.ok_or_else(|| missing("benchmark"))?,
+                self.machine,
+                columns.into_labels(),
+                self.metric,
+                true,
+            ),
+            (kernels, None) => CompareQuery::new(
+                self.benchmark.ok_or_else(|| missing("benchmark"))?,
+                Some(self.machine.ok_or_else(|| missing("machine"))?),
+                kernels.ok_or_else(|| missing("kernels"))?.into_labels(),
+                self.metric,
+                false,
+            ),
+        }
+        .map_err(ApiError::BadRequest)?;
+        let view = ViewParams {
+            format: self.format,
+            style: self.style,
+            all: self.all,
+            ratio: self.ratio,
+            precision: self.precision,
+            chart: self.chart,
+            detect: self.detect,
+            advice: self.advice,
+        };
+        Ok((query, view))
     }
 }
 
@@ -218,73 +274,19 @@ pub async fn compare(
     uri: Uri,
     ApiQuery(q): ApiQuery<CompareParams>,
 ) -> ApiResult<Response> {
-    let missing = |name: &str| {
-        ApiError::BadRequest(format!(
-            "{name} is required: /api/v1/compare?benchmark=B&machine=M&kernels=K0,K1 (K0 is the baseline)"
-        ))
-    };
-    let columns = match (q.columns, q.commits) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::BadRequest(
-                "give columns=... or commits=BASE,HEAD, not both".into(),
-            ))
-        }
-        (None, Some(commits)) => Some(
-            Kernels::try_from(
-                commits
-                    .into_labels()
-                    .iter()
-                    .map(|c| format!("commit={c}"))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            )
-            .map_err(|e| ApiError::BadRequest(format!("commits {e}")))?,
-        ),
-        (columns, None) => columns,
-    };
-    let query = match (q.kernels, columns) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::BadRequest(
-                "give kernels=K0,K1, or columns=K0@M0,K1@M1 or commits=BASE,HEAD, not both".into(),
-            ))
-        }
-        (None, Some(columns)) => CompareQuery::new(
-            q.benchmark.ok_or_else(|| missing("benchmark"))?,
-            q.machine,
-            columns.into_labels(),
-            q.metric,
-            true,
-        ),
-        (kernels, None) => CompareQuery::new(
-            q.benchmark.ok_or_else(|| missing("benchmark"))?,
-            Some(q.machine.ok_or_else(|| missing("machine"))?),
-            kernels.ok_or_else(|| missing("kernels"))?.into_labels(),
-            q.metric,
-            false,
-        ),
-    }
-    .map_err(ApiError::BadRequest)?;
-    let view = ViewParams {
-        format: q.format,
-        style: q.style,
-        all: q.all,
-        ratio: q.ratio,
-        precision: q.precision,
-        chart: q.chart,
-        detect: q.detect,
-        advice: q.advice,
-    };
+    let offset = q.offset;
+    let (query, view) = q.split()?;
     let shape = shape_of(&view, &headers, Shape::Json)?;
-    let asker = asker(&principal);
+    let asker = principal.asker();
     if query.benchmark.as_str() == "*" {
         let tree = Tree {
-            offset: q.offset.unwrap_or(0),
+            offset: offset.unwrap_or(0),
             query: uri.query().unwrap_or_default(),
             asker,
         };
         return whole_tree(&state, query, shape, &view, &headers, tree).await;
     }
-    if q.offset.is_some() {
+    if offset.is_some() {
         return Err(ApiError::BadRequest(
             "offset pages a whole-tree report (benchmark=*); one benchmark's comparison has no pages".into(),
         ));
@@ -441,127 +443,162 @@ fn render_tree(
     origin: &str,
     rest: Option<&Rest>,
 ) -> ApiResult<(&'static str, Bytes)> {
-    let table = |c: &app::compare::Comparison| {
-        if ratio {
+    let page = TreePage {
+        report,
+        ratio,
+        origin,
+        rest,
+    };
+    match shape {
+        Shape::Json | Shape::Html => Ok(("application/json", page.json()?)),
+        Shape::Text => Ok(("text/plain; charset=utf-8", page.text().into())),
+        Shape::Document => Ok(("text/html; charset=utf-8", page.document().into())),
+        Shape::Csv | Shape::Svg => Err(ApiError::BadRequest(
+            "a whole-tree report (benchmark=*) is text, JSON or an offline HTML document (format=text|json|html)".into(),
+        )),
+    }
+}
+
+/// A page of a whole tree and how to show it.
+struct TreePage<'a> {
+    report: &'a TreeReport,
+    ratio: bool,
+    origin: &'a str,
+    rest: Option<&'a Rest>,
+}
+
+impl TreePage<'_> {
+    /// A section's table: mmtests', or its ratio view.
+    fn table(&self, c: &app::compare::Comparison) -> String {
+        if self.ratio {
             app::mmtests::ratio_text(c)
         } else {
             mmtests_text(c)
         }
-    };
-    let link = |c: &app::compare::Comparison| {
+    }
+
+    /// A section's permalink.
+    fn link(&self, c: &app::compare::Comparison) -> String {
         c.permalink
             .as_ref()
-            .map(|id| format!("{origin}/c/{id}"))
+            .map(|id| format!("{}/c/{id}", self.origin))
             .unwrap_or_default()
-    };
-    let (content_type, body): (&str, Bytes) = match shape {
-        Shape::Json | Shape::Html => {
-            let answer = TreeJson {
-                query: &report.query,
-                sections: report
-                    .sections
-                    .iter()
-                    .map(|c| {
-                        let c = &c.comparison;
-                        if ratio {
-                            SectionJson::Ratios {
-                                benchmark: &c.query.benchmark,
-                                permalink: &c.permalink,
-                                ratios: app::mmtests::ratios(c),
-                            }
-                        } else {
-                            SectionJson::Comparison {
-                                benchmark: &c.query.benchmark,
-                                comparison: c,
-                            }
+    }
+
+    fn json(&self) -> ApiResult<Bytes> {
+        let TreePage {
+            report,
+            ratio,
+            rest,
+            ..
+        } = *self;
+        let answer = TreeJson {
+            query: &report.query,
+            sections: report
+                .sections
+                .iter()
+                .map(|c| {
+                    let c = &c.comparison;
+                    if ratio {
+                        SectionJson::Ratios {
+                            benchmark: &c.query.benchmark,
+                            permalink: &c.permalink,
+                            ratios: app::mmtests::ratios(c),
                         }
-                    })
-                    .collect(),
-                left_out: report
-                    .left_out
-                    .iter()
-                    .map(|(b, why)| LeftOut {
-                        benchmark: b,
-                        reason: why,
-                    })
-                    .collect(),
-                page: PageJson {
-                    offset: report.offset,
-                    benchmarks: report.benchmarks,
-                    sections: report.sections.len(),
-                    cells: report.cells,
-                    max_cells: MAX_TREE_CELLS,
-                },
-                more: rest.map(|r| MoreJson {
-                    offset: r.offset,
-                    benchmarks: &r.benchmarks,
-                    next: &r.next,
-                    alone: &r.alone,
-                }),
-            };
-            (
-                "application/json",
-                serde_json::to_vec(&answer)
-                    .map_err(anyhow::Error::from)?
-                    .into(),
-            )
+                    } else {
+                        SectionJson::Comparison {
+                            benchmark: &c.query.benchmark,
+                            comparison: c,
+                        }
+                    }
+                })
+                .collect(),
+            left_out: report
+                .left_out
+                .iter()
+                .map(|(b, why)| LeftOut {
+                    benchmark: b,
+                    reason: why,
+                })
+                .collect(),
+            page: PageJson {
+                offset: report.offset,
+                benchmarks: report.benchmarks,
+                sections: report.sections.len(),
+                cells: report.cells,
+                max_cells: MAX_TREE_CELLS,
+            },
+            more: rest.map(|r| MoreJson {
+                offset: r.offset,
+                benchmarks: &r.benchmarks,
+                next: &r.next,
+                alone: &r.alone,
+            }),
+        };
+        Ok(serde_json::to_vec(&answer)
+            .map_err(anyhow::Error::from)?
+            .into())
+    }
+
+    /// As compare-kernels.sh reports a tree (a blank line, the benchmark's name, its table, a
+    /// blank line), then the permalinks and what was left out.
+    fn text(&self) -> String {
+        let TreePage { report, rest, .. } = *self;
+        let mut text = String::new();
+        for c in &report.sections {
+            let c = &c.comparison;
+            text.push_str(&format!("\n{}\n{}\n", c.query.benchmark, self.table(c)));
         }
-        Shape::Text => {
-            // compare-kernels.sh: a blank line, the benchmark's name, its table, a blank line.
-            let mut text = String::new();
-            for c in &report.sections {
-                let c = &c.comparison;
-                text.push_str(&format!("\n{}\n{}\n", c.query.benchmark, table(c)));
-            }
-            text.push_str("\nPermalinks:\n");
-            for c in &report.sections {
-                let c = &c.comparison;
-                text.push_str(&format!("  {}: {}\n", c.query.benchmark, link(c)));
-            }
-            for (b, why) in &report.left_out {
-                text.push_str(&format!("Left out {b}: {why}\n"));
-            }
-            if let Some(rest) = rest {
-                text.push('\n');
-                text.push_str(&rest.text(report));
-            }
-            ("text/plain; charset=utf-8", text.into())
+        text.push_str("\nPermalinks:\n");
+        for c in &report.sections {
+            let c = &c.comparison;
+            text.push_str(&format!("  {}: {}\n", c.query.benchmark, self.link(c)));
         }
-        Shape::Document => {
-            use crate::http::offline::{document, Part};
-            let q = &report.query;
-            let kernels = q.kernels.iter().map(Label::as_str).collect::<Vec<_>>().join(" vs ");
-            let mut parts = vec![Part::Facts(vec![
-                ("machine".to_owned(), q.machine_name().to_owned()),
-                ("kernels".to_owned(), kernels.clone()),
-                ("benchmarks".to_owned(), report.sections.len().to_string()),
-            ])];
-            for c in &report.sections {
-                let c = &c.comparison;
-                parts.push(Part::Heading(c.query.benchmark.to_string()));
-                parts.push(Part::Pre(table(c)));
-                parts.push(Part::Link("Permalink".into(), link(c)));
-            }
-            for (b, why) in &report.left_out {
-                parts.push(Part::Paragraph(format!("Left out {b}: {why}")));
-            }
-            if let Some(rest) = rest {
-                parts.push(Part::Heading("Left out of this report".into()));
-                parts.push(Part::Pre(rest.text(report)));
-                parts.push(Part::Link("Next page".into(), rest.next.clone()));
-            }
-            (
-                "text/html; charset=utf-8",
-                document(&format!("{} on {}: {kernels}", "Every benchmark", q.machine_name()), &parts).into(),
-            )
+        for (b, why) in &report.left_out {
+            text.push_str(&format!("Left out {b}: {why}\n"));
         }
-        Shape::Csv | Shape::Svg => {
-            return Err(ApiError::BadRequest(
-                "a whole-tree report (benchmark=*) is text, JSON or an offline HTML document (format=text|json|html)".into(),
-            ))
+        if let Some(rest) = rest {
+            text.push('\n');
+            text.push_str(&rest.text(report));
         }
-    };
-    Ok((content_type, body))
+        text
+    }
+
+    /// The offline HTML document: each benchmark's table and permalink, and what was left out.
+    fn document(&self) -> String {
+        use crate::http::offline::{document, Part};
+        let TreePage { report, rest, .. } = *self;
+        let q = &report.query;
+        let kernels = q
+            .kernels
+            .iter()
+            .map(Label::as_str)
+            .collect::<Vec<_>>()
+            .join(" vs ");
+        let mut parts = vec![Part::Facts(vec![
+            ("machine".to_owned(), q.machine_name().to_owned()),
+            ("kernels".to_owned(), kernels.clone()),
+            ("benchmarks".to_owned(), report.sections.len().to_string()),
+        ])];
+        for c in &report.sections {
+            let c = &c.comparison;
+            parts.push(Part::Heading(c.query.benchmark.to_string()));
+            parts.push(Part::Pre(self.table(c)));
+            parts.push(Part::Link("Permalink".into(), self.link(c)));
+        }
+        for (b, why) in &report.left_out {
+            parts.push(Part::Paragraph(format!("Left out {b}: {why}")));
+        }
+        if let Some(rest) = rest {
+            parts.push(Part::Heading("Left out of this report".into()));
+            parts.push(Part::Pre(rest.text(report)));
+            parts.push(Part::Link("Next page".into(), rest.next.clone()));
+        }
+        document(
+            &format!("{} on {}: {kernels}", "Every benchmark", q.machine_name()),
+            &parts,
+        )
+    }
 }
 
 /// `GET /c/{id}` for everything but HTML (which the page renders).
@@ -607,8 +644,7 @@ pub fn wants_document(query: Option<&str>, headers: &HeaderMap) -> bool {
     has_format || negotiate(headers, Shape::Html) != Shape::Html
 }
 
-/// The answer in `shape`, rendered once per comparison and options (a hot comparison or
-/// permalink is served from memory), SVG on a blocking thread within the heavy-work limit.
+/// The answer in `shape`, as the service renders it (once per comparison and options).
 async fn respond(
     state: &AppState,
     computed: Arc<Computed>,
@@ -616,116 +652,22 @@ async fn respond(
     view: &ViewParams,
     headers: &HeaderMap,
 ) -> ApiResult<Response> {
-    let text_style = text_style(view)?;
-    let all = flag("all", &view.all)?;
-    let ratio = flag("ratio", &view.ratio)?;
-    let advice = flag("advice", &view.advice)?;
-    let detect = detect(view)?;
+    let view = checked_view(view)?;
     let origin = super::origin(state, headers);
-    let key = match shape {
-        Shape::Json | Shape::Html => format!("json {ratio} {detect}"),
-        Shape::Text => format!("text {text_style} {all} {ratio} {origin} {advice} {detect}"),
-        Shape::Csv => "csv".to_owned(),
-        Shape::Svg => format!("svg {:?}", view.chart),
-        Shape::Document => format!("html {origin}"),
+    let (body, content_type) = match shape {
+        Shape::Json | Shape::Html => (Body::Json, "application/json"),
+        Shape::Text => (Body::Text, "text/plain; charset=utf-8"),
+        Shape::Csv => (Body::Csv, "text/csv; charset=utf-8"),
+        Shape::Svg => (Body::Svg, "image/svg+xml"),
+        Shape::Document => (
+            Body::Document(comparison_document),
+            "text/html; charset=utf-8",
+        ),
     };
-    let body = match state.metrics.cache("compare_body", computed.body(&key)) {
-        Some(body) => body,
-        None => {
-            // Advice about another change than the default is computed again.
-            let readvised;
-            let c = if detect == app::noise::DEFAULT_DETECT {
-                &computed.comparison
-            } else {
-                let mut c = computed.comparison.clone();
-                crate::domain::noise::readvise(&mut c.rows, detect);
-                readvised = c;
-                &readvised
-            };
-            let render = tracing::info_span!("render", shape = ?shape);
-            let body: Bytes = crate::services::heavy::stage(render, async {
-                Ok::<Bytes, ApiError>(match shape {
-                    Shape::Json | Shape::Html if ratio => serde_json::to_vec(&serde_json::json!({
-                        "query": c.query, "precision": c.precision, "permalink": c.permalink,
-                        "ratios": app::mmtests::ratios(c),
-                    }))
-                    .map_err(anyhow::Error::from)?
-                    .into(),
-                    Shape::Json | Shape::Html => {
-                        serde_json::to_vec(c).map_err(anyhow::Error::from)?.into()
-                    }
-                    Shape::Text => {
-                        let mut text = if text_style && !all {
-                            // lkp-tests' own rules and layout, from the runs' samples.
-                            let text = crate::analysis::stats::lkp_text(&c.query, &computed.series);
-                            if text.is_empty() {
-                                "No metric changed by lkp-tests' rules.\n".to_owned()
-                            } else {
-                                text
-                            }
-                        } else if text_style {
-                            lkp_text(c, all)
-                        } else if ratio {
-                            app::mmtests::ratio_text(c)
-                        } else {
-                            mmtests_text(c)
-                        };
-                        if advice {
-                            text.push_str(&app::compare::advice_text(&c.rows, detect));
-                        }
-                        if let Some(id) = &c.permalink {
-                            text.push_str(&format!("\nPermalink: {origin}/c/{id}\n"));
-                        }
-                        // Under the permalink: what else differs (the table above stays mmtests').
-                        let baseline = c.query.kernels.first().map_or("", Label::as_str);
-                        let facts = app::facts::text(baseline, &c.facts);
-                        if !facts.is_empty() {
-                            text.push('\n');
-                            text.push_str(&facts);
-                        }
-                        text.into()
-                    }
-                    Shape::Csv => samples_csv(&computed)?.into(),
-                    Shape::Document => {
-                        let svg = {
-                            let computed = computed.clone();
-                            state
-                                .heavy
-                                .run(move || {
-                                    crate::analysis::chart::svg(&computed.comparison, None)
-                                })
-                                .await??
-                        };
-                        comparison_document(c, &origin, svg).into()
-                    }
-                    Shape::Svg => {
-                        let (computed, chart) = (computed.clone(), view.chart.clone());
-                        state
-                            .heavy
-                            .run(move || {
-                                crate::analysis::chart::svg(
-                                    &computed.comparison,
-                                    chart.as_ref().map(Label::as_str),
-                                )
-                            })
-                            .await??
-                            .into()
-                    }
-                })
-            })
-            .await?;
-            computed.keep_body(key, body.clone());
-            body
-        }
-    };
-    let content_type = match shape {
-        Shape::Json | Shape::Html => "application/json",
-        Shape::Text => "text/plain; charset=utf-8",
-        Shape::Csv => "text/csv; charset=utf-8",
-        Shape::Svg => "image/svg+xml",
-        Shape::Document => "text/html; charset=utf-8",
-    };
-    let mut response = ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    let bytes = state
+        .comparison_body(&computed, body, &view, &origin)
+        .await?;
+    let mut response = ([(header::CONTENT_TYPE, content_type)], bytes).into_response();
     if shape == Shape::Csv {
         response.headers_mut().insert(
             header::CONTENT_DISPOSITION,
@@ -733,6 +675,18 @@ async fn respond(
         );
     }
     Ok(response)
+}
+
+/// The view options of a request, checked, as the service takes them.
+fn checked_view(view: &ViewParams) -> ApiResult<View> {
+    Ok(View {
+        lkp: text_style(view)?,
+        all: flag("all", &view.all)?,
+        ratio: flag("ratio", &view.ratio)?,
+        advice: flag("advice", &view.advice)?,
+        detect: detect(view)?,
+        chart: view.chart.clone(),
+    })
 }
 
 /// The offline report of a comparison: what was compared, the chart, mmtests' table and
@@ -765,8 +719,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     if let Some(id) = &c.permalink {
         parts.push(Part::Link("Permalink".into(), format!("{origin}/c/{id}")));
     }
-    let baseline = q.kernels.first().map_or("", Label::as_str);
-    let facts = app::facts::text(baseline, &c.facts);
+    let facts = app::compare_text::facts(c);
     if !facts.is_empty() {
         parts.push(Part::Heading("What else differs".into()));
         parts.push(Part::Pre(facts));
@@ -775,7 +728,7 @@ fn comparison_document(c: &app::compare::Comparison, origin: &str, svg: String) 
     parts.push(Part::Heading("mmtests".into()));
     parts.push(Part::Pre(mmtests_text(c)));
     parts.push(Part::Heading("LKP".into()));
-    parts.push(Part::Pre(lkp_text(c, true)));
+    parts.push(Part::Pre(app::compare::lkp_approximation(c)));
     document(
         &format!(
             "{} on {}: {}",

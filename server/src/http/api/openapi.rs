@@ -47,21 +47,13 @@ pub enum TrendAnswer {
 /// `--print-ratio` view of it.
 #[derive(ToSchema)]
 #[serde(untagged)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a schema for the API description only, never built"
+)]
 pub enum CompareAnswer {
     Comparison(app::compare::Comparison),
-    Ratios(RatioAnswer),
-}
-
-/// `ratio=1`: the ratio of each kernel's mean to the baseline's, per row, with mmtests'
-/// summary rows.
-#[derive(ToSchema)]
-#[expect(dead_code, reason = "a description of the answer, never built")]
-pub struct RatioAnswer {
-    query: app::types::CompareQuery,
-    precision: usize,
-    permalink: Option<String>,
-    /// `[{kernels, direction, rows: [{label, cells: [{ratio, pct, normalised}]}], dmean, dmin, dmax, gmean}]`
-    ratios: Vec<serde_json::Value>,
+    Ratios(crate::services::compare::RatioAnswer<'static>),
 }
 
 /// A multipart upload: one or more `file` parts, and the upload's fields as parts.

@@ -17,7 +17,7 @@ use super::extract::{ApiJson, ApiQuery};
 use super::compare::{negotiate, Shape};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::services::trend::{parse_bisect_log, parse_git_log_detailed};
+use crate::services::trend::{change_line, parse_bisect_log, parse_git_log_detailed, Across, Body};
 use crate::AppState;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -75,7 +75,7 @@ pub async fn trend(
     let width = q.width.map_or(80, |w| w.get() as usize);
     let height = q.height.map_or(20, |h| h.get() as usize);
     if q.machines.is_some() || q.params.is_some() {
-        return several(state, q, shape).await;
+        return across(state, q, shape).await;
     }
     let query = TrendQuery {
         benchmark: q.benchmark.ok_or_else(|| missing("benchmark"))?,
@@ -84,186 +84,59 @@ pub async fn trend(
         param: q.param,
         history: q.history,
     };
-    let generation = state.store.generation().await?;
-    let shape_key = format!("{shape:?} {width}x{height}");
-    let content_type = match shape {
-        Shape::Text => "text/plain; charset=utf-8",
-        Shape::Svg => "image/svg+xml",
-        Shape::Document => "text/html; charset=utf-8",
-        _ => "application/json",
+    let (body, content_type) = match shape {
+        Shape::Text => (Body::Text, "text/plain; charset=utf-8"),
+        Shape::Svg => (Body::Svg, "image/svg+xml"),
+        Shape::Document => (Body::Document(trend_document), "text/html; charset=utf-8"),
+        _ => (Body::Json, "application/json"),
     };
     let start = std::time::Instant::now();
-    if let Some(body) = state.metrics.cache(
-        "trend_body",
-        state.trend_cache.get_body(&query, &shape_key, generation),
-    ) {
-        let timing = format!("cache;desc=hit, total;dur={:.2}", ms(start));
-        return Ok((
-            [
-                (header::CONTENT_TYPE, content_type.to_owned()),
-                (SERVER_TIMING, timing),
-            ],
-            body,
-        )
-            .into_response());
-    }
-    let trend = state.trend(query.clone()).await?;
-    let computed = ms(start);
-    let render = tracing::info_span!("render", shape = ?shape);
-    let body: Bytes = crate::services::heavy::stage(render, async {
-        Ok::<Bytes, ApiError>(match shape {
-            Shape::Text => {
-                let mut text = trend.ascii(width, height);
-                for c in &trend.change_points {
-                    text.push_str(&format!("change point: {}", change_line(c)));
-                }
-                text.push_str(&format!("noise: {}\n", trend.noise.sentence()));
-                if let Some(a) = &trend.advice {
-                    text.push_str(&format!("newest step: {}\n", a.sentence()));
-                }
-                text.into()
-            }
-            Shape::Svg => {
-                // Rendering is CPU work: a blocking thread within the heavy-work limit.
-                let trend = trend.clone();
-                state
-                    .heavy
-                    .run(move || crate::analysis::chart::trend_svg(&trend))
-                    .await??
-                    .into()
-            }
-            Shape::Document => {
-                let svg = {
-                    let trend = trend.clone();
-                    state
-                        .heavy
-                        .run(move || crate::analysis::chart::trend_svg(&trend))
-                        .await??
-                };
-                trend_document(&trend, svg, width, height).into()
-            }
-            _ => {
-                // ~460 bytes a point: sized once instead of doubling through megabytes.
-                let mut json = Vec::with_capacity(512 * trend.points.len() + 1024);
-                serde_json::to_writer(&mut json, &*trend).map_err(anyhow::Error::from)?;
-                json.into()
-            }
-        })
-    })
-    .await?;
-    state
-        .trend_cache
-        .put_body(query, shape_key, generation, body.clone());
+    let rendered = state.trend_body(query, body, width, height).await?;
     // The server's own time, for browsers' developer tools and the benchmark (a client's clock
     // also counts the transfer).
     let total = ms(start);
-    let timing = format!(
-        "trend;dur={computed:.2}, render;dur={:.2}, total;dur={total:.2}",
-        total - computed
-    );
-    Ok((
-        [
-            (header::CONTENT_TYPE, content_type.to_owned()),
-            (SERVER_TIMING, timing),
-        ],
-        body,
-    )
-        .into_response())
+    let timing = match rendered.trend_ms {
+        None => format!("cache;desc=hit, total;dur={total:.2}"),
+        Some(computed) => format!(
+            "trend;dur={computed:.2}, render;dur={:.2}, total;dur={total:.2}",
+            total - computed
+        ),
+    };
+    let headers = [
+        (header::CONTENT_TYPE, content_type.to_owned()),
+        (SERVER_TIMING, timing),
+    ];
+    Ok((headers, rendered.body).into_response())
 }
-
-use app::trend::MAX_SERIES;
 
 /// `machines=` or `params=`: several trends on one commit axis, as a JSON array of trends or one
 /// SVG chart (an ASCII chart shows one trend).
-async fn several(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
+async fn across(state: AppState, q: TrendParams, shape: Shape) -> ApiResult<Response> {
     let missing = |name: &str| ApiError::BadRequest(format!("{name} is required"));
     let benchmark = q.benchmark.ok_or_else(|| missing("benchmark"))?;
     let metric = q.metric.ok_or_else(|| missing("metric"))?;
-    let base = |machine: Label, param: Param| TrendQuery {
-        benchmark: benchmark.clone(),
-        machine,
-        metric: metric.clone(),
-        param,
-        history: q.history.clone(),
-    };
-    let (queries, by): (Vec<TrendQuery>, &str) = match (&q.machines, &q.params) {
+    let across = match (q.machines, q.params) {
         (Some(_), Some(_)) => {
             return Err(ApiError::BadRequest(
                 "give machines= or params=, not both: one chart shows one metric across machines or across params".into(),
             ))
         }
-        (Some(machines), None) => (
-            machines
-                .labels()
-                .iter()
-                .map(|machine| base(machine.clone(), q.param.clone()))
-                .collect(),
-            "machine",
-        ),
+        (Some(machines), None) => Across::Machines {
+            machines: machines.labels().to_vec(),
+            param: q.param,
+        },
         (None, Some(params)) => {
-            let machine = q.machine.clone().ok_or_else(|| missing("machine"))?;
-            let params: Vec<Param> = if params.trim() == app::trend::ALL_PARAMS {
-                let mut all: Vec<String> = state
-                    .store
-                    .trend_choices(&benchmark, &machine)
-                    .await?
-                    .into_iter()
-                    .filter(|(m, _)| *m == metric)
-                    .map(|(_, p)| p)
-                    .collect();
-                all.sort_by(|a, b| app::types::compare_params(a, b));
-                // Stored params were parsed at upload.
-                all.iter().filter_map(|p| Param::parse(p).ok()).collect()
-            } else {
-                params
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .map(|p| {
-                        Param::parse(p).map_err(|e| ApiError::BadRequest(format!("param {p:?} {e}")))
-                    })
-                    .collect::<Result<_, _>>()?
-            };
-            (
-                params
-                    .into_iter()
-                    .map(|param| base(machine.clone(), param))
-                    .collect(),
-                "param",
-            )
+            Across::params(q.machine.ok_or_else(|| missing("machine"))?, &params)?
         }
-        (None, None) => unreachable!("several() is called with machines= or params="),
+        (None, None) => unreachable!("across() is called with machines= or params="),
     };
-    if queries.is_empty() || queries.len() > MAX_SERIES {
-        return Err(ApiError::BadRequest(format!(
-            "one chart shows 1 to {MAX_SERIES} trends; this asks for {}",
-            queries.len()
-        )));
-    }
-    let mut trends = Vec::with_capacity(queries.len());
-    for query in queries {
-        trends.push(state.trend(query).await?);
-    }
+    let by_machine = matches!(across, Across::Machines { .. });
+    let trends = state
+        .trends_across(&benchmark, &metric, across, q.history.as_ref())
+        .await?;
     match shape {
         Shape::Svg => {
-            let by_machine = by == "machine";
-            let svg = state
-                .heavy
-                .run(move || {
-                    let series = trends
-                        .iter()
-                        .map(|t| {
-                            let name = if by_machine {
-                                t.query.machine.to_string()
-                            } else {
-                                format!("{} {}", t.query.metric, t.query.param)
-                            };
-                            (name, &**t)
-                        })
-                        .collect();
-                    crate::analysis::chart::trends_svg(series)
-                })
-                .await??;
+            let svg = state.trends_svg(trends, by_machine).await?;
             Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
         }
         Shape::Text | Shape::Document => Err(ApiError::BadRequest(
@@ -415,20 +288,6 @@ pub struct ReportParams {
     bad: CommitSha,
     /// `text` (default) or `html` (a self-contained file).
     format: Option<String>,
-}
-
-/// One change point as a line of text.
-fn change_line(c: &app::trend::TrendChange) -> String {
-    format!(
-        "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
-        c.verdict,
-        c.sha.as_deref().unwrap_or(&c.kernel),
-        c.kernel,
-        c.before,
-        c.after,
-        c.change_pct,
-        c.p_value
-    )
 }
 
 /// The offline report of a trend: the chart, the ASCII chart, the change points.

@@ -2,29 +2,26 @@
 //! `POST /api/v1/upload`: multipart form data or a raw body with query parameters.
 //!
 //! The body size is checked against the limit from Content-Length before anything is read, and
-//! again while reading (for chunked bodies). Everything is parsed before anything is stored,
-//! the files one after another within one [`ingest::Budget`] (runs, series, samples and
-//! inflated bytes are the upload's, not each file's); the store then writes the upload, its
-//! raw files and its runs in one transaction.
+//! again while reading (for chunked bodies). What happens to the files read is the upload
+//! service's ([`crate::services::upload`]); this answers JSON, text or, to a browser's form, a
+//! redirect to the upload's page.
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
-use sha2::{Digest, Sha256};
 
-use app::label::Direction;
 use app::types::UploadResponse;
 
 use crate::http::error::{ApiError, ApiResult};
-use crate::ingest::{self, IngestError, UploadMeta};
-use crate::store::{Inserted, NewFile, NewUpload};
+use crate::ingest::{IngestError, UploadMeta};
+use crate::services::upload::{UploadFile, Uploaded};
 use crate::AppState;
 
 struct Received {
     meta: UploadMeta,
-    files: Vec<(Option<String>, Bytes)>,
+    files: Vec<UploadFile>,
 }
 
 /// How the client wants the answer.
@@ -84,7 +81,7 @@ pub async fn upload(
 ) -> Response {
     let reply = reply_kind(&headers);
     match handle(&state, &principal, query.0, &headers, request, reply).await {
-        Ok((status, answer)) => respond(reply, status, answer, &super::origin(&state, &headers)),
+        Ok(uploaded) => respond(reply, uploaded, &super::origin(&state, &headers)),
         Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
         Err(e) => e.into_response(),
     }
@@ -109,7 +106,7 @@ async fn handle(
     headers: &HeaderMap,
     request: axum::extract::Request,
     reply: Reply,
-) -> ApiResult<(StatusCode, Answer)> {
+) -> ApiResult<Uploaded> {
     let limit = state.config.max_upload;
     if let Some(len) = headers
         .get(header::CONTENT_LENGTH)
@@ -151,7 +148,10 @@ async fn handle(
             files: vec![(None, body)],
         }
     };
-    store(state, received, principal.actor(), reply).await
+    let Received { meta, files } = received;
+    Ok(state
+        .upload(meta, files, principal.actor(), reply == Reply::Json)
+        .await?)
 }
 
 /// Raw bodies may be any text or archive; media that cannot be results are refused.
@@ -237,250 +237,17 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
     Ok(Received { meta, files })
 }
 
-/// An upload's answer, and its JSON already written when that is the reply wanted.
-struct Answer {
-    body: UploadResponse,
-    json: Option<Vec<u8>>,
-}
-
-async fn store(
-    state: &AppState,
-    received: Received,
-    actor: &str,
-    reply: Reply,
-) -> ApiResult<(StatusCode, Answer)> {
-    let Received { mut meta, files } = received;
-    if let Some(id) = meta.request {
-        let request = state.store.work_request(id).await?.ok_or_else(|| {
-            ApiError::BadRequest(format!(
-                "request={id}: there is no work request {id} (GET /api/v1/work lists them)"
-            ))
-        })?;
-        meta.answer(&request.request)?;
-    }
-    if let Some(id) = meta.bisection {
-        let b = state.store.bisection(id).await?.ok_or_else(|| {
-            ApiError::BadRequest(format!("bisection={id}: there is no bisection {id}"))
-        })?;
-        meta.for_bisection(id, &b.benchmark, &b.machine)?;
-    }
-    let uploaded_by = actor.to_owned();
-    // The alert rules that give metrics a direction, compiled once for the upload's series
-    // (rules were checked when they were stored).
-    let rule_directions: Vec<(crate::domain::alert_rule::Globs, Direction)> = state
-        .store
-        .alert_rules()
-        .await?
-        .into_iter()
-        .filter_map(|r| Some((r.globs()?, r.direction?)))
-        .collect();
-    // Parsing is CPU work: keep it off the async workers.
-    let parse_span = tracing::info_span!("parse", files = files.len());
-    let (parsed, directories) = crate::services::heavy::stage(parse_span, state
-        .heavy
-        .run(move || -> Result<_, IngestError> {
-            // Each file's SHA-256 beside the parse (an 800 KB tree's is half a millisecond
-            // the parse's tail would otherwise wait for).
-            let mut shas = Hashes::start(&files);
-            // One budget for the whole upload: its files' runs, series and samples, and what
-            // their archives inflate to, count together (in the order the files came).
-            let budget = ingest::Budget::for_upload(
-                files.iter().map(|(_, bytes)| bytes.len() as u64).sum(),
-            );
-            let mut digest = Sha256::new();
-            digest.update(meta.canonical().as_bytes());
-            let mut new_files = Vec::with_capacity(files.len());
-            let mut runs = Vec::new();
-            let mut directories = Vec::new();
-            let mut side: Vec<(String, String)> = Vec::new();
-            for (i, (name, bytes)) in files.into_iter().enumerate() {
-                if ingest::cancel::requested() {
-                    return Err(IngestError::new("the request was cancelled"));
-                }
-                let label = name.clone().unwrap_or_else(|| {
-                    if i == 0 {
-                        "request body".to_owned()
-                    } else {
-                        format!("file {i}")
-                    }
-                });
-                // A side file (LKP's job.yaml, a kernel config, lscpu...) says what the results
-                // of this upload ran on: its facts go to every run of the upload.
-                if let Some(facts) = name.as_deref().and_then(|n| ingest::facts::side_file(n, &bytes)) {
-                    if facts.len() + side.len() > ingest::facts::MAX_FACTS {
-                        return Err(IngestError::new(format!(
-                            "more than {} facts in the side files",
-                            ingest::facts::MAX_FACTS
-                        ))
-                        .in_file(&label));
-                    }
-                    side.extend(facts);
-                    let sha = shas.get(i);
-                    digest.update(sha.as_bytes());
-                    new_files.push(NewFile {
-                        name,
-                        format: "facts".to_owned(),
-                        sha256: sha,
-                        bytes,
-                    });
-                    continue;
-                }
-                let (format, mut file_runs, dirs) =
-                    ingest::parse_file_within(&bytes, meta.format, &meta, &budget)
-                        .map_err(|e| e.in_file(&label))?;
-                directories.extend(dirs);
-                for s in file_runs.iter_mut().flat_map(|r| r.skipped.iter_mut()) {
-                    *s = format!("{label}: {s}");
-                }
-                let sha = shas.get(i);
-                digest.update(sha.as_bytes());
-                new_files.push(NewFile {
-                    name,
-                    format: format.as_str().to_owned(),
-                    sha256: sha,
-                    bytes,
-                });
-                runs.extend(file_runs);
-            }
-            if runs.is_empty() {
-                return Err(IngestError::new(
-                    "only side files (job.yaml, kernel config, ...): upload them with the results they describe",
-                ));
-            }
-            // Directions the upload states win; then those of alert rules, for metrics
-            // that have none.
-            let stated: std::collections::HashMap<&str, Direction> = meta
-                .directions
-                .iter()
-                .map(|(m, d)| (m.as_str(), *d))
-                .collect();
-            if !stated.is_empty() || !rule_directions.is_empty() {
-                ingest::known::apply(&mut runs, |benchmark, metric, param, had| {
-                    if let Some(d) = stated.get(metric) {
-                        return Some(*d);
-                    }
-                    if had.is_known() {
-                        return None;
-                    }
-                    rule_directions
-                        .iter()
-                        .find(|(globs, _)| globs.matches(benchmark, metric, param))
-                        .map(|(_, d)| *d)
-                });
-            }
-            for run in &mut runs {
-                run.facts.extend(side.iter().cloned());
-            }
-            Ok((
-                NewUpload {
-                    digest: hex::encode(digest.finalize()),
-                    metadata: meta.canonical(),
-                    files: new_files,
-                    runs,
-                    mark: meta.mark,
-                    commit_time: meta.commit_time,
-                    uploaded_by,
-                    calibration: meta.calibration.as_ref().map(|c| c.as_str().to_owned()),
-                },
-                directories,
-            ))
-        }))
-        .await??;
-    let store_span = tracing::info_span!("store", runs = parsed.runs.len());
-    // The answer is built inside the storing transaction: once it commits, nothing more
-    // can fail, so a 201 is never lost to a database that goes away a moment later. Its
-    // JSON is written while the commit reaches the disk.
-    let skipped: Vec<String> = parsed
-        .runs
-        .iter()
-        .flat_map(|r| r.skipped.iter().cloned())
-        .collect();
-    let answered = |inserted: Inserted, detail: app::types::UploadDetail| {
-        let body = UploadResponse {
-            created: matches!(inserted, Inserted::Created(_)),
-            upload: detail.upload,
-            runs: detail.runs,
-            skipped,
-            directories,
-        };
-        // (An answer that cannot be written as JSON is written by `Json` in `respond`,
-        // which says why.)
-        let json = (reply == Reply::Json)
-            .then(|| serde_json::to_vec(&body).ok())
-            .flatten();
-        (inserted, Answer { body, json })
+fn respond(reply: Reply, uploaded: Uploaded, origin: &str) -> Response {
+    let Uploaded {
+        created,
+        answer: body,
+        json,
+    } = uploaded;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
     };
-    let (inserted, answer) = crate::services::heavy::stage(
-        store_span,
-        state.store.insert_upload_answered(&parsed, answered),
-    )
-    .await?;
-    let status = match inserted {
-        Inserted::Created(_) => {
-            state.metrics.uploads.inc();
-            let samples: usize = parsed
-                .runs
-                .iter()
-                .map(ingest::ParsedRun::sample_count)
-                .sum();
-            state.metrics.samples.inc_by(samples as u64);
-            StatusCode::CREATED
-        }
-        Inserted::Existing(_) => StatusCode::OK,
-    };
-    Ok((status, answer))
-}
-
-/// The SHA-256 (hex) of each file of an upload: worked out on a thread of their own when
-/// they are large enough for it to matter, else when asked for.
-enum Hashes {
-    Here(Vec<Bytes>),
-    Beside(std::thread::JoinHandle<Vec<String>>, Vec<Bytes>),
-    Done(Vec<String>),
-}
-
-impl Hashes {
-    /// Below this many bytes in all, a thread costs more than it saves.
-    const BESIDE: usize = 256 << 10;
-
-    fn start(files: &[(Option<String>, Bytes)]) -> Hashes {
-        let bytes: Vec<Bytes> = files.iter().map(|(_, b)| b.clone()).collect();
-        if bytes.iter().map(Bytes::len).sum::<usize>() < Self::BESIDE {
-            return Hashes::Here(bytes);
-        }
-        let theirs = bytes.clone();
-        match std::thread::Builder::new()
-            .name("upload-sha256".into())
-            .spawn(move || Self::hash(&theirs))
-        {
-            Ok(handle) => Hashes::Beside(handle, bytes),
-            Err(_) => Hashes::Here(bytes),
-        }
-    }
-
-    fn hash(bytes: &[Bytes]) -> Vec<String> {
-        bytes
-            .iter()
-            .map(|b| hex::encode(Sha256::digest(b)))
-            .collect()
-    }
-
-    /// File `i`'s hash.
-    fn get(&mut self, i: usize) -> String {
-        let done = match std::mem::replace(self, Hashes::Done(Vec::new())) {
-            Hashes::Here(bytes) => Self::hash(&bytes),
-            // (A thread that cannot have panicked; if it did, the hashes are made here.)
-            Hashes::Beside(handle, bytes) => handle.join().unwrap_or_else(|_| Self::hash(&bytes)),
-            Hashes::Done(done) => done,
-        };
-        let sha = done[i].clone();
-        *self = Hashes::Done(done);
-        sha
-    }
-}
-
-fn respond(reply: Reply, status: StatusCode, answer: Answer, origin: &str) -> Response {
-    let Answer { body, json } = answer;
     match reply {
         Reply::Json => {
             let location = body.upload.url.clone();
@@ -494,6 +261,8 @@ fn respond(reply: Reply, status: StatusCode, answer: Answer, origin: &str) -> Re
                     json,
                 )
                     .into_response(),
+                // (An answer the service could not write as JSON is written by `Json`, which
+                // says why.)
                 None => (status, [(header::LOCATION, location)], Json(body)).into_response(),
             }
         }

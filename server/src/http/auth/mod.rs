@@ -69,6 +69,16 @@ impl Principal {
             Principal::Token { name, .. } => name,
         }
     }
+
+    /// Who asks for a comparison, which says how long the permalinks it makes are kept: a
+    /// reader without a token makes one of the bounded anonymous ones.
+    pub fn asker(&self) -> crate::services::compare::Asker {
+        use crate::services::compare::Asker;
+        match self {
+            Principal::Anonymous => Asker::Anonymous,
+            Principal::Open | Principal::Token { .. } => Asker::Known,
+        }
+    }
 }
 
 pub use crate::config::AuthMode;

@@ -6,13 +6,16 @@
 //! an `alert_event` → [`notify::run_notifier`] (renders each event once per channel into the
 //! `outbox`) → [`notify::run_deliverer`] (webhook POSTs, SMTP) with retries. Every arrow is a
 //! table written in one transaction with what caused it, so a server that stops anywhere
-//! resumes where it was when it starts again.
+//! resumes where it was when it starts again. A person's triage of a summary ([`triage`])
+//! adds an event of its own.
 
 pub mod confirm;
 pub mod detect;
 pub mod detector;
+pub mod feed;
 pub mod mail;
 pub mod notify;
+pub mod triage;
 
 use app::alerts::{AlertFilter, AlertStatus};
 use app::label::Label;

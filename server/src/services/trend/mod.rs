@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Trends as a service: the runs of one metric in commit order, their marks, and the change
 //! points. `build` is the pure computation, `cache` keeps computed trends and rendered bodies
-//! per store generation, `report` writes the LKP robot's regression mail; the parsers of
-//! `git log` and `git bisect log` are in `ingest::history`.
+//! per store generation, `answer` renders them (and puts several on one chart), `report`
+//! writes the LKP robot's regression mail; the parsers of `git log` and `git bisect log` are
+//! in `ingest::history`.
 
+mod answer;
 mod build;
 mod cache;
 mod report;
@@ -18,6 +20,7 @@ use crate::services::Services;
 pub use crate::ingest::history::{
     parse_bisect_log, parse_git_log, parse_git_log_detailed, BisectVerdicts, MAX_BISECT_VERDICTS,
 };
+pub use answer::{change_line, Across, Body, Rendered};
 pub use build::build;
 pub(crate) use build::names;
 pub use cache::TrendCache;
