@@ -111,7 +111,7 @@ impl CommitRef {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Alert {
     pub id: i64,
-    pub metric: String,
+    pub metric: crate::label::Metric,
     pub param: String,
     pub unit: Option<String>,
     pub direction: crate::label::Direction,
@@ -145,7 +145,7 @@ impl Alert {
     /// `metric` or `metric.param`, as trends title it.
     pub fn title(&self) -> String {
         if self.param.is_empty() {
-            self.metric.clone()
+            self.metric.to_string()
         } else {
             format!("{}.{}", self.metric, self.param)
         }
@@ -197,8 +197,8 @@ impl AlertEvent {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AlertSummary {
     pub id: i64,
-    pub benchmark: String,
-    pub machine: String,
+    pub benchmark: crate::label::Label,
+    pub machine: crate::label::Label,
     /// The last good and first bad points of the trend.
     pub good: CommitRef,
     pub bad: CommitRef,

@@ -568,7 +568,8 @@ fn list_10000(rt: &tokio::runtime::Runtime) {
                     between: Some(0),
                     alert: Alert {
                         id: 0,
-                        metric: "Throughput_Mbps".into(),
+                        metric: app::label::Metric::parse("Throughput_Mbps")
+                            .expect("a metric name"),
                         param: String::new(),
                         unit: Some("Mbps".into()),
                         direction: app::label::Direction::Higher,

@@ -117,9 +117,9 @@ impl Services {
             .unwrap_or((lead.after - lead.before).abs() / 10.0);
         Ok(StoredBisection {
             summary_id: Some(id),
-            benchmark: s.benchmark.clone(),
-            machine: s.machine.clone(),
-            metric: lead.metric.clone(),
+            benchmark: s.benchmark.to_string(),
+            machine: s.machine.to_string(),
+            metric: lead.metric.to_string(),
             param: lead.param.clone(),
             history,
             good,

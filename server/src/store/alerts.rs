@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use app::alerts::{Alert, AlertEvent, AlertPage, AlertPatch, AlertStatus, AlertSummary, CommitRef};
+use app::label::{Label, Metric};
 
 use super::error::decode;
 use super::sql::{query, query_as, sql, Builder, Row, Tx};
@@ -148,8 +149,10 @@ fn commit(kernel: String, sha: String) -> CommitRef {
 fn summary_row(r: &Row) -> StoreResult<AlertSummary> {
     Ok(AlertSummary {
         id: r.get(0),
-        benchmark: r.get(1),
-        machine: r.get(2),
+        benchmark: decode("alert_summary.benchmark", r.get(1), |s| {
+            Label::parse(s).ok()
+        })?,
+        machine: decode("alert_summary.machine", r.get(2), |s| Label::parse(s).ok())?,
         good: commit(r.get(3), r.get(4)),
         bad: commit(r.get(5), r.get(6)),
         history: r.get(7),
@@ -179,7 +182,7 @@ fn alert_row(r: &Row) -> StoreResult<(i64, Alert)> {
         r.get(1),
         Alert {
             id: r.get(0),
-            metric: r.get(2),
+            metric: decode("alert.metric", r.get(2), |s| Metric::parse(s).ok())?,
             param: r.get(3),
             unit: r.get(4),
             direction: decode("alert.direction", r.get(5), app::label::Direction::parse)?,
@@ -1220,7 +1223,7 @@ pub(super) mod tests {
             between: Some(0),
             alert: Alert {
                 id: 0,
-                metric: metric.into(),
+                metric: Metric::parse(metric).expect("a test's metric name"),
                 param: String::new(),
                 unit: None,
                 direction: Direction::Higher,

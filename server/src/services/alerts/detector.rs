@@ -214,6 +214,8 @@ async fn detect_jobs(
 /// A series with a trend to examine, and where its known alerts sit on it.
 struct Examined<'a> {
     job: &'a AlertJob,
+    /// The job's metric, as its trend query parsed it.
+    metric: Metric,
     settings: detect::Settings,
     trend: std::sync::Arc<Trend>,
     known: Vec<crate::store::KnownAlert>,
@@ -277,7 +279,15 @@ async fn examine(
         .series_alerts_of(&first.benchmark, &first.machine)
         .await?;
     let mut examined = Vec::with_capacity(watched.len());
-    for (Watched { job, settings, .. }, trend) in watched.into_iter().zip(trends) {
+    for (
+        Watched {
+            job,
+            settings,
+            query,
+        },
+        trend,
+    ) in watched.into_iter().zip(trends)
+    {
         let trend = match trend {
             Ok(t) => t,
             // Deleted since it was queued.
@@ -295,6 +305,7 @@ async fn examine(
         let known_at = known_points(state, &trend, &known).await?;
         examined.push(Examined {
             job,
+            metric: query.metric,
             settings,
             trend,
             known,
@@ -391,7 +402,7 @@ async fn alert_for(
         .iter()
         .map(|&(i, at)| (i, &e.known[at]))
         .collect();
-    let mut alert = new_alert(job, trend, step, means, &known_at);
+    let mut alert = new_alert(job, &e.metric, trend, step, means, &known_at);
     alert.run_sd = run_sd(trend, step);
     alert.confirm = settings.confirm.then(|| first_batch(step, alert.run_sd));
     // One step, one summary: a step of another metric found at a neighbouring commit (noise
@@ -453,6 +464,7 @@ pub fn first_batch(step: &detect::Step, run_sd: Option<f64>) -> u32 {
 
 fn new_alert(
     job: &AlertJob,
+    metric: &Metric,
     trend: &Trend,
     step: &detect::Step,
     means: &[f64],
@@ -501,7 +513,7 @@ fn new_alert(
         between,
         alert: Alert {
             id: 0,
-            metric: job.metric.clone(),
+            metric: metric.clone(),
             param: job.param.clone(),
             unit: trend.unit.clone(),
             direction: trend.direction,

@@ -711,10 +711,10 @@ async fn bisection_of(
 }
 
 fn report_query(summary: &app::alerts::AlertSummary) -> Option<app::trend::ReportQuery> {
-    use app::label::{CommitSha, Label};
+    use app::label::CommitSha;
     Some(app::trend::ReportQuery {
-        benchmark: Label::parse(&summary.benchmark).ok()?,
-        machine: Label::parse(&summary.machine).ok()?,
+        benchmark: summary.benchmark.clone(),
+        machine: summary.machine.clone(),
         base: CommitSha::parse(summary.good.sha.as_deref()?).ok()?,
         bad: CommitSha::parse(summary.bad.sha.as_deref()?).ok()?,
     })

@@ -105,17 +105,15 @@ impl Services {
             return Ok(Some(summary));
         };
         // Stored names were parsed at upload.
-        let (Ok(benchmark), Ok(machine), Ok(base), Ok(bad)) = (
-            Label::parse(&summary.benchmark),
-            Label::parse(&summary.machine),
+        let (Ok(base), Ok(bad)) = (
             app::label::CommitSha::parse(base),
             app::label::CommitSha::parse(bad),
         ) else {
             return Ok(Some(summary));
         };
         let q = ReportQuery {
-            benchmark,
-            machine,
+            benchmark: summary.benchmark.clone(),
+            machine: summary.machine.clone(),
             base,
             bad,
         };
