@@ -594,8 +594,8 @@ mod tests {
     fn summary(good: Option<&str>, bad: Option<&str>, between: Option<u32>) -> AlertSummary {
         AlertSummary {
             id: 1,
-            benchmark: "netperf".into(),
-            machine: "lkp-bdw-de1".into(),
+            benchmark: crate::label::Label::parse("netperf").unwrap(),
+            machine: crate::label::Label::parse("lkp-bdw-de1").unwrap(),
             good: CommitRef {
                 kernel: "v6.1".into(),
                 sha: good.map(Into::into),
@@ -622,7 +622,7 @@ mod tests {
             bisections: Vec::new(),
             alerts: vec![Alert {
                 id: 1,
-                metric: "Throughput_Mbps".into(),
+                metric: crate::label::Metric::parse("Throughput_Mbps").unwrap(),
                 param: String::new(),
                 unit: None,
                 direction: crate::label::Direction::Higher,
