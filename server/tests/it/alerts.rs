@@ -7,6 +7,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use app::alerts::{AlertPage, AlertStatus, AlertSummary, WorkKind, WorkList};
+use app::label::Direction;
 use perfline_server::http::auth::AuthMode;
 use serde_json::{json, Value};
 
@@ -204,33 +206,30 @@ async fn an_lkp_step_is_one_kpi_summary_with_the_changed_keys_alongside() {
         }
     }
     settle(&app).await;
-    let all = summaries(&app, "status=all").await;
-    assert_eq!(all.len(), 1, "{all:#?}");
-    let s = &all[0];
-    let metrics = alerted_metrics(s);
+    let all: AlertPage = app.get("/api/v1/alerts?status=all").await;
+    assert_eq!(all.summaries.len(), 1, "{all:#?}");
+    let s = &all.summaries[0];
+    let metrics: Vec<&str> = s.alerts.iter().map(|a| a.metric.as_str()).collect();
     assert_eq!(metrics, ["netperf.Throughput_Mbps"]);
-    assert_eq!(s["good"]["sha"], sha(22));
-    assert_eq!(s["bad"]["sha"], sha(24));
+    assert_eq!(s.good.sha.as_deref(), Some(sha(22).as_str()));
+    assert_eq!(s.bad.sha.as_deref(), Some(sha(24).as_str()));
     // The list stays light; one summary carries its supporting rows.
-    assert!(s.get("supporting").is_none());
-    let id = s["id"].as_i64().unwrap();
-    let (status, one) = app.get_json(&format!("/api/v1/alerts/{id}")).await;
-    assert_eq!(status, 200, "{one}");
-    let rows: Vec<(String, String, f64, bool)> = one["supporting"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no supporting rows: {one:#}"))
+    assert!(s.supporting.is_empty());
+    let one: AlertSummary = app.get(&format!("/api/v1/alerts/{}", s.id)).await;
+    let rows: Vec<(&str, Direction, f64, bool)> = one
+        .supporting
         .iter()
         .map(|r| {
             (
-                r["metric"].as_str().unwrap().to_owned(),
-                r["direction"].as_str().unwrap().to_owned(),
+                r.metric.as_str(),
+                r.direction,
                 // In percent to the nearest one (the noise moves it a little), else to 0.1.
-                if r["absolute"].as_bool().unwrap() {
-                    (r["change"].as_f64().unwrap() * 10.0).round() / 10.0
+                if r.absolute {
+                    (r.change * 10.0).round() / 10.0
                 } else {
-                    r["change"].as_f64().unwrap().round()
+                    r.change.round()
                 },
-                r["absolute"].as_bool().unwrap(),
+                r.absolute,
             )
         })
         .collect();
@@ -240,26 +239,21 @@ async fn an_lkp_step_is_one_kpi_summary_with_the_changed_keys_alongside() {
         rows,
         [
             (
-                "dmesg.WARNING:at_tcp_sendmsg".to_owned(),
-                "lower".to_owned(),
+                "dmesg.WARNING:at_tcp_sendmsg",
+                Direction::Lower,
                 100.0,
                 true
             ),
             (
-                "perf-profile.children.cycles-pp.tcp_sendmsg".to_owned(),
-                "unknown".to_owned(),
+                "perf-profile.children.cycles-pp.tcp_sendmsg",
+                Direction::Unknown,
                 2.5,
                 true
             ),
-            (
-                "proc-vmstat.nr_free_pages".to_owned(),
-                "unknown".to_owned(),
-                20.0,
-                false
-            ),
+            ("proc-vmstat.nr_free_pages", Direction::Unknown, 20.0, false),
         ]
     );
-    assert_eq!(one["supporting_total"], 3);
+    assert_eq!(one.supporting_total, 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -272,55 +266,50 @@ async fn a_step_in_robot_uploads_raises_one_summary_that_says_where_to_bisect() 
 
     upload_commit(&app, 30, 2345.0, None).await;
     settle(&app).await;
-    let all = summaries(&app, "status=all").await;
-    assert_eq!(all.len(), 1, "{all:?}");
+    let all: AlertPage = app.get("/api/v1/alerts?status=all").await;
+    assert_eq!(all.summaries.len(), 1, "{all:?}");
     // Found, but nobody is told before reruns of its two commits confirm it.
-    let s = &all[0];
-    assert_eq!(s["status"], "awaiting-confirmation");
-    assert!(s["confirmation"].is_null());
-    let requests = s["requests"].as_array().unwrap().clone();
-    assert_eq!(requests.len(), 2, "{s}");
-    let (status, work) = app.get_json("/api/v1/work?machine=lkp-bdw-de1").await;
-    assert_eq!(status, 200);
-    assert_eq!(work["requests"], json!(requests));
+    let s = &all.summaries[0];
+    assert_eq!(s.status, AlertStatus::AwaitingConfirmation);
+    assert!(s.confirmation.is_none());
+    let requests = &s.requests;
+    assert_eq!(requests.len(), 2, "{s:?}");
+    let work: WorkList = app.get("/api/v1/work?machine=lkp-bdw-de1").await;
+    assert_eq!(&work.requests, requests);
     let good = &requests[0];
-    assert_eq!(good["kind"], "confirm");
-    assert_eq!(good["alert"], s["id"]);
-    assert!(good["bisection"].is_null());
-    assert_eq!(good["benchmark"], "netperf");
-    assert_eq!(good["machine"], "lkp-bdw-de1");
-    assert_eq!(good["metric"], "Throughput_Mbps");
-    assert_eq!(good["param"], "");
-    assert_eq!(good["commit"], sha(22));
-    assert_eq!(requests[1]["commit"], sha(24));
-    let runs = good["runs"].as_u64().unwrap();
+    assert_eq!(good.kind, WorkKind::Confirm);
+    assert_eq!(good.alert, Some(s.id));
+    assert!(good.bisection.is_none());
+    assert_eq!(
+        (
+            good.benchmark.as_str(),
+            good.machine.as_str(),
+            good.metric.as_str(),
+            good.param.as_str()
+        ),
+        ("netperf", "lkp-bdw-de1", "Throughput_Mbps", "")
+    );
+    assert_eq!(good.commit, sha(22));
+    assert_eq!(requests[1].commit, sha(24));
+    let runs = u64::from(good.runs);
     assert!((2..=10).contains(&runs), "{runs}");
-    assert_eq!(good["received"], 0);
+    assert_eq!(good.received, 0);
     assert!(
-        good["reason"]
-            .as_str()
-            .unwrap()
-            .starts_with("confirm the -6.2 % step of netperf.Throughput_Mbps on lkp-bdw-de1: rerun the last good commit"),
-        "{good}"
+        good.reason.starts_with("confirm the -6.2 % step of netperf.Throughput_Mbps on lkp-bdw-de1: rerun the last good commit"),
+        "{good:?}"
     );
-    assert!(
-        app.get_json("/api/v1/work?machine=other").await.1["requests"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
-    let (_, one) = app.get_json(&format!("/api/v1/alerts/{}", s["id"])).await;
-    assert_eq!(one["events"][0]["kind"], "awaiting");
+    let other: WorkList = app.get("/api/v1/work?machine=other").await;
+    assert!(other.requests.is_empty());
+    let one: AlertSummary = app.get(&format!("/api/v1/alerts/{}", s.id)).await;
+    assert_eq!(one.events[0].kind, "awaiting");
+    let good_id = good.id;
     assert!(
         app.store.unnotified_events(1).await.unwrap().is_empty(),
         "nothing to announce"
     );
     // The robot reruns both commits (each upload of this robot is three runs), naming the
     // request on one and only the commit on the other.
-    for (i, level, request) in [
-        (22, 2500.0, Some(good["id"].as_i64().unwrap())),
-        (24, 2345.0, None),
-    ] {
+    for (i, level, request) in [(22, 2500.0, Some(good_id)), (24, 2345.0, None)] {
         let mut uploaded = 0;
         while uploaded < runs {
             let mut url = "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1".to_owned();

@@ -312,6 +312,17 @@ impl TestApp {
         .await
     }
 
+    /// A `GET` that must answer 200, its body read into the wire type `T` as a client reads it:
+    /// a field the server renames or drops fails here, where a `Value` lookup gives `null`.
+    pub async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        let r = self.client.get(self.url(path)).send().await.expect("GET");
+        let status = r.status().as_u16();
+        let body = r.text().await.expect("a body");
+        assert_eq!(status, 200, "GET {path}: {body}");
+        serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("GET {path}: not the wire type ({e}): {body}"))
+    }
+
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         let r = self.client.get(self.url(path)).send().await.expect("GET");
         let status = r.status().as_u16();
