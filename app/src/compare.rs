@@ -1,4 +1,5 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see LICENSES/PROVENANCE.md.
 //! Comparisons of kernels: the statistics of each kernel's samples, the mmtests verdicts
 //! computed from them, and LKP's `%change` layout of every row ([`lkp_approximation`]). The
 //! text of a comparison, whichever table, is `compare_text`'s.
@@ -154,36 +155,12 @@ impl Stat {
     }
 }
 
-/// mmtests' `pdiff`: the gain of `new` over `base` in percent, for higher-is-better values.
-pub fn pdiff(new: f64, base: f64) -> f64 {
-    if new == base || new == 0.0 {
-        0.0
-    } else if base == 0.0 {
-        100.0
-    } else {
-        new * 100.0 / base - 100.0
-    }
-}
-
-/// mmtests' `pndiff`: the gain of `new` over `base` in percent, for lower-is-better values.
-pub fn pndiff(new: f64, base: f64) -> f64 {
-    if new == base {
-        0.0
-    } else if new == 0.0 {
-        100.0
-    } else if base == 0.0 {
-        -99.0
-    } else {
-        100.0 - new * 100.0 / base
-    }
-}
-
 /// mmtests' percentage for one statistic: positive is always better.
 pub fn change(stat: Stat, direction: Direction, new: f64, base: f64) -> f64 {
     if stat.smaller_is_better(direction) {
-        pndiff(new, base)
+        crate::mmtests::pndiff(Some(new), Some(base))
     } else {
-        pdiff(new, base)
+        crate::mmtests::pdiff(Some(new), Some(base))
     }
 }
 
@@ -363,7 +340,7 @@ pub struct Comparison {
     /// How mmtests compares this benchmark, when it is one of its families (or an upload of
     /// its rows said): the tables follow it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub family: Option<crate::summarise::Family>,
+    pub family: Option<crate::mmtests::Family>,
 }
 
 /// A comparison of more rows than this is shown a page at a time, changed rows first.
@@ -563,40 +540,13 @@ pub fn cell(stats: Stats, base: Option<&Stats>, metric: &str, direction: Directi
     }
 }
 
-/// C's `%.{precision}g` (what Ruby's `format('%.4g')` prints), which Rust does not have.
-pub fn format_g(v: f64, precision: usize) -> String {
-    if !v.is_finite() {
-        return "-".to_owned();
-    }
-    if v == 0.0 {
-        return "0".to_owned();
-    }
-    let p = precision.max(1);
-    let sci = format!("{:.*e}", p - 1, v);
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let strip = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            s.to_owned()
-        }
-    };
-    if exp < -4 || exp >= p as i32 {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", strip(mantissa), exp.abs())
-    } else {
-        strip(&format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, v))
-    }
-}
-
 /// LKP's number column: `%10.2f` below 1000, `%10.4g` above 1e8, `%10d` (truncated) between.
 fn lkp_value(avg: f64) -> String {
     let a = avg.abs();
     if a < 1000.0 {
         format!("{avg:10.2}")
     } else if a > 100_000_000.0 {
-        format!("{:>10}", format_g(avg, 4))
+        format!("{:>10}", crate::text::g(avg, 4))
     } else {
         format!("{:10}", avg.trunc() as i64)
     }
@@ -626,7 +576,7 @@ fn lkp_change_text(change: Option<f64>, absolute: bool) -> String {
     let num = if p.abs() < 100_000.0 {
         format!("{p:+10.1}")
     } else {
-        let g = format_g(p, 2);
+        let g = crate::text::g(p, 2);
         let g = if g.starts_with('-') {
             g
         } else {
@@ -817,14 +767,15 @@ mod tests {
 
     #[test]
     fn percentages_follow_mmtests_edge_cases() {
-        assert_eq!(pdiff(5.0, 5.0), 0.0);
-        assert_eq!(pdiff(0.0, 5.0), 0.0);
-        assert_eq!(pdiff(5.0, 0.0), 100.0);
-        assert!((pdiff(945.46, 1784.43) - -47.0165).abs() < 1e-3);
-        assert_eq!(pndiff(5.0, 5.0), 0.0);
-        assert_eq!(pndiff(0.0, 5.0), 100.0);
-        assert_eq!(pndiff(5.0, 0.0), -99.0);
-        assert!((pndiff(0.0553, 0.0505) - -9.5049).abs() < 1e-3);
+        use crate::mmtests::{pdiff, pndiff};
+        assert_eq!(pdiff(Some(5.0), Some(5.0)), 0.0);
+        assert_eq!(pdiff(Some(0.0), Some(5.0)), 0.0);
+        assert_eq!(pdiff(Some(5.0), Some(0.0)), 100.0);
+        assert!((pdiff(Some(945.46), Some(1784.43)) - -47.0165).abs() < 1e-3);
+        assert_eq!(pndiff(Some(5.0), Some(5.0)), 0.0);
+        assert_eq!(pndiff(Some(0.0), Some(5.0)), 100.0);
+        assert_eq!(pndiff(Some(5.0), Some(0.0)), -99.0);
+        assert!((pndiff(Some(0.0553), Some(0.0505)) - -9.5049).abs() < 1e-3);
     }
 
     #[test]
@@ -895,26 +846,6 @@ mod tests {
         );
         let lkp = lkp_approximation(&c);
         assert!(!lkp.contains("NaN") && !lkp.contains("inf"), "{lkp}");
-    }
-
-    #[test]
-    fn format_g_matches_c() {
-        let cases = [
-            (5.488e8, 4, "5.488e+08"),
-            (2.755e8, 4, "2.755e+08"),
-            (1.145e8, 4, "1.145e+08"),
-            (6.26e11, 4, "6.26e+11"),
-            (1.0e-5, 4, "1e-05"),
-            (1234.5, 4, "1234"),
-            (0.0001234, 4, "0.0001234"),
-            (61380.1, 2, "6.1e+04"),
-            (210000.0, 2, "2.1e+05"),
-            (-3.0e5, 2, "-3e+05"),
-            (0.0, 4, "0"),
-        ];
-        for (v, p, want) in cases {
-            assert_eq!(format_g(v, p), want, "{v} %.{p}g");
-        }
     }
 
     #[test]

@@ -584,42 +584,9 @@ where
     }
 }
 
-/// Whether a bigger value of a metric is better (throughput) or worse (latency, time), or not
-/// known (most of an LKP job's keys: a counter of `proc-vmstat` is neither): a change of such a
-/// metric is a change, never "better" or "worse", and raises no alert of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub enum Direction {
-    #[default]
-    Higher,
-    Lower,
-    Unknown,
-}
-
-impl Direction {
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw.trim().to_ascii_lowercase().as_str() {
-            "higher" | "higher_is_better" | "up" => Some(Direction::Higher),
-            "lower" | "lower_is_better" | "down" => Some(Direction::Lower),
-            "unknown" | "none" => Some(Direction::Unknown),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Higher => "higher",
-            Direction::Lower => "lower",
-            Direction::Unknown => "unknown",
-        }
-    }
-
-    /// Whether it is known which way is better.
-    pub fn is_known(self) -> bool {
-        self != Direction::Unknown
-    }
-}
+/// Whether a bigger value of a metric is better, worse, or not known: defined beside mmtests'
+/// arithmetic, which every comparison runs through.
+pub use mmtests_compare::Direction;
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,6 @@ pub mod mmtests;
 pub mod noise;
 #[cfg(feature = "ui")]
 mod pages;
-pub mod summarise;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
 pub mod resultdir;

@@ -10,6 +10,16 @@ pub const SHORT_COMMIT: usize = 12;
 
 /// The first `chars` characters of `s`, all of it when it is shorter; never cuts inside a
 /// character.
+/// C's `%.<precision>g` of `v` (`mmtests_parse::format_g`, what awk, Perl and Ruby print), or
+/// `-` for no number (NaN, ±∞), as Perfline's tables show a missing value.
+pub fn g(v: f64, precision: usize) -> String {
+    if v.is_finite() {
+        mmtests_parse::format_g(v, precision).to_string()
+    } else {
+        "-".to_owned()
+    }
+}
+
 pub fn head(s: &str, chars: usize) -> &str {
     match s.char_indices().nth(chars) {
         Some((end, _)) => s.get(..end).unwrap_or(s),
@@ -54,6 +64,28 @@ pub fn utc_seconds(ms: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn g_is_c_printf_g() {
+        let cases = [
+            (5.488e8, 4, "5.488e+08"),
+            (2.755e8, 4, "2.755e+08"),
+            (1.145e8, 4, "1.145e+08"),
+            (6.26e11, 4, "6.26e+11"),
+            (1.0e-5, 4, "1e-05"),
+            (1234.5, 4, "1234"),
+            (0.0001234, 4, "0.0001234"),
+            (61380.1, 2, "6.1e+04"),
+            (210000.0, 2, "2.1e+05"),
+            (-3.0e5, 2, "-3e+05"),
+            (0.0, 4, "0"),
+            (f64::NAN, 4, "-"),
+            (f64::INFINITY, 4, "-"),
+        ];
+        for (v, p, want) in cases {
+            assert_eq!(g(v, p), want, "{v} %.{p}g");
+        }
+    }
+
     use super::*;
 
     #[test]

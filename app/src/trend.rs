@@ -339,7 +339,7 @@ fn nice_step(raw: f64) -> f64 {
 fn tick_label(v: f64, step: f64) -> String {
     let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
     if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
-        return crate::compare::format_g(v, 3);
+        return crate::text::g(v, 3);
     }
     let decimals = if step >= 1.0 {
         0

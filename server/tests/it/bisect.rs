@@ -6,9 +6,12 @@
 
 use std::path::Path;
 
+use app::alerts::{AlertPage, AlertSummary, WorkKind, WorkList};
+use app::bisection::{Bisection, BisectionList, BisectionState, NextRun};
+use app::trend::{Mark, Trend};
 use serde_json::{json, Value};
 
-use crate::alerts::{app_with_receivers, body_of, header, no_confirmation, settle, summaries};
+use crate::alerts::{app_with_receivers, body_of, header, no_confirmation, settle};
 use crate::client::{git_repo, perfline, stderr, stdout};
 use crate::helpers::*;
 
@@ -109,10 +112,11 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         upload(&app, "lkp-bdw-de1", i, &shas[i], level).await;
     }
     settle(&app).await;
-    let alert = summaries(&app, "status=all").await[0].clone();
-    assert_eq!(alert["good"]["sha"], shas[72]);
-    assert_eq!(alert["bad"]["sha"], shas[80]);
-    let alert_id = alert["id"].as_i64().unwrap().to_string();
+    let page: AlertPage = app.get("/api/v1/alerts?status=all").await;
+    let alert = &page.summaries[0];
+    assert_eq!(alert.good.sha.as_ref(), Some(&shas[72]));
+    assert_eq!(alert.bad.sha.as_ref(), Some(&shas[80]));
+    let alert_id = alert.id.to_string();
 
     let out = perfline(&app.base, &["bisect", "start", "--alert", &alert_id], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
@@ -122,9 +126,9 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         "{started}"
     );
     // While it runs, the machine's work queue has its commit.
-    let (_, work) = app.get_json("/api/v1/work?machine=lkp-bdw-de1").await;
-    assert_eq!(work["requests"][0]["kind"], "bisect", "{work}");
-    assert_eq!(work["requests"][0]["bisection"], 1);
+    let work: WorkList = app.get("/api/v1/work?machine=lkp-bdw-de1").await;
+    assert_eq!(work.requests[0].kind, WorkKind::Bisect, "{work:?}");
+    assert_eq!(work.requests[0].bisection, Some(1));
 
     let out = perfline(
         &app.base,
@@ -149,33 +153,22 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         "{printed}"
     );
 
-    let (status, b) = app.get_json("/api/v1/bisections/1").await;
-    assert_eq!(status, 200);
-    assert_eq!(b["state"], "done");
-    assert_eq!(b["culprit"], shas[culprit]);
-    assert!(b["reason"].is_null());
-    assert_eq!(b["alert"], alert["id"]);
-    assert_eq!(b["good"], shas[culprit - 1]);
-    assert_eq!(b["bad"], shas[culprit]);
-    let tested = b["tested"].as_array().unwrap();
-    assert!(tested.len() >= 4, "{b}");
-    for t in tested {
-        let i = shas
-            .iter()
-            .position(|s| s == t["commit"].as_str().unwrap())
-            .unwrap();
+    let b: Bisection = app.get("/api/v1/bisections/1").await;
+    assert_eq!(b.state, BisectionState::Done);
+    assert_eq!(b.culprit.as_ref(), Some(&shas[culprit]));
+    assert!(b.reason.is_none());
+    assert_eq!(b.alert, Some(alert.id));
+    assert_eq!(b.good, shas[culprit - 1]);
+    assert_eq!(b.bad, shas[culprit]);
+    assert!(b.tested.len() >= 4, "{b:?}");
+    for t in &b.tested {
+        let i = shas.iter().position(|s| *s == t.commit).unwrap();
         let expect = if i < culprit { "good" } else { "bad" };
-        assert_eq!(t["verdict"], expect, "{t}");
-        assert!(t["runs"].as_u64().unwrap() >= 1);
+        assert_eq!(t.verdict, expect, "{t:?}");
+        assert!(t.runs >= 1);
     }
-    let runs_total = b["runs_total"].as_u64().unwrap();
-    assert!(runs_total <= 30, "{runs_total} runs for 3 steps");
-    let kinds: Vec<&str> = b["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
+    assert!(b.runs_total <= 30, "{} runs for 3 steps", b.runs_total);
+    let kinds: Vec<&str> = b.events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds.first(), Some(&"start"));
     assert_eq!(kinds.last(), Some(&"done"));
     assert!(kinds.contains(&"verdict"));
@@ -218,25 +211,20 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
 
     // The alert moved to the culprit and its parent; the trend shows the verdicts as marks.
     settle(&app).await;
-    let (_, moved) = app.get_json(&format!("/api/v1/alerts/{alert_id}")).await;
-    assert_eq!(moved["good"]["sha"], shas[culprit - 1]);
-    assert_eq!(moved["bad"]["sha"], shas[culprit]);
-    assert!(moved["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|e| e["kind"] == "bisected"));
-    let (_, trend) = app
-        .get_json("/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps")
+    let moved: AlertSummary = app.get(&format!("/api/v1/alerts/{alert_id}")).await;
+    assert_eq!(moved.good.sha.as_ref(), Some(&shas[culprit - 1]));
+    assert_eq!(moved.bad.sha.as_ref(), Some(&shas[culprit]));
+    assert!(moved.events.iter().any(|e| e.kind == "bisected"));
+    let trend: Trend = app
+        .get("/api/v1/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps")
         .await;
-    let point = trend["points"]
-        .as_array()
-        .unwrap()
+    let point = trend
+        .points
         .iter()
-        .find(|p| p["sha"] == shas[culprit])
-        .unwrap_or_else(|| panic!("{trend}"));
-    assert_eq!(point["mark"], "bad");
-    assert_eq!(point["first_bad"], true);
+        .find(|p| p.sha.as_ref() == Some(&shas[culprit]))
+        .unwrap_or_else(|| panic!("{trend:?}"));
+    assert_eq!(point.mark, Some(Mark::Bad));
+    assert!(point.first_bad);
     // The culprit mail, in the robot's form, in the alert's thread; and a webhook.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let culprit_mail = loop {
@@ -283,18 +271,14 @@ async fn perfline_bisect_run_finds_the_culprit_and_git_replays_its_log() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     // Nothing left to run.
-    let (_, next) = app.post_json("/api/v1/bisections/1/next").await;
+    let next: NextRun = app.post("/api/v1/bisections/1/next").await;
     assert_eq!(
-        (&next["state"], &next["commit"], &next["runs"]),
-        (&json!("done"), &Value::Null, &json!(0)),
-        "{next}"
+        (next.state, next.commit.as_deref(), next.runs),
+        (BisectionState::Done, None, 0),
+        "{next:?}"
     );
-    assert!(
-        app.get_json("/api/v1/work?machine=lkp-bdw-de1").await.1["requests"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
+    let work: WorkList = app.get("/api/v1/work?machine=lkp-bdw-de1").await;
+    assert!(work.requests.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -362,17 +346,12 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     // No step between the two commits: it fails at once, saying so, and `run` exits 1.
     let r = start(spec("flat-box", 0, 120)).await;
     assert_eq!(r.status().as_u16(), 201);
-    let b: Value = r.json().await.unwrap();
-    let id = b["id"].as_i64().unwrap();
-    assert_eq!(b["state"], "failed", "{b}");
-    assert!(
-        b["reason"]
-            .as_str()
-            .unwrap()
-            .starts_with("the step is within the noise"),
-        "{b}"
-    );
-    assert!(b["culprit"].is_null());
+    let b: Bisection = r.json().await.unwrap();
+    let id = b.id;
+    assert_eq!(b.state, BisectionState::Failed, "{b:?}");
+    let reason = b.reason.as_deref().unwrap_or_default();
+    assert!(reason.starts_with("the step is within the noise"), "{b:?}");
+    assert!(b.culprit.is_none());
     let out = bisect_run(&app, id, root.path()).await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
@@ -385,31 +364,37 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
     // a guess.
     let r = start(spec("step-box", 0, 120)).await;
     assert_eq!(r.status().as_u16(), 201);
-    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let id = r.json::<Bisection>().await.unwrap().id;
     let out = bisect_run(&app, id, root.path()).await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    let (_, b) = app.get_json(&format!("/api/v1/bisections/{id}")).await;
-    assert_eq!(b["state"], "failed");
-    assert!(b["reason"].as_str().unwrap().contains("rerun alike"), "{b}");
+    let b: Bisection = app.get(&format!("/api/v1/bisections/{id}")).await;
+    assert_eq!(b.state, BisectionState::Failed);
+    assert!(
+        b.reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("rerun alike"),
+        "{b:?}"
+    );
 
     // One cancelled while it runs.
     let r = start(spec("step-box", 8, 120)).await;
-    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
-    let (_, next) = app
-        .post_json(&format!("/api/v1/bisections/{id}/next"))
-        .await;
-    assert_eq!(next["state"], "running");
-    assert!(next["commit"].is_string(), "{next}");
+    let id = r.json::<Bisection>().await.unwrap().id;
+    let next: NextRun = app.post(&format!("/api/v1/bisections/{id}/next")).await;
+    assert_eq!(next.state, BisectionState::Running);
+    assert!(next.commit.is_some(), "{next:?}");
     // Handed out once: a second robot gets nothing until those runs come in.
-    let (_, again) = app
-        .post_json(&format!("/api/v1/bisections/{id}/next"))
-        .await;
-    assert_eq!(again["state"], "running", "{again}");
-    assert!(again["commit"].is_null(), "{again}");
-    assert_eq!(again["runs"], 0, "{again}");
+    let again: NextRun = app.post(&format!("/api/v1/bisections/{id}/next")).await;
+    assert_eq!(again.state, BisectionState::Running, "{again:?}");
+    assert!(again.commit.is_none(), "{again:?}");
+    assert_eq!(again.runs, 0, "{again:?}");
     assert!(
-        again["waiting"].as_str().unwrap().contains(" holds "),
-        "it says who holds them: {again}"
+        again
+            .waiting
+            .as_deref()
+            .unwrap_or_default()
+            .contains(" holds "),
+        "it says who holds them: {again:?}"
     );
     let r = app
         .client
@@ -418,18 +403,16 @@ async fn a_bisection_that_cannot_tell_fails_saying_why_and_one_can_be_cancelled(
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
-    let b: Value = r.json().await.unwrap();
-    assert_eq!(b["state"], "cancelled");
-    let (_, next) = app
-        .post_json(&format!("/api/v1/bisections/{id}/next"))
-        .await;
+    let b: Bisection = r.json().await.unwrap();
+    assert_eq!(b.state, BisectionState::Cancelled);
+    let next: NextRun = app.post(&format!("/api/v1/bisections/{id}/next")).await;
     assert_eq!(
-        (&next["state"], &next["commit"], &next["runs"]),
-        (&json!("cancelled"), &Value::Null, &json!(0)),
-        "{next}"
+        (next.state, next.commit.as_deref(), next.runs),
+        (BisectionState::Cancelled, None, 0),
+        "{next:?}"
     );
-    let (_, list) = app.get_json("/api/v1/bisections").await;
-    assert_eq!(list["bisections"].as_array().unwrap().len(), 3);
+    let list: BisectionList = app.get("/api/v1/bisections").await;
+    assert_eq!(list.bisections.len(), 3);
     let (status, _) = app.get_json("/api/v1/bisections/99").await;
     assert_eq!(status, 404);
 }
@@ -501,13 +484,13 @@ async fn a_guess_at_the_run_cap_fails_the_bisection_and_marks_nothing() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
-    let id = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+    let id = r.json::<Bisection>().await.unwrap().id;
     let out = bisect_run(&app, id, root.path()).await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
 
-    let (_, b) = app.get_json(&format!("/api/v1/bisections/{id}")).await;
-    assert_eq!(b["state"], "failed", "{b}");
-    let reason = b["reason"].as_str().unwrap();
+    let b: Bisection = app.get(&format!("/api/v1/bisections/{id}")).await;
+    assert_eq!(b.state, BisectionState::Failed, "{b:?}");
+    let reason = b.reason.as_deref().unwrap_or_default();
     assert!(
         reason.starts_with(
             "the step is within the noise at this run cap: 1 commit stayed unsure after 6 runs"
@@ -518,33 +501,31 @@ async fn a_guess_at_the_run_cap_fails_the_bisection_and_marks_nothing() {
         reason.contains("on that balance the first bad commit would be"),
         "{reason}"
     );
-    assert!(b["culprit"].is_null(), "{b}");
-    let middle = b["tested"]
-        .as_array()
-        .unwrap()
+    assert!(b.culprit.is_none(), "{b:?}");
+    let middle = b
+        .tested
         .iter()
-        .find(|t| t["commit"] == shas[11])
-        .unwrap_or_else(|| panic!("{b}"));
-    assert_eq!(middle["runs"], 6, "{middle}");
-    assert_eq!(middle["forced"], true, "{middle}");
+        .find(|t| t.commit == shas[11])
+        .unwrap_or_else(|| panic!("{b:?}"));
+    assert_eq!(middle.runs, 6, "{middle:?}");
+    assert!(middle.forced, "{middle:?}");
 
     // The trend: a failed bisection marks nothing (its verdicts are on its page and in its
     // log); the guessed commit least of all.
-    let (_, trend) = app
-        .get_json("/api/v1/trend?benchmark=netperf&machine=cap-box&metric=Throughput_Mbps")
+    let trend: Trend = app
+        .get("/api/v1/trend?benchmark=netperf&machine=cap-box&metric=Throughput_Mbps")
         .await;
     let mark_of = |i: usize| {
-        trend["points"]
-            .as_array()
-            .unwrap()
+        trend
+            .points
             .iter()
-            .find(|p| p["sha"] == shas[i])
-            .unwrap_or_else(|| panic!("no point of commit {i}: {trend}"))["mark"]
-            .clone()
+            .find(|p| p.sha.as_ref() == Some(&shas[i]))
+            .unwrap_or_else(|| panic!("no point of commit {i}: {trend:?}"))
+            .mark
     };
-    assert!(mark_of(10).is_null(), "{trend}");
-    assert!(mark_of(12).is_null(), "{trend}");
-    assert!(mark_of(11).is_null(), "{trend}");
+    assert!(mark_of(10).is_none(), "{trend:?}");
+    assert!(mark_of(12).is_none(), "{trend:?}");
+    assert!(mark_of(11).is_none(), "{trend:?}");
 
     // The log has the sure verdicts only, and ends on the failure.
     let (_, log) = app.get_text(&format!("/api/v1/bisections/{id}/log")).await;

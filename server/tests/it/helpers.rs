@@ -323,6 +323,16 @@ impl TestApp {
             .unwrap_or_else(|e| panic!("GET {path}: not the wire type ({e}): {body}"))
     }
 
+    /// A `POST` with no body that must answer 200, read into the wire type `T`.
+    pub async fn post<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        let r = self.client.post(self.url(path)).send().await.expect("POST");
+        let status = r.status().as_u16();
+        let body = r.text().await.expect("a body");
+        assert_eq!(status, 200, "POST {path}: {body}");
+        serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("POST {path}: not the wire type ({e}): {body}"))
+    }
+
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         let r = self.client.get(self.url(path)).send().await.expect("GET");
         let status = r.status().as_u16();

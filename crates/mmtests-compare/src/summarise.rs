@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see LICENSES/PROVENANCE.md.
+// Part of a port of mmtests (https://github.com/gormanm/mmtests) at 638401e07e70, modified (translated to Rust); see ../PROVENANCE.md.
 //! How mmtests summarises a benchmark's operations: the five summary styles, the statistics
-//! each prints (Summarise.pm), and how mmtests compares a family. Below `compare` and
-//! `mmtests`, which compute and print them.
+//! each prints (Summarise.pm), and how mmtests compares a family. Below the
+//! arithmetic (`arith`) and Perfline's tables, which compute and print them.
 
-use crate::label::Direction;
+use crate::Direction;
 
 /// How mmtests summarises a benchmark's operations (`summarise:` in its `shellpack.yaml`,
 /// Summarise.pm): the statistics printed per operation.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub enum Summarise {
     /// Min, mean, stddev, coefficient of variation, max, B-mean (the default).
     #[default]
@@ -149,7 +149,7 @@ impl SumStat {
 /// How mmtests compares a benchmark: its summary style, the one direction its tables use,
 /// and the operations `--print-ratio` lists (all when empty).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Family {
     pub summarise: Summarise,
     pub preferred: Direction,
