@@ -3,7 +3,6 @@
 //! footer of every page, the API reference, and the source archive the binary serves and
 //! writes out — which holds the workspace's code, manifests and licence texts.
 
-use std::io::Read;
 use std::process::Command;
 
 use crate::helpers::*;
@@ -115,15 +114,7 @@ async fn the_server_serves_its_source_and_every_page_links_it() {
     assert!(members(&served)
         .iter()
         .any(|n| n.ends_with("/server/src/http/source.rs")));
-    let page = app
-        .client
-        .get(format!("{}/", app.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, page) = app.get_text("/").await;
     assert!(
         page.contains("href=\"/source.tar.gz\""),
         "the footer links the source"
@@ -132,29 +123,9 @@ async fn the_server_serves_its_source_and_every_page_links_it() {
         page.contains("href=\"/docs/licence\""),
         "the footer links the licence"
     );
-    let mut licence = String::new();
-    let res = app
-        .client
-        .get(format!("{}/docs/licence", app.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    res.text()
-        .await
-        .unwrap()
-        .as_bytes()
-        .read_to_string(&mut licence)
-        .unwrap();
+    let (status, licence) = app.get_text("/docs/licence").await;
+    assert_eq!(status, 200);
     assert!(licence.contains("GNU GENERAL PUBLIC LICENSE") && licence.contains("Version 3"));
-    let reference = app
-        .client
-        .get(format!("{}/api", app.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, reference) = app.get_text("/api").await;
     assert!(reference.contains("GPL-3.0-or-later") && reference.contains("/source.tar.gz"));
 }
