@@ -158,9 +158,9 @@ impl Stat {
 /// mmtests' percentage for one statistic: positive is always better.
 pub fn change(stat: Stat, direction: Direction, new: f64, base: f64) -> f64 {
     if stat.smaller_is_better(direction) {
-        crate::mmtests::pndiff(Some(new), Some(base))
+        mmtests_compare::arith::pndiff(Some(new), Some(base))
     } else {
-        crate::mmtests::pdiff(Some(new), Some(base))
+        mmtests_compare::arith::pdiff(Some(new), Some(base))
     }
 }
 
@@ -340,7 +340,7 @@ pub struct Comparison {
     /// How mmtests compares this benchmark, when it is one of its families (or an upload of
     /// its rows said): the tables follow it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub family: Option<crate::mmtests::Family>,
+    pub family: Option<mmtests_compare::summarise::Family>,
 }
 
 /// A comparison of more rows than this is shown a page at a time, changed rows first.
@@ -767,7 +767,7 @@ mod tests {
 
     #[test]
     fn percentages_follow_mmtests_edge_cases() {
-        use crate::mmtests::{pdiff, pndiff};
+        use mmtests_compare::arith::{pdiff, pndiff};
         assert_eq!(pdiff(Some(5.0), Some(5.0)), 0.0);
         assert_eq!(pdiff(Some(0.0), Some(5.0)), 0.0);
         assert_eq!(pdiff(Some(5.0), Some(0.0)), 100.0);
