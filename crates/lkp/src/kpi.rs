@@ -10,25 +10,26 @@ use std::sync::{LazyLock, Mutex};
 
 use regex::RegexSet;
 
-/// Which way a KPI is better: the sign of its weight in lkp-tests' tables.
+/// The sign of a KPI's weight in lkp-tests' tables, which says which way it is better
+/// (Perfline reads it as its own `Sign`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
+pub enum Sign {
     /// A positive weight: a bigger value is better (throughput).
-    Higher,
+    Positive,
     /// A negative weight: a smaller value is better (latency, time).
-    Lower,
+    Negative,
 }
 
 /// One table: its patterns (matched whole) and each one's direction, in file order.
 struct Table {
     patterns: RegexSet,
-    directions: Vec<Direction>,
+    signs: Vec<Sign>,
 }
 
 impl Table {
     fn parse(yaml: &str) -> Table {
         let mut patterns = Vec::new();
-        let mut directions = Vec::new();
+        let mut signs = Vec::new();
         for line in yaml.lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -41,25 +42,25 @@ impl Table {
                 continue;
             };
             patterns.push(format!("^(?:{pattern})$"));
-            directions.push(if weight < 0.0 {
-                Direction::Lower
+            signs.push(if weight < 0.0 {
+                Sign::Negative
             } else {
-                Direction::Higher
+                Sign::Positive
             });
         }
         Table {
             patterns: RegexSet::new(&patterns).expect("lkp-tests' KPI patterns are regexes"),
-            directions,
+            signs,
         }
     }
 
     /// The direction of the first pattern matching `key`.
-    fn direction(&self, key: &str) -> Option<Direction> {
+    fn sign(&self, key: &str) -> Option<Sign> {
         self.patterns
             .matches(key)
             .iter()
             .next()
-            .map(|i| self.directions[i])
+            .map(|i| self.signs[i])
     }
 }
 
@@ -70,18 +71,18 @@ static LATENCY: LazyLock<Table> =
 
 /// Keys looked up before: a robot sends the same 5,000 keys job after job, and matching one
 /// against ~250 patterns costs more than the rest of its parsing.
-type Seen = HashMap<String, Option<Direction>, foldhash::fast::RandomState>;
+type Seen = HashMap<String, Option<Sign>, foldhash::fast::RandomState>;
 static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Default::default);
 
 /// The most keys remembered (then forgotten all at once).
 const MAX_SEEN: usize = 200_000;
 
 /// The direction lkp-tests gives stats key `key`, if it is one of its KPIs.
-pub fn direction(key: &str) -> Option<Direction> {
+pub fn sign(key: &str) -> Option<Sign> {
     if let Some(&d) = SEEN.lock().ok().as_ref().and_then(|m| m.get(key)) {
         return d;
     }
-    let d = PERF.direction(key).or_else(|| LATENCY.direction(key));
+    let d = PERF.sign(key).or_else(|| LATENCY.sign(key));
     if let Ok(mut m) = SEEN.lock() {
         if m.len() >= MAX_SEEN {
             m.clear();
@@ -95,19 +96,19 @@ pub fn direction(key: &str) -> Option<Direction> {
 mod tests {
     use super::*;
 
-    fn check(key: &str, expect: Option<Direction>) {
-        assert_eq!(direction(key), expect, "{key}");
+    fn check(key: &str, expect: Option<Sign>) {
+        assert_eq!(sign(key), expect, "{key}");
     }
 
     #[test]
     fn lkp_kpis_have_lkp_directions() {
-        check("netperf.Throughput_Mbps", Some(Direction::Higher));
-        check("hackbench.throughput", Some(Direction::Higher));
-        check("fio.write_iops", Some(Direction::Higher));
-        check("adrestia.wakeup_cost_periodic_us", Some(Direction::Lower));
-        check("schbench.wakeup_latency_max_us", Some(Direction::Lower));
-        check("iostat.sda.await.max", Some(Direction::Lower));
-        check("pgbench.latency_ms", Some(Direction::Lower));
+        check("netperf.Throughput_Mbps", Some(Sign::Positive));
+        check("hackbench.throughput", Some(Sign::Positive));
+        check("fio.write_iops", Some(Sign::Positive));
+        check("adrestia.wakeup_cost_periodic_us", Some(Sign::Negative));
+        check("schbench.wakeup_latency_max_us", Some(Sign::Negative));
+        check("iostat.sda.await.max", Some(Sign::Negative));
+        check("pgbench.latency_ms", Some(Sign::Negative));
         // Whole keys only, and monitors are not KPIs.
         check("xnetperf.Throughput_Mbps", None);
         check("proc-vmstat.nr_dirty", None);

@@ -27,9 +27,9 @@ pub fn mmtests_direction(shellpack: &str, metric: &str, higher: bool) -> Directi
 
 /// The direction lkp-tests gives stats key `key`, if it is one of its KPIs.
 pub fn kpi_direction(key: &str) -> Option<Direction> {
-    lkp::kpi::direction(key).map(|d| match d {
-        lkp::kpi::Direction::Higher => Direction::Higher,
-        lkp::kpi::Direction::Lower => Direction::Lower,
+    lkp::kpi::sign(key).map(|d| match d {
+        lkp::kpi::Sign::Positive => Direction::Higher,
+        lkp::kpi::Sign::Negative => Direction::Lower,
     })
 }
 
