@@ -282,7 +282,23 @@ pub fn ratios(c: &Comparison) -> Vec<RatioTable> {
                 value(mean, s)
             }
         };
-        let interval_of = |s: &Stats| if single { None } else { interval(mean, s) };
+        let subselection = c
+            .family
+            .as_ref()
+            .is_some_and(|f| f.summarise == Summarise::Subselection);
+        // A Subselection family compares its SubMean within the subselection interval
+        // (`submeanci_low/high`), a Normalisedops or Multiops family its mean within `meanci`.
+        let interval_of = |s: &Stats| {
+            if single {
+                None
+            } else if subselection {
+                let m = value(mean, Some(s))?;
+                let h = submean_ci(s.n as usize, s.pstddev * s.pstddev)?;
+                Some((m - h, m + h))
+            } else {
+                interval(mean, s)
+            }
+        };
         fn stats(r: &Row, k: usize) -> Option<&Stats> {
             r.cells.get(k).and_then(|c| c.as_ref()).map(|c| &c.stats)
         }

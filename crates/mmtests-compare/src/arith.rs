@@ -31,14 +31,37 @@ pub fn more_stats(
             SumStat::Pctile(p) => (n > 0).then(|| sorted[count(p) - 1]),
             SumStat::Value => sorted.first().copied(),
             // mmtests draws these from an unseeded bootstrap (numpy), different on every
-            // run; Perfline gives the plain mean and its t interval, which they estimate.
+            // run; Perfline gives what that bootstrap estimates (`submean_ci`).
             SumStat::SubMean => mean(sorted),
-            SumStat::SubMeanCi => summarise(sorted, direction).ci,
+            SumStat::SubMeanCi => submean_ci(sorted.len(), population_variance(sorted)),
             _ => continue,
         };
         out.push((stat.name(direction), v));
     }
     out
+}
+
+/// The half-width of a Subselection family's interval around its SubMean, as mmtests'
+/// `subselection-confidence-interval.py` (Kalibera, Bulej, Tůma) estimates it for one group of
+/// `n` samples of population variance `pvar`: it draws 1,000 subsets of `L = ⌊0.8·n⌋` samples
+/// with replacement, takes the median of their variances (≈ `pvar·(L−1)/L`, what a subset's
+/// variance estimates) and prints `qnorm(0.975)·√(that / L)`. The bootstrap is unseeded, so
+/// mmtests' digits scatter around this value from run to run. `None` below two samples in
+/// a subset (mmtests prints `nan`).
+pub fn submean_ci(n: usize, pvar: f64) -> Option<f64> {
+    let l = (0.8 * n as f64).floor();
+    if l < 2.0 || !pvar.is_finite() {
+        return None;
+    }
+    Some(Z975 * (pvar * (l - 1.0) / l / l).sqrt())
+}
+
+/// numpy's `var`: Σ(x − mean)² / n.
+pub fn population_variance(xs: &[f64]) -> f64 {
+    let Some(m) = amean(xs) else {
+        return f64::NAN;
+    };
+    xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / xs.len() as f64
 }
 
 /// R 4.2's `qnorm(1 - 0.05/2)`.

@@ -744,3 +744,47 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
         "{labels:?}"
     );
 }
+
+/// A perf-profile row's change is the difference of the unrounded averages printed as Ruby
+/// 3.1 prints it (`%+.1f`: 15 significant digits, then half to even): 6.41 → 6.065 is `-0.3`,
+/// not the `-0.4` of the printed averages' difference (6.06 − 6.41). The expected line is what
+/// Ruby 3.1.2 printed for these samples with lkp-tests' formats.
+#[tokio::test(flavor = "multi_thread")]
+async fn lkp_perf_profile_changes_round_as_lkp_tests_prints_them() {
+    let app = spawn_app().await;
+    for (commit, tput, profile) in [
+        ("aaaaaaaaaaaa", [3472, 3470], [6.36, 6.46]),
+        ("bbbbbbbbbbbb", [3262, 3260], [6.06, 6.07]),
+    ] {
+        let stats = format!(
+            r#"{{"stats_source": ["a", "b"], "netperf.Throughput_Mbps": [{}, {}], "perf-profile.self.cycles-pp.copy_user_enhanced_fast_string": [{}, {}]}}"#,
+            tput[0], tput[1], profile[0], profile[1]
+        );
+        let r = app
+            .upload_multipart(
+                &[("matrix.json", stats.into_bytes())],
+                &[
+                    ("benchmark", "netperf"),
+                    ("machine", "lkp-bdw-de1"),
+                    ("kernel", commit),
+                ],
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    }
+    let path = "/api/v1/compare?benchmark=netperf&machine=lkp-bdw-de1&kernels=aaaaaaaaaaaa,bbbbbbbbbbbb&format=text&style=lkp";
+    let key = "perf-profile.self.cycles-pp.copy_user_enhanced_fast_string";
+    for path in [format!("{path}&all=1")] {
+        let (status, text) = app.get_text(&path).await;
+        assert_eq!(status, 200, "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.ends_with(key))
+            .unwrap_or_else(|| panic!("no {key} row in {path}:\n{text}"));
+        assert_eq!(
+            row,
+            format!("      6.41            -0.3        6.06        {key}"),
+            "{path}"
+        );
+    }
+}

@@ -342,3 +342,89 @@ async fn a_broken_log_leaves_out_its_directory_and_an_unread_one_nothing() {
         "{answer}"
     );
 }
+
+/// The numbers of one table line: every token that parses as a number once `(`, `)`, `%` and
+/// a trailing `s` are stripped.
+fn numbers(line: &str) -> (String, Vec<f64>) {
+    let mut words = String::new();
+    let mut nums = Vec::new();
+    for token in line.split_whitespace() {
+        let bare = token
+            .trim_matches(|c| c == '(' || c == ')')
+            .trim_end_matches(['%', 's']);
+        match bare.parse::<f64>() {
+            Ok(v) => nums.push(v),
+            Err(_) => {
+                words.push_str(token);
+                words.push(' ');
+            }
+        }
+    }
+    (words, nums)
+}
+
+/// mmtests draws a Subselection family's SubAmean and its interval from an unseeded bootstrap
+/// (`subselection-confidence-interval.py`), so its `--print-ratio` differs from run to run:
+/// Perfline's table has mmtests' lines, and each number lies within the spread of mmtests'
+/// recorded runs (widened by a tenth of the value, the bootstrap's own scatter): the ratios,
+/// the normalised differences `(+0.90s)` and the Dmean/Dmin/Dmax rows of bonniepp.
+#[tokio::test]
+async fn subselection_ratio_tables_agree_with_mmtests_bootstrap() {
+    let app = spawn_app_with(|c| c.write_rate = 0).await;
+    let mut checked = 0;
+    for (case, dir, meta) in oracle_cases_in(&crate_fixture("mmtests-parse", "mmtests-coverage")) {
+        if meta["summarise"] != "Subselection" {
+            continue;
+        }
+        let mut theirs = vec![std::fs::read_to_string(dir.join("expected-ratio.txt")).unwrap()];
+        for i in 1..7 {
+            if let Ok(v) =
+                std::fs::read_to_string(dir.join(format!("expected-ratio.variant-{i}.txt")))
+            {
+                theirs.push(v);
+            }
+        }
+        let tar = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
+        let r = app
+            .upload_multipart(&[("work-log.tar.gz", tar)], &[("machine", &case)])
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{case}");
+        let path = format!(
+            "/api/v1/compare?benchmark={}&machine={case}&kernels={}&format=text&ratio=1",
+            meta["benchmark"].as_str().unwrap(),
+            case_kernels(&meta).join(",")
+        );
+        let (status, text) = app.get_text(&path).await;
+        assert_eq!(status, 200, "{case}: {text}");
+        let ours = table(&text);
+        // Lines by their words (mmtests prints the operations in hash order).
+        let by_words = |t: &str| -> std::collections::BTreeMap<String, Vec<f64>> {
+            t.lines()
+                .skip(2)
+                .filter(|l| !l.trim().is_empty())
+                .map(numbers)
+                .collect()
+        };
+        let ours = by_words(&ours);
+        let runs: Vec<_> = theirs.iter().map(|t| by_words(t)).collect();
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            runs[0].keys().collect::<Vec<_>>(),
+            "{case}: the same lines"
+        );
+        for (words, nums) in &ours {
+            for (i, v) in nums.iter().enumerate() {
+                let seen: Vec<f64> = runs.iter().map(|r| r[words][i]).collect();
+                let lo = seen.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = seen.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let slack = (hi - lo).max(0.1 * lo.abs().max(hi.abs())).max(0.02);
+                assert!(
+                    *v >= lo - slack && *v <= hi + slack,
+                    "{case}: `{words}` number {i} is {v}, mmtests printed {seen:?}\nours:\n{text}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "{checked} numbers checked");
+}
