@@ -45,6 +45,10 @@ await run(async (_unused, errors, browser) => {
         }
         return { scroll: root.scrollWidth, client: root.clientWidth, widest };
       });
+      // Every plotters picture (drawn dark on white) is inverted in the dark, none in the light.
+      const charts = await page.$$eval('img.chart, img.bisection-chart, .chart-box', (els) => els.map((e) => `${e.className}: ${getComputedStyle(e).filter}`));
+      const wrong = charts.filter((c) => c.includes('invert') !== dark);
+      if (wrong.length) throw new Error(`${path} (${scheme}): charts not following the theme: ${wrong.join('; ')}`);
       if (scroll > client) throw new Error(`${path} (${scheme}) overflows: ${scroll} px wide in a ${client} px window; widest: ${widest}`);
       await page.evaluate(axeSource);
       const result = await page.evaluate(() => window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));

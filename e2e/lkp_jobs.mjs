@@ -81,6 +81,18 @@ await run(async (page) => {
   if (!slab.length || !slab.every((m) => m.startsWith('slabinfo.'))) throw new Error(`prefix rows: ${slab.slice(0, 3)}`);
   step(`run page: ${runPlace.trim()}; a prefix's link shows its ${slab.length} rows`);
 
+  // At 1,400 px, the call chains of 250 characters break inside their cells: neither the run
+  // page nor the comparison is wider than the window.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  for (const path of [`/runs/${runId}?filter=calltrace`, `${compare.slice(base.length)}&filter=calltrace`]) {
+    await page.goto(`${base}${path}`);
+    const rows = await page.$$eval('td', (tds) => tds.filter((t) => t.textContent.includes('ip_finish_output2')).length);
+    if (!rows) throw new Error(`${path}: no call chain shown`);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (wide > 1401) throw new Error(`${path} is ${wide} px wide at 1,400 px`);
+  }
+  step('at 1,400 px the run page and the comparison with 250-character keys fit the window');
+
   // At 400 px: the navigation whole, the page never wider than the screen, charts readable.
   await page.setViewportSize({ width: 400, height: 800 });
   const pages = ['/', '/upload', compare.slice(base.length), `/runs/${runId}`, '/alerts',

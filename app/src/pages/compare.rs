@@ -48,8 +48,7 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
             .collect();
     }
     let columns = columns.or(commits);
-    let mut seen = std::collections::HashSet::new();
-    kernels.retain(|k| seen.insert(k.clone()));
+    // A kernel named twice is the API's 400 ("kernels names K twice"), never folded silently.
     CompareForm {
         benchmark: map.get("benchmark").unwrap_or_default(),
         machine: map.get("machine").unwrap_or_default(),
@@ -742,7 +741,9 @@ fn ComparisonView(
                             <td class="stat">{stat.name()}</td>
                             <td class="row-label">
                                 {row.label.clone()}
-                                {(i == 1)
+                                // The advice is about telling a small change; beside a change the
+                                // runs did tell (marked `*`), it would read as "not proven".
+                                {(i == 1 && !row.cells.iter().flatten().any(|c| c.significant))
                                     .then(|| row.advice.filter(crate::noise::Advice::needs_more_runs))
                                     .flatten()
                                     .map(|a| view! {

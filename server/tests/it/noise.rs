@@ -275,3 +275,40 @@ async fn a_trend_knows_its_noise_and_what_its_newest_step_needs() {
         "{text}"
     );
 }
+
+/// The page's "needs ≥ N runs" is about telling a small change: it stands beside a row whose
+/// change the runs could not tell, never beside one they did (marked `*`, the review's −47 %).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_gives_run_advice_only_where_no_change_was_told() {
+    let app = spawn_app().await;
+    three_boots_per_kernel(&app).await;
+    for (kernel, level) in [("6.1.0", 100.0), ("6.2.0", 53.0)] {
+        for d in [0.0, 1.4, -1.4] {
+            let csv = format!(
+                "kernel,metric,iteration,value\n{kernel},tput,1,{}\n",
+                level + d
+            );
+            let r = app.upload_raw("benchmark=b&machine=m47", csv).await;
+            assert_eq!(r.status().as_u16(), 201);
+        }
+    }
+    let (_, small) = app
+        .get_text("/compare?benchmark=b&machine=m&kernels=6.1.0,6.2.0")
+        .await;
+    assert!(
+        small.contains("class=\"advice\""),
+        "a 2 % change the runs cannot tell"
+    );
+    let (status, big) = app
+        .get_text("/compare?benchmark=b&machine=m47&kernels=6.1.0,6.2.0")
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        big.contains("class=\"marker\""),
+        "the −47 % change is significant"
+    );
+    assert!(
+        !big.contains("class=\"advice\""),
+        "and has no run advice beside it"
+    );
+}
