@@ -108,7 +108,7 @@ pub struct ViewParams {
     precision: Option<Precision>,
     /// The metric the chart shows (default: the first).
     #[serde(default, deserialize_with = "empty_as_none")]
-    chart: Option<Label>,
+    chart: Option<Metric>,
     /// The change run-count advice is about, in percent (default 2).
     detect: Option<f64>,
     /// `1`: the text adds a line under the table for each row that needs more runs.
@@ -153,7 +153,7 @@ pub struct CompareParams {
     precision: Option<Precision>,
     /// The metric the SVG chart shows.
     #[serde(default, deserialize_with = "empty_as_none")]
-    chart: Option<Label>,
+    chart: Option<Metric>,
     /// The change run-count advice is about, in percent (0.01..=100; default 2).
     detect: Option<f64>,
     /// `1`: the mmtests text adds a line under the table for each row that needs more runs.

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use app::compare::Comparison;
 use app::compare_text::{Table, TextOptions};
-use app::label::Label;
+use app::label::Metric;
 use app::types::CompareQuery;
 
 use super::{samples_csv, Computed};
@@ -45,7 +45,7 @@ pub struct View {
     /// The change the advice is about, as a fraction (0.02 is 2%).
     pub detect: f64,
     /// The metric the chart shows (the first without).
-    pub chart: Option<Label>,
+    pub chart: Option<Metric>,
 }
 
 /// `ratio=1` as JSON: the ratio of each kernel's mean to the baseline's, per row, with
@@ -125,7 +125,7 @@ impl Services {
                 Body::Text => text(computed, view, origin).into(),
                 Body::Csv => samples_csv(computed)?.into(),
                 Body::Svg => self
-                    .comparison_svg(computed, chart.as_ref().map(Label::as_str))
+                    .comparison_svg(computed, chart.as_ref().map(Metric::as_str))
                     .await?
                     .into(),
                 Body::Document(layout) => {
