@@ -136,7 +136,9 @@ impl AuditSearch {
             ("target", &self.target),
         ] {
             if v.chars().count() > 200 || v.chars().any(char::is_control) {
-                return Err(format!("{field}: at most 200 characters, no control characters"));
+                return Err(format!(
+                    "{field}: at most 200 characters, no control characters"
+                ));
             }
         }
         for (field, v) in [("since", &self.since), ("until", &self.until)] {
@@ -179,7 +181,10 @@ fn is_date(v: &str) -> bool {
     }
     let digits = |r: std::ops::Range<usize>| {
         b[r.clone()].iter().all(u8::is_ascii_digit)
-            && std::str::from_utf8(&b[r]).ok().and_then(|s| s.parse::<u32>().ok()).is_some()
+            && std::str::from_utf8(&b[r])
+                .ok()
+                .and_then(|s| s.parse::<u32>().ok())
+                .is_some()
     };
     if !(digits(0..4) && digits(5..7) && digits(8..10)) {
         return false;

@@ -12,8 +12,8 @@ use leptos_router::hooks::use_query_map;
 use super::admin::{confirmed, go_to};
 use super::{copy_to_clipboard, loading, prev_next};
 use crate::api::{
-    admin_create_token, admin_preview_rules, admin_revoke_token, admin_save_rules,
-    get_admin_audit, get_admin_notify, get_admin_rules, get_admin_tokens,
+    admin_create_token, admin_preview_rules, admin_revoke_token, admin_save_rules, get_admin_audit,
+    get_admin_notify, get_admin_rules, get_admin_tokens,
 };
 use crate::console::{AuditPage, AuditSearch, NotifySettings, RulePreview, RuleSet, TokenRow};
 use crate::error::PageError;
@@ -406,13 +406,18 @@ fn preview_view(p: RulePreview) -> impl IntoView {
         p.examined,
         capped
     );
-    let left_out = (p.alerts_left_out > 0)
-        .then(|| view! { <p class="muted">{format!("{} more not listed.", p.alerts_left_out)}</p> });
+    let left_out = (p.alerts_left_out > 0).then(
+        || view! { <p class="muted">{format!("{} more not listed.", p.alerts_left_out)}</p> },
+    );
     let rows = p
         .alerts
         .into_iter()
         .map(|a| {
-            let class = if a.regression { "regression" } else { "improvement" };
+            let class = if a.regression {
+                "regression"
+            } else {
+                "improvement"
+            };
             view! {
                 <tr class=class>
                     <td>{a.benchmark}</td>
@@ -511,7 +516,10 @@ fn audit_view(page: AuditPage, search: &AuditSearch) -> impl IntoView {
         )
     };
     let prev = (page.offset > 0).then(|| {
-        format!("/admin/audit?{}", search.query((page.offset - page.limit).max(0)))
+        format!(
+            "/admin/audit?{}",
+            search.query((page.offset - page.limit).max(0))
+        )
     });
     let next = (page.offset + shown < page.total)
         .then(|| format!("/admin/audit?{}", search.query(page.offset + page.limit)));

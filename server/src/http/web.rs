@@ -372,7 +372,8 @@ impl Backend for StoreBackend {
     ) -> PageResult<app::console::IssuedToken> {
         require_admin()?;
         let bad = |m: String| page_error(ApiError::BadRequest(m));
-        let name = app::label::Label::parse(form.name.trim()).map_err(|e| bad(format!("name {e}")))?;
+        let name =
+            app::label::Label::parse(form.name.trim()).map_err(|e| bad(format!("name {e}")))?;
         let scopes = crate::http::auth::Scopes::parse(&form.scopes).map_err(bad)?;
         if form.expires_days.is_some_and(|d| !(1..=3650).contains(&d)) {
             return Err(bad("expires in 1 to 3650 days (or never)".into()));
@@ -410,7 +411,9 @@ impl Backend for StoreBackend {
             .into_iter()
             .find(|t| t.id == id && t.revoked_at.is_none());
         let Some(token) = live else {
-            return Err(page_error(ApiError::NotFound(format!("no live token {id}"))));
+            return Err(page_error(ApiError::NotFound(format!(
+                "no live token {id}"
+            ))));
         };
         // By name: a name is unique, and a name made of digits is not taken for an id.
         if self
@@ -422,7 +425,9 @@ impl Backend for StoreBackend {
         {
             Ok(())
         } else {
-            Err(page_error(ApiError::NotFound(format!("no live token {id}"))))
+            Err(page_error(ApiError::NotFound(format!(
+                "no live token {id}"
+            ))))
         }
     }
 

@@ -125,7 +125,8 @@ impl Services {
     /// What `rules` would have raised over the last [`PREVIEW_DAYS`] days.
     pub async fn preview_rules(&self, rules: &[Rule]) -> Result<RulePreview, ServiceError> {
         let groups = self.store.recent_series_groups(PREVIEW_DAYS).await?;
-        let globs: Vec<Option<crate::domain::alert_rule::Globs>> = rules.iter().map(Rule::globs).collect();
+        let globs: Vec<Option<crate::domain::alert_rule::Globs>> =
+            rules.iter().map(Rule::globs).collect();
         let mut named = Vec::new();
         let mut others = Vec::new();
         let (mut series_total, mut ignored) = (0, 0);
@@ -135,9 +136,10 @@ impl Services {
             };
             for (metric, param) in self.store.trend_choices(&benchmark, &machine).await? {
                 series_total += 1;
-                let rule = globs
-                    .iter()
-                    .position(|g| g.as_ref().is_some_and(|g| g.matches(&benchmark, &metric, &param)));
+                let rule = globs.iter().position(|g| {
+                    g.as_ref()
+                        .is_some_and(|g| g.matches(&benchmark, &metric, &param))
+                });
                 let settings = detect::settings_for(rules, &benchmark, &metric, &param);
                 if settings.ignore {
                     ignored += 1;
@@ -204,7 +206,11 @@ impl Services {
                 .collect();
             let found = self
                 .heavy
-                .run(move || work.iter().map(|(x, s, start)| steps_since(x, s, *start)).collect::<Vec<_>>())
+                .run(move || {
+                    work.iter()
+                        .map(|(x, s, start)| steps_since(x, s, *start))
+                        .collect::<Vec<_>>()
+                })
                 .await?;
             for ((c, trend, _, _), steps) in inputs.iter().zip(found) {
                 for step in steps {
@@ -236,10 +242,10 @@ impl Services {
                         machine: c.query.machine.to_string(),
                         series: trend.title(),
                         rule: c.rule.map(|i| i + 1),
-                        at: point
-                            .sha
-                            .as_deref()
-                            .map_or_else(|| point.kernel.clone(), |s| app::text::head(s, 12).to_owned()),
+                        at: point.sha.as_deref().map_or_else(
+                            || point.kernel.clone(),
+                            |s| app::text::head(s, 12).to_owned(),
+                        ),
                         before: step.before,
                         after: step.after,
                         change_pct: step.change_pct,
@@ -273,7 +279,11 @@ impl Services {
             internal_webhooks_allowed: c.allow_internal_webhooks,
             smtp: c.smtp.as_deref().map(redact_url),
             smtp_credentials: std::env::var_os("PERFLINE_SMTP_USER").is_some()
-                || std::env::var_os("PERFLINE_SMTP_PASSWORD").is_some(),
+                || std::env::var_os("PERFLINE_SMTP_PASSWORD").is_some()
+                || c.smtp.as_deref().is_some_and(|u| {
+                    u.split_once("://")
+                        .is_some_and(|(_, rest)| rest.split('/').next().unwrap_or("").contains('@'))
+                }),
             mail_from: c.mail_from.clone(),
             mail_to: c.mail_to.clone(),
             outbox: self.store.outbox_waiting().await?,
@@ -329,8 +339,16 @@ mod tests {
         assert!(e.contains("rule 1: alpha"), "{e}");
         assert!(parse_rules("[{\"nope\": 1}]").is_err());
         let set = rule_set(&rules);
-        assert!(set.rows[0].settings.contains("min change 5 %"), "{:?}", set.rows);
-        assert_eq!(parse_rules(&set.json).unwrap(), rules, "the JSON reads back");
+        assert!(
+            set.rows[0].settings.contains("min change 5 %"),
+            "{:?}",
+            set.rows
+        );
+        assert_eq!(
+            parse_rules(&set.json).unwrap(),
+            rules,
+            "the JSON reads back"
+        );
     }
 
     #[test]
@@ -345,6 +363,10 @@ mod tests {
         let all = steps_since(&x, &s, 0);
         let at: Vec<usize> = all.iter().map(|s| s.index).collect();
         assert_eq!(at, [40, 20], "{all:?}");
-        assert_eq!(steps_since(&x, &s, 30).len(), 1, "only the step in the window");
+        assert_eq!(
+            steps_since(&x, &s, 30).len(),
+            1,
+            "only the step in the window"
+        );
     }
 }

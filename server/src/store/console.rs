@@ -62,9 +62,8 @@ impl Store {
                 q.push(" AND SUBSTR(at, 1, 10) <= ").push_bind(day.clone());
             }
         };
-        let mut q = Builder::new(
-            "SELECT id, at, actor, action, target, detail FROM audit WHERE 1 = 1",
-        );
+        let mut q =
+            Builder::new("SELECT id, at, actor, action, target, detail FROM audit WHERE 1 = 1");
         conditions(&mut q);
         q.push(" ORDER BY id DESC LIMIT ")
             .push_bind(limit)
