@@ -8,7 +8,7 @@
 //! back to the window's start (at most [`STEPS_PER_SERIES`]), which is what the detector would
 //! have raised as the runs came in, give or take a step it merged with a neighbour. The work is
 //! bounded: at most [`PREVIEW_MAX_SERIES`] series (those a rule names first, then the rest, in
-//! byte order), their trends read [`TRENDS_AT_ONCE`] at a time, the tests on a `Heavy` thread.
+//! byte order), their trends read `TRENDS_AT_ONCE` at a time, the tests on a `Heavy` thread.
 
 use app::console::{NotifySettings, PreviewAlert, RulePreview, RuleRow, RuleSet};
 use app::label::{Direction, Label, Metric, Param};
