@@ -404,6 +404,27 @@ async fn the_audit_trail_is_searched_and_paged() {
     )
     .await;
     assert_sfn_error(r, 400, "since").await;
+    // The API searches alike.
+    let api = |q: &'static str| {
+        let app = &app;
+        let admin = admin.clone();
+        async move {
+            let r = app
+                .client
+                .get(app.url(&format!("/api/v1/audit?{q}")))
+                .bearer_auth(&admin)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, v) = api("actor=robot-B&action=upload&limit=5").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["total"], 60);
+    assert_eq!(v["entries"].as_array().unwrap().len(), 5);
+    let (status, v) = api("until=2001-02-30x").await;
+    assert_eq!(status, 400, "{v}");
     // The page: the search kept in its form, the lines, and links to the other pages.
     let (status, body) = page(&app, "/admin/audit?actor=robot-a&offset=50", Some(&admin)).await;
     assert_eq!(status, 200);
