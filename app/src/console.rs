@@ -84,6 +84,9 @@ pub struct RulePreview {
     pub cap: usize,
     /// Series a rule says to ignore.
     pub ignored: usize,
+    /// The preview stopped examining series at its time limit.
+    #[serde(default)]
+    pub out_of_time: bool,
     pub alerts: Vec<PreviewAlert>,
     /// Alerts found beyond those listed.
     pub alerts_left_out: usize,

@@ -389,10 +389,15 @@ fn RulesEditor(json: String) -> impl IntoView {
 }
 
 fn preview_view(p: RulePreview) -> impl IntoView {
-    let capped = if p.examined < p.series_total.saturating_sub(p.ignored) {
+    let capped = if p.out_of_time {
         format!(
-            " Only the first {} were examined (the cap; those a rule names first): the rest may raise more.",
+            " Only the first {} were examined (the time limit; those a rule names first): the rest may raise more.",
             p.examined
+        )
+    } else if p.examined < p.series_total.saturating_sub(p.ignored) {
+        format!(
+            " Only the first {} were examined (the cap of {}; those a rule names first): the rest may raise more.",
+            p.examined, p.cap
         )
     } else {
         String::new()

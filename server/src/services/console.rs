@@ -8,7 +8,8 @@
 //! back to the window's start (at most [`STEPS_PER_SERIES`]), which is what the detector would
 //! have raised as the runs came in, give or take a step it merged with a neighbour. The work is
 //! bounded: at most [`PREVIEW_MAX_SERIES`] series (those a rule names first, then the rest, in
-//! byte order), their trends read `TRENDS_AT_ONCE` at a time, the tests on a `Heavy` thread.
+//! byte order), their trends read `TRENDS_AT_ONCE` at a time, the tests on a `Heavy` thread,
+//! and no new batch of series started after [`PREVIEW_TIME`].
 
 use app::console::{NotifySettings, PreviewAlert, RulePreview, RuleRow, RuleSet};
 use app::label::{Direction, Label, Metric, Param};
@@ -27,6 +28,8 @@ pub const STEPS_PER_SERIES: usize = 8;
 pub const PREVIEW_MAX_ALERTS: usize = 200;
 /// Trends read at once.
 const TRENDS_AT_ONCE: usize = 64;
+/// The time after which a preview examines no more series (the ones examined are said).
+pub const PREVIEW_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Parses the rules editor's JSON (`[...]` or `{"rules": [...]}`) and checks every rule.
 pub fn parse_rules(json: &str) -> Result<Vec<Rule>, ServiceError> {
@@ -173,9 +176,16 @@ impl Services {
         let mut candidates = named;
         let room = PREVIEW_MAX_SERIES.saturating_sub(candidates.len());
         candidates.extend(others.into_iter().take(room));
-        let examined = candidates.len();
+        let started = std::time::Instant::now();
+        let mut examined = 0;
+        let mut out_of_time = false;
         let mut alerts = Vec::new();
         for chunk in candidates.chunks(TRENDS_AT_ONCE) {
+            if started.elapsed() > PREVIEW_TIME {
+                out_of_time = true;
+                break;
+            }
+            examined += chunk.len();
             let trends = self
                 .trends_of(chunk.iter().map(|c| c.query.clone()).collect())
                 .await?;
@@ -264,6 +274,7 @@ impl Services {
             examined,
             cap: PREVIEW_MAX_SERIES,
             ignored,
+            out_of_time,
             alerts_left_out: found - alerts.len(),
             alerts,
         })

@@ -502,6 +502,7 @@ async fn alert_rules_are_previewed_over_robot_sized_jobs_and_saved() {
     );
     assert_eq!(p["examined"], 400, "capped");
     assert_eq!(p["cap"], 400);
+    assert_eq!(p["out_of_time"], false);
     let a = kpi(&p).expect("the KPI's step is raised");
     assert_eq!(a["rule"], 1);
     assert_eq!(a["regression"], true);
