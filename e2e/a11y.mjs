@@ -3,14 +3,17 @@
 // No page may overflow horizontally, and axe-core (WCAG 2 A and AA rules) may find no serious
 // or critical violation. The header's theme switch goes auto → dark → light, is remembered
 // across a reload, and the charts stay readable (the plotters picture is inverted in the dark).
-// Usage: node e2e/a11y.mjs <base-url> <path>...
+// Usage: node e2e/a11y.mjs <base-url> [--token=TOKEN] <path>...
+// With --token, each context signs in with it first (the admin's console is for admins).
 import { createRequire } from 'node:module';
 import { run, step, watch } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const axeSource = require('fs').readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-const [base, ...paths] = process.argv.slice(2);
+const [base, ...rest] = process.argv.slice(2);
+const signInWith = rest.find((a) => a.startsWith('--token='))?.slice('--token='.length);
+const paths = rest.filter((a) => !a.startsWith('--token='));
 if (!base || paths.length === 0) {
   console.error('usage: node e2e/a11y.mjs <base-url> <path>...');
   process.exit(2);
@@ -23,6 +26,13 @@ await run(async (_unused, errors, browser) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: scheme, bypassCSP: true });
     const page = await context.newPage();
     watch(page, errors);
+    if (signInWith) {
+      await page.goto(`${base}/signin`);
+      await page.waitForSelector('body[data-hydrated="true"]');
+      await page.fill('#signin-token', signInWith);
+      await Promise.all([page.waitForNavigation(), page.click('#signin-submit')]);
+      await page.waitForSelector('#signed-in');
+    }
     for (const path of paths) {
       await page.goto(`${base}${path}`);
       await page.waitForSelector('body[data-hydrated="true"]');

@@ -66,6 +66,30 @@ pub trait Backend: Send + Sync + 'static {
     async fn bisection(&self, id: i64) -> PageResult<crate::bisection::Bisection>;
     /// Starts a bisection of alert summary `alert` (scope `mark`): its id.
     async fn start_bisection(&self, alert: i64) -> PageResult<i64>;
+
+    // The admin's console (`/admin`): each refuses a reader who is not an admin.
+    /// Every token, never the tokens themselves.
+    async fn admin_tokens(&self) -> PageResult<Vec<crate::console::TokenRow>>;
+    /// Makes a token: the secret, shown this once.
+    async fn admin_create_token(
+        &self,
+        form: crate::console::NewTokenForm,
+    ) -> PageResult<crate::console::IssuedToken>;
+    /// Revokes token `id` (its sessions end with it).
+    async fn admin_revoke_token(&self, id: i64) -> PageResult<()>;
+    /// The alert rules, as a table and as the editor's JSON.
+    async fn admin_rules(&self) -> PageResult<crate::console::RuleSet>;
+    /// What the rules in `json` would have raised over the last days of stored series.
+    async fn admin_preview_rules(&self, json: String) -> PageResult<crate::console::RulePreview>;
+    /// Replaces the alert rules with those in `json`.
+    async fn admin_save_rules(&self, json: String) -> PageResult<crate::console::RuleSet>;
+    /// The webhooks and mail settings, without secrets.
+    async fn admin_notify(&self) -> PageResult<crate::console::NotifySettings>;
+    /// A page of the audit trail.
+    async fn admin_audit(
+        &self,
+        search: crate::console::AuditSearch,
+    ) -> PageResult<crate::console::AuditPage>;
 }
 
 #[cfg(feature = "ssr")]
@@ -336,3 +360,58 @@ pub async fn get_report(query: ReportQuery) -> PageResult<String> {
     backend()?.report(query, link).await
 }
 needs!(GetReport, Read);
+
+// The admin's console: every one needs `admin`, over HTTP (the scope table) and when a page
+// calls it on the server (the backend checks the reader itself).
+
+#[server(prefix = "/sfn", endpoint = "admin_tokens")]
+pub async fn get_admin_tokens() -> PageResult<Vec<crate::console::TokenRow>> {
+    backend()?.admin_tokens().await
+}
+needs!(GetAdminTokens, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_create_token")]
+pub async fn admin_create_token(
+    form: crate::console::NewTokenForm,
+) -> PageResult<crate::console::IssuedToken> {
+    backend()?.admin_create_token(form).await
+}
+needs!(AdminCreateToken, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_revoke_token")]
+pub async fn admin_revoke_token(id: i64) -> PageResult<()> {
+    backend()?.admin_revoke_token(id).await
+}
+needs!(AdminRevokeToken, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_rules")]
+pub async fn get_admin_rules() -> PageResult<crate::console::RuleSet> {
+    backend()?.admin_rules().await
+}
+needs!(GetAdminRules, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_preview_rules")]
+pub async fn admin_preview_rules(json: String) -> PageResult<crate::console::RulePreview> {
+    backend()?.admin_preview_rules(json).await
+}
+needs!(AdminPreviewRules, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_save_rules")]
+pub async fn admin_save_rules(json: String) -> PageResult<crate::console::RuleSet> {
+    backend()?.admin_save_rules(json).await
+}
+needs!(AdminSaveRules, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_notify")]
+pub async fn get_admin_notify() -> PageResult<crate::console::NotifySettings> {
+    backend()?.admin_notify().await
+}
+needs!(GetAdminNotify, Admin);
+
+#[server(prefix = "/sfn", endpoint = "admin_audit")]
+pub async fn get_admin_audit(
+    search: crate::console::AuditSearch,
+) -> PageResult<crate::console::AuditPage> {
+    backend()?.admin_audit(search).await
+}
+needs!(GetAdminAudit, Admin);

@@ -20,6 +20,7 @@ pub mod bisection;
 pub mod chart;
 pub mod compare;
 pub mod compare_text;
+pub mod console;
 #[cfg(feature = "ui")]
 pub mod error;
 pub mod facts;

@@ -76,6 +76,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/alerts") ssr=SsrMode::Async view=crate::pages::AlertsPage />
                     <Route path=path!("/calibration") ssr=SsrMode::Async view=crate::pages::CalibrationPage />
                     <Route path=path!("/bisections/:id") ssr=SsrMode::Async view=crate::pages::BisectionPage />
+                    <Route path=path!("/admin") ssr=SsrMode::Async view=crate::pages::AdminPage />
+                    <Route path=path!("/admin/rules") ssr=SsrMode::Async view=crate::pages::AdminRulesPage />
+                    <Route path=path!("/admin/audit") ssr=SsrMode::Async view=crate::pages::AdminAuditPage />
                 </Routes>
             </main>
             <footer class="licence">

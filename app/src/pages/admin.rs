@@ -20,7 +20,7 @@ fn admin_signal() -> RwSignal<bool> {
 }
 
 /// Asks the reader to confirm; false outside a browser.
-fn confirmed(question: &str) -> bool {
+pub(crate) fn confirmed(question: &str) -> bool {
     #[cfg(feature = "hydrate")]
     {
         window().confirm_with_message(question).unwrap_or(false)
@@ -32,7 +32,7 @@ fn confirmed(question: &str) -> bool {
     }
 }
 
-fn go_to(href: &str) {
+pub(crate) fn go_to(href: &str) {
     #[cfg(feature = "hydrate")]
     {
         let _ = window().location().set_href(href);

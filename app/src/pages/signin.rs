@@ -42,6 +42,7 @@ pub fn Account() -> impl IntoView {
                     Ok(w) => match w.name {
                         Some(name) => view! {
                             <span class="account">
+                                {w.is_admin.then(|| view! { <a id="admin-link" href="/admin">"Admin"</a> })}
                                 <span id="signed-in">"Signed in as " <strong>{name}</strong></span>
                                 <form method="post" action="/api/v1/session/end" class="inline">
                                     <button type="submit" id="signout">"Sign out"</button>
@@ -50,6 +51,10 @@ pub fn Account() -> impl IntoView {
                         }.into_any(),
                         None if w.token_mode => view! {
                             <span class="account"><a id="signin-link" href="/signin">"Sign in"</a></span>
+                        }.into_any(),
+                        // Open mode: anyone may administer.
+                        None if w.is_admin => view! {
+                            <span class="account"><a id="admin-link" href="/admin">"Admin"</a></span>
                         }.into_any(),
                         None => ().into_any(),
                     },

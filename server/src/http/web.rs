@@ -346,6 +346,176 @@ impl Backend for StoreBackend {
             .comparison
             .clone())
     }
+
+    // The admin's console: each checks the reader itself (a page calls these on the server,
+    // past the scope table).
+    async fn admin_tokens(&self) -> PageResult<Vec<app::console::TokenRow>> {
+        require_admin()?;
+        let tokens = self.0.store.list_tokens().await.map_err(page_error)?;
+        Ok(tokens
+            .into_iter()
+            .map(|t| app::console::TokenRow {
+                id: t.id,
+                name: t.name,
+                scopes: t.scopes,
+                created_at: t.created_at,
+                expires_at: t.expires_at,
+                last_used_at: t.last_used_at,
+                revoked_at: t.revoked_at,
+            })
+            .collect())
+    }
+
+    async fn admin_create_token(
+        &self,
+        form: app::console::NewTokenForm,
+    ) -> PageResult<app::console::IssuedToken> {
+        require_admin()?;
+        let bad = |m: String| page_error(ApiError::BadRequest(m));
+        let name =
+            app::label::Label::parse(form.name.trim()).map_err(|e| bad(format!("name {e}")))?;
+        let scopes = crate::http::auth::Scopes::parse(&form.scopes).map_err(bad)?;
+        if form.expires_days.is_some_and(|d| !(1..=3650).contains(&d)) {
+            return Err(bad("expires in 1 to 3650 days (or never)".into()));
+        }
+        let created = crate::http::auth::issue_token(
+            &self.0.store,
+            name.as_str(),
+            &scopes,
+            form.expires_days,
+            &actor(),
+        )
+        .await
+        .map_err(page_error)?;
+        let Some((id, token)) = created else {
+            return Err(page_error(ApiError::Conflict(format!(
+                "a token named '{name}' exists; revoke it or choose another name"
+            ))));
+        };
+        Ok(app::console::IssuedToken {
+            id,
+            name: name.to_string(),
+            scopes: scopes.to_string(),
+            token,
+        })
+    }
+
+    async fn admin_revoke_token(&self, id: i64) -> PageResult<()> {
+        require_admin()?;
+        let live = self
+            .0
+            .store
+            .list_tokens()
+            .await
+            .map_err(page_error)?
+            .into_iter()
+            .find(|t| t.id == id && t.revoked_at.is_none());
+        let Some(token) = live else {
+            return Err(page_error(ApiError::NotFound(format!(
+                "no live token {id}"
+            ))));
+        };
+        // By name: a name is unique, and a name made of digits is not taken for an id.
+        if self
+            .0
+            .store
+            .revoke_token(&token.name, &actor())
+            .await
+            .map_err(page_error)?
+        {
+            Ok(())
+        } else {
+            Err(page_error(ApiError::NotFound(format!(
+                "no live token {id}"
+            ))))
+        }
+    }
+
+    async fn admin_rules(&self) -> PageResult<app::console::RuleSet> {
+        require_admin()?;
+        let rules = self.0.store.alert_rules().await.map_err(page_error)?;
+        Ok(crate::services::console::rule_set(&rules))
+    }
+
+    async fn admin_preview_rules(&self, json: String) -> PageResult<app::console::RulePreview> {
+        require_admin()?;
+        let rules = crate::services::console::parse_rules(&json).map_err(page_error)?;
+        self.0.preview_rules(&rules).await.map_err(page_error)
+    }
+
+    async fn admin_save_rules(&self, json: String) -> PageResult<app::console::RuleSet> {
+        require_admin()?;
+        let rules = crate::services::console::parse_rules(&json).map_err(page_error)?;
+        self.0
+            .store
+            .replace_alert_rules(&rules, &actor())
+            .await
+            .map_err(page_error)?;
+        Ok(crate::services::console::rule_set(&rules))
+    }
+
+    async fn admin_notify(&self) -> PageResult<app::console::NotifySettings> {
+        require_admin()?;
+        self.0.notify_settings().await.map_err(page_error)
+    }
+
+    async fn admin_audit(
+        &self,
+        search: app::console::AuditSearch,
+    ) -> PageResult<app::console::AuditPage> {
+        require_admin()?;
+        search
+            .check()
+            .map_err(|e| page_error(ApiError::BadRequest(e)))?;
+        let given = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+        let filter = crate::store::AuditFilter {
+            actor: given(&search.actor),
+            action: given(&search.action),
+            target: given(&search.target),
+            since: given(&search.since),
+            until: given(&search.until),
+        };
+        let limit = app::console::AUDIT_PAGE;
+        let (entries, total) = self
+            .0
+            .store
+            .audit_search(&filter, limit, search.offset)
+            .await
+            .map_err(page_error)?;
+        Ok(app::console::AuditPage {
+            entries: entries
+                .into_iter()
+                .map(|e| app::console::AuditRow {
+                    id: e.id,
+                    at: e.at,
+                    actor: e.actor,
+                    action: e.action,
+                    target: e.target,
+                    detail: e.detail,
+                })
+                .collect(),
+            total,
+            offset: search.offset,
+            limit,
+        })
+    }
+}
+
+/// Refuses a reader who may not administer: anonymous (401, sign in) or a token without the
+/// admin scope (403). Deny by default: no principal is no admin.
+fn require_admin() -> PageResult<()> {
+    use crate::http::auth::{Principal, Scope};
+    let principal = leptos::prelude::use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<Principal>().cloned());
+    match principal {
+        Some(p) if p.may(Scope::Admin) => Ok(()),
+        Some(Principal::Token { name, .. }) => Err(page_error(ApiError::Forbidden(format!(
+            "token '{name}' may not administer this server: this needs the admin scope"
+        )))),
+        _ => Err(page_error(ApiError::Unauthorized(
+            "sign in with a token that has the admin scope".into(),
+        ))),
+    }
 }
 
 /// The principal the access check found for this server function's request, for the audit

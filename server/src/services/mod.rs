@@ -13,6 +13,7 @@ pub mod background;
 pub mod bisection;
 pub mod calibration;
 pub mod compare;
+pub mod console;
 pub mod heavy;
 pub mod leases;
 pub mod runs;

@@ -14,6 +14,7 @@ mod alerts;
 mod bisection;
 mod cache;
 mod checkpoint;
+mod console;
 mod database;
 mod delete;
 pub mod health;
@@ -62,6 +63,7 @@ pub use alerts::{
     AlertJob, ConfirmPolicy, Delivery, KnownAlert, NewAlert, NewNotice, PendingEvent, SummaryFilter,
 };
 pub use bisection::{BisectRequest, StoredBisection};
+pub use console::AuditFilter;
 pub use delete::{Correction, Deleted, Gone};
 pub use history::{CommitMarks, SeriesMarks};
 pub use migrate::{sqlite_to_postgres, Copied};

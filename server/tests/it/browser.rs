@@ -535,3 +535,87 @@ async fn upload_page_takes_folders_and_dropped_files_in_chromium() {
     assert_eq!(runs["total"], 1, "{runs}");
     app.stop().await;
 }
+
+/// Issue 54: the admin's console with a robot's data (5,000-key LKP jobs and a netperf series
+/// with a step): an admin signed in makes a token and revokes it, edits a rule and sees the
+/// preview, saves it, and searches the audit trail; the pages fit 400 px (`e2e/console.mjs`).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_admin_console_in_chromium() {
+    use perfline_server::http::auth::AuthMode;
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.no_alerts = true;
+    })
+    .await;
+    let admin = token(&app, "lead", "admin").await;
+    crate::alerts::robot_with_a_step(&app, Some(&admin)).await;
+    for i in 0..15 {
+        let r = app
+            .client
+            .post(app.url(&format!(
+                "/api/v1/upload?benchmark=netperf&machine=lkp-bdw-de1&kernel=4.19.0-rc1\
+                 &commit={}&format=lkp-stats",
+                crate::trend::sha(i * 2)
+            )))
+            .bearer_auth(&admin)
+            .body(crate::compare::big_job(5000, i >= 10, i % 3))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+    }
+    run_e2e("console.mjs", vec![app.base.clone(), admin.clone()]).await;
+    // The server agrees with what the browser saw.
+    let robot = app
+        .store
+        .list_tokens()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|t| t.name == "robot-e2e")
+        .expect("the token made in the browser");
+    assert_eq!(robot.scopes, "mark");
+    assert!(robot.revoked_at.is_some() && robot.expires_at.is_some());
+    let (_, rules) = app.get_json("/api/v1/alert-rules").await;
+    assert_eq!(rules["rules"][0]["min_change_pct"], 50.0);
+    app.stop().await;
+}
+
+/// Issue 54: the admin's console signed in, in the light and the dark theme: no overflow at
+/// 1280 px and no serious axe-core violation (`e2e/a11y.mjs --token`).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_admin_console_is_accessible_in_both_themes_in_chromium() {
+    use perfline_server::http::auth::AuthMode;
+    let app = spawn_app_with(|c| {
+        c.auth = Some(AuthMode::Token);
+        c.no_alerts = true;
+        c.webhooks = vec!["https://hooks.example.com/services/T0/B0/xyz".into()];
+    })
+    .await;
+    let admin = token(&app, "lead", "admin").await;
+    token(&app, "robot-1", "upload,mark").await;
+    crate::alerts::robot_with_a_step(&app, Some(&admin)).await;
+    let r = app
+        .client
+        .put(app.url("/api/v1/alert-rules"))
+        .bearer_auth(&admin)
+        .json(&serde_json::json!({"rules": [{"benchmark": "netperf*", "metric": "Throughput*", "min_change_pct": 5.0}, {"benchmark": "hackbench*", "ignore": true}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let out = run_e2e(
+        "a11y.mjs",
+        vec![
+            app.base.clone(),
+            format!("--token={admin}"),
+            "/admin".into(),
+            "/admin/rules".into(),
+            "/admin/audit?actor=lead".into(),
+            "/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=Throughput_Mbps".into(),
+        ],
+    )
+    .await;
+    assert!(out.contains("/admin/rules (dark): no overflow"), "{out}");
+    app.stop().await;
+}

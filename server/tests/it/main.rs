@@ -16,6 +16,7 @@ mod cli;
 mod client;
 mod compare;
 mod confirm;
+mod console;
 mod helpers;
 mod hostile;
 mod lab;

@@ -154,9 +154,20 @@ pub async fn kernels(
 pub struct AuditQuery {
     limit: Option<Bounded<1, 1000>>,
     offset: Option<Bounded<0, 100_000_000>>,
+    /// Lines whose actor contains this (any case).
+    actor: Option<String>,
+    /// Lines whose action contains this (any case).
+    action: Option<String>,
+    /// Lines whose target contains this (any case).
+    target: Option<String>,
+    /// Lines from this day on (`YYYY-MM-DD`, UTC).
+    since: Option<String>,
+    /// Lines up to this day, inclusive (`YYYY-MM-DD`, UTC).
+    until: Option<String>,
 }
 
-/// `GET /api/v1/audit` (admin): who wrote what and when, newest first.
+/// `GET /api/v1/audit` (admin): who wrote what and when, newest first, searched as the
+/// console's audit page searches it.
 #[utoipa::path(get, path = "/audit", tag = "admin", security(("bearer" = ["admin"]), ("session" = ["admin"])), params(AuditQuery),
     responses((status = 200, description = "Who wrote what and when, newest first: `{entries, total, limit, offset}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
 pub async fn audit(
@@ -165,7 +176,24 @@ pub async fn audit(
 ) -> ApiResult<Json<serde_json::Value>> {
     let limit = q.limit.map_or(100, Bounded::get);
     let offset = q.offset.map_or(0, Bounded::get);
-    let (entries, total) = state.store.audit_log(limit, offset).await?;
+    let search = app::console::AuditSearch {
+        actor: q.actor.unwrap_or_default(),
+        action: q.action.unwrap_or_default(),
+        target: q.target.unwrap_or_default(),
+        since: q.since.unwrap_or_default(),
+        until: q.until.unwrap_or_default(),
+        offset,
+    };
+    search.check().map_err(ApiError::BadRequest)?;
+    let given = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+    let filter = crate::store::AuditFilter {
+        actor: given(&search.actor),
+        action: given(&search.action),
+        target: given(&search.target),
+        since: given(&search.since),
+        until: given(&search.until),
+    };
+    let (entries, total) = state.store.audit_search(&filter, limit, offset).await?;
     Ok(Json(serde_json::json!({
         "entries": entries,
         "total": total,
