@@ -66,6 +66,8 @@ pub trait Backend: Send + Sync + 'static {
     async fn bisection(&self, id: i64) -> PageResult<crate::bisection::Bisection>;
     /// Starts a bisection of alert summary `alert` (scope `mark`): its id.
     async fn start_bisection(&self, alert: i64) -> PageResult<i64>;
+    /// The differential profile of a comparison's two columns (`/profile`).
+    async fn profile(&self, query: CompareQuery) -> PageResult<crate::profile::Profile>;
 }
 
 #[cfg(feature = "ssr")]
@@ -336,3 +338,11 @@ pub async fn get_report(query: ReportQuery) -> PageResult<String> {
     backend()?.report(query, link).await
 }
 needs!(GetReport, Read);
+
+/// The profile page's answer: the perf-profile keys of two kernels' or commits' runs, and the
+/// flame graph of the folded stacks uploaded beside them.
+#[server(prefix = "/sfn", endpoint = "profile")]
+pub async fn get_profile(query: CompareQuery) -> PageResult<crate::profile::Profile> {
+    backend()?.profile(query).await
+}
+needs!(GetProfile, Read);

@@ -27,6 +27,7 @@ pub mod kernel;
 pub mod label;
 pub mod mmtests;
 pub mod noise;
+pub mod profile;
 #[cfg(feature = "ui")]
 mod pages;
 #[cfg(feature = "ui")]

@@ -76,6 +76,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/alerts") ssr=SsrMode::Async view=crate::pages::AlertsPage />
                     <Route path=path!("/calibration") ssr=SsrMode::Async view=crate::pages::CalibrationPage />
                     <Route path=path!("/bisections/:id") ssr=SsrMode::Async view=crate::pages::BisectionPage />
+                    <Route path=path!("/profile") ssr=SsrMode::Async view=crate::pages::ProfilePage />
                 </Routes>
             </main>
             <footer class="licence">

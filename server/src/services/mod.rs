@@ -15,6 +15,7 @@ pub mod calibration;
 pub mod compare;
 pub mod heavy;
 pub mod leases;
+pub mod profile;
 pub mod runs;
 pub mod search;
 pub mod telemetry;
