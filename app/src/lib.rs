@@ -27,9 +27,9 @@ pub mod kernel;
 pub mod label;
 pub mod mmtests;
 pub mod noise;
-pub mod profile;
 #[cfg(feature = "ui")]
 mod pages;
+pub mod profile;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
 pub mod resultdir;

@@ -312,7 +312,10 @@ mod tests {
         // (key tail, symbols)
         let cases: &[(&str, &[&str])] = &[
             ("a.b.c", &["a", "b", "c"]),
-            ("entry_SYSCALL_64_after_hwframe", &["entry_SYSCALL_64_after_hwframe"]),
+            (
+                "entry_SYSCALL_64_after_hwframe",
+                &["entry_SYSCALL_64_after_hwframe"],
+            ),
             (
                 "memcpy.isra.0.do_it.part.1.main",
                 &["memcpy.isra.0", "do_it.part.1", "main"],

@@ -202,7 +202,7 @@ fn flame_view(g: FlameGraph) -> AnyView {
         }
     });
     view! {
-        <div class="flame-scroll">
+        <div class="flame-scroll" tabindex="0" role="region" aria-label="Flame graph">
             <svg
                 class="flame"
                 id="flame-graph"
@@ -259,7 +259,7 @@ fn profile_view(p: Profile, form: &CompareForm) -> AnyView {
                     "baseline and on the other side (mean ± stddev over the runs, in %), then "
                     "the change in percentage points; the largest change first."
                 </p>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Call-chain tree">
                     <div class="chain-head node">
                         <span class="sym">"Symbol"</span>
                         <span class="num">"Base %"</span>
@@ -299,7 +299,7 @@ fn profile_view(p: Profile, form: &CompareForm) -> AnyView {
                     "Per symbol: children is the share of cycles in it and everything it calls, "
                     "self in it alone; sorted by the larger change, in percentage points."
                 </p>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Children and self by symbol">
                     <table class="runs profile-symbols">
                         <thead>
                             <tr>

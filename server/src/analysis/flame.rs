@@ -338,7 +338,10 @@ mod tests {
         let g = draw(&p, &p).unwrap();
         assert!(g.frames.len() <= MAX_FRAMES + 1, "{}", g.frames.len());
         assert!(g.merged >= 5000);
-        assert!(g.frames.iter().all(|f| f.w >= MIN_WIDTH || f.title.starts_with("all")));
+        assert!(g
+            .frames
+            .iter()
+            .all(|f| f.w >= MIN_WIDTH || f.title.starts_with("all")));
         // The same profile on both sides: nothing changed.
         assert!(g.frames.iter().all(|f| f.fill == "rgb(235,235,235)"));
         let deep = parse(&format!("{} 5\n", vec!["f"; 500].join(";"))).unwrap();

@@ -56,8 +56,7 @@ impl Folded {
 /// One line as `(frames, count)`, or `None` when it is not a folded line.
 fn split_line(line: &str) -> Option<(&str, u64)> {
     let (frames, count) = line.trim_end().rsplit_once(' ')?;
-    if frames.trim().is_empty() || count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit())
-    {
+    if frames.trim().is_empty() || count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some((frames, count.parse().ok()?))

@@ -53,9 +53,7 @@ impl Services {
             }
             sides.push(files);
         }
-        self.heavy
-            .run(move || build(comparison, &sides))
-            .await
+        self.heavy.run(move || build(comparison, &sides)).await
     }
 }
 
@@ -118,7 +116,10 @@ fn build(comparison: app::compare::Comparison, sides: &[Vec<Vec<u8>>]) -> Profil
                 );
                 (Some(g), note)
             }
-            None => (None, "The second side's folded stacks have no samples.".to_owned()),
+            None => (
+                None,
+                "The second side's folded stacks have no samples.".to_owned(),
+            ),
         },
         _ => {
             let missing: Vec<&str> = parsed

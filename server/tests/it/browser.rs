@@ -535,3 +535,21 @@ async fn upload_page_takes_folders_and_dropped_files_in_chromium() {
     assert_eq!(runs["total"], 1, "{runs}");
     app.stop().await;
 }
+
+/// Issue 54, point 3: the differential profile of the 2,982-key LKP job's two commits with
+/// folded stacks beside every run: `e2e/profile.mjs` (the tree, the table, the flame graph and
+/// axe, in both themes, at 1280 and 400 px).
+#[tokio::test(flavor = "multi_thread")]
+async fn profile_page_in_chromium_both_themes_and_400_px() {
+    let app = spawn_app_with(|c| c.write_rate = 0).await;
+    let commits = crate::profile::upload_case(&app).await;
+    let path = format!(
+        "/profile?benchmark=netperf&machine={}&commits={},{}",
+        crate::profile::MACHINE,
+        commits[0],
+        commits[1]
+    );
+    let out = run_e2e("profile.mjs", vec![app.base.clone(), path]).await;
+    assert_eq!(out.matches("no serious axe violation").count(), 4, "{out}");
+    app.stop().await;
+}

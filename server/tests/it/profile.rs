@@ -188,7 +188,10 @@ async fn profile_of_two_commits_has_the_tree_the_table_and_the_flame_graph() {
     };
     let top = moved(symbol);
     for other in ["copy_user_enhanced_fast_string", "do_syscall_64", "tcp_ack"] {
-        assert!(top + 0.01 >= moved(other), "{symbol} first, but {other} moved more");
+        assert!(
+            top + 0.01 >= moved(other),
+            "{symbol} first, but {other} moved more"
+        );
     }
 
     // The flame graph: SVG on the page, frames with hover titles, no script in it; the
@@ -197,7 +200,10 @@ async fn profile_of_two_commits_has_the_tree_the_table_and_the_flame_graph() {
     let svg = &page[svg_at..svg_at + page[svg_at..].find("</svg>").unwrap()];
     assert!(!svg.to_lowercase().contains("<script"));
     for handler in ["onload", "onclick", "onmouse", "javascript:"] {
-        assert!(!svg.to_lowercase().contains(handler), "no {handler} in the SVG");
+        assert!(
+            !svg.to_lowercase().contains(handler),
+            "no {handler} in the SVG"
+        );
     }
     let frames = svg.matches("<rect").count();
     assert!(frames > 50, "{frames} frames");
@@ -217,7 +223,10 @@ async fn profile_of_two_commits_has_the_tree_the_table_and_the_flame_graph() {
 
     // The page's own policy holds: its scripts are the shell's, with their nonce.
     let r = reqwest::get(app.url(&path)).await.unwrap();
-    let csp = r.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert!(csp.contains("script-src 'self'"), "{csp}");
 
     // One column is not a profile.
@@ -287,7 +296,10 @@ async fn folded_stacks_upload_beside_results_only_and_are_checked() {
         .get_text("/profile?benchmark=netperf&machine=m1&kernels=6.1.0,6.2.0")
         .await;
     assert_eq!(status, 200);
-    assert!(page.contains("id=\"profile-no-keys\""), "no perf-profile keys");
+    assert!(
+        page.contains("id=\"profile-no-keys\""),
+        "no perf-profile keys"
+    );
     assert!(page.contains("No flame graph"));
     assert!(!page.contains("<svg"));
     app.stop().await;
