@@ -97,7 +97,7 @@ pub fn parse(text: &str) -> Result<Folded, IngestError> {
     let mut out = Folded::default();
     for (i, line) in text.lines().enumerate() {
         let n = i as u64 + 1;
-        if i % 4096 == 0 && super::cancel::requested() {
+        if i.is_multiple_of(4096) && super::cancel::requested() {
             return Err(super::cancelled());
         }
         if line.trim().is_empty() {
