@@ -90,6 +90,8 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         search: crate::console::AuditSearch,
     ) -> PageResult<crate::console::AuditPage>;
+    /// The differential profile of a comparison's two columns (`/profile`).
+    async fn profile(&self, query: CompareQuery) -> PageResult<crate::profile::Profile>;
 }
 
 #[cfg(feature = "ssr")]
@@ -415,3 +417,10 @@ pub async fn get_admin_audit(
     backend()?.admin_audit(search).await
 }
 needs!(GetAdminAudit, Admin);
+/// The profile page's answer: the perf-profile keys of two kernels' or commits' runs, and the
+/// flame graph of the folded stacks uploaded beside them.
+#[server(prefix = "/sfn", endpoint = "profile")]
+pub async fn get_profile(query: CompareQuery) -> PageResult<crate::profile::Profile> {
+    backend()?.profile(query).await
+}
+needs!(GetProfile, Read);

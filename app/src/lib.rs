@@ -30,6 +30,7 @@ pub mod mmtests;
 pub mod noise;
 #[cfg(feature = "ui")]
 mod pages;
+pub mod profile;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
 pub mod resultdir;

@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/admin") ssr=SsrMode::Async view=crate::pages::AdminPage />
                     <Route path=path!("/admin/rules") ssr=SsrMode::Async view=crate::pages::AdminRulesPage />
                     <Route path=path!("/admin/audit") ssr=SsrMode::Async view=crate::pages::AdminAuditPage />
+                    <Route path=path!("/profile") ssr=SsrMode::Async view=crate::pages::ProfilePage />
                 </Routes>
             </main>
             <footer class="licence">

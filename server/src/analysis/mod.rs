@@ -5,4 +5,5 @@
 //! Callers run both off the async workers.
 
 pub mod chart;
+pub mod flame;
 pub mod stats;

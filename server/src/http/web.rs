@@ -271,6 +271,10 @@ impl Backend for StoreBackend {
         self.0.bisection_view(id).await.map_err(page_error)
     }
 
+    async fn profile(&self, query: CompareQuery) -> PageResult<app::profile::Profile> {
+        self.0.profile(query, asker()).await.map_err(page_error)
+    }
+
     async fn start_bisection(&self, alert: i64) -> PageResult<i64> {
         let new = app::bisection::NewBisection {
             alert: Some(alert),

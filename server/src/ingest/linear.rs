@@ -357,6 +357,36 @@ fn mmtests_rows_are_linear() {
     );
 }
 
+#[test]
+fn folded_stacks_are_linear() {
+    assert_linear(
+        &Case {
+            name: "folded stacks",
+            start: 4,
+            max: 2_000,
+            grows: true,
+            make: &|n| {
+                let mut out = String::new();
+                for i in 0..n * 50 {
+                    out.push_str(&format!(
+                        "perf;entry_SYSCALL_64;do_syscall_64;f{};leaf{i}.isra.0 {}\n",
+                        i % 97,
+                        i % 13 + 1
+                    ));
+                }
+                out.into_bytes()
+            },
+            parse: &|bytes: &[u8]| {
+                std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|t| super::folded::parse(t).ok())
+                    .map_or(0, |f| f.stacks.len())
+            },
+        },
+        FULL,
+    );
+}
+
 /// A plain tar of `members`.
 fn tar(members: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut tar = tar::Builder::new(Vec::new());

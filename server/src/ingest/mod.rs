@@ -8,6 +8,7 @@
 //! is its [`Budget`] (`budget`).
 
 pub mod facts;
+pub mod folded;
 mod generic;
 mod hackbench;
 pub mod history;
@@ -98,6 +99,8 @@ pub enum Format {
     Sysbench,
     /// mmtests' intermediate rows (`mmtests::rows`).
     MmtestsRows,
+    /// Folded stacks (`stackcollapse-perf.pl`), kept beside the upload's runs (`folded`).
+    Folded,
 }
 
 /// Every format once: its name (what `format=` takes and what answers say), then the other
@@ -113,6 +116,7 @@ const FORMATS: &[(Format, &str, &[&str])] = &[
     (Format::Netperf, "netperf", &[]),
     (Format::Sysbench, "sysbench", &[]),
     (Format::MmtestsRows, "mmtests-rows", &["parse-results"]),
+    (Format::Folded, "folded", &["stackcollapse"]),
 ];
 
 impl Format {
@@ -178,6 +182,9 @@ impl Format {
         }
         if mmtests::rows::detect(&head) {
             return Some(Format::MmtestsRows);
+        }
+        if folded::detect(&head) {
+            return Some(Format::Folded);
         }
         let line_end = text.iter().position(|b| *b == b'\n').unwrap_or(text.len());
         let header = String::from_utf8_lossy(&text[..line_end]).to_ascii_lowercase();
@@ -249,6 +256,11 @@ pub fn parse_file_within(
         Format::LkpStats => lkp::parse_stats(bytes, meta, budget)?,
         Format::LkpMatrix => lkp::parse_matrix(bytes, meta, budget)?,
         Format::MmtestsRows => mmtests::rows::parse(&text(bytes)?, meta, budget)?,
+        // Checked whole, then kept as it is beside the upload's runs: it makes none.
+        Format::Folded => {
+            folded::parse(&text(bytes)?)?;
+            Vec::new()
+        }
         Format::Mmtests => {
             let (runs, dirs) = mmtests::parse_tree(bytes, meta, budget)?;
             directories = dirs;
@@ -404,6 +416,7 @@ mod never_panic {
         Format::Mmtests,
         Format::Netperf,
         Format::Sysbench,
+        Format::Folded,
     ];
 
     /// Every fixture, read once.
@@ -496,6 +509,7 @@ mod format_tests {
             Format::Netperf,
             Format::Sysbench,
             Format::MmtestsRows,
+            Format::Folded,
         ];
         for format in all {
             assert_ne!(

@@ -16,6 +16,7 @@ pub mod compare;
 pub mod console;
 pub mod heavy;
 pub mod leases;
+pub mod profile;
 pub mod runs;
 pub mod search;
 pub mod telemetry;

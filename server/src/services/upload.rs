@@ -193,7 +193,7 @@ fn parse(
     }
     if runs.is_empty() {
         return Err(IngestError::new(
-            "only side files (job.yaml, kernel config, ...): upload them with the results they describe",
+            "only side files (job.yaml, kernel config, folded stacks, ...): upload them with the results they describe",
         ));
     }
     apply_directions(&mut runs, &meta, rule_directions);

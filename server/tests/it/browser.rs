@@ -617,5 +617,20 @@ async fn the_admin_console_is_accessible_in_both_themes_in_chromium() {
     )
     .await;
     assert!(out.contains("/admin/rules (dark): no overflow"), "{out}");
+/// Issue 54, point 3: the differential profile of the 2,982-key LKP job's two commits with
+/// folded stacks beside every run: `e2e/profile.mjs` (the tree, the table, the flame graph and
+/// axe, in both themes, at 1280 and 400 px).
+#[tokio::test(flavor = "multi_thread")]
+async fn profile_page_in_chromium_both_themes_and_400_px() {
+    let app = spawn_app_with(|c| c.write_rate = 0).await;
+    let commits = crate::profile::upload_case(&app).await;
+    let path = format!(
+        "/profile?benchmark=netperf&machine={}&commits={},{}",
+        crate::profile::MACHINE,
+        commits[0],
+        commits[1]
+    );
+    let out = run_e2e("profile.mjs", vec![app.base.clone(), path]).await;
+    assert_eq!(out.matches("no serious axe violation").count(), 4, "{out}");
     app.stop().await;
 }

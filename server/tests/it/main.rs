@@ -29,6 +29,7 @@ mod openapi;
 mod pages;
 mod postgres;
 mod process;
+mod profile;
 mod read_api;
 mod reliability;
 mod security;
