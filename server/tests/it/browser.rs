@@ -617,6 +617,9 @@ async fn the_admin_console_is_accessible_in_both_themes_in_chromium() {
     )
     .await;
     assert!(out.contains("/admin/rules (dark): no overflow"), "{out}");
+    app.stop().await;
+}
+
 /// Issue 54, point 3: the differential profile of the 2,982-key LKP job's two commits with
 /// folded stacks beside every run: `e2e/profile.mjs` (the tree, the table, the flame graph and
 /// axe, in both themes, at 1280 and 400 px).
