@@ -66,6 +66,12 @@ pub trait Backend: Send + Sync + 'static {
     async fn bisection(&self, id: i64) -> PageResult<crate::bisection::Bisection>;
     /// Starts a bisection of alert summary `alert` (scope `mark`): its id.
     async fn start_bisection(&self, alert: i64) -> PageResult<i64>;
+    /// Every benchmark of a tree (`benchmark=*`), a page of them from `offset` (issue 54).
+    async fn compare_tree(
+        &self,
+        query: CompareQuery,
+        offset: usize,
+    ) -> PageResult<crate::tree::TreeReport>;
 }
 
 #[cfg(feature = "ssr")]
@@ -336,3 +342,13 @@ pub async fn get_report(query: ReportQuery) -> PageResult<String> {
     backend()?.report(query, link).await
 }
 needs!(GetReport, Read);
+
+/// The whole tree's page (`/compare?benchmark=*`): a page of its benchmarks from `offset`.
+#[server(prefix = "/sfn", endpoint = "compare_tree")]
+pub async fn get_compare_tree(
+    query: CompareQuery,
+    offset: usize,
+) -> PageResult<crate::tree::TreeReport> {
+    backend()?.compare_tree(query, offset).await
+}
+needs!(GetCompareTree, Read);

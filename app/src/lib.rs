@@ -31,6 +31,8 @@ pub mod noise;
 mod pages;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
+#[cfg(feature = "ssr")]
+pub use pages::{tree_html, tree_title};
 pub mod resultdir;
 #[cfg(feature = "ui")]
 mod root;
@@ -38,6 +40,7 @@ mod root;
 pub mod scope;
 pub mod shell;
 pub mod text;
+pub mod tree;
 pub mod trend;
 #[cfg(feature = "ssr")]
 pub mod trend_page;
