@@ -255,7 +255,10 @@ fn section(c: &Comparison, origin: &str) -> AnyView {
                                     "m".to_owned()
                                 }
                             });
-                            view! { <td class=class>{text}</td> }
+                            match class {
+                                Some(class) => leptos::either::Either::Left(view! { <td class=class>{text}</td> }),
+                                None => leptos::either::Either::Right(view! { <td>{text}</td> }),
+                            }
                         })
                         .collect_view();
                     view! { <tr><th>{line.stat}</th><th>{line.label}</th>{cells}</tr> }
@@ -369,5 +372,9 @@ fn chart(c: &Comparison, name: &str) -> Option<AnyView> {
 #[cfg(feature = "ssr")]
 pub fn tree_html(r: TreeReport, origin: String) -> String {
     let owner = Owner::new();
-    owner.with(|| view! { <TreeReportView r=r origin=origin /> }.to_html())
+    // Without the empty comments that mark where dynamic text ends (there is nothing to
+    // hydrate in a file; user text is escaped, so none of them is the user's).
+    owner
+        .with(|| view! { <TreeReportView r=r origin=origin /> }.to_html())
+        .replace("<!>", "")
 }
