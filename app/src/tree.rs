@@ -235,7 +235,10 @@ pub const POSITION_FACT: &str = "mmtests.position";
 /// The trees of one upload's runs, one per machine with more than one benchmark: its kernels
 /// (in version order, as many as a comparison takes), its benchmarks in the order they ran,
 /// and the link to the page of them all.
-pub fn summaries(upload_id: i64, runs: &[crate::types::RunSummary]) -> Vec<crate::types::TreeSummary> {
+pub fn summaries(
+    upload_id: i64,
+    runs: &[crate::types::RunSummary],
+) -> Vec<crate::types::TreeSummary> {
     // Per machine: its kernels, and its benchmarks with where each ran in the tree.
     type Tree = (Vec<String>, Vec<(usize, String)>);
     let mut machines: std::collections::BTreeMap<&str, Tree> = Default::default();

@@ -309,9 +309,12 @@ fn main() {
         median(reports.clone()).as_secs_f64() * 1e3,
         reports
     );
-    for (i, what) in ["page (/compare?benchmark=*), cold", "saved page (format=html), right after"]
-        .iter()
-        .enumerate()
+    for (i, what) in [
+        "page (/compare?benchmark=*), cold",
+        "saved page (format=html), right after",
+    ]
+    .iter()
+    .enumerate()
     {
         let times: Vec<Duration> = pages.iter().map(|p| p[i].0).collect();
         let bytes: Vec<usize> = pages.iter().map(|p| p[i].1).collect();
@@ -335,9 +338,12 @@ fn main() {
         examined.as_secs_f64() * 1e3,
         stored as f64 / examined.as_secs_f64(),
     );
-    for (i, what) in ["page (/compare?benchmark=*), cold", "saved page (format=html), right after"]
-        .iter()
-        .enumerate()
+    for (i, what) in [
+        "page (/compare?benchmark=*), cold",
+        "saved page (format=html), right after",
+    ]
+    .iter()
+    .enumerate()
     {
         let times: Vec<Duration> = pages.iter().map(|p| p[i].0).collect();
         let bytes: Vec<usize> = pages.iter().map(|p| p[i].1).collect();

@@ -142,7 +142,8 @@ pub fn TreeReportView(r: TreeReport, origin: String) -> impl IntoView {
             </section>
         }
     });
-    let rest_view = || r.rest.as_ref().map(|rest| {
+    let rest_view = || {
+        r.rest.as_ref().map(|rest| {
         let next = format!("{origin}/compare?{query}&offset={}", rest.offset);
         view! {
             <p id="tree-next" class="error">
@@ -156,14 +157,19 @@ pub fn TreeReportView(r: TreeReport, origin: String) -> impl IntoView {
                 <a rel="next" href=next>"Next page →"</a>
             </p>
         }
-    });
+    })
+    };
     let (rest_top, rest) = (rest_view(), rest_view());
     let sections = r
         .sections
         .iter()
         .map(|c| section(c, &origin))
         .collect_view();
-    let compared = kernels.iter().skip(1).map(|k| view! { <th scope="col">{k.clone()}</th> }).collect_view();
+    let compared = kernels
+        .iter()
+        .skip(1)
+        .map(|k| view! { <th scope="col">{k.clone()}</th> })
+        .collect_view();
     view! {
         <h1 id="tree-title">{title(&r)}</h1>
         <p class="meta">
@@ -256,7 +262,9 @@ fn section(c: &Comparison, origin: &str) -> AnyView {
                                 }
                             });
                             match class {
-                                Some(class) => leptos::either::Either::Left(view! { <td class=class>{text}</td> }),
+                                Some(class) => leptos::either::Either::Left(
+                                    view! { <td class=class>{text}</td> },
+                                ),
                                 None => leptos::either::Either::Right(view! { <td>{text}</td> }),
                             }
                         })
@@ -314,7 +322,13 @@ fn chart(c: &Comparison, name: &str) -> Option<AnyView> {
         .flat_map(|(_, bars)| bars.iter().map(|b| b.pct.abs()))
         .fold(1.0_f64, f64::max);
     let h = top + groups.len() as f64 * group_h + 14.0;
-    let kernels: Vec<String> = c.query.kernels.iter().skip(1).map(ToString::to_string).collect();
+    let kernels: Vec<String> = c
+        .query
+        .kernels
+        .iter()
+        .skip(1)
+        .map(ToString::to_string)
+        .collect();
     let legend = format!("Bars, top to bottom: {}", kernels.join(", "));
     let rows = groups
         .into_iter()
@@ -346,7 +360,8 @@ fn chart(c: &Comparison, name: &str) -> Option<AnyView> {
             }
         })
         .collect_view();
-    let alt = format!(
+    let alt =
+        format!(
         "{name}: each operation's change of the mean against {} in percent (positive is better)",
         c.query.kernels.first().map(|k| k.as_str()).unwrap_or_default()
     );

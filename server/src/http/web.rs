@@ -369,9 +369,7 @@ impl Backend for StoreBackend {
 }
 
 /// A whole tree's report as the page (and its saved copy) shows it.
-pub(crate) fn tree_report(
-    report: &crate::services::compare::TreeReport,
-) -> app::tree::TreeReport {
+pub(crate) fn tree_report(report: &crate::services::compare::TreeReport) -> app::tree::TreeReport {
     app::tree::TreeReport {
         query: report.query.clone(),
         sections: report

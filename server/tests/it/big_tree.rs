@@ -160,4 +160,3 @@ pub fn archive(tree: &Tree) -> Vec<u8> {
     }
     tar.into_inner().unwrap().finish().unwrap()
 }
-

@@ -550,5 +550,9 @@ async fn the_whole_tree_page_in_both_themes_and_at_400_px_in_chromium() {
     assert_eq!(status, 200);
     let sections = page.matches("class=\"tree-section\"").count();
     assert!(sections > 50, "{sections} sections");
-    run_e2e("tree.mjs", vec![app.base.clone(), path, sections.to_string()]).await;
+    run_e2e(
+        "tree.mjs",
+        vec![app.base.clone(), path, sections.to_string()],
+    )
+    .await;
 }

@@ -68,26 +68,34 @@ async fn the_whole_tree_is_a_page_with_contents_colours_and_charts() {
                 .matches("<li>")
                 .count()
         });
-    assert_eq!(
-        shown.len() + left_out,
-        benchmarks,
-        "sections and left out"
-    );
+    assert_eq!(shown.len() + left_out, benchmarks, "sections and left out");
     assert!(shown.len() >= 55, "{} sections", shown.len());
     // The summary is the table of contents: a row per section, linking to it.
     let toc = &page[page.find("id=\"tree-toc\"").expect("the table of contents")..];
     let toc = &toc[..toc.find("</table>").unwrap()];
     for s in &shown {
         let id = s.split_once('"').unwrap().0;
-        assert!(toc.contains(&format!("href=\"#{id}\"")), "{id} in the contents");
+        assert!(
+            toc.contains(&format!("href=\"#{id}\"")),
+            "{id} in the contents"
+        );
     }
     assert_eq!(toc.matches("<tr>").count(), shown.len() + 1, "a row each");
     // A verdict for each compared kernel, worded; the coverage cases' regressing kernel is
     // worse somewhere, and its marked cells are coloured.
-    assert!(toc.contains("class=\"v-worse\""), "some benchmark got worse");
+    assert!(
+        toc.contains("class=\"v-worse\""),
+        "some benchmark got worse"
+    );
     assert!(page.contains("worse in "), "the tally");
-    assert!(page.contains("<td class=\"w"), "cells marked worse are coloured");
-    assert!(page.contains("<td class=\"b"), "cells marked better are coloured");
+    assert!(
+        page.contains("<td class=\"w"),
+        "cells marked worse are coloured"
+    );
+    assert!(
+        page.contains("<td class=\"b"),
+        "cells marked better are coloured"
+    );
     // mmtests' marks are in the cells as in its text.
     assert!(page.replace("<!>", "").contains("%*</td>"));
     // A chart per benchmark with something to draw: inline SVG, no script in it.
@@ -110,7 +118,10 @@ async fn the_whole_tree_is_a_page_with_contents_colours_and_charts() {
     assert_eq!(status, 200);
     assert!(!saved.contains("<script"), "no script in the saved page");
     assert!(saved.contains("default-src 'none'"));
-    assert!(saved.contains("--bg-better"), "the site's style sheet, inlined");
+    assert!(
+        saved.contains("--bg-better"),
+        "the site's style sheet, inlined"
+    );
     let origin = app.url("");
     let saved_sections: Vec<String> = sections(&saved)
         .into_iter()
@@ -130,7 +141,10 @@ async fn the_whole_tree_is_a_page_with_contents_colours_and_charts() {
         .find("id=\"upload-trees\"")
         .expect("the upload's tree")..];
     assert!(trees.contains(&format!("href=\"{link}\"")), "{trees}");
-    assert!(trees.contains(&format!("{benchmarks} benchmarks")), "{trees}");
+    assert!(
+        trees.contains(&format!("{benchmarks} benchmarks")),
+        "{trees}"
+    );
 }
 
 /// The dashboard keeps every machine's newest tree, however many uploads came after it.
@@ -167,5 +181,8 @@ async fn a_tree_page_without_a_tree_says_why() {
         .get_text("/compare?benchmark=*&machine=m1&kernels=1.0,2.0")
         .await;
     assert_eq!(status, 404, "{page}");
-    assert!(page.contains("no benchmark has runs of kernel 1.0"), "{page}");
+    assert!(
+        page.contains("no benchmark has runs of kernel 1.0"),
+        "{page}"
+    );
 }
