@@ -338,22 +338,6 @@ fn main() {
         examined.as_secs_f64() * 1e3,
         stored as f64 / examined.as_secs_f64(),
     );
-    for (i, what) in [
-        "page (/compare?benchmark=*), cold",
-        "saved page (format=html), right after",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let times: Vec<Duration> = pages.iter().map(|p| p[i].0).collect();
-        let bytes: Vec<usize> = pages.iter().map(|p| p[i].1).collect();
-        println!(
-            "mmtests_tree: whole tree's {what}: median {:.1} ms, {} bytes; all {:?}",
-            median(times.clone()).as_secs_f64() * 1e3,
-            bytes.iter().max().copied().unwrap_or_default(),
-            times
-        );
-    }
     println!(
         "mmtests_tree: alert detector after each tree of one machine's history (3 kernels a tree): {}",
         history
