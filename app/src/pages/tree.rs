@@ -3,7 +3,7 @@
 //! HTML report: the verdicts (a table of contents that says what got better and worse, and by
 //! how much), then each benchmark's mmtests table with its significant cells coloured and a
 //! chart drawn here as inline SVG. The API's offline file (`format=html`) is this same view
-//! rendered to a string ([`tree_html`]) in a self-contained document.
+//! rendered to a string (`tree_html`) in a self-contained document.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -79,7 +79,7 @@ pub fn title(r: &TreeReport) -> String {
         r.query
             .kernels
             .iter()
-            .map(|k| k.as_str())
+            .map(crate::label::Label::as_str)
             .collect::<Vec<_>>()
             .join(" vs ")
     )
@@ -363,7 +363,7 @@ fn chart(c: &Comparison, name: &str) -> Option<AnyView> {
     let alt =
         format!(
         "{name}: each operation's change of the mean against {} in percent (positive is better)",
-        c.query.kernels.first().map(|k| k.as_str()).unwrap_or_default()
+        c.query.kernels.first().map(crate::label::Label::as_str).unwrap_or_default()
     );
     Some(
         view! {
