@@ -92,6 +92,12 @@ pub trait Backend: Send + Sync + 'static {
     ) -> PageResult<crate::console::AuditPage>;
     /// The differential profile of a comparison's two columns (`/profile`).
     async fn profile(&self, query: CompareQuery) -> PageResult<crate::profile::Profile>;
+    /// Every benchmark of a tree (`benchmark=*`), a page of them from `offset` (issue 54).
+    async fn compare_tree(
+        &self,
+        query: CompareQuery,
+        offset: usize,
+    ) -> PageResult<crate::tree::TreeReport>;
 }
 
 #[cfg(feature = "ssr")]
@@ -424,3 +430,12 @@ pub async fn get_profile(query: CompareQuery) -> PageResult<crate::profile::Prof
     backend()?.profile(query).await
 }
 needs!(GetProfile, Read);
+/// The whole tree's page (`/compare?benchmark=*`): a page of its benchmarks from `offset`.
+#[server(prefix = "/sfn", endpoint = "compare_tree")]
+pub async fn get_compare_tree(
+    query: CompareQuery,
+    offset: usize,
+) -> PageResult<crate::tree::TreeReport> {
+    backend()?.compare_tree(query, offset).await
+}
+needs!(GetCompareTree, Read);

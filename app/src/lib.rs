@@ -33,6 +33,8 @@ mod pages;
 pub mod profile;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
+#[cfg(feature = "ssr")]
+pub use pages::{tree_html, tree_title};
 pub mod resultdir;
 #[cfg(feature = "ui")]
 mod root;
@@ -40,6 +42,7 @@ mod root;
 pub mod scope;
 pub mod shell;
 pub mod text;
+pub mod tree;
 pub mod trend;
 #[cfg(feature = "ssr")]
 pub mod trend_page;

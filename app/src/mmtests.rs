@@ -147,21 +147,47 @@ pub fn mmtests_text(c: &Comparison) -> String {
     table(c)
 }
 
-pub fn table(c: &Comparison) -> String {
-    let kernels = &c.query.kernels;
+/// One cell of mmtests' table: the value and the percentage as `compare-mmtests.pl` prints them
+/// (padded to their fields), whether it is marked significant (`*pct%*`), and the percentage
+/// as a number (positive is better).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableCell {
+    pub value: String,
+    pub pct: String,
+    pub marked: bool,
+    pub change: f64,
+}
+
+/// One line of mmtests' table: a statistic of one operation across the kernels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableLine {
+    pub stat: String,
+    pub label: String,
+    pub cells: Vec<TableCell>,
+}
+
+/// One of mmtests' tables of a comparison (one per direction), line by line: what
+/// [`table`] prints and the whole-tree page colours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub direction: Direction,
+    stat_len: usize,
+    op_len: usize,
+    pub lines: Vec<TableLine>,
+}
+
+/// mmtests' tables of a comparison, one per direction, as data.
+pub fn tables(c: &Comparison) -> Vec<Table> {
     let p = c.precision;
     let style = c
         .family
         .as_ref()
         .map_or(Summarise::Multiops, |f| f.summarise);
-    let mut out = String::new();
+    let mut out = Vec::new();
     for direction in [Direction::Higher, Direction::Lower] {
         let rows = table_rows(c, direction);
         if rows.is_empty() {
             continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
         }
         let stats = style.rows();
         let mean = Stat::mean(direction);
@@ -171,40 +197,79 @@ pub fn table(c: &Comparison) -> String {
             .max()
             .unwrap_or(0);
         let op_len = rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
-        out.push_str(&header(kernels, stat_len + op_len + 1));
         let marks: Vec<Vec<bool>> = rows.iter().map(|r| significance(&rows, r, mean)).collect();
+        let mut lines = Vec::new();
         for &stat in stats {
             let lower = stat.smaller_is_better(direction);
             let name = stat.name(direction);
             for (r, row) in rows.iter().enumerate() {
-                out.push_str(&format!("{name:<stat_len$} {:<op_len$}", row.label));
                 let of = |c: &Option<crate::compare::Cell>| {
                     c.as_ref().and_then(|c| stat_of(stat, direction, &c.stats))
                 };
                 let base = row.cells.first().and_then(of);
-                for (k, cell) in row.cells.iter().enumerate() {
-                    let (shown, pct) = match of(cell) {
-                        Some(v) => (
-                            v,
-                            if lower {
-                                pndiff(Some(v), base)
-                            } else {
-                                pdiff(Some(v), base)
-                            },
-                        ),
-                        None => (0.0, 0.0),
-                    };
-                    out.push_str(&fixed(shown, FIELD, p));
-                    // Perl builds the cell as a string first: the percentage goes through %.15g.
-                    let pct = fixed(via_string(pct), 7, 2);
-                    if style.marked() == Some(stat) && marks[r][k] {
-                        out.push_str(&format!(" *{pct}%*"));
-                    } else {
-                        out.push_str(&format!(" ({pct}%)"));
-                    }
-                }
-                out.push('\n');
+                let cells = row
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .map(|(k, cell)| {
+                        let (shown, pct) = match of(cell) {
+                            Some(v) => (
+                                v,
+                                if lower {
+                                    pndiff(Some(v), base)
+                                } else {
+                                    pdiff(Some(v), base)
+                                },
+                            ),
+                            None => (0.0, 0.0),
+                        };
+                        // Perl builds the cell as a string first: the percentage goes through %.15g.
+                        let change = via_string(pct);
+                        TableCell {
+                            value: fixed(shown, FIELD, p),
+                            pct: fixed(change, 7, 2),
+                            marked: style.marked() == Some(stat) && marks[r][k],
+                            change,
+                        }
+                    })
+                    .collect();
+                lines.push(TableLine {
+                    stat: name.clone(),
+                    label: row.label.clone(),
+                    cells,
+                });
             }
+        }
+        out.push(Table {
+            direction,
+            stat_len,
+            op_len,
+            lines,
+        });
+    }
+    out
+}
+
+pub fn table(c: &Comparison) -> String {
+    let kernels = &c.query.kernels;
+    let mut out = String::new();
+    for t in tables(c) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let (stat_len, op_len) = (t.stat_len, t.op_len);
+        out.push_str(&header(kernels, stat_len + op_len + 1));
+        for line in &t.lines {
+            out.push_str(&format!("{:<stat_len$} {:<op_len$}", line.stat, line.label));
+            for cell in &line.cells {
+                out.push_str(&cell.value);
+                if cell.marked {
+                    out.push_str(&format!(" *{}%*", cell.pct));
+                } else {
+                    out.push_str(&format!(" ({}%)", cell.pct));
+                }
+            }
+            out.push('\n');
         }
     }
     out

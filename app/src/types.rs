@@ -161,7 +161,7 @@ pub struct TreeSummary {
     pub kernels: Vec<String>,
     /// In the order the tree ran them.
     pub benchmarks: Vec<String>,
-    /// The whole-tree report (one offline HTML page).
+    /// The page of the whole tree (`/compare?benchmark=*`).
     pub report: String,
 }
 

@@ -21,160 +21,12 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const KERNELS: [&str; 3] = ["6.1.0-vanilla", "6.2.0-rc3-vanilla", "6.2.0-vanilla"];
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/mmtests-parse/tests/fixtures")
-}
-
-/// Every file under `dir`, by its path relative to `dir`.
-fn files_under(dir: &Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let rel = if rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{rel}/{name}")
-        };
-        if e.file_type().unwrap().is_dir() {
-            files_under(&e.path(), &rel, out);
-        } else {
-            out.push((rel, std::fs::read(e.path()).unwrap()));
-        }
-    }
-}
-
-/// The benchmark directory name a families fixture is read as (its tests say).
-fn benchmark_of(fixture: &str) -> &str {
-    match fixture {
-        "hackbench" => "hackbench-process-pipes",
-        "iperf3" => "iperf3-ipv4-tcp",
-        "libmicro" => "libmicro-memory",
-        "nas" => "nas-bt",
-        "pmqtest" => "pmqtest-pinned",
-        "sembench" => "sembench-futex",
-        "specjbb-multi" | "netperf-udp" => "",
-        other => other,
-    }
-}
-
-/// `(kernel, iter, benchmark) → [(file under logs/, bytes)]`: the whole corpus.
-type Tree = BTreeMap<(String, usize, String), Vec<(String, Vec<u8>)>>;
-
-/// The corpus tree.
-fn corpus(iters: usize) -> Tree {
-    let mut tree = BTreeMap::new();
-    // Families' fixtures: the same logs for every kernel and iteration.
-    let families = fixtures().join("mmtests-families");
-    let mut names: Vec<String> = std::fs::read_dir(&families)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
-        let benchmark = benchmark_of(&name);
-        if benchmark.is_empty() || !families.join(&name).join("logs").is_dir() {
-            continue;
-        }
-        let mut files = Vec::new();
-        files_under(&families.join(&name).join("logs"), "", &mut files);
-        for k in KERNELS {
-            for i in 0..iters {
-                tree.insert((k.to_owned(), i, benchmark.to_owned()), files.clone());
-            }
-        }
-    }
-    // The coverage cases' trees: one case per benchmark, its kernels renamed to ours.
-    let cases = fixtures().join("mmtests-coverage/cases");
-    let mut cases_seen: Vec<String> = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&cases)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let Ok(meta) = std::fs::read(dir.join("case.json")) else {
-            continue;
-        };
-        let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
-        let benchmark = meta["benchmark"].as_str().unwrap().to_owned();
-        if cases_seen.contains(&benchmark) {
-            continue;
-        }
-        cases_seen.push(benchmark.clone());
-        let theirs: Vec<String> = meta["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap().to_owned())
-            .collect();
-        let bytes = std::fs::read(dir.join("work-log.tar.gz")).unwrap();
-        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
-        for entry in archive.entries().unwrap() {
-            let mut entry = entry.unwrap();
-            if !entry.header().entry_type().is_file() {
-                continue;
-            }
-            let path = entry.path().unwrap().to_string_lossy().into_owned();
-            let parts: Vec<&str> = path.split('/').collect();
-            if parts.len() < 5 || parts[3] != "logs" {
-                continue;
-            }
-            let Some(k) = theirs.iter().position(|t| t == parts[0]) else {
-                continue;
-            };
-            let iter: usize = parts[1].trim_start_matches("iter-").parse().unwrap();
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data).unwrap();
-            tree.entry((KERNELS[k].to_owned(), iter, parts[2].to_owned()))
-                .or_insert_with(Vec::new)
-                .push((parts[4..].join("/"), data));
-        }
-    }
-    tree
-}
-
-fn archive(tree: &Tree) -> Vec<u8> {
-    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::default(),
-    ));
-    let mut append = |path: String, data: &[u8]| {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(data.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        tar.append_data(&mut header, path, data).unwrap();
-    };
-    for ((k, i, b), files) in tree {
-        for (name, data) in files {
-            append(format!("{k}/iter-{i}/{b}/logs/{name}"), data);
-        }
-    }
-    let kernels: std::collections::BTreeSet<&str> =
-        tree.keys().map(|(k, _, _)| k.as_str()).collect();
-    for k in kernels {
-        let mut activity = String::from("1 run-mmtests: Iteration 1 start\n");
-        let mut seen: Vec<&str> = Vec::new();
-        for (kk, _, b) in tree.keys() {
-            if kk == k && !seen.contains(&b.as_str()) {
-                seen.push(b);
-                activity.push_str(&format!("2 run-mmtests: test start :: {b} 2\n"));
-            }
-        }
-        activity.push_str("3 run-mmtests: Iteration 1 end\n");
-        append(format!("{k}/iter-0/tests-activity"), activity.as_bytes());
-    }
-    tar.into_inner().unwrap().finish().unwrap()
-}
+// The tree itself is built where the HTTP tests build it too.
+#[path = "../tests/it/big_tree.rs"]
+mod big_tree;
+use big_tree::{archive, corpus, Tree, KERNELS};
 
 /// Uploads `body` for `machine`: the time from sending it to the answer's last byte, and
 /// the answer. (Reading the answer into a JSON value, ≈ 1 ms of the client's for its 157 KB,
@@ -339,6 +191,7 @@ fn main() {
         (stored, took, examined),
         (passes, series, seconds),
         history,
+        pages,
     ) = common::with_server_using(
         &rt,
         |_| {},
@@ -375,6 +228,31 @@ fn main() {
                 let text = r.text().await.unwrap();
                 reports.push(t.elapsed());
                 assert_eq!(status, 200, "{text}");
+            }
+            // The whole tree's page (`/compare?benchmark=*`, issue 54), cold, on a machine of
+            // its own each round; then the same page saved (`format=html`): times and bytes.
+            let mut pages = Vec::new();
+            for round in 0..rounds {
+                common::detector_idle(&store).await;
+                upload(&client, &base, &format!("page-{round}"), &body).await;
+                common::detector_idle(&store).await;
+                let query = format!(
+                    "machine=page-{round}&benchmark=*&kernels={}",
+                    KERNELS.join(",")
+                );
+                let mut timed = Vec::new();
+                for path in [
+                    format!("{base}/compare?{query}"),
+                    format!("{base}/api/v1/compare?{query}&format=html"),
+                ] {
+                    let t = Instant::now();
+                    let r = client.get(path).send().await.unwrap();
+                    let status = r.status().as_u16();
+                    let body = r.bytes().await.unwrap();
+                    timed.push((t.elapsed(), body.len()));
+                    assert_eq!(status, 200);
+                }
+                pages.push(timed);
             }
             // What the alert detector spent on the rounds' trees (the report asks for none).
             let detector = common::detector_work(&client, &base).await;
@@ -414,7 +292,9 @@ fn main() {
                 common::detector_idle(&store).await;
                 history.push(common::detector_work(&client, &base).await.2 - before);
             }
-            (uploads, reports, samples, read, streamed, detector, history)
+            (
+                uploads, reports, samples, read, streamed, detector, history, pages,
+            )
         },
     );
     let up = median(uploads.clone());
@@ -429,6 +309,22 @@ fn main() {
         median(reports.clone()).as_secs_f64() * 1e3,
         reports
     );
+    for (i, what) in [
+        "page (/compare?benchmark=*), cold",
+        "saved page (format=html), right after",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let times: Vec<Duration> = pages.iter().map(|p| p[i].0).collect();
+        let bytes: Vec<usize> = pages.iter().map(|p| p[i].1).collect();
+        println!(
+            "mmtests_tree: whole tree's {what}: median {:.1} ms, {} bytes; all {:?}",
+            median(times.clone()).as_secs_f64() * 1e3,
+            bytes.iter().max().copied().unwrap_or_default(),
+            times
+        );
+    }
     println!(
         "mmtests_tree: alert detector after each tree: {:.1} ms ({passes} passes over {series} series, {:.3} ms a series)",
         seconds * 1e3 / rounds as f64,

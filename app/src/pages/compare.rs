@@ -14,7 +14,7 @@ use crate::label::Direction;
 use crate::types::{CompareChoices, CompareForm};
 
 /// Reads the compare state from the query string: `kernels=K0,K1` and/or repeated `kernel=K`.
-fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
+pub(super) fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
     let mut kernels: Vec<String> = Vec::new();
     if let Some(list) = map.get("kernels") {
         kernels.extend(
@@ -61,6 +61,10 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let query_map = use_query_map();
+    // `benchmark=*`: every benchmark of a tree, on its own page.
+    if query_map.read_untracked().get("benchmark").as_deref() == Some("*") {
+        return view! { <super::tree::TreePage /> }.into_any();
+    }
     let query = Memo::new(move |_| query_from_map(&query_map.read()));
     // The form parses here, with the API's types, before the server is asked.
     let table = Resource::new(
@@ -126,7 +130,7 @@ pub fn ComparePage() -> impl IntoView {
                 }
             })}
         </Suspense>
-    }
+    }    .into_any()
 }
 
 #[component]

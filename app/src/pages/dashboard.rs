@@ -98,6 +98,7 @@ fn dashboard_view(d: DashboardData) -> AnyView {
         view! {
             <section id="trees">
                 <h2>"mmtests trees"</h2>
+                <p class="muted small">"The newest tree of every machine, and those of the recent uploads: each links the page of all its benchmarks."</p>
                 <ul>{items}</ul>
             </section>
         }

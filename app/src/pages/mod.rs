@@ -14,6 +14,10 @@ mod run;
 mod signin;
 mod trend;
 mod upload;
+// The whole tree's page (issue 54).
+mod tree;
+#[cfg(feature = "ssr")]
+pub use tree::{title as tree_title, tree_html};
 
 pub use alerts::AlertsPage;
 pub use bisection::{BisectButton, BisectionPage};

@@ -89,6 +89,28 @@ pub fn document(title: &str, parts: &[Part]) -> String {
     out
 }
 
+/// The site's own style sheet, inlined in documents that are a page saved (both themes).
+const SITE_STYLE: &str = include_str!("../../../style/main.css");
+
+/// A page saved as one file: `body` is HTML the app rendered (its text escaped there), styled
+/// by the site's own sheet, under the same policy as [`document`] (no script, nothing loaded).
+pub fn page_document(title: &str, body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + SITE_STYLE.len() + 1024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+    out.push_str(&format!(
+        "<title>{}</title><style>{SITE_STYLE}</style></head><body><main>",
+        escape(title)
+    ));
+    out.push_str(body);
+    out.push_str(&format!(
+        "<p class=\"muted\">Made by Perfline {} — a self-contained copy: no script, nothing loaded from elsewhere.</p></main></body></html>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

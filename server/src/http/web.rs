@@ -86,16 +86,23 @@ impl Backend for StoreBackend {
             .map_err(page_error)?;
         let recent_uploads = s.recent_uploads(10).await.map_err(page_error)?;
         let mut trees = Vec::new();
-        for u in recent_uploads
+        // The trees of the recent uploads, and the newest of every machine (issue 54: robots'
+        // uploads would push a machine's tree out of the recent ones).
+        let mut tree_uploads: Vec<i64> = recent_uploads
             .iter()
             .filter(|u| u.files.iter().any(|f| f.format == "mmtests"))
-        {
+            .map(|u| u.id)
+            .collect();
+        tree_uploads.extend(s.newest_tree_uploads(50).await.map_err(page_error)?);
+        tree_uploads.sort_unstable_by(|a, b| b.cmp(a));
+        tree_uploads.dedup();
+        for id in tree_uploads {
             let filter = crate::store::RunFilter {
-                upload: Some(u.id),
+                upload: Some(id),
                 ..Default::default()
             };
             let (runs, _) = s.list_runs(&filter, 5_000, 0).await.map_err(page_error)?;
-            trees.extend(tree_summaries(u.id, &runs));
+            trees.extend(app::tree::summaries(id, &runs));
         }
         let dashboard = Dashboard {
             benchmarks: s.benchmarks().await.map_err(page_error)?,
@@ -503,6 +510,18 @@ impl Backend for StoreBackend {
             limit,
         })
     }
+    async fn compare_tree(
+        &self,
+        query: CompareQuery,
+        offset: usize,
+    ) -> PageResult<app::tree::TreeReport> {
+        let report = self
+            .0
+            .compare_tree(query, None, offset, asker())
+            .await
+            .map_err(page_error)?;
+        Ok(tree_report(&report))
+    }
 }
 
 /// Refuses a reader who may not administer: anonymous (401, sign in) or a token without the
@@ -522,6 +541,28 @@ fn require_admin() -> PageResult<()> {
     }
 }
 
+/// A whole tree's report as the page (and its saved copy) shows it.
+pub(crate) fn tree_report(report: &crate::services::compare::TreeReport) -> app::tree::TreeReport {
+    app::tree::TreeReport {
+        query: report.query.clone(),
+        sections: report
+            .sections
+            .iter()
+            .map(|c| c.comparison.clone())
+            .collect(),
+        left_out: report.left_out.clone(),
+        benchmarks: report.benchmarks,
+        offset: report.offset,
+        rest: report
+            .rest
+            .as_ref()
+            .map(|(offset, benchmarks)| app::tree::TreeRest {
+                offset: *offset,
+                benchmarks: benchmarks.clone(),
+            }),
+    }
+}
+
 /// The principal the access check found for this server function's request, for the audit
 /// trail.
 fn actor() -> String {
@@ -536,52 +577,4 @@ fn asker() -> crate::services::compare::Asker {
     leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.extensions.get::<crate::http::auth::Principal>().cloned())
         .map_or(crate::services::compare::Asker::Anonymous, |p| p.asker())
-}
-
-/// The trees of one mmtests upload, one per machine: its kernels, its benchmarks in the order
-/// they ran (`mmtests.position`), and the link to the report of them all.
-fn tree_summaries(upload_id: i64, runs: &[RunSummary]) -> Vec<TreeSummary> {
-    // Per machine: its kernels, and its benchmarks with where each ran in the tree.
-    type Tree = (Vec<String>, Vec<(usize, String)>);
-    let mut machines: std::collections::BTreeMap<&str, Tree> = Default::default();
-    for r in runs {
-        let (kernels, benchmarks) = machines.entry(r.machine.as_str()).or_default();
-        if !kernels.contains(&r.kernel) {
-            kernels.push(r.kernel.clone());
-        }
-        let position = r
-            .facts
-            .iter()
-            .find(|(k, _)| k == crate::ingest::mmtests::lines::FACT_POSITION)
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(usize::MAX);
-        if !benchmarks.iter().any(|(_, b)| *b == r.benchmark) {
-            benchmarks.push((position, r.benchmark.clone()));
-        }
-    }
-    machines
-        .into_iter()
-        .filter(|(_, (_, benchmarks))| benchmarks.len() > 1)
-        .map(|(machine, (mut kernels, mut benchmarks))| {
-            kernels.sort_by(|a, b| compare_kernels(a, b));
-            kernels.truncate(app::label::MAX_KERNELS);
-            benchmarks.sort();
-            let report = format!(
-                "/api/v1/compare?machine={}&benchmark=*&kernels={}&format=html",
-                encode(machine),
-                kernels
-                    .iter()
-                    .map(|k| encode(k))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            );
-            TreeSummary {
-                upload_id,
-                machine: machine.to_owned(),
-                kernels,
-                benchmarks: benchmarks.into_iter().map(|(_, b)| b).collect(),
-                report,
-            }
-        })
-        .collect()
 }

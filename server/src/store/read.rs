@@ -625,3 +625,18 @@ impl Store {
         Ok(series)
     }
 }
+
+impl Store {
+    /// The newest upload holding an mmtests tree of each machine that has one, newest first (at
+    /// most `limit`): where the dashboard finds every machine's tree, however many uploads
+    /// came since (issue 54).
+    pub async fn newest_tree_uploads(&self, limit: i64) -> StoreResult<Vec<i64>> {
+        let rows: Vec<(i64,)> = query_as(sql!(
+            "SELECT MAX(r.upload_id) FROM run r WHERE r.upload_id IN (SELECT upload_id FROM upload_file WHERE format = 'mmtests') GROUP BY r.machine_id ORDER BY 1 DESC LIMIT ?"
+        ))
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+}

@@ -637,3 +637,24 @@ async fn profile_page_in_chromium_both_themes_and_400_px() {
     assert_eq!(out.matches("no serious axe violation").count(), 4, "{out}");
     app.stop().await;
 }
+
+/// Issue 54: the whole tree's page of the tree of every family, and its saved copy, in both
+/// themes at 1280 and 400 px, as `e2e/tree.mjs` checks them.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_whole_tree_page_in_both_themes_and_at_400_px_in_chromium() {
+    let app = spawn_app().await;
+    crate::tree_page::upload_big_tree(&app, "big").await;
+    let path = format!(
+        "/compare?machine=big&benchmark=*&kernels={}",
+        crate::big_tree::KERNELS.join(",")
+    );
+    let (status, page) = app.get_text(&path).await;
+    assert_eq!(status, 200);
+    let sections = page.matches("class=\"tree-section\"").count();
+    assert!(sections > 50, "{sections} sections");
+    run_e2e(
+        "tree.mjs",
+        vec![app.base.clone(), path, sections.to_string()],
+    )
+    .await;
+}

@@ -37,3 +37,6 @@ mod tcpd;
 mod tcpd_score;
 mod trend;
 mod upload;
+// The whole tree's page (issue 54) and the tree of every family it is tested with.
+mod big_tree;
+mod tree_page;

@@ -269,7 +269,7 @@ async fn a_whole_tree_is_one_report_in_the_order_it_ran() {
     assert!(trees.contains("week: 5 benchmarks"), "{trees}");
     // Kernels in version order, the oldest the baseline.
     assert!(
-        trees.contains("benchmark=*&amp;kernels=6.12.0-vanilla,6.13.0-rc3-sched-fix,6.13.0-rc3-vanilla&amp;format=html"),
+        trees.contains("/compare?machine=week&amp;benchmark=*&amp;kernels=6.12.0-vanilla,6.13.0-rc3-sched-fix,6.13.0-rc3-vanilla\""),
         "{trees}"
     );
     assert!(trees.contains(&benchmarks.join(", ")), "{trees}");

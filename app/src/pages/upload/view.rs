@@ -33,10 +33,35 @@ pub fn UploadView() -> impl IntoView {
 
 fn upload_view(d: UploadDetail) -> AnyView {
     let u = d.upload;
+    // An mmtests tree: the page of all its benchmarks, per machine.
+    let trees = u
+        .files
+        .iter()
+        .any(|f| f.format == "mmtests")
+        .then(|| crate::tree::summaries(u.id, &d.runs))
+        .filter(|t| !t.is_empty())
+        .map(|trees| {
+            let items = trees
+                .into_iter()
+                .map(|t| view! {
+                    <li>
+                        <a href=t.report>{format!("Every benchmark on {}: {} benchmarks", t.machine, t.benchmarks.len())}</a>
+                        <span class="muted">{format!(" ({})", t.kernels.join(" vs "))}</span>
+                    </li>
+                })
+                .collect_view();
+            view! {
+                <section id="upload-trees">
+                    <h2>"mmtests tree"</h2>
+                    <ul>{items}</ul>
+                </section>
+            }
+        });
     view! {
         <h1>{format!("Upload #{}", u.id)}</h1>
         <p class="ok" id="upload-result">{format!("Stored {} runs with {} samples on {}.", u.runs, u.samples, u.created_at)}</p>
         {u.uploaded_by.map(|by| view! { <p id="uploaded-by">"Uploaded by " <strong>{by}</strong></p> })}
+        {trees}
         <h2>"Files"</h2>
         <ul>
             {u.files.into_iter().map(|f| view! {

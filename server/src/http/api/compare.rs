@@ -564,40 +564,13 @@ impl TreePage<'_> {
         text
     }
 
-    /// The offline HTML document: each benchmark's table and permalink, and what was left out.
+    /// The offline HTML document: the whole tree's page (`/compare?benchmark=*`), the same
+    /// view rendered to one self-contained file.
     fn document(&self) -> String {
-        use crate::http::offline::{document, Part};
-        let TreePage { report, rest, .. } = *self;
-        let q = &report.query;
-        let kernels = q
-            .kernels
-            .iter()
-            .map(Label::as_str)
-            .collect::<Vec<_>>()
-            .join(" vs ");
-        let mut parts = vec![Part::Facts(vec![
-            ("machine".to_owned(), q.machine_name().to_owned()),
-            ("kernels".to_owned(), kernels.clone()),
-            ("benchmarks".to_owned(), report.sections.len().to_string()),
-        ])];
-        for c in &report.sections {
-            let c = &c.comparison;
-            parts.push(Part::Heading(c.query.benchmark.to_string()));
-            parts.push(Part::Pre(self.table(c)));
-            parts.push(Part::Link("Permalink".into(), self.link(c)));
-        }
-        for (b, why) in &report.left_out {
-            parts.push(Part::Paragraph(format!("Left out {b}: {why}")));
-        }
-        if let Some(rest) = rest {
-            parts.push(Part::Heading("Left out of this report".into()));
-            parts.push(Part::Pre(rest.text(report)));
-            parts.push(Part::Link("Next page".into(), rest.next.clone()));
-        }
-        document(
-            &format!("{} on {}: {kernels}", "Every benchmark", q.machine_name()),
-            &parts,
-        )
+        let page = crate::http::web::tree_report(self.report);
+        let title = app::tree_title(&page);
+        let body = app::tree_html(page, self.origin.to_owned());
+        crate::http::offline::page_document(&title, &body)
     }
 }
 

@@ -32,7 +32,7 @@ pub const FACT_PRECISION: &str = "mmtests.precision";
 pub const FACT_RATIO: &str = "mmtests.ratio";
 /// Where the benchmark ran in its tree (1 = first), as its `tests-activity` says: the order
 /// of a whole tree's report.
-pub const FACT_POSITION: &str = "mmtests.position";
+pub const FACT_POSITION: &str = app::tree::POSITION_FACT;
 
 /// How mmtests compares a benchmark: from its shellpack, or stated with an upload of rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
