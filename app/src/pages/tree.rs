@@ -249,8 +249,10 @@ fn section(c: &Comparison, origin: &str) -> AnyView {
                             } else {
                                 format!("{} ({pct}%)", cell.value.trim())
                             };
-                            // Coloured as mmtests' HTML report colours a marked cell: by its
-                            // sign, stronger from 5%.
+                            // Coloured as mmtests' HTML report colours a significant cell
+                            // (`PrintHtml.pm`: `:SIG:` cells green above 0, red otherwise);
+                            // Perfline's own additions: a stronger shade from 5 %, and a
+                            // change of exactly 0 left neutral.
                             let class = cell.marked.then(|| {
                                 let strong = if cell.change.abs() >= 5.0 { " s" } else { "" };
                                 if cell.change > 0.0 {
