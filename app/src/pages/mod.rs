@@ -7,6 +7,7 @@ mod bisection;
 mod calibration;
 mod compare;
 mod dashboard;
+mod lkp_compare;
 mod picker;
 mod run;
 mod signin;
