@@ -187,8 +187,14 @@ mod tests {
             ]
         );
         let axes = axes_of("lkp-icl-2sp2", "netperf", &facts, &params);
-        assert_eq!(axes[0], ("tbox_group".to_owned(), "lkp-icl-2sp2".to_owned()));
-        assert_eq!(axes[2], ("kconfig".to_owned(), "x86_64-rhel-9.4".to_owned()));
+        assert_eq!(
+            axes[0],
+            ("tbox_group".to_owned(), "lkp-icl-2sp2".to_owned())
+        );
+        assert_eq!(
+            axes[2],
+            ("kconfig".to_owned(), "x86_64-rhel-9.4".to_owned())
+        );
         assert_eq!(axes.len(), 6);
         let side = LkpSide {
             label: "commit=a337531b942bd8a03e7052444d7e36972aac2d92".into(),

@@ -112,10 +112,10 @@ pub fn LkpView(l: LkpCompare, filter: String) -> impl IntoView {
         encode(&benchmark),
         encode(&machine)
     );
-    let doc = l
-        .permalink
-        .as_ref()
-        .map_or_else(|| format!("/api/v1/compare?{bare}"), |id| format!("/c/{id}"));
+    let doc = l.permalink.as_ref().map_or_else(
+        || format!("/api/v1/compare?{bare}"),
+        |id| format!("/c/{id}"),
+    );
     let lkp_text = if l.permalink.is_some() {
         format!("{doc}?format=text&style=lkp")
     } else {
@@ -147,7 +147,10 @@ pub fn LkpView(l: LkpCompare, filter: String) -> impl IntoView {
     let what = if l.all { "keys" } else { "changed rows" };
     let place = if l.matched == 0 {
         if filter.is_empty() {
-            format!("{} keys compared; none changed by lkp-tests' rules.", l.keys)
+            format!(
+                "{} keys compared; none changed by lkp-tests' rules.",
+                l.keys
+            )
         } else {
             format!("No {what} match \"{filter}\".")
         }
@@ -297,7 +300,12 @@ pub fn LkpView(l: LkpCompare, filter: String) -> impl IntoView {
 /// a plain GET form (`commits=BASE&commits=HEAD`) that works without the WASM as two text
 /// fields.
 #[island]
-pub fn CommitPicker(benchmark: String, machine: String, base: String, head: String) -> impl IntoView {
+pub fn CommitPicker(
+    benchmark: String,
+    machine: String,
+    base: String,
+    head: String,
+) -> impl IntoView {
     view! {
         <form id="commit-form" method="get" action="/compare" class="form commit-form">
             <input type="hidden" name="benchmark" value=benchmark.clone() />

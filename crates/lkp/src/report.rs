@@ -467,7 +467,11 @@ impl Row {
                         .map(|sd| format!("± {sd}%"))
                         .unwrap_or_default()
                 }),
-                change: format!("{}{}", change_text(*change), if *absolute { "" } else { "%" }),
+                change: format!(
+                    "{}{}",
+                    change_text(*change),
+                    if *absolute { "" } else { "%" }
+                ),
             },
         }
     }

@@ -275,10 +275,7 @@ impl Backend for StoreBackend {
         &self,
         query: app::lkp_view::LkpQuery,
     ) -> PageResult<Option<app::lkp_view::LkpCompare>> {
-        self.0
-            .lkp_compare(query, asker())
-            .await
-            .map_err(page_error)
+        self.0.lkp_compare(query, asker()).await.map_err(page_error)
     }
 
     async fn commit_matches(

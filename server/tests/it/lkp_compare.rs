@@ -27,7 +27,14 @@ fn cases() -> Vec<(String, PathBuf, String, String, [String; 2])> {
 }
 
 /// Uploads a case's runs as a robot does (each `stats.json` under its commit), with `tags`.
-pub(crate) async fn upload_case(app: &TestApp, dir: &std::path::Path, testcase: &str, machine: &str, commits: &[String; 2], tags: &str) {
+pub(crate) async fn upload_case(
+    app: &TestApp,
+    dir: &std::path::Path,
+    testcase: &str,
+    machine: &str,
+    commits: &[String; 2],
+    tags: &str,
+) {
     for commit in commits {
         let mut runs: Vec<(u64, PathBuf)> = std::fs::read_dir(dir.join("runs").join(commit))
             .unwrap()
@@ -122,7 +129,8 @@ fn text_rows(text: &str) -> HashMap<String, Vec<String>> {
             in_rows = true;
             continue;
         }
-        if t.is_empty() || t.starts_with('|') || t.starts_with('\\') || t.starts_with("Permalink:") {
+        if t.is_empty() || t.starts_with('|') || t.starts_with('\\') || t.starts_with("Permalink:")
+        {
             if t.is_empty() || t.starts_with("Permalink:") {
                 in_rows = false;
             }
@@ -182,7 +190,11 @@ async fn the_lkp_page_table_is_lkp_tests_table_for_every_oracle_case() {
         let theirs = text_rows(&text);
         let (rows, pages) = all_pages(&app, &format!("/compare?{q}")).await;
         // The same rows, each with the same numbers as lkp-tests' text.
-        assert_eq!(rows.len(), theirs.len(), "{case}: rows of the page and of the text");
+        assert_eq!(
+            rows.len(),
+            theirs.len(),
+            "{case}: rows of the page and of the text"
+        );
         for (key, words) in &rows {
             assert_eq!(Some(words), theirs.get(key), "{case}: row {key}");
             checked += 1;
@@ -196,11 +208,17 @@ async fn the_lkp_page_table_is_lkp_tests_table_for_every_oracle_case() {
             );
         }
         if text.contains("fail:runs") {
-            assert!(first_page.contains("%reproduction"), "{case}: the fail:runs header");
+            assert!(
+                first_page.contains("%reproduction"),
+                "{case}: the fail:runs header"
+            );
             assert!(first_page.contains("class=\"lkp-row failure\""), "{case}");
         }
         if text.contains(" ±") {
-            assert!(pages.iter().any(|p| p.contains("± ")), "{case}: the ± stddev cells");
+            assert!(
+                pages.iter().any(|p| p.contains("± ")),
+                "{case}: the ± stddev cells"
+            );
         }
     }
     assert!(checked > 400, "{checked} rows checked");
@@ -241,19 +259,28 @@ async fn the_lkp_page_shows_the_job_the_headline_the_toggle_and_picks_commits_by
     assert_eq!(status, 200, "{html}");
     // The robot's headline, the commit with its subject, the parameters and axes.
     assert!(
-        html.contains("FYI, we noticed a -6.1% regression of netperf.Throughput_Mbps due to commit:"),
+        html.contains(
+            "FYI, we noticed a -6.1% regression of netperf.Throughput_Mbps due to commit:"
+        ),
         "{html}"
     );
     assert!(
-        html.contains(&format!("{} (&quot;tcp: up initial rmem to 128KB&quot;)", &commits[1][..10]))
-            || html.contains(&format!("{} (\"tcp: up initial rmem to 128KB\")", &commits[1][..10])),
+        html.contains(&format!(
+            "{} (&quot;tcp: up initial rmem to 128KB&quot;)",
+            &commits[1][..10]
+        )) || html.contains(&format!(
+            "{} (\"tcp: up initial rmem to 128KB\")",
+            &commits[1][..10]
+        )),
         "the head commit with its subject"
     );
     for p in ["ip: ipv4", "runtime: 300s"] {
         assert!(html.contains(p), "parameter {p}");
     }
     assert!(
-        html.contains(&format!("tbox_group/testcase/ip/runtime:\n  {machine}/netperf/ipv4/300s")),
+        html.contains(&format!(
+            "tbox_group/testcase/ip/runtime:\n  {machine}/netperf/ipv4/300s"
+        )),
         "the axes"
     );
     assert!(html.contains("bin/lkp run job.yaml"), "the reproduce block");
@@ -264,10 +291,15 @@ async fn the_lkp_page_shows_the_job_the_headline_the_toggle_and_picks_commits_by
     assert!(html.contains("Show all "), "the toggle");
     let (_, all) = app.get_text(&format!("/compare?{q}&all=1")).await;
     let every = page_rows(&all);
-    assert!(every.len() > changed.len(), "{} rows with all=1", every.len());
-    assert!(every
-        .iter()
-        .any(|(k, _)| k == "netperf.time.elapsed_time"), "an unchanged key is shown with all=1");
+    assert!(
+        every.len() > changed.len(),
+        "{} rows with all=1",
+        every.len()
+    );
+    assert!(
+        every.iter().any(|(k, _)| k == "netperf.time.elapsed_time"),
+        "an unchanged key is shown with all=1"
+    );
     assert!(all.contains("Show only the 6 changed rows"));
     // A trend per row, on demand: an SVG of the key's trend without script.
     let spark = all
@@ -299,7 +331,10 @@ async fn the_lkp_page_shows_the_job_the_headline_the_toggle_and_picks_commits_by
     assert_eq!(found["total"], 2, "{found}");
     assert_eq!(found["matching"], 1, "{found}");
     assert_eq!(found["matches"][0]["sha"], commits[1].as_str());
-    assert_eq!(found["matches"][0]["subject"], "tcp: up initial rmem to 128KB");
+    assert_eq!(
+        found["matches"][0]["subject"],
+        "tcp: up initial rmem to 128KB"
+    );
     // A picked pair arrives as `commits=A&commits=B`.
     let (_, picked) = app
         .get_text(&format!(

@@ -160,7 +160,10 @@ impl Services {
     }
 
     /// The commits `search` names (by sha prefix or a word of the subject), newest first.
-    pub async fn commit_matches(&self, search: &CommitSearch) -> Result<CommitMatches, ServiceError> {
+    pub async fn commit_matches(
+        &self,
+        search: &CommitSearch,
+    ) -> Result<CommitMatches, ServiceError> {
         if search.benchmark.is_empty() || search.machine.is_empty() {
             return Ok(CommitMatches::default());
         }
