@@ -165,6 +165,10 @@ pub fn ComparePage() -> impl IntoView {
         if ratio {
             hidden.push(("ratio".to_owned(), "1".to_owned()));
         }
+        // The statistics of two LKP jobs stay the statistics from page to page.
+        if query_map.read_untracked().get("view").as_deref() == Some("mmtests") {
+            hidden.push(("view".to_owned(), "mmtests".to_owned()));
+        }
         RowsView::from_map(&query_map.read_untracked(), "/compare".to_owned(), hidden)
     };
     view! {

@@ -169,24 +169,22 @@ pub fn LkpView(l: LkpCompare, filter: String) -> impl IntoView {
         ("benchmark".to_owned(), benchmark.clone()),
         ("machine".to_owned(), machine.clone()),
     ];
-    match columns_param(&l.query).split_once('=') {
-        Some((k, _)) => hidden.push((
-            k.to_owned(),
-            l.query
-                .kernels
-                .iter()
-                .map(|c| {
-                    let c = c.as_str();
-                    if k == "commits" {
-                        c.strip_prefix("commit=").unwrap_or(c).to_owned()
-                    } else {
-                        c.to_owned()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-        )),
-        None => {}
+    let columns = columns_param(&l.query);
+    if let Some((k, _)) = columns.split_once('=') {
+        let values: Vec<&str> = l
+            .query
+            .kernels
+            .iter()
+            .map(|c| {
+                let c = c.as_str();
+                if k == "commits" {
+                    c.strip_prefix("commit=").unwrap_or(c)
+                } else {
+                    c
+                }
+            })
+            .collect();
+        hidden.push((k.to_owned(), values.join(",")));
     }
     if l.all {
         hidden.push(("all".to_owned(), "1".to_owned()));

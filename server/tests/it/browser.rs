@@ -587,7 +587,12 @@ async fn the_lkp_compare_page_of_a_big_job_in_chromium() {
     );
     let out = run_e2e(
         "a11y.mjs",
-        vec![app.base.clone(), path.clone(), format!("{path}&all=1")],
+        vec![
+            app.base.clone(),
+            path.clone(),
+            format!("{path}&all=1"),
+            format!("/trend?benchmark=netperf&machine={machine}&metric=netperf.Throughput_Mbps"),
+        ],
     )
     .await;
     assert!(out.contains("remembered across a reload"), "{out}");
