@@ -73,7 +73,7 @@ fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareForm {
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 enum Shown {
     Lkp(Box<crate::lkp_view::LkpCompare>),
-    Mmtests(Comparison),
+    Mmtests(Box<Comparison>),
 }
 
 #[component]
@@ -111,7 +111,9 @@ pub fn ComparePage() -> impl IntoView {
                                 return Ok(Some(Shown::Lkp(Box::new(l))));
                             }
                         }
-                        get_compare(q).await.map(|c| Some(Shown::Mmtests(c)))
+                        get_compare(q)
+                            .await
+                            .map(|c| Some(Shown::Mmtests(Box::new(c))))
                     }
                     Err(e) => Err(crate::error::PageError::BadRequest(e)),
                 }
@@ -186,7 +188,7 @@ pub fn ComparePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match table.await {
                     Ok(Some(Shown::Lkp(l))) => view! { <super::lkp_compare::LkpView l=*l filter=lkp_filter.get_value() /> }.into_any(),
-                    Ok(Some(Shown::Mmtests(c))) => view! { <ComparisonView c=c ratio=ratio rows=rows_view() /> }.into_any(),
+                    Ok(Some(Shown::Mmtests(c))) => view! { <ComparisonView c=*c ratio=ratio rows=rows_view() /> }.into_any(),
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
                     }.into_any(),

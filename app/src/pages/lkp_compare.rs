@@ -29,7 +29,7 @@ fn columns_param(q: &CompareQuery) -> String {
             encode(
                 &q.kernels
                     .iter()
-                    .map(|k| k.as_str())
+                    .map(crate::label::Label::as_str)
                     .collect::<Vec<_>>()
                     .join(",")
             )

@@ -69,13 +69,6 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Text without its tags.
 fn strip_tags(s: &str) -> String {
     let mut out = String::new();
