@@ -15,7 +15,8 @@ if (!runId) {
 const labels = (page) => page.$$eval('#compare-table tr[data-label]', (trs) => [...new Set(trs.map((t) => t.dataset.label))]);
 
 await run(async (page) => {
-  const compare = `${base}/compare?benchmark=netperf&machine=lkp-bdw-de1&commits=${good},${bad}`;
+  // mmtests' statistics of two LKP jobs (`view=mmtests`; the LKP table is e2e/lkp_compare.mjs').
+  const compare = `${base}/compare?benchmark=netperf&machine=lkp-bdw-de1&commits=${good},${bad}&view=mmtests`;
   const started = Date.now();
   // Readable: the table is there (the charts may still be drawing).
   const answer = await page.goto(compare, { waitUntil: 'domcontentloaded' });
@@ -95,7 +96,7 @@ await run(async (page) => {
 
   // At 400 px: the navigation whole, the page never wider than the screen, charts readable.
   await page.setViewportSize({ width: 400, height: 800 });
-  const pages = ['/', '/upload', compare.slice(base.length), `/runs/${runId}`, '/alerts',
+  const pages = ['/', '/upload', compare.slice(base.length), compare.slice(base.length).replace('&view=mmtests', ''), `/runs/${runId}`, '/alerts',
     '/trend?benchmark=netperf&machine=lkp-bdw-de1&metric=netperf.Throughput_Mbps'];
   for (const path of pages) {
     await page.goto(`${base}${path}`);

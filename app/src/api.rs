@@ -98,6 +98,17 @@ pub trait Backend: Send + Sync + 'static {
         query: CompareQuery,
         offset: usize,
     ) -> PageResult<crate::tree::TreeReport>;
+    /// A comparison of two LKP jobs laid out as lkp-tests' table (one page of it); `None`
+    /// when the comparison is not of two LKP jobs' runs.
+    async fn lkp_compare(
+        &self,
+        query: crate::lkp_view::LkpQuery,
+    ) -> PageResult<Option<crate::lkp_view::LkpCompare>>;
+    /// The commit picker's matches.
+    async fn commit_matches(
+        &self,
+        search: crate::lkp_view::CommitSearch,
+    ) -> PageResult<crate::lkp_view::CommitMatches>;
 }
 
 #[cfg(feature = "ssr")]
@@ -439,3 +450,20 @@ pub async fn get_compare_tree(
     backend()?.compare_tree(query, offset).await
 }
 needs!(GetCompareTree, Read);
+/// A comparison of two LKP jobs as lkp-tests' table, or `None` when it is not one.
+#[server(prefix = "/sfn", endpoint = "lkp_compare")]
+pub async fn get_lkp_compare(
+    query: crate::lkp_view::LkpQuery,
+) -> PageResult<Option<crate::lkp_view::LkpCompare>> {
+    backend()?.lkp_compare(query).await
+}
+needs!(GetLkpCompare, Read);
+
+/// What the type-to-search commit picker offers for the text typed so far.
+#[server(prefix = "/sfn", endpoint = "commit_matches")]
+pub async fn get_commit_matches(
+    search: crate::lkp_view::CommitSearch,
+) -> PageResult<crate::lkp_view::CommitMatches> {
+    backend()?.commit_matches(search).await
+}
+needs!(GetCommitMatches, Read);

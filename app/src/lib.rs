@@ -26,6 +26,7 @@ pub mod error;
 pub mod facts;
 pub mod kernel;
 pub mod label;
+pub mod lkp_view;
 pub mod mmtests;
 pub mod noise;
 #[cfg(feature = "ui")]

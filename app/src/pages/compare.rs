@@ -37,8 +37,18 @@ pub(super) fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareF
             .map(str::to_owned)
             .collect();
     }
-    // `commits=BASE,HEAD`: a robot's commits under one kernel version.
-    let commits = map.get("commits").filter(|c| !c.trim().is_empty());
+    // `commits=BASE,HEAD`: a robot's commits under one kernel version (or `commits=BASE&
+    // commits=HEAD`, as the commit picker's form sends them).
+    let commits = map
+        .get_all("commits")
+        .map(|all| {
+            all.iter()
+                .map(|c| c.trim())
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .filter(|c| !c.is_empty());
     if let (Some(list), None) = (&commits, &columns) {
         kernels = list
             .split(',')
@@ -58,6 +68,13 @@ pub(super) fn query_from_map(map: &leptos_router::params::ParamsMap) -> CompareF
     }
 }
 
+/// What the compare page shows: two LKP jobs as lkp-tests' table, or mmtests' statistics.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+enum Shown {
+    Lkp(Box<crate::lkp_view::LkpCompare>),
+    Mmtests(Box<Comparison>),
+}
+
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let query_map = use_query_map();
@@ -67,16 +84,65 @@ pub fn ComparePage() -> impl IntoView {
     }
     let query = Memo::new(move |_| query_from_map(&query_map.read()));
     // The form parses here, with the API's types, before the server is asked.
+    // Two LKP jobs are shown as lkp-tests' table (`view=mmtests` for the statistics).
+    let lkp_state = {
+        let m = query_map.read_untracked();
+        (
+            m.get("view").as_deref() != Some("mmtests"),
+            m.get("all").as_deref() == Some("1"),
+            m.get("filter").unwrap_or_default(),
+            m.get("page").and_then(|p| p.parse().ok()).unwrap_or(1),
+        )
+    };
+    let lkp_filter = StoredValue::new(lkp_state.2.clone());
     let table = Resource::new(
         move || query.get(),
-        |q| async move {
-            match q.parse() {
-                Ok(None) => Ok(None),
-                Ok(Some(q)) => get_compare(q).await.map(Some),
-                Err(e) => Err(crate::error::PageError::BadRequest(e)),
+        move |q| {
+            let (lkp_wanted, all, filter, page) = lkp_state.clone();
+            async move {
+                match q.parse() {
+                    Ok(None) => Ok(None),
+                    Ok(Some(q)) => {
+                        if lkp_wanted && q.kernels.len() == 2 {
+                            let asked = crate::lkp_view::LkpQuery {
+                                query: q.clone(),
+                                all,
+                                filter,
+                                page,
+                            };
+                            if let Some(l) = crate::api::get_lkp_compare(asked).await? {
+                                return Ok(Some(Shown::Lkp(Box::new(l))));
+                            }
+                        }
+                        get_compare(q)
+                            .await
+                            .map(|c| Some(Shown::Mmtests(Box::new(c))))
+                    }
+                    Err(e) => Err(crate::error::PageError::BadRequest(e)),
+                }
             }
         },
     );
+    let picker = {
+        let q = query.get_untracked();
+        let commits: Vec<String> = q
+            .kernels
+            .iter()
+            .filter_map(|k| k.strip_prefix("commit=").map(str::to_owned))
+            .collect();
+        (!q.benchmark.is_empty() && !q.machine.is_empty()).then(|| {
+            view! {
+                <details id="commit-picker" open=!commits.is_empty()>
+                    <summary>"Compare two commits (type a sha or words of its subject)"</summary>
+                    <super::lkp_compare::CommitPicker
+                        benchmark=q.benchmark.clone()
+                        machine=q.machine.clone()
+                        base=commits.first().cloned().unwrap_or_default()
+                        head=commits.get(1).cloned().unwrap_or_default() />
+                </details>
+            }
+        })
+    };
     let choices = Resource::new(
         move || query.get(),
         |q| async move {
@@ -104,6 +170,10 @@ pub fn ComparePage() -> impl IntoView {
         if ratio {
             hidden.push(("ratio".to_owned(), "1".to_owned()));
         }
+        // The statistics of two LKP jobs stay the statistics from page to page.
+        if query_map.read_untracked().get("view").as_deref() == Some("mmtests") {
+            hidden.push(("view".to_owned(), "mmtests".to_owned()));
+        }
         RowsView::from_map(&query_map.read_untracked(), "/compare".to_owned(), hidden)
     };
     view! {
@@ -116,10 +186,12 @@ pub fn ComparePage() -> impl IntoView {
                 }
             })}
         </Suspense>
+        {picker}
         <Suspense fallback=loading>
             {move || Suspend::new(async move {
                 match table.await {
-                    Ok(Some(c)) => view! { <ComparisonView c=c ratio=ratio rows=rows_view() /> }.into_any(),
+                    Ok(Some(Shown::Lkp(l))) => view! { <super::lkp_compare::LkpView l=*l filter=lkp_filter.get_value() /> }.into_any(),
+                    Ok(Some(Shown::Mmtests(c))) => view! { <ComparisonView c=*c ratio=ratio rows=rows_view() /> }.into_any(),
                     Ok(None) => view! {
                         <p class="muted">"Pick a benchmark, a machine and kernels (the first is the baseline)."</p>
                     }.into_any(),

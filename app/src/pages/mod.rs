@@ -8,6 +8,7 @@ mod calibration;
 mod compare;
 mod console;
 mod dashboard;
+mod lkp_compare;
 mod picker;
 mod profile;
 mod run;

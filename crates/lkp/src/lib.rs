@@ -56,7 +56,7 @@ pub use changed::changed_stats;
 pub use json::Json;
 pub use matrix::{matrix_from_runs, unite, LkpError, Matrix, Run, Value, INCOMPLETE_RUN};
 pub use num::Num;
-pub use report::{compare, job_axes, render, Header, Job, Row, RowStat};
+pub use report::{compare, compare_all, job_axes, render, Cells, Header, Job, Row, RowStat};
 
 /// The whole comparison text of `head` against `base`, as lkp-tests prints it (empty when
 /// nothing changed).

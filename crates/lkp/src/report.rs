@@ -367,6 +367,37 @@ fn render_failure(
     out.push_str(&format!("  {key}\n"));
 }
 
+/// `show_perf_change`'s change: `%.1f` (`%.2g` from 100,000 on), with its sign.
+fn change_text(change: Num) -> String {
+    let p = if change.to_f64().abs() < 100_000.0 {
+        fmt::fixed(change, 1)
+    } else {
+        fmt::general(change.to_f64(), 2)
+    };
+    fmt::plus(p)
+}
+
+/// `show_stat`'s average: `%.2f` below 1000, `%.4g` above 1e8, else `%d`.
+fn avg_text(avg: Num) -> String {
+    let a = avg.to_f64().abs();
+    if a < 1000.0 {
+        fmt::fixed(avg, 2)
+    } else if a > 100_000_000.0 {
+        fmt::general(avg.to_f64(), 4)
+    } else {
+        fmt::integer(avg)
+    }
+}
+
+/// `show_stat`'s relative standard deviation in percent (`%d`), when it is over 2%.
+fn stddev_text(avg: Num, stddev: Num) -> Option<String> {
+    let mut sd = stddev.to_f64();
+    if !avg.is_zero() {
+        sd = 100.0 * sd / avg.to_f64();
+    }
+    (sd > 2.0).then(|| fmt::integer(Num::Float(sd)))
+}
+
 /// `show_perf_change` + `show_stat`.
 fn render_perf(
     key: &str,
@@ -378,38 +409,100 @@ fn render_perf(
 ) {
     for i in 0..2 {
         if i > 0 {
-            let p = if change.to_f64().abs() < 100_000.0 {
-                fmt::fixed(change, 1)
-            } else {
-                fmt::general(change.to_f64(), 2)
-            };
-            out.push_str(&fmt::right(&fmt::plus(p), 10));
+            out.push_str(&fmt::right(&change_text(change), 10));
             out.push_str(if absolute { "  " } else { "% " });
         }
-        let avg = avgs[i];
-        let a = avg.to_f64().abs();
-        let text = if a < 1000.0 {
-            fmt::fixed(avg, 2)
-        } else if a > 100_000_000.0 {
-            fmt::general(avg.to_f64(), 4)
-        } else {
-            fmt::integer(avg)
-        };
-        out.push_str(&fmt::right(&text, 10));
-        let mut sd = stddevs[i].to_f64();
-        if !avg.is_zero() {
-            sd = 100.0 * sd / avg.to_f64();
-        }
-        if sd > 2.0 {
-            out.push_str(&format!(
-                " ±{}%",
-                fmt::right(&fmt::integer(Num::Float(sd)), 3)
-            ));
-        } else {
-            out.push_str(&" ".repeat(6));
+        out.push_str(&fmt::right(&avg_text(avgs[i]), 10));
+        match stddev_text(avgs[i], stddevs[i]) {
+            Some(sd) => out.push_str(&format!(" ±{}%", fmt::right(&sd, 3))),
+            None => out.push_str(&" ".repeat(6)),
         }
     }
     out.push_str(&format!("  {key}\n"));
+}
+
+/// One row's cells as lkp-tests prints them, without the padding of its columns: the same
+/// numbers as [`render`]'s text, for a table laid out by someone else (an HTML page).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cells {
+    /// Per side: the average (`3472`, `6.098e+08`, `20.50`); for a failure row its
+    /// `fail:runs` (`2:4`, or `:4` when it never failed).
+    pub values: [String; 2],
+    /// Per side: `± 23%` when the relative standard deviation is over 2%, else empty.
+    pub stddevs: [String; 2],
+    /// The change: `-6.1%`, `+1.6` (absolute: `perf-profile*` and `…%` keys), or a failure
+    /// row's %reproduction (`50%`).
+    pub change: String,
+}
+
+impl Row {
+    /// The row's cells, formatted as [`render`] prints them.
+    pub fn cells(&self) -> Cells {
+        match &self.stat {
+            RowStat::Failure {
+                fails,
+                runs,
+                reproduction,
+            } => Cells {
+                values: [0, 1].map(|i| {
+                    let count = if fails[i].is_zero() {
+                        String::new()
+                    } else {
+                        fmt::integer(fails[i])
+                    };
+                    format!("{count}:{}", runs[i])
+                }),
+                stddevs: [String::new(), String::new()],
+                change: format!("{}%", fmt::fixed(Num::Float(*reproduction), 0)),
+            },
+            RowStat::Perf {
+                avgs,
+                stddevs,
+                change,
+                absolute,
+            } => Cells {
+                values: [avg_text(avgs[0]), avg_text(avgs[1])],
+                stddevs: [0, 1].map(|i| {
+                    stddev_text(avgs[i], stddevs[i])
+                        .map(|sd| format!("± {sd}%"))
+                        .unwrap_or_default()
+                }),
+                change: format!(
+                    "{}{}",
+                    change_text(*change),
+                    if *absolute { "" } else { "%" }
+                ),
+            },
+        }
+    }
+}
+
+/// Every key of `base` and `head` (those with a number on either side) as a row of lkp-tests'
+/// table, changed or not, in its print order (failure rows first): what [`compare`] prints
+/// when every key counts as changed.
+pub fn compare_all(base: &Matrix, head: &Matrix) -> Vec<Row> {
+    let mut seen = std::collections::HashSet::new();
+    let has_number = |v: &[Value]| v.iter().any(|x| x.num().is_some());
+    let keys: Vec<String> = base
+        .iter()
+        .chain(head.iter())
+        .filter(|(k, v)| has_number(v) && seen.insert(*k))
+        .map(|(k, _)| k.to_owned())
+        .collect();
+    let (complete_base, complete_head) = (base.complete(), head.complete());
+    let rows = keys
+        .into_iter()
+        .map(|k| {
+            if lists::is_failure(&k) {
+                failure_row(k, base, head)
+            } else {
+                perf_row(k, &complete_base, &complete_head)
+            }
+        })
+        .collect();
+    let mut rows = sort_rows(rows);
+    rows.sort_by_key(|r| !r.is_failure());
+    rows
 }
 
 /// `show_group` (README "The output"): the header, the failure block, the other block and an
@@ -509,5 +602,37 @@ mod tests {
             out,
             "           :6          133%           8:4     kmsg.ACPI_Error:AE_NOT_FOUND\n"
         );
+    }
+
+    #[test]
+    fn cells_are_the_printed_numbers_without_padding() {
+        let perf = Row {
+            key: "sched_debug.cpu.clock.stddev".into(),
+            stat: RowStat::Perf {
+                avgs: [Num::Float(47.9), Num::Float(186.46)],
+                stddevs: [Num::Float(11.1), Num::Float(1.0)],
+                change: Num::Float(289.27),
+                absolute: false,
+            },
+        };
+        assert_eq!(
+            perf.cells(),
+            Cells {
+                values: ["47.90".into(), "186.46".into()],
+                stddevs: ["± 23%".into(), String::new()],
+                change: "+289.3%".into(),
+            }
+        );
+        let failure = Row {
+            key: "kmsg.ACPI_Error:AE_NOT_FOUND".into(),
+            stat: RowStat::Failure {
+                fails: [Num::Int(0), Num::Int(8)],
+                runs: [6, 4],
+                reproduction: 133.33,
+            },
+        };
+        let c = failure.cells();
+        assert_eq!(c.values, [":6".to_owned(), "8:4".to_owned()]);
+        assert_eq!(c.change, "133%");
     }
 }

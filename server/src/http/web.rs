@@ -282,6 +282,20 @@ impl Backend for StoreBackend {
         self.0.profile(query, asker()).await.map_err(page_error)
     }
 
+    async fn lkp_compare(
+        &self,
+        query: app::lkp_view::LkpQuery,
+    ) -> PageResult<Option<app::lkp_view::LkpCompare>> {
+        self.0.lkp_compare(query, asker()).await.map_err(page_error)
+    }
+
+    async fn commit_matches(
+        &self,
+        search: app::lkp_view::CommitSearch,
+    ) -> PageResult<app::lkp_view::CommitMatches> {
+        self.0.commit_matches(&search).await.map_err(page_error)
+    }
+
     async fn start_bisection(&self, alert: i64) -> PageResult<i64> {
         let new = app::bisection::NewBisection {
             alert: Some(alert),

@@ -103,6 +103,73 @@ pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
         ("commit", "commit"),
     ];
     let mut out = Vec::new();
+    // The job's parameters (the robot mail's "with following parameters"): lkp-tests' common
+    // axes at the top level, and the options of the testcase's own block (`netperf: {test:
+    // TCP_STREAM}`), as `param.<name>`.
+    const PARAMS: [&str; 20] = [
+        "runtime",
+        "nr_threads",
+        "nr_task",
+        "ip",
+        "cluster",
+        "test",
+        "mode",
+        "ucode",
+        "disk",
+        "fs",
+        "fs2",
+        "iterations",
+        "load",
+        "nr_processes",
+        "size",
+        "thp_enabled",
+        "thp_defrag",
+        "send_size",
+        "testtime",
+        "protocol",
+    ];
+    let testcase = text.lines().find_map(|l| {
+        let v = l
+            .strip_prefix("testcase:")?
+            .trim()
+            .trim_matches(['"', '\'']);
+        (!v.is_empty()).then(|| v.to_owned())
+    });
+    let mut block: Option<&str> = None;
+    let mut params: Vec<(String, String)> = Vec::new();
+    let param = |k: &str, v: &str, params: &mut Vec<(String, String)>| {
+        let v = v.trim().trim_matches(['"', '\'']);
+        let name = format!("param.{k}");
+        if !v.is_empty() && !params.iter().any(|(p, _)| *p == name) {
+            params.push((name, v.to_owned()));
+        }
+    };
+    for l in text.lines() {
+        if l.starts_with('#') {
+            continue;
+        }
+        // One level into the testcase's block.
+        if let Some(inner) = l.strip_prefix("  ") {
+            if block.is_some() && !inner.starts_with(' ') {
+                if let Some((k, v)) = inner.split_once(':') {
+                    param(k.trim(), v, &mut params);
+                }
+            }
+            continue;
+        }
+        block = None;
+        if l.starts_with(' ') {
+            continue;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            let k = k.trim();
+            if v.trim().is_empty() && testcase.as_deref() == Some(k) {
+                block = Some(k);
+            } else if PARAMS.contains(&k) {
+                param(k, v, &mut params);
+            }
+        }
+    }
     for l in text.lines() {
         // Top-level `key: value` only.
         if l.starts_with(' ') || l.starts_with('#') {
@@ -117,6 +184,7 @@ pub fn lkp_job_facts(text: &str) -> Vec<(String, String)> {
             }
         }
     }
+    out.extend(params);
     out
 }
 
@@ -137,6 +205,31 @@ mod tests {
         );
         let job = lkp_job_facts("testbox: lkp-bdw-de1\narch: aarch64\n");
         assert!(job.contains(&("arch".into(), "aarch64".into())), "{job:?}");
+    }
+
+    #[test]
+    fn an_lkp_job_file_gives_its_parameters() {
+        let job = lkp_job_facts(
+            "suite: netperf\ntestcase: netperf\ncategory: benchmark\nip: ipv4\nruntime: 300s\n\
+             nr_threads: 50%\ncluster: cs-localhost\nif role client:\n  netperf:\n    test: X\n\
+             netperf:\n  test: TCP_STREAM\n  send_size: 10K\nqueue: bisect\n",
+        );
+        let params: Vec<(&str, &str)> = job
+            .iter()
+            .filter(|(k, _)| k.starts_with("param."))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            params,
+            [
+                ("param.ip", "ipv4"),
+                ("param.runtime", "300s"),
+                ("param.nr_threads", "50%"),
+                ("param.cluster", "cs-localhost"),
+                ("param.test", "TCP_STREAM"),
+                ("param.send_size", "10K"),
+            ]
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! `answer` renders a comparison's bodies (JSON, text, CSV, SVG), each once.
 
 mod answer;
+mod lkp_view;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -20,6 +20,7 @@ mod delete;
 pub mod health;
 mod history;
 mod lease;
+mod lkp_view;
 mod metric_key;
 mod migrate;
 mod packed;

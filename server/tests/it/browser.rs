@@ -658,3 +658,66 @@ async fn the_whole_tree_page_in_both_themes_and_at_400_px_in_chromium() {
     )
     .await;
 }
+
+/// Issue 54, point 2: the compare page of two LKP jobs of a robot's size (lkp-oracle's
+/// 09-big-job, 2,982 keys) is lkp-tests' table with the mail's header, as
+/// `e2e/lkp_compare.mjs` checks it (trends on demand, the commit picker, 400 px); and it is
+/// accessible in both themes (`e2e/a11y.mjs`).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_lkp_compare_page_of_a_big_job_in_chromium() {
+    let app = spawn_app_with(|c| c.write_rate = 0).await;
+    let dir = crate_fixture("lkp", "lkp-oracle").join("cases/09-big-job");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("case.json")).unwrap()).unwrap();
+    let commits = [0, 1].map(|i| meta["commits"][i].as_str().unwrap().to_owned());
+    let machine = "lkp-icl-2sp2";
+    crate::lkp_compare::upload_case(
+        &app,
+        &dir,
+        "netperf",
+        machine,
+        &commits,
+        "&tags=ip=ipv4,runtime=300s",
+    )
+    .await;
+    let log = format!(
+        "{} 1700000100 tcp: up initial rmem to 128KB\n{} 1700000000 hns3: Another build fix.\n",
+        commits[1], commits[0]
+    );
+    let r = app
+        .client
+        .post(app.url("/api/v1/commits?repo=linux&branch=master"))
+        .body(log)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let out = run_e2e(
+        "lkp_compare.mjs",
+        vec![
+            app.base.clone(),
+            machine.to_owned(),
+            commits[0].clone(),
+            commits[1].clone(),
+            "rmem".to_owned(),
+        ],
+    )
+    .await;
+    assert!(out.contains("at 400 px: nothing wider"), "{out}");
+    let path = format!(
+        "/compare?benchmark=netperf&machine={machine}&commits={},{}",
+        commits[0], commits[1]
+    );
+    let out = run_e2e(
+        "a11y.mjs",
+        vec![
+            app.base.clone(),
+            path.clone(),
+            format!("{path}&all=1"),
+            format!("/trend?benchmark=netperf&machine={machine}&metric=netperf.Throughput_Mbps"),
+        ],
+    )
+    .await;
+    assert!(out.contains("remembered across a reload"), "{out}");
+    app.stop().await;
+}

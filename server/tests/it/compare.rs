@@ -715,8 +715,9 @@ async fn the_compare_page_of_5000_key_jobs_is_small_with_changed_rows_first() {
             assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
         }
     }
+    // mmtests' statistics of the two jobs (`view=mmtests`); the LKP table is it::lkp_compare's.
     let page = format!(
-        "/compare?benchmark=netperf&machine=lkp-bdw-de1&commits={},{}",
+        "/compare?benchmark=netperf&machine=lkp-bdw-de1&commits={},{}&view=mmtests",
         "a".repeat(40),
         "b".repeat(40)
     );

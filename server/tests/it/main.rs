@@ -21,6 +21,7 @@ mod helpers;
 mod hostile;
 mod lab;
 mod licence;
+mod lkp_compare;
 mod lkp_oracle;
 mod mmtests_coverage;
 mod mmtests_oracle;

@@ -24,6 +24,7 @@ pub use answer::{change_line, Across, Body, Rendered};
 pub use build::build;
 pub(crate) use build::names;
 pub use cache::TrendCache;
+pub(crate) use report::{headline, kpi_direction};
 
 /// How many of a trend's newest commits choose the history it is ordered by, when it names none.
 const HISTORY_CHOOSERS: usize = 200;

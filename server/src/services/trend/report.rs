@@ -246,7 +246,7 @@ fn supporting_row(benchmark: &str, r: &lkp::Row) -> app::alerts::SupportingRow {
 /// The mail's first line: the first of lkp-tests' rows (in its order) that is one of its KPIs,
 /// a regression or an improvement by the KPI's direction; else the first changed key, a change
 /// (a key without a known direction is neither better nor worse).
-fn headline(benchmark: &str, machine: &str, rows: &[lkp::Row]) -> String {
+pub(crate) fn headline(benchmark: &str, machine: &str, rows: &[lkp::Row]) -> String {
     use lkp::RowStat;
     let perf = |r: &lkp::Row| match r.stat {
         RowStat::Perf {
@@ -297,6 +297,6 @@ fn full_name(benchmark: &str, key: &str) -> String {
 }
 
 /// The direction lkp-tests gives a key, by its full name.
-fn kpi_direction(benchmark: &str, key: &str) -> Option<Direction> {
+pub(crate) fn kpi_direction(benchmark: &str, key: &str) -> Option<Direction> {
     known::kpi_direction(&full_name(benchmark, key))
 }
