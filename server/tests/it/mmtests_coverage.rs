@@ -405,7 +405,7 @@ async fn subselection_ratio_tables_agree_with_mmtests_bootstrap() {
                 .map(numbers)
                 .collect()
         };
-        let ours = by_words(&ours);
+        let ours = by_words(ours);
         let runs: Vec<_> = theirs.iter().map(|t| by_words(t)).collect();
         assert_eq!(
             ours.keys().collect::<Vec<_>>(),
