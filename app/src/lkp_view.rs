@@ -43,7 +43,7 @@ pub struct LkpRow {
     pub kpi: bool,
     /// A `fail:runs` row.
     pub failure: bool,
-    /// Per side, as lkp-tests prints them ([`lkp::Cells`] on the server).
+    /// Per side, as lkp-tests prints them (`lkp::Cells` on the server).
     pub values: [String; 2],
     pub stddevs: [String; 2],
     pub change: String,
