@@ -363,34 +363,10 @@ fn CommitCombo(id: String, initial: String, benchmark: String, machine: String) 
     let opt_prefix2 = opt_prefix.clone();
     let keys = move |ev: leptos::ev::KeyboardEvent| {
         let n = found.with_untracked(|f| f.matches.len());
-        match ev.key().as_str() {
-            "ArrowDown" => {
-                ev.prevent_default();
-                if !open.get_untracked() {
-                    ask();
-                    return;
-                }
-                if n > 0 {
-                    active.update(|a| *a = Some(a.map_or(0, |i| (i + 1).min(n - 1))));
-                }
+        if let Some(i) = super::picker::combo_keys(&ev, n, open, active, ask) {
+            if let Some(m) = found.with_untracked(|f| f.matches.get(i).cloned()) {
+                choose(m.sha);
             }
-            "ArrowUp" => {
-                ev.prevent_default();
-                active.update(|a| *a = a.and_then(|i| i.checked_sub(1)));
-            }
-            "Enter" => {
-                if let (true, Some(i)) = (open.get_untracked(), active.get_untracked()) {
-                    ev.prevent_default();
-                    if let Some(m) = found.with_untracked(|f| f.matches.get(i).cloned()) {
-                        choose(m.sha);
-                    }
-                }
-            }
-            "Escape" => {
-                open.set(false);
-                active.set(None);
-            }
-            _ => {}
         }
     };
     view! {

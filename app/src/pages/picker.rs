@@ -79,35 +79,10 @@ pub(crate) fn MetricCombo(
     let option_ids = option_id.clone();
     let keys = move |ev: leptos::ev::KeyboardEvent| {
         let n = found.with_untracked(|f| f.matches.len());
-        match ev.key().as_str() {
-            "ArrowDown" => {
-                ev.prevent_default();
-                if !open.get_untracked() {
-                    ask();
-                    return;
-                }
-                if n > 0 {
-                    active.update(|a| *a = Some(a.map_or(0, |i| (i + 1).min(n - 1))));
-                }
+        if let Some(i) = combo_keys(&ev, n, open, active, ask) {
+            if let Some(m) = found.with_untracked(|f| f.matches.get(i).cloned()) {
+                choose(&m);
             }
-            "ArrowUp" => {
-                ev.prevent_default();
-                active.update(|a| *a = a.and_then(|i| i.checked_sub(1)));
-            }
-            "Enter" => {
-                // Enter on a highlighted match chooses it; otherwise the form is sent as typed.
-                if let (true, Some(i)) = (open.get_untracked(), active.get_untracked()) {
-                    ev.prevent_default();
-                    if let Some(m) = found.with_untracked(|f| f.matches.get(i).cloned()) {
-                        choose(&m);
-                    }
-                }
-            }
-            "Escape" => {
-                open.set(false);
-                active.set(None);
-            }
-            _ => {}
         }
     };
     let list_id = format!("{id}-list");
@@ -197,4 +172,42 @@ pub fn MetricSearchField(
             benchmark=Signal::stored(benchmark) machine=Signal::stored(machine)
             alerts=alerts placeholder=placeholder />
     }
+}
+
+/// The keys a type-to-search list answers: ↓ opens it (`ask`) or moves down, ↑ moves up,
+/// Enter on a highlighted match returns its index (otherwise the form is sent as typed),
+/// Escape closes it. Shared by the metric and the commit pickers.
+pub(super) fn combo_keys(
+    ev: &leptos::ev::KeyboardEvent,
+    n: usize,
+    open: RwSignal<bool>,
+    active: RwSignal<Option<usize>>,
+    ask: impl Fn(),
+) -> Option<usize> {
+    match ev.key().as_str() {
+        "ArrowDown" => {
+            ev.prevent_default();
+            if !open.get_untracked() {
+                ask();
+            } else if n > 0 {
+                active.update(|a| *a = Some(a.map_or(0, |i| (i + 1).min(n - 1))));
+            }
+        }
+        "ArrowUp" => {
+            ev.prevent_default();
+            active.update(|a| *a = a.and_then(|i| i.checked_sub(1)));
+        }
+        "Enter" => {
+            if let (true, Some(i)) = (open.get_untracked(), active.get_untracked()) {
+                ev.prevent_default();
+                return Some(i);
+            }
+        }
+        "Escape" => {
+            open.set(false);
+            active.set(None);
+        }
+        _ => {}
+    }
+    None
 }

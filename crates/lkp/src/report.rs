@@ -166,7 +166,12 @@ fn sort_rows(rows: Vec<Row>) -> Vec<Row> {
 /// The printed rows of lkp-tests' comparison of `head` with `base`, in print order (failure
 /// rows first). Empty when nothing changed.
 pub fn compare(base: &Matrix, head: &Matrix) -> Vec<Row> {
-    let keys = changed_stats(base, head);
+    rows_of(changed_stats(base, head), base, head)
+}
+
+/// The rows of `keys`, in print order: `show_group` prints the failure rows, then the others,
+/// each in sorted order.
+fn rows_of(keys: Vec<String>, base: &Matrix, head: &Matrix) -> Vec<Row> {
     let (complete_base, complete_head) = (base.complete(), head.complete());
     let rows = keys
         .into_iter()
@@ -179,7 +184,6 @@ pub fn compare(base: &Matrix, head: &Matrix) -> Vec<Row> {
         })
         .collect();
     let mut rows = sort_rows(rows);
-    // `show_group` prints the failure rows, then the others, each in sorted order.
     rows.sort_by_key(|r| !r.is_failure());
     rows
 }
@@ -489,20 +493,7 @@ pub fn compare_all(base: &Matrix, head: &Matrix) -> Vec<Row> {
         .filter(|(k, v)| has_number(v) && seen.insert(*k))
         .map(|(k, _)| k.to_owned())
         .collect();
-    let (complete_base, complete_head) = (base.complete(), head.complete());
-    let rows = keys
-        .into_iter()
-        .map(|k| {
-            if lists::is_failure(&k) {
-                failure_row(k, base, head)
-            } else {
-                perf_row(k, &complete_base, &complete_head)
-            }
-        })
-        .collect();
-    let mut rows = sort_rows(rows);
-    rows.sort_by_key(|r| !r.is_failure());
-    rows
+    rows_of(keys, base, head)
 }
 
 /// `show_group` (README "The output"): the header, the failure block, the other block and an

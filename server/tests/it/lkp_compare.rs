@@ -32,7 +32,7 @@ pub(crate) async fn upload_case(
     dir: &std::path::Path,
     testcase: &str,
     machine: &str,
-    commits: &[String; 2],
+    commits: &[String],
     tags: &str,
 ) {
     for commit in commits {

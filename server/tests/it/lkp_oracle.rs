@@ -46,34 +46,16 @@ async fn lkp_text_is_lkp_tests_table_byte_for_byte() {
             .iter()
             .map(|c| c.as_str().unwrap())
             .collect();
-        for commit in &commits {
-            let mut runs: Vec<(u64, PathBuf)> = std::fs::read_dir(dir.join("runs").join(commit))
-                .unwrap()
-                .map(|e| {
-                    let p = e.unwrap().path();
-                    (p.file_name().unwrap().to_str().unwrap().parse().unwrap(), p)
-                })
-                .collect();
-            runs.sort();
-            for (_, run) in runs {
-                let body = std::fs::read(run.join("stats.json")).unwrap();
-                let r = app
-                    .upload_raw(
-                        &format!(
-                            "benchmark={testcase}&machine={machine}-{case}&kernel=4.19.0-rc1\
-                             &commit={commit}&format=lkp-stats"
-                        ),
-                        body,
-                    )
-                    .await;
-                assert_eq!(
-                    r.status().as_u16(),
-                    201,
-                    "{case}: {}",
-                    r.text().await.unwrap()
-                );
-            }
-        }
+        let owned: Vec<String> = commits.iter().map(|c| (*c).to_owned()).collect();
+        crate::lkp_compare::upload_case(
+            &app,
+            dir,
+            testcase,
+            &format!("{machine}-{case}"),
+            &owned,
+            "",
+        )
+        .await;
         let (status, text) = app
             .get_text(&format!(
                 "/api/v1/compare?benchmark={testcase}&machine={machine}-{case}\
