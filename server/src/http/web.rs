@@ -376,19 +376,7 @@ impl Backend for StoreBackend {
     // past the scope table).
     async fn admin_tokens(&self) -> PageResult<Vec<app::console::TokenRow>> {
         require_admin()?;
-        let tokens = self.0.store.list_tokens().await.map_err(page_error)?;
-        Ok(tokens
-            .into_iter()
-            .map(|t| app::console::TokenRow {
-                id: t.id,
-                name: t.name,
-                scopes: t.scopes,
-                created_at: t.created_at,
-                expires_at: t.expires_at,
-                last_used_at: t.last_used_at,
-                revoked_at: t.revoked_at,
-            })
-            .collect())
+        self.0.store.list_tokens().await.map_err(page_error)
     }
 
     async fn admin_create_token(
@@ -489,17 +477,8 @@ impl Backend for StoreBackend {
         search: app::console::AuditSearch,
     ) -> PageResult<app::console::AuditPage> {
         require_admin()?;
-        search
-            .check()
+        let filter = crate::store::AuditFilter::of(&search)
             .map_err(|e| page_error(ApiError::BadRequest(e)))?;
-        let given = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
-        let filter = crate::store::AuditFilter {
-            actor: given(&search.actor),
-            action: given(&search.action),
-            target: given(&search.target),
-            since: given(&search.since),
-            until: given(&search.until),
-        };
         let limit = app::console::AUDIT_PAGE;
         let (entries, total) = self
             .0

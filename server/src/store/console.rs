@@ -17,6 +17,22 @@ pub struct AuditFilter {
     pub until: Option<String>,
 }
 
+impl AuditFilter {
+    /// The filter of a search from the console or the API, once it checks; a blank field
+    /// searches nothing.
+    pub fn of(search: &app::console::AuditSearch) -> Result<AuditFilter, String> {
+        search.check()?;
+        let given = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+        Ok(AuditFilter {
+            actor: given(&search.actor),
+            action: given(&search.action),
+            target: given(&search.target),
+            since: given(&search.since),
+            until: given(&search.until),
+        })
+    }
+}
+
 /// `%part%` for `LIKE ... ESCAPE '\'`, the part's own `%`, `_` and `\` taken literally.
 fn contains(part: &str) -> String {
     let mut p = String::with_capacity(part.len() + 2);

@@ -4,17 +4,8 @@
 use super::sql::{query, query_as, sql, sql_each, Row, Tx};
 use super::{Store, StoreResult};
 
-/// A stored token, without the token itself.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TokenInfo {
-    pub id: i64,
-    pub name: String,
-    pub scopes: String,
-    pub created_at: String,
-    pub expires_at: Option<String>,
-    pub last_used_at: Option<String>,
-    pub revoked_at: Option<String>,
-}
+/// A stored token, without the token itself (the admin console's row as it is).
+pub type TokenInfo = app::console::TokenRow;
 
 /// One line of the audit trail.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -184,15 +184,7 @@ pub async fn audit(
         until: q.until.unwrap_or_default(),
         offset,
     };
-    search.check().map_err(ApiError::BadRequest)?;
-    let given = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
-    let filter = crate::store::AuditFilter {
-        actor: given(&search.actor),
-        action: given(&search.action),
-        target: given(&search.target),
-        since: given(&search.since),
-        until: given(&search.until),
-    };
+    let filter = crate::store::AuditFilter::of(&search).map_err(ApiError::BadRequest)?;
     let (entries, total) = state.store.audit_search(&filter, limit, offset).await?;
     Ok(Json(serde_json::json!({
         "entries": entries,
