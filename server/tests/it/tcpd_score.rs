@@ -246,3 +246,95 @@ pub fn published_means(series: &[Series], method: &str) -> (f64, f64, usize) {
         got.len(),
     )
 }
+
+/// A normal sample by Box–Muller.
+fn normal(rng: &mut rand::rngs::StdRng) -> f64 {
+    use rand::Rng;
+    let u1: f64 = rng.random::<f64>().max(1e-12);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Series without a change point that are not flat: smooth growth curves (logistic,
+/// exponential, quadratic, a slow sine, a logarithm with almost no noise), slow drifts,
+/// random walks and AR(1) noise, three lengths, four seeds (108 series). The detector
+/// reports at most two change points on every one: a trend is not a staircase.
+pub fn trends() -> Vec<(String, Vec<f64>)> {
+    let mut out = Vec::new();
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(55);
+    for seed in 0..4 {
+        for n in [60usize, 150, 400] {
+            let nf = n as f64;
+            let e = |s: f64, rng: &mut rand::rngs::StdRng| s * normal(rng);
+            let name = |kind: &str| format!("{kind}/{n}/{seed}");
+            let t = |i: usize| i as f64 / nf;
+            out.push((
+                name("logistic"),
+                (0..n)
+                    .map(|i| 100.0 / (1.0 + (4.0 - 8.0 * t(i)).exp()) + e(0.3, &mut rng))
+                    .collect(),
+            ));
+            out.push((
+                name("exponential"),
+                (0..n)
+                    .map(|i| (3.0 * t(i)).exp() * (1.0 + e(0.003, &mut rng)))
+                    .collect(),
+            ));
+            out.push((
+                name("quadratic"),
+                (0..n)
+                    .map(|i| 1000.0 + 50.0 * t(i).powi(2) + e(0.2, &mut rng))
+                    .collect(),
+            ));
+            out.push((
+                name("sine"),
+                (0..n)
+                    .map(|i| 10.0 + (2.0 * std::f64::consts::PI * t(i)).sin() + e(0.05, &mut rng))
+                    .collect(),
+            ));
+            out.push((
+                name("logarithm"),
+                (0..n)
+                    .map(|i| 5.0 + (1.0 + i as f64).ln() + e(0.001, &mut rng))
+                    .collect(),
+            ));
+            let mut w = 100.0;
+            out.push((
+                name("random walk"),
+                (0..n)
+                    .map(|_| {
+                        w += e(1.0, &mut rng);
+                        w
+                    })
+                    .collect(),
+            ));
+            let mut a = 0.0;
+            out.push((
+                name("ar(0.9)"),
+                (0..n)
+                    .map(|_| {
+                        a = 0.9 * a + e(1.0, &mut rng);
+                        50.0 + a
+                    })
+                    .collect(),
+            ));
+            let mut b = 0.0;
+            out.push((
+                name("drift + ar(0.5)"),
+                (0..n)
+                    .map(|i| {
+                        b = 0.5 * b + e(1.0, &mut rng);
+                        50.0 + 10.0 * t(i) + b
+                    })
+                    .collect(),
+            ));
+            out.push((
+                name("drift"),
+                (0..n)
+                    .map(|i| 1000.0 * (1.0 + 0.1 * t(i)) * (1.0 + e(0.01, &mut rng)))
+                    .collect(),
+            ));
+        }
+    }
+    out
+}

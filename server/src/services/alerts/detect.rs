@@ -3,9 +3,6 @@
 //! (`alerts::detector`), the tests and the corpus benchmark (`benches/alerts.rs`) call the same
 //! functions.
 
-use rand::rngs::StdRng;
-use rand::SeedableRng;
-
 use crate::domain::changepoint;
 
 /// The defaults, chosen on the synthetic corpus of `benches/alerts.rs` (BENCHMARKS.md): series
@@ -70,9 +67,14 @@ pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) 
 pub struct Step {
     /// The index of the first point at the new level (in the whole series).
     pub index: usize,
+    /// The 95 % interval of `index` (inclusive).
+    pub index_ci: (usize, usize),
     pub before: f64,
     pub after: f64,
     pub change_pct: f64,
+    /// The 95 % interval of `change_pct`.
+    pub change_pct_ci: (f64, f64),
+    /// The step's evidence: the p-value after Bonferroni over the window's points.
     pub p_value: f64,
     pub points_before: usize,
     pub points_after: usize,
@@ -81,105 +83,58 @@ pub struct Step {
 /// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`.
 ///
 /// The newest `WINDOW` points are segmented by the trend page's engine
-/// ([`changepoint::segment`], with segments as short as two points); the newest boundary is
-/// then tested alone, on the points from the one before it to the end, at the rule's `alpha`
-/// (a strict test of the whole window would drown a new step in the older ones) — or from `since`, the newest step already alerted,
-/// when that is later: a series that fell and recovered has three levels, which one
-/// segmentation of the whole window may not split. It must leave `min_before` points at the old level
-/// and `min_after` at the new, and change the level by at least `min_change_pct`.
-///
-/// The segmentation may also cut the noise: a boundary a few points before a real step
-/// (the segment between them shorter than `min_before`), or one after it. So the points
-/// tested start at the newest boundary at least `min_before` points before the boundary
-/// tried, and when the newest boundary's test fails, the one before it is tried (at most
-/// `BOUNDARIES_TRIED`, 3): the newest step that passes is the answer.
+/// ([`changepoint::change_points`], with segments as short as `min_after` allows, 2 to 5);
+/// the newest change point after `since` (the newest step already alerted) whose evidence
+/// passes is the answer, of the newest `BOUNDARIES_TRIED` (3): its p-value (the step against
+/// one smooth segment over its neighbours, Bonferroni over the window) at most the rule's
+/// `alpha`, at least `min_before` points at the old level and `min_after` at the new, and a
+/// change of at least `min_change_pct`. No fixed threshold on the size alone: a 3 % step in
+/// a series whose commits scatter by 5 % is not evidence, and a 1 % step in a quiet one is
+/// (if the rule's `min_change_pct` allows it).
 pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Option<Step> {
     if settings.ignore || x.len() < settings.min_before + settings.min_after {
         return None;
     }
     let offset = x.len().saturating_sub(WINDOW);
     let window = &x[offset..];
-    // The trend's segmentation, with segments as short as two points: `min_after` is checked
-    // on the answer. (A minimum segment of `min_after` would move a 3-commit-old step one
-    // commit early to make it 4 commits long.)
-    let min_segment = 2;
-    let splits = changepoint::segment(
-        window,
-        &changepoint::Options {
-            min_segment,
-            ..changepoint::Options::default()
-        },
-    );
-    let since = since.and_then(|s| s.checked_sub(offset));
-    let floor = since.unwrap_or(0);
-    let later: Vec<usize> = splits.iter().copied().filter(|&b| b > floor).collect();
-    if later.is_empty() {
-        // No boundary after the known step: the points since it, tested alone.
-        return match since {
-            Some(s) => test_from(window, offset, s, settings),
-            None => None,
-        };
-    }
-    for &boundary in later.iter().rev().take(BOUNDARIES_TRIED) {
-        let start = std::iter::once(0)
-            .chain(splits.iter().copied())
-            .filter(|&b| b + settings.min_before.max(1) <= boundary)
-            .max()
-            .unwrap_or(0)
-            .max(floor);
-        if let Some(step) = test_from(window, offset, start, settings) {
-            return Some(step);
+    let opts = changepoint::Options {
+        min_segment: settings.min_after.clamp(2, 5),
+        ..changepoint::Options::default()
+    };
+    let found = changepoint::change_points(window, &opts);
+    let floor = since.and_then(|s| s.checked_sub(offset));
+    for (i, c) in found.iter().enumerate().rev().take(BOUNDARIES_TRIED) {
+        if floor.is_some_and(|f| c.index <= f) {
+            break;
         }
+        let start = if i == 0 { 0 } else { found[i - 1].index };
+        let end = found.get(i + 1).map_or(window.len(), |n| n.index);
+        let (points_before, points_after) = (c.index - start, end - c.index);
+        if points_before < settings.min_before
+            || points_after < settings.min_after
+            || c.p_value > settings.alpha
+            || c.change_pct.abs() < settings.min_change_pct
+            || c.before == 0.0
+        {
+            continue;
+        }
+        return Some(Step {
+            index: offset + c.index,
+            index_ci: (offset + c.index_ci.0, offset + c.index_ci.1),
+            before: c.before,
+            after: c.after,
+            change_pct: c.change_pct,
+            change_pct_ci: c.change_pct_ci,
+            p_value: c.p_value,
+            points_before,
+            points_after,
+        });
     }
     None
 }
 
-/// How many of the segmentation's newest boundaries [`newest_step`] tries.
+/// How many of the segmentation's newest change points [`newest_step`] tries.
 const BOUNDARIES_TRIED: usize = 3;
-
-/// The step of `window[start..]` (`window` begins at `offset` in the series) if its strict
-/// test passes `settings`.
-fn test_from(window: &[f64], offset: usize, start: usize, settings: &Settings) -> Option<Step> {
-    if start >= window.len() {
-        return None;
-    }
-    let min_segment = 2;
-    let strict = changepoint::SplitTest {
-        min_segment,
-        alpha: settings.alpha,
-        // p = (1 + as extreme) / (permutations + 1) must be able to reach alpha twice over.
-        permutations: ((2.0 / settings.alpha).ceil() as usize).max(199),
-        ..changepoint::SplitTest::default()
-    };
-    let segment = &window[start..];
-    let mut rng = StdRng::seed_from_u64(strict.seed);
-    let (split, p_value) = changepoint::test_split(segment, &strict, &mut rng)?;
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let (before, after) = (mean(&segment[..split]), mean(&segment[split..]));
-    let change_pct = if before != 0.0 {
-        100.0 * (after - before) / before
-    } else {
-        0.0
-    };
-    let (points_before, points_after) = (split, segment.len() - split);
-    if points_before < settings.min_before
-        || points_after < settings.min_after
-        || p_value > settings.alpha
-        || change_pct.abs() < settings.min_change_pct
-        || before == 0.0
-    {
-        return None;
-    }
-    Some(Step {
-        index: offset + start + split,
-        before,
-        after,
-        change_pct,
-        p_value,
-        points_before,
-        points_after,
-    })
-}
 
 /// How far (in points) a step may move as later commits refine it and still be the step an
 /// alert already names.
