@@ -122,13 +122,45 @@ pub struct Alert {
     pub after: f64,
     /// 100 · (after − before) / before.
     pub change_pct: f64,
-    /// The permutation test's p-value of the step; confidence is 1 − p.
+    /// The step's evidence: the p-value of Welch's t test of the segments either side (each
+    /// side's variance times the long-run factor of the noise's autocorrelation), after
+    /// Bonferroni over the points of the series the detector looked at (its newest 1,000).
     pub p_value: f64,
     pub points_before: u32,
     pub points_after: u32,
     /// Per-commit means around the step, and the index of the first bad one in it.
     pub spark: Vec<f64>,
     pub spark_step: u32,
+    /// The step's intervals (absent on alerts found before they were measured).
+    #[serde(default)]
+    pub evidence: Option<Evidence>,
+}
+
+/// What the detector can say of a step beyond its best estimate: where the first bad commit
+/// may be and how large the change may be, each a 95 % interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Evidence {
+    /// The 95 % interval of `change_pct`.
+    pub change_pct_lo: f64,
+    pub change_pct_hi: f64,
+    /// The first bad commit is, at 95 %, between these two (inclusive, in the trend's
+    /// order): the profile likelihood of the step's position.
+    pub first_bad_from: CommitRef,
+    pub first_bad_to: CommitRef,
+    /// How many of the trend's points that range holds.
+    pub first_bad_points: u32,
+}
+
+/// A p-value as people read it: `< 1e-12`, `3.2e-5`, `0.012`.
+pub fn format_p(p: f64) -> String {
+    if p < 1e-12 {
+        "< 1e-12".to_owned()
+    } else if p < 0.001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
 }
 
 /// A series as people name it: `benchmark.metric[.param]`, the benchmark not repeated when
@@ -635,6 +667,7 @@ mod tests {
                 points_after: 5,
                 spark: vec![],
                 spark_step: 0,
+                evidence: None,
             }],
             events: vec![],
         }

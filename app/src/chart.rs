@@ -315,6 +315,15 @@ impl TrendChart<'_> {
                     continue;
                 }
                 let colour = if c.verdict == "regression" { BAD } else { GOOD };
+                // Where the first bad point may be (the position's 95 % interval).
+                if c.x_hi > c.x_lo && c.x_hi < xs[s].len() {
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x(c.x_lo) - 0.5, lo), (x(c.x_hi) + 0.5, hi)],
+                            colour.mix(0.12).filled(),
+                        )))
+                        .map_err(plot_err)?;
+                }
                 chart
                     .draw_series(LineSeries::new(
                         [(x(c.x) - 0.5, lo), (x(c.x) - 0.5, hi)],

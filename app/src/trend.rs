@@ -217,8 +217,20 @@ pub struct TrendChange {
     pub change_pct: f64,
     /// `regression` or `improvement`, by the metric's direction; `change` when it is unknown.
     pub verdict: String,
-    /// Welch's two-sample t test of the segments on either side.
+    /// The step's evidence: Welch's t test of the segments on either side (each side's
+    /// variance times the long-run factor of the noise's autocorrelation), its p-value after
+    /// Bonferroni over every point of the series.
     pub p_value: f64,
+    /// The 95 % interval of `x`: the first point at the new level is in `x_lo..=x_hi`.
+    #[serde(default)]
+    pub x_lo: usize,
+    #[serde(default)]
+    pub x_hi: usize,
+    /// The 95 % interval of `change_pct`.
+    #[serde(default)]
+    pub change_pct_lo: f64,
+    #[serde(default)]
+    pub change_pct_hi: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -181,11 +181,19 @@ pub fn view(t: &Trend, others: &[Trend], q: &TrendViewQuery) -> TrendView {
                 label: short(after),
                 verdict: c.verdict.clone(),
                 text: format!(
-                    " {} {:+.1}% ({} → {})",
+                    " {} {:+.1}% (95 % {:+.1}% to {:+.1}%; {} → {}; p {}{})",
                     c.verdict,
                     c.change_pct,
+                    c.change_pct_lo,
+                    c.change_pct_hi,
                     format_value(c.before),
-                    format_value(c.after)
+                    format_value(c.after),
+                    crate::alerts::format_p(c.p_value),
+                    if c.x_hi > c.x_lo {
+                        format!("; first bad within {} points", c.x_hi - c.x_lo + 1)
+                    } else {
+                        String::new()
+                    }
                 ),
                 compare,
                 report,

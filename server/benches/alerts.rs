@@ -584,6 +584,7 @@ fn list_10000(rt: &tokio::runtime::Runtime) {
                             .map(|k| if k < 40 { 1000.0 } else { 940.0 })
                             .collect(),
                         spark_step: 40,
+                        evidence: None,
                     },
                     undoes: Vec::new(),
                     into: None,

@@ -282,7 +282,7 @@ fn SummaryView(
         <table class="alerts">
             <thead><tr>
                 <th>"Metric"</th><th class="num">"Before"</th><th class="num">"After"</th>
-                <th class="num">"Change"</th><th class="num">"Confidence"</th><th>"Trend"</th>
+                <th class="num">"Change"</th><th class="num" title="Welch's t test of the step, Bonferroni over the series">"p"</th><th>"Trend"</th>
             </tr></thead>
             <tbody>{rows}</tbody>
         </table>
@@ -459,8 +459,15 @@ fn alert_row(a: &Alert, trend: String) -> impl IntoView {
             <td>{a.title()}</td>
             <td class="num">{format!("{:.2}{unit}", a.before)}</td>
             <td class="num">{format!("{:.2}{unit}", a.after)}</td>
-            <td class="num change">{format!("{:+.1}% {}", a.change_pct, a.verdict())}</td>
-            <td class="num">{format!("{:.1}%", 100.0 * (1.0 - a.p_value))}</td>
+            <td class="num change">
+                {format!("{:+.1}% {}", a.change_pct, a.verdict())}
+                {a.evidence.as_ref().map(|e| view! {
+                    <span class="interval" title=format!("first bad commit between {} and {} ({} points)", e.first_bad_from.name(), e.first_bad_to.name(), e.first_bad_points)>
+                        {format!(" 95 % {:+.1}% to {:+.1}%", e.change_pct_lo, e.change_pct_hi)}
+                    </span>
+                })}
+            </td>
+            <td class="num">{crate::alerts::format_p(a.p_value)}</td>
             <td>
                 <a class="trend-link" href=trend aria-label=format!("Trend of {}", a.title())>
                     {sparkline(&a.spark, a.spark_step as usize)}

@@ -195,6 +195,10 @@ fn alert_row(r: &Row) -> StoreResult<(i64, Alert)> {
             points_after: r.get::<i64, _>(12) as u32,
             spark_step: r.get::<i64, _>(13) as u32,
             spark: serde_json::from_str(&spark)?,
+            evidence: r
+                .get::<Option<String>, _>(15)
+                .map(|e| serde_json::from_str(&e))
+                .transpose()?,
         },
     ))
 }
@@ -203,7 +207,7 @@ fn alert_row(r: &Row) -> StoreResult<(i64, Alert)> {
 macro_rules! alert_columns {
     () => {
         "SELECT id, summary_id, metric, param, unit, direction, regression, level_before, level_after, \
-     change_pct, p_value, points_before, points_after, spark_step, spark FROM alert"
+     change_pct, p_value, points_before, points_after, spark_step, spark, evidence FROM alert"
     };
 }
 
@@ -251,7 +255,7 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
     let x = &a.alert;
     query(
         sql!("INSERT INTO alert (summary_id, metric, param, unit, direction, regression, level_before, level_after, change_pct, \
-         p_value, points_before, points_after, spark, spark_step, run_sd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+         p_value, points_before, points_after, spark, spark_step, run_sd, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     )
     .bind(summary_id)
     .bind(&x.metric)
@@ -268,6 +272,7 @@ async fn insert_alert(tx: &mut Tx, summary_id: i64, a: &NewAlert) -> StoreResult
     .bind(serde_json::to_string(&x.spark)?)
     .bind(i64::from(x.spark_step))
     .bind(a.run_sd.filter(|v| v.is_finite()))
+    .bind(x.evidence.as_ref().map(serde_json::to_string).transpose()?)
     .execute(&mut *tx)
     .await?;
     query(sql!(
@@ -1236,6 +1241,7 @@ pub(super) mod tests {
                 points_after: 5,
                 spark: vec![100.0, 100.0 + pct],
                 spark_step: 1,
+                evidence: None,
             },
             undoes: Vec::new(),
             into: None,

@@ -32,6 +32,8 @@ mod postgres;
 mod process;
 mod profile;
 mod read_api;
+mod realise;
+mod realise_score;
 mod reliability;
 mod security;
 mod tcpd;

@@ -83,10 +83,11 @@ pub struct Step {
 /// The newest level shift of `x` (per-commit means in commit order) if it passes `settings`.
 ///
 /// The newest `WINDOW` points are segmented by the trend page's engine
-/// ([`changepoint::change_points`], with segments as short as `min_after` allows, 2 to 5);
-/// the newest change point after `since` (the newest step already alerted) whose evidence
-/// passes is the answer, of the newest `BOUNDARIES_TRIED` (3): its p-value (the step against
-/// one smooth segment over its neighbours, Bonferroni over the window) at most the rule's
+/// ([`changepoint::segment`], with segments as short as `min_after` allows, 2 to 5), and the
+/// boundaries whose step the rule's `alpha` cannot tell from noise merged away, the weakest
+/// first; the newest change point after `since` (the newest step already alerted) that passes
+/// is the answer, of the newest `BOUNDARIES_TRIED` (3): its p-value (Welch's t test of the
+/// segments either side with long-run variances, Bonferroni over the window) at most
 /// `alpha`, at least `min_before` points at the old level and `min_after` at the new, and a
 /// change of at least `min_change_pct`. No fixed threshold on the size alone: a 3 % step in
 /// a series whose commits scatter by 5 % is not evidence, and a 1 % step in a quiet one is
@@ -101,7 +102,19 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
         min_segment: settings.min_after.clamp(2, 5),
         ..changepoint::Options::default()
     };
-    let found = changepoint::change_points(window, &opts);
+    // Only steps with evidence cut the window: a boundary the alpha cannot tell from noise is
+    // merged away (the weakest first), so the step before it is tested on all its points.
+    let mut points = changepoint::segment(window, &opts);
+    let mut found = changepoint::describe(window, &points, &opts);
+    while let Some((weakest, _)) = found
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.p_value > settings.alpha)
+        .max_by(|a, b| a.1.p_value.total_cmp(&b.1.p_value))
+    {
+        points.remove(weakest);
+        found = changepoint::describe(window, &points, &opts);
+    }
     let floor = since.and_then(|s| s.checked_sub(offset));
     for (i, c) in found.iter().enumerate().rev().take(BOUNDARIES_TRIED) {
         if floor.is_some_and(|f| c.index <= f) {

@@ -462,6 +462,24 @@ pub fn first_batch(step: &detect::Step, run_sd: Option<f64>) -> u32 {
     }
 }
 
+/// The step's intervals with the position's ends named as commits.
+fn evidence(trend: &Trend, step: &detect::Step) -> app::alerts::Evidence {
+    let at = |i: usize| {
+        let p = &trend.points[i.min(trend.points.len() - 1)];
+        CommitRef {
+            kernel: p.kernel.clone(),
+            sha: p.sha.clone(),
+        }
+    };
+    app::alerts::Evidence {
+        change_pct_lo: step.change_pct_ci.0,
+        change_pct_hi: step.change_pct_ci.1,
+        first_bad_from: at(step.index_ci.0),
+        first_bad_to: at(step.index_ci.1),
+        first_bad_points: (step.index_ci.1 - step.index_ci.0 + 1) as u32,
+    }
+}
+
 fn new_alert(
     job: &AlertJob,
     metric: &Metric,
@@ -526,6 +544,7 @@ fn new_alert(
             points_after: step.points_after as u32,
             spark,
             spark_step: spark_step as u32,
+            evidence: Some(evidence(trend, step)),
         },
         undoes,
         into: None,

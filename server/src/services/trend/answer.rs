@@ -243,13 +243,17 @@ fn text(trend: &Trend, width: usize, height: usize) -> String {
 /// One change point as a line of text.
 pub fn change_line(c: &TrendChange) -> String {
     format!(
-        "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%), p={:.3}\n",
+        "{} at {} ({}): {:.4} -> {:.4} ({:+.1}%, 95% {:+.1}%..{:+.1}%), p={:.2e}, first bad point {}..{}\n",
         c.verdict,
         c.sha.as_deref().unwrap_or(&c.kernel),
         c.kernel,
         c.before,
         c.after,
         c.change_pct,
-        c.p_value
+        c.change_pct_lo,
+        c.change_pct_hi,
+        c.p_value,
+        c.x_lo,
+        c.x_hi
     )
 }

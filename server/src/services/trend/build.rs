@@ -238,6 +238,10 @@ pub fn build(
                     change_pct: c.change_pct,
                     verdict: verdict.to_owned(),
                     p_value: c.p_value,
+                    x_lo: c.index_ci.0,
+                    x_hi: c.index_ci.1,
+                    change_pct_lo: c.change_pct_ci.0,
+                    change_pct_hi: c.change_pct_ci.1,
                 }
             })
             .collect();

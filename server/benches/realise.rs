@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! The alert pipeline on Mozilla's Perfherder series with their sheriffs' verdicts
+//! (`tests/it/realise_score.rs`): every window uploaded one revision at a time, the rule
+//! defaults, no reruns; beside a t test like Perfherder's on the same windows. Precision and
+//! recall on the dev split and on the held-out split (`tests/fixtures/realise/SPLIT.md`).
+//!
+//! `cargo bench -p perfline-server --bench realise` (`REALISE_SPLIT=dev` for one split only;
+//! `REALISE_VERBOSE=1` for every window).
+
+#[path = "../tests/it/realise_score.rs"]
+mod realise_score;
+
+use perfline_server::services::alerts::detect::Settings;
+
+fn main() {
+    let windows = realise_score::load();
+    if std::env::var("REALISE_TUNE").is_ok() {
+        // The development split only: what the rule's settings do there.
+        for min_before in [8, 12, 20, 30] {
+            for min_after in [4, 6, 8] {
+                for alpha in [1e-2, 2e-4, 1e-6] {
+                    for min_change_pct in [2.0, 3.0, 5.0] {
+                        let settings = Settings {
+                            min_before,
+                            min_after,
+                            alpha,
+                            min_change_pct,
+                            ..Settings::default()
+                        };
+                        let (ours, theirs) = realise_score::score(&windows, "dev", &settings);
+                        println!("dev min_before {min_before:2} min_after {min_after:2} alpha {alpha:.0e} min% {min_change_pct}: precision {:.3} recall {:.3} ({}/{} alerts, {}/{} found) | perfherder {:.3} {:.3}", ours.precision(), ours.recall(), ours.right, ours.alerts, ours.found, ours.truths, theirs.precision(), theirs.recall());
+                    }
+                }
+            }
+        }
+        return;
+    }
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
+    let d = Settings::default();
+    // The rule's defaults unless told (for the development split).
+    let settings = Settings {
+        min_before: env("REALISE_MIN_BEFORE").map_or(d.min_before, |v| v as usize),
+        min_after: env("REALISE_MIN_AFTER").map_or(d.min_after, |v| v as usize),
+        alpha: env("REALISE_ALPHA").unwrap_or(d.alpha),
+        min_change_pct: env("REALISE_MIN_PCT").unwrap_or(d.min_change_pct),
+        ..d
+    };
+    let only = std::env::var("REALISE_SPLIT").ok();
+    let verbose = std::env::var("REALISE_VERBOSE").is_ok();
+    for split in ["dev", "held-out"] {
+        if only.as_deref().is_some_and(|o| o != split) {
+            continue;
+        }
+        if verbose {
+            for w in windows.iter().filter(|w| w.split == split) {
+                println!(
+                    "  {} truth {:?} judged {:?} perfline {:?} perfherder {:?}",
+                    w.signature,
+                    w.truth,
+                    realise_score::judged(w),
+                    realise_score::perfline_alerts(&w.values, &settings),
+                    realise_score::perfherder_alerts(&w.values)
+                );
+            }
+        }
+        let (ours, theirs) = realise_score::score(&windows, split, &settings);
+        let count = windows.iter().filter(|w| w.split == split).count();
+        for (who, t) in [("Perfline", ours), ("Perfherder t test", theirs)] {
+            println!(
+                "realise {split} ({count} windows): {who}: precision {:.3} ({} of {} alerts right), recall {:.3} ({} of {} annotated changes)",
+                t.precision(),
+                t.right,
+                t.alerts,
+                t.recall(),
+                t.found,
+                t.truths
+            );
+        }
+    }
+}
