@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The alert pipeline on Mozilla's Perfherder series with their sheriffs' verdicts
 //! (`tests/it/realise_score.rs`): every window uploaded one revision at a time, the rule
-//! defaults, no reruns; beside a t test like Perfherder's on the same windows. Precision and
-//! recall on the dev split and on the held-out split (`tests/fixtures/realise/SPLIT.md`).
+//! defaults, no reruns; beside a t test like Perfherder's on the same windows, and the alerts
+//! Perfherder itself raised there (the rows its sheriffs judged). Precision and recall on the
+//! dev split and on the held-out split (`tests/fixtures/realise/SPLIT.md`).
 //!
 //! `cargo bench -p perfline-server --bench realise` (`REALISE_SPLIT=dev` for one split only;
 //! `REALISE_VERBOSE=1` for every window).
@@ -65,7 +66,15 @@ fn main() {
         }
         let (ours, theirs) = realise_score::score(&windows, split, &settings);
         let count = windows.iter().filter(|w| w.split == split).count();
-        for (who, t) in [("Perfline", ours), ("Perfherder t test", theirs)] {
+        let mut own = realise_score::Tally::default();
+        for w in windows.iter().filter(|w| w.split == split) {
+            own.add(&realise_score::perfherder_own(w), &w.truth);
+        }
+        for (who, t) in [
+            ("Perfline", ours),
+            ("Perfherder t test", theirs),
+            ("Perfherder's own alerts (the judged rows)", own),
+        ] {
             println!(
                 "realise {split} ({count} windows): {who}: precision {:.3} ({} of {} alerts right), recall {:.3} ({} of {} annotated changes)",
                 t.precision(),

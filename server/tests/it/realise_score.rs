@@ -224,6 +224,17 @@ pub fn score(windows: &[Window], split: &str, settings: &Settings) -> (Tally, Ta
     (ours, theirs)
 }
 
+/// Perfherder's own alerts in a window: the revisions its sheriffs judged (`TP`, `FP`, `SP`;
+/// not `FN`, which sheriffs added by hand).
+pub fn perfherder_own(w: &Window) -> Vec<usize> {
+    w.labels
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| matches!(l.as_str(), "TP" | "FP" | "SP"))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// The labels of a window by index, for the report.
 pub fn judged(w: &Window) -> BTreeMap<usize, &str> {
     w.labels
