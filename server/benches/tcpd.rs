@@ -5,10 +5,11 @@
 //!
 //! 1. **Leave-one-out cross-validation** of the detector's settings: for each series, the
 //!    settings of a grid (β, prune, ρ_max, min_segment) that score best on the other 19 —
-//!    under the constraints that no series gets more than 3 × its annotators' change points
-//!    + 2 and no synthetic trend without a change point (`tcpd_score::trends`) more than two
-//!    — score the series left out. The mean of those is the figure to quote; the folds'
-//!    picks show whether the default is what cross-validation chooses.
+//!    under the constraints that no series gets more than three times the most change points
+//!    an annotator marked, plus two, and no synthetic trend without a change point
+//!    (`tcpd_score::trends`) more than two — score the series left out. The mean of those is
+//!    the figure to quote; the folds' picks show whether the default is what
+//!    cross-validation chooses.
 //! 2. The default on every series, in sample, beside the published methods.
 //! 3. Cost: change points over 1,000 and 10,000 points (noise, steps, a drift), and the
 //!    alerts' per-upload detection (`newest_step`) on a 2,000-commit history.

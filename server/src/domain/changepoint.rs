@@ -888,7 +888,7 @@ mod tests {
     #[test]
     fn intervals_cover_the_truth_and_the_evidence_separates_steps_from_noise() {
         let mut rng = StdRng::seed_from_u64(4242);
-        let (mut found, mut position, mut size) = (0, 0, 0);
+        let (mut found, mut position, mut size) = (0usize, 0usize, 0usize);
         for _ in 0..200 {
             let n = rng.random_range(60..200);
             let at = rng.random_range(20..n - 20);

@@ -127,7 +127,7 @@ pub fn perfherder_alerts(x: &[f64]) -> Vec<usize> {
     let mut means = vec![(0.0, 0.0); n];
     let mut since_change = 0usize;
     for i in 1..n {
-        let reach = since_change.max(MIN_BACK).min(MAX_BACK);
+        let reach = since_change.clamp(MIN_BACK, MAX_BACK);
         let back: Vec<f64> = (1..=reach.min(i)).map(|d| x[i - d]).collect();
         let fore: Vec<f64> = x[i..(i + FORE).min(n)].to_vec();
         let ((mb, vb, nb), (mf, vf, nf)) = (weighted(&back), weighted(&fore));
