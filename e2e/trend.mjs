@@ -22,6 +22,10 @@ await run(async (_unused, errors, browser) => {
   if (points !== 10) throw new Error(`${points} points drawn`);
   const changes = await page.textContent('#trend-changes');
   if (!/regression/.test(changes)) throw new Error(`change points listed: ${changes}`);
+  // Each change point says how sure it is: the change's 95 % interval and its p-value.
+  if (!/95 % [-+][0-9.]+% to [-+][0-9.]+%/.test(changes) || !/p [<0-9]/.test(changes)) {
+    throw new Error(`change points without their interval and evidence: ${changes}`);
+  }
   step(`chart with ${points} commits; change points: ${changes.trim()}`);
 
   // The picture is plotters' SVG drawn by the server; each point has a tooltip over it.
