@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use perfline_server::domain::changepoint::{change_points, Options};
 use perfline_server::services::alerts::detect::{newest_step, Settings};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 fn detect(values: &[f64], opts: &Options) -> Vec<usize> {
     change_points(values, opts)
@@ -180,10 +180,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(50);
     let mut rng = StdRng::seed_from_u64(20261203);
-    let mut normal = move || {
-        let (u1, u2): (f64, f64) = (rng.random::<f64>().max(1e-12), rng.random());
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    };
+    let mut normal = move || tcpd_score::normal(&mut rng);
     for n in [1000usize, 10_000] {
         let steps: Vec<f64> = (0..n)
             .map(|i| 1000.0 * (1.0 + 0.05 * (i * 4 / n) as f64) * (1.0 + 0.02 * normal()))

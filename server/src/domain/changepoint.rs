@@ -505,14 +505,14 @@ fn residuals(x: &[f64], points: &[usize]) -> Vec<Vec<f64>> {
 
 /// The long-run variance of the residuals: their robust variance γ₀ times the AR(1) factor
 /// (1 + ρ)/(1 − ρ), ρ = 1 − (robust variance of their differences)/(2γ₀) within segments,
-/// in `[0, rho_max]`.
-fn long_run_variance(residuals: &[Vec<f64>], rho_max: f64) -> f64 {
+/// in `[0, rho_max]`; and that factor (1 where the residuals have no robust spread).
+fn long_run_variance(residuals: &[Vec<f64>], rho_max: f64) -> (f64, f64) {
     let all: Vec<f64> = residuals.iter().flatten().copied().collect();
     let mean_square = all.iter().map(|v| v * v).sum::<f64>() / all.len().max(1) as f64;
     let s = mad_sd(&all);
     let g0 = if s > 0.0 { s * s } else { mean_square };
     if g0 <= 0.0 {
-        return 0.0;
+        return (0.0, 1.0);
     }
     let diffs: Vec<f64> = residuals
         .iter()
@@ -520,7 +520,8 @@ fn long_run_variance(residuals: &[Vec<f64>], rho_max: f64) -> f64 {
         .collect();
     let vd = mad_sd(&diffs).powi(2);
     let rho = (1.0 - vd / (2.0 * g0)).clamp(0.0, rho_max);
-    g0 * (1.0 + rho) / (1.0 - rho)
+    let factor = (1.0 + rho) / (1.0 - rho);
+    (g0 * factor, if s > 0.0 { factor } else { 1.0 })
 }
 
 /// The residual sum of squares of two segments `[a, k)` and `[k, b)` (each flat or a line),
@@ -548,7 +549,7 @@ fn prune(x: &[f64], mut points: Vec<usize>, opts: &Options) -> Vec<usize> {
     let sums = Sums::new(x);
     // The long-run variance of the segmentation found: merging does not re-estimate it (a
     // merged step would inflate it, and the next merge with it).
-    let lr = long_run_variance(&residuals(x, &points), opts.rho_max);
+    let (lr, _) = long_run_variance(&residuals(x, &points), opts.rho_max);
     if lr <= 0.0 {
         return points;
     }
@@ -573,33 +574,41 @@ fn prune(x: &[f64], mut points: Vec<usize>, opts: &Options) -> Vec<usize> {
 
 /// The change points of `y` with the levels on both sides, the intervals and the evidence.
 pub fn change_points(y: &[f64], opts: &Options) -> Vec<ChangePoint> {
-    describe(y, &segment(y, opts), opts)
+    match Standardised::of(y, opts) {
+        Some(s) => describe(&s, &segment(y, opts), opts),
+        None => Vec::new(),
+    }
 }
 
-/// The change points at `points` (first indices of new segments, increasing, inside `y`)
-/// with the levels on both sides, the intervals and the evidence.
-pub fn describe(y: &[f64], points: &[usize], opts: &Options) -> Vec<ChangePoint> {
-    let points = points.to_vec();
+/// A series as [`describe`] reads it: the values, standardised and clipped, and their sums.
+/// Made once for a series that is described at several segmentations.
+pub struct Standardised<'a> {
+    y: &'a [f64],
+    x: Vec<f64>,
+    sigma: f64,
+    sums: Sums,
+}
+
+impl<'a> Standardised<'a> {
+    /// `None` for a constant or non-finite series.
+    pub fn of(y: &'a [f64], opts: &Options) -> Option<Self> {
+        let (x, sigma) = standardised(y, opts)?;
+        let sums = Sums::new(&x);
+        Some(Standardised { y, x, sigma, sums })
+    }
+}
+
+/// The change points at `points` (first indices of new segments, increasing, inside the
+/// series) with the levels on both sides, the intervals and the evidence.
+pub fn describe(series: &Standardised, points: &[usize], opts: &Options) -> Vec<ChangePoint> {
     if points.is_empty() {
         return Vec::new();
     }
+    let Standardised { y, x, sigma, sums } = series;
+    let (y, sigma) = (*y, *sigma);
     let n = y.len();
-    let Some((x, sigma)) = standardised(y, opts) else {
-        return Vec::new();
-    };
-    let res = residuals(&x, &points);
-    let lr = long_run_variance(&res, opts.rho_max).max(f64::MIN_POSITIVE);
-    // The long-run factor (1 + ρ)/(1 − ρ): the long-run variance over the marginal one.
-    let factor = {
-        let all: Vec<f64> = res.iter().flatten().copied().collect();
-        let s = mad_sd(&all);
-        if s > 0.0 {
-            (lr / (s * s)).max(1.0)
-        } else {
-            1.0
-        }
-    };
-    let sums = Sums::new(&x);
+    let (lr, factor) = long_run_variance(&residuals(x, points), opts.rho_max);
+    let lr = lr.max(f64::MIN_POSITIVE);
     let m = opts.min_segment.clamp(1, 2);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     (0..points.len())
@@ -607,10 +616,10 @@ pub fn describe(y: &[f64], points: &[usize], opts: &Options) -> Vec<ChangePoint>
             let a = if i == 0 { 0 } else { points[i - 1] };
             let k = points[i];
             let b = points.get(i + 1).copied().unwrap_or(n);
-            let welch = welch(&sums, a, k, b, factor);
+            let welch = welch(sums, a, k, b, factor);
             // Bonferroni over every point of the series: where the step could have been.
             let p_value = (welch.p * n as f64).min(1.0);
-            let index_ci = position_interval(&sums, a, k, b, m, lr);
+            let index_ci = position_interval(sums, a, k, b, m, lr);
             let (before, after) = (mean(&y[a..k]), mean(&y[k..b]));
             let half = welch.half_width * sigma;
             let pct = |d: f64| {

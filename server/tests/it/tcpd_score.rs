@@ -248,7 +248,7 @@ pub fn published_means(series: &[Series], method: &str) -> (f64, f64, usize) {
 }
 
 /// A normal sample by Box–Muller.
-fn normal(rng: &mut rand::rngs::StdRng) -> f64 {
+pub fn normal(rng: &mut rand::rngs::StdRng) -> f64 {
     use rand::Rng;
     let u1: f64 = rng.random::<f64>().max(1e-12);
     let u2: f64 = rng.random();

@@ -104,8 +104,9 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
     };
     // Only steps with evidence cut the window: a boundary the alpha cannot tell from noise is
     // merged away (the weakest first), so the step before it is tested on all its points.
+    let series = changepoint::Standardised::of(window, &opts)?;
     let mut points = changepoint::segment(window, &opts);
-    let mut found = changepoint::describe(window, &points, &opts);
+    let mut found = changepoint::describe(&series, &points, &opts);
     while let Some((weakest, _)) = found
         .iter()
         .enumerate()
@@ -113,7 +114,7 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
         .max_by(|a, b| a.1.p_value.total_cmp(&b.1.p_value))
     {
         points.remove(weakest);
-        found = changepoint::describe(window, &points, &opts);
+        found = changepoint::describe(&series, &points, &opts);
     }
     let floor = since.and_then(|s| s.checked_sub(offset));
     for (i, c) in found.iter().enumerate().rev().take(BOUNDARIES_TRIED) {
