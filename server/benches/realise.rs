@@ -16,22 +16,29 @@ use perfline_server::services::alerts::detect::Settings;
 fn main() {
     let windows = realise_score::load();
     if std::env::var("REALISE_TUNE").is_ok() {
-        // The development split only: what the rule's settings do there.
-        for min_before in [8, 12, 20, 30] {
-            for min_after in [4, 6, 8] {
-                for alpha in [1e-2, 2e-4, 1e-6] {
-                    for min_change_pct in [2.0, 3.0, 5.0] {
-                        let settings = Settings {
-                            min_before,
-                            min_after,
-                            alpha,
-                            min_change_pct,
-                            ..Settings::default()
-                        };
-                        let (ours, theirs) = realise_score::score(&windows, "dev", &settings);
-                        println!("dev min_before {min_before:2} min_after {min_after:2} alpha {alpha:.0e} min% {min_change_pct}: precision {:.3} recall {:.3} ({}/{} alerts, {}/{} found) | perfherder {:.3} {:.3}", ours.precision(), ours.recall(), ours.right, ours.alerts, ours.found, ours.truths, theirs.precision(), theirs.recall());
-                    }
+        // The development splits only: what the rule's settings do there.
+        for min_effect in [0.0, 2.0, 2.5, 2.75, 3.0, 3.25, 3.5, 4.0, 5.0] {
+            {
+                let settings = Settings {
+                    min_effect,
+                    ..Settings::default()
+                };
+                let mut line = format!("min_effect {min_effect:.2}:");
+                for split in ["dev", "seen"] {
+                    let (ours, theirs) = realise_score::score(&windows, split, &settings);
+                    line += &format!(
+                        " {split} {:.3}/{:.3} ({}/{}, {}/{}) t {:.3}/{:.3} |",
+                        ours.precision(),
+                        ours.recall(),
+                        ours.right,
+                        ours.alerts,
+                        ours.found,
+                        ours.truths,
+                        theirs.precision(),
+                        theirs.recall()
+                    );
                 }
+                println!("{line}");
             }
         }
         return;
@@ -44,11 +51,12 @@ fn main() {
         min_after: env("REALISE_MIN_AFTER").map_or(d.min_after, |v| v as usize),
         alpha: env("REALISE_ALPHA").unwrap_or(d.alpha),
         min_change_pct: env("REALISE_MIN_PCT").unwrap_or(d.min_change_pct),
+        min_effect: env("REALISE_MIN_EFFECT").unwrap_or(d.min_effect),
         ..d
     };
     let only = std::env::var("REALISE_SPLIT").ok();
     let verbose = std::env::var("REALISE_VERBOSE").is_ok();
-    for split in ["dev", "held-out"] {
+    for split in realise_score::SPLITS {
         if only.as_deref().is_some_and(|o| o != split) {
             continue;
         }

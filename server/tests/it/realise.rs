@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The fixture of Mozilla's Perfherder windows (`realise_score`) reads as SPLIT.md says, and
 //! both detectors the bench compares behave as documented on it. The scores themselves are
-//! the bench's (`benches/realise.rs`): the held-out split is scored there, once.
+//! the bench's (`benches/realise.rs`): the held-out split is scored there, once (`SPLIT.md`).
 
 use crate::realise_score::{self, Tally};
 use perfline_server::services::alerts::detect::Settings;
@@ -9,8 +9,11 @@ use perfline_server::services::alerts::detect::Settings;
 #[test]
 fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
     let windows = realise_score::load();
-    assert_eq!(windows.iter().filter(|w| w.split == "held-out").count(), 16);
-    assert_eq!(windows.iter().filter(|w| w.split == "dev").count(), 16);
+    let count = |split: &str| windows.iter().filter(|w| w.split == split).count();
+    assert_eq!(
+        (count("seen"), count("dev"), count("held-out")),
+        (16, 16, 32)
+    );
     for w in &windows {
         assert_eq!(w.values.len(), 160, "{}", w.signature);
         assert!(!w.truth.is_empty(), "{}: no annotated change", w.signature);

@@ -11,6 +11,9 @@ pub const DEFAULT_MIN_CHANGE_PCT: f64 = 2.0;
 pub const DEFAULT_ALPHA: f64 = 0.0002;
 pub const DEFAULT_MIN_BEFORE: usize = 8;
 pub const DEFAULT_MIN_AFTER: usize = 4;
+/// The least step a sheriff is shown: three standard deviations of the commits around it
+/// (chosen on REALISE's development windows, `benches/realise.rs`; docs/statistics.md).
+pub const DEFAULT_MIN_EFFECT: f64 = 3.0;
 
 /// How many of a series' newest points the detector looks at: a step at the newest commits
 /// is found in them, and the cost stays flat however long the history grows.
@@ -28,6 +31,8 @@ pub struct Settings {
     pub alpha: f64,
     pub min_before: usize,
     pub min_after: usize,
+    /// The least step, in standard deviations of the commits around it ([`local_effect`]).
+    pub min_effect: f64,
     pub ignore: bool,
     /// Whether a step awaits confirmation by reruns before it is announced.
     pub confirm: bool,
@@ -40,6 +45,7 @@ impl Default for Settings {
             alpha: DEFAULT_ALPHA,
             min_before: DEFAULT_MIN_BEFORE,
             min_after: DEFAULT_MIN_AFTER,
+            min_effect: DEFAULT_MIN_EFFECT,
             ignore: false,
             confirm: true,
         }
@@ -57,6 +63,7 @@ pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) 
             min_before: r.min_before.unwrap_or(d.min_before),
             min_after: r.min_after.unwrap_or(d.min_after),
             ignore: r.ignore,
+            min_effect: d.min_effect,
             confirm: r.confirm.unwrap_or(d.confirm),
         },
     }
@@ -129,6 +136,7 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
             || c.p_value > settings.alpha
             || c.change_pct.abs() < settings.min_change_pct
             || c.before == 0.0
+            || local_effect(&window[start..end], c.index - start) < settings.min_effect
         {
             continue;
         }
@@ -145,6 +153,42 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
         });
     }
     None
+}
+
+/// How many commits either side of a step [`local_effect`] weighs.
+pub const EFFECT_NEIGHBOURS: usize = 12;
+
+/// The size of the step at `at` of `x` (its segments either side) against the scatter of the
+/// commits around it: the difference of the means of the (up to) [`EFFECT_NEIGHBOURS`]
+/// commits either side over their pooled standard deviation (Cohen's d). Infinite when
+/// neither side scatters.
+pub fn local_effect(x: &[f64], at: usize) -> f64 {
+    fn mean_var(s: &[f64]) -> (f64, f64) {
+        let n = s.len() as f64;
+        let mean = s.iter().sum::<f64>() / n;
+        let var = if s.len() > 1 {
+            s.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        (mean, var)
+    }
+    let before = &x[at.saturating_sub(EFFECT_NEIGHBOURS)..at];
+    let after = &x[at..(at + EFFECT_NEIGHBOURS).min(x.len())];
+    if before.is_empty() || after.is_empty() {
+        return 0.0;
+    }
+    let ((mb, vb), (ma, va)) = (mean_var(before), mean_var(after));
+    let sd = f64::midpoint(vb, va).sqrt();
+    if sd == 0.0 {
+        if ma == mb {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        (ma - mb).abs() / sd
+    }
 }
 
 /// How many of the segmentation's newest change points [`newest_step`] tries.
@@ -213,6 +257,45 @@ mod tests {
     fn check(x: &[f64], expect: Option<usize>) {
         let got = newest_step(x, &Settings::default(), None).map(|s| s.index);
         assert_eq!(got, expect, "series {x:?}");
+    }
+
+    /// A step the statistics are sure of but that is small against the scatter of the commits
+    /// around it (2 standard deviations) is not shown to a sheriff; the same series with a step
+    /// of 5 standard deviations is.
+    #[test]
+    fn a_step_must_stand_out_of_the_commits_around_it() {
+        // Uniform noise of standard deviation 1 (a fixed xorshift), 60 commits either side.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let noise: Vec<f64> = (0..120)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 12f64.sqrt()
+            })
+            .collect();
+        let series = |step: f64| -> Vec<f64> {
+            (0..120)
+                .map(|n| 50.0 + noise[n] + if n >= 60 { step } else { 0.0 })
+                .collect()
+        };
+        let small = series(2.0);
+        let effect = local_effect(&small, 60);
+        assert!(effect > 1.0 && effect < DEFAULT_MIN_EFFECT, "{effect}");
+        check(&small, None);
+        let alpha_only = Settings {
+            min_effect: 0.0,
+            ..Settings::default()
+        };
+        assert_eq!(
+            newest_step(&small, &alpha_only, None).map(|s| s.index),
+            Some(60)
+        );
+        let large = series(5.0);
+        assert!(local_effect(&large, 60) > 4.0);
+        check(&large, Some(60));
+        assert_eq!(local_effect(&[1.0, 1.0, 2.0, 2.0], 2), f64::INFINITY);
+        assert_eq!(local_effect(&[1.0, 1.0, 1.0], 1), 0.0);
     }
 
     #[test]
