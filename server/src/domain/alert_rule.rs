@@ -22,6 +22,10 @@ pub struct Rule {
     pub min_before: Option<usize>,
     /// Commits at the new level, at least: how long a step must last to be believed.
     pub min_after: Option<usize>,
+    /// The least step in standard deviations of the 12 commits either side (Cohen's d); `0`
+    /// alerts on whatever `alpha` and `min_change_pct` let through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
     /// Never alert on these series.
     #[serde(default)]
     pub ignore: bool,
@@ -67,6 +71,11 @@ impl Rule {
         if let Some(v) = self.min_change_pct {
             if !(0.0..=1000.0).contains(&v) {
                 return Err("min_change_pct must be between 0 and 1000".into());
+            }
+        }
+        if let Some(v) = self.min_effect {
+            if !(0.0..=100.0).contains(&v) {
+                return Err("min_effect must be between 0 and 100".into());
             }
         }
         if let Some(v) = self.alpha {

@@ -63,7 +63,7 @@ pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) 
             min_before: r.min_before.unwrap_or(d.min_before),
             min_after: r.min_after.unwrap_or(d.min_after),
             ignore: r.ignore,
-            min_effect: d.min_effect,
+            min_effect: r.min_effect.unwrap_or(d.min_effect),
             confirm: r.confirm.unwrap_or(d.confirm),
         },
     }
@@ -323,6 +323,7 @@ mod tests {
                 benchmark: "netperf".into(),
                 metric: "Throughput*".into(),
                 min_change_pct: Some(10.0),
+                min_effect: Some(0.0),
                 ..Rule::default()
             },
             Rule {
@@ -335,6 +336,14 @@ mod tests {
         assert_eq!(
             settings_for(&rules, "netperf", "Throughput_Mbps", "").min_change_pct,
             10.0
+        );
+        assert_eq!(
+            settings_for(&rules, "netperf", "Throughput_Mbps", "").min_effect,
+            0.0
+        );
+        assert_eq!(
+            settings_for(&rules, "hackbench", "time", "").min_effect,
+            DEFAULT_MIN_EFFECT
         );
         assert!(settings_for(&rules, "hackbench", "p99latency", "").ignore);
         assert!(!settings_for(&rules, "hackbench", "time", "").ignore);
