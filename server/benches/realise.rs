@@ -16,30 +16,37 @@ use perfline_server::services::alerts::detect::Settings;
 fn main() {
     let windows = realise_score::load();
     if std::env::var("REALISE_TUNE").is_ok() {
-        // The development splits only: what the rule's settings do there.
-        for min_effect in [0.0, 2.0, 2.5, 2.75, 3.0, 3.25, 3.5, 4.0, 5.0] {
-            {
-                let settings = Settings {
-                    min_effect,
-                    ..Settings::default()
-                };
-                let mut line = format!("min_effect {min_effect:.2}:");
-                for split in ["dev", "seen"] {
-                    let (ours, theirs) = realise_score::score(&windows, split, &settings);
-                    line += &format!(
-                        " {split} {:.3}/{:.3} ({}/{}, {}/{}) t {:.3}/{:.3} |",
-                        ours.precision(),
-                        ours.recall(),
-                        ours.right,
-                        ours.alerts,
-                        ours.found,
-                        ours.truths,
-                        theirs.precision(),
-                        theirs.recall()
-                    );
-                }
-                println!("{line}");
+        // The development splits only (`REALISE_NO_HELD_OUT=1` leaves the held-out windows
+        // unread): what the rule's `min_local_t` does there, split by split and pooled.
+        let grid: Vec<f64> = std::env::var("REALISE_GRID").map_or_else(
+            |_| vec![0.0, 5.0, 6.0, 6.5, 7.0, 7.5, 8.0, 9.0],
+            |g| {
+                g.split(',')
+                    .map(|v| v.parse().expect("REALISE_GRID: numbers"))
+                    .collect()
+            },
+        );
+        for min_local_t in grid {
+            let settings = Settings {
+                min_local_t,
+                ..Settings::default()
+            };
+            let mut line = format!("min_local_t {min_local_t:4.1}:");
+            let (mut ours_all, mut theirs_all) = (
+                realise_score::Tally::default(),
+                realise_score::Tally::default(),
+            );
+            for split in realise_score::SPLITS.iter().filter(|s| **s != "held-out") {
+                let (ours, theirs) = realise_score::score(&windows, split, &settings);
+                ours_all.merge(ours);
+                theirs_all.merge(theirs);
+                line += &format!(" {split} {} (t test {}) |", ours.brief(), theirs.brief());
             }
+            println!(
+                "{line} pooled {} (t test {})",
+                ours_all.brief(),
+                theirs_all.brief()
+            );
         }
         return;
     }
@@ -51,7 +58,7 @@ fn main() {
         min_after: env("REALISE_MIN_AFTER").map_or(d.min_after, |v| v as usize),
         alpha: env("REALISE_ALPHA").unwrap_or(d.alpha),
         min_change_pct: env("REALISE_MIN_PCT").unwrap_or(d.min_change_pct),
-        min_effect: env("REALISE_MIN_EFFECT").unwrap_or(d.min_effect),
+        min_local_t: env("REALISE_MIN_LOCAL_T").unwrap_or(d.min_local_t),
         ..d
     };
     let only = std::env::var("REALISE_SPLIT").ok();

@@ -371,7 +371,7 @@ fn RulesEditor(json: String) -> impl IntoView {
             "A JSON list of rules, as " <code>"PUT /api/v1/alert-rules"</code> " takes them: "
             <code>"benchmark"</code> ", " <code>"metric"</code> " (glob patterns), "
             <code>"min_change_pct"</code> ", " <code>"alpha"</code> ", " <code>"min_before"</code> ", "
-            <code>"min_after"</code> ", " <code>"min_effect"</code> ", " <code>"ignore"</code> ", " <code>"direction"</code> ", "
+            <code>"min_after"</code> ", " <code>"min_local_t"</code> ", " <code>"ignore"</code> ", " <code>"direction"</code> ", "
             <code>"confirm"</code> ", " <code>"history"</code> ", " <code>"bisect"</code> "."
         </p>
         <label for="rules-json" class="block">"Rules"</label>

@@ -22,10 +22,10 @@ pub struct Rule {
     pub min_before: Option<usize>,
     /// Commits at the new level, at least: how long a step must last to be believed.
     pub min_after: Option<usize>,
-    /// The least step in standard deviations of the 12 commits either side (Cohen's d); `0`
-    /// alerts on whatever `alpha` and `min_change_pct` let through.
+    /// The least Welch t of the step over the 12 commits either side (default 7, Perfherder's
+    /// threshold); `0` alerts on whatever `alpha` and `min_change_pct` let through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_effect: Option<f64>,
+    pub min_local_t: Option<f64>,
     /// Never alert on these series.
     #[serde(default)]
     pub ignore: bool,
@@ -73,9 +73,9 @@ impl Rule {
                 return Err("min_change_pct must be between 0 and 1000".into());
             }
         }
-        if let Some(v) = self.min_effect {
+        if let Some(v) = self.min_local_t {
             if !(0.0..=100.0).contains(&v) {
-                return Err("min_effect must be between 0 and 100".into());
+                return Err("min_local_t must be between 0 and 100".into());
             }
         }
         if let Some(v) = self.alpha {

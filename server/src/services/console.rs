@@ -65,7 +65,7 @@ fn settings_words(r: &Rule) -> String {
         format!("min change {} %", s.min_change_pct),
         format!("alpha {}", s.alpha),
         format!("{} points before, {} after", s.min_before, s.min_after),
-        format!("at least {} sd of the commits around", s.min_effect),
+        format!("local t at least {}", s.min_local_t),
         if s.confirm {
             "confirmed by reruns".to_owned()
         } else {
@@ -98,8 +98,8 @@ pub fn rule_set(rules: &[Rule]) -> RuleSet {
             .collect(),
         json: serde_json::to_string_pretty(rules).unwrap_or_else(|_| "[]".to_owned()),
         defaults: format!(
-            "Series no rule matches: min change {} %, alpha {}, {} points before and {} after, at least {} sd of the commits around, confirmed by reruns.",
-            d.min_change_pct, d.alpha, d.min_before, d.min_after, d.min_effect
+            "Series no rule matches: min change {} %, alpha {}, {} points before and {} after, local t at least {}, confirmed by reruns.",
+            d.min_change_pct, d.alpha, d.min_before, d.min_after, d.min_local_t
         ),
     }
 }

@@ -398,7 +398,7 @@ impl Store {
     pub async fn alert_rules(&self) -> StoreResult<Vec<Rule>> {
         let rows = query(sql!(
             "SELECT benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm, \
-             history, bisect, min_effect FROM alert_rule ORDER BY position"
+             history, bisect, min_local_t FROM alert_rule ORDER BY position"
         ))
         .fetch_all(&self.reader)
         .await?;
@@ -418,7 +418,7 @@ impl Store {
                 confirm: r.get::<Option<i64>, _>(8).map(|v| v != 0),
                 history: r.get(9),
                 bisect: r.get::<Option<i64>, _>(10).map(|v| v != 0),
-                min_effect: r.get(11),
+                min_local_t: r.get(11),
             })
             .collect())
     }
@@ -432,7 +432,7 @@ impl Store {
         for (i, r) in rules.iter().enumerate() {
             query(
                 sql!("INSERT INTO alert_rule (position, benchmark, metric, min_change_pct, alpha, min_before, min_after, is_ignored, direction, confirm, \
-                 history, bisect, min_effect) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                 history, bisect, min_local_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             )
             .bind(i as i64)
             .bind(&r.benchmark)
@@ -446,7 +446,7 @@ impl Store {
             .bind(r.confirm.map(i64::from))
             .bind(&r.history)
             .bind(r.bisect.map(i64::from))
-            .bind(r.min_effect)
+            .bind(r.min_local_t)
             .execute(&mut tx)
             .await?;
         }

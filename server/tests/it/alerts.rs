@@ -588,14 +588,19 @@ async fn rules_change_what_alerts_without_a_restart() {
     )
     .await;
     assert_error(put(json!([{"alpha": 2.0}])).await, 400, "alpha").await;
-    assert_error(put(json!([{"min_effect": -1.0}])).await, 400, "min_effect").await;
+    assert_error(
+        put(json!([{"min_local_t": -1.0}])).await,
+        400,
+        "min_local_t",
+    )
+    .await;
     assert_error(put(json!([{"colour": "red"}])).await, 400, "colour").await;
     let r = put(json!([{"benchmark": "net*", "metric": "Throughput*", "ignore": true}])).await;
     assert_eq!(r.status().as_u16(), 200);
     let (_, rules) = app.get_json("/api/v1/alert-rules").await;
     assert_eq!(rules["rules"][0]["benchmark"], "net*");
     assert_eq!(rules["defaults"]["min_after"], 4);
-    assert_eq!(rules["defaults"]["min_effect"], 3.0);
+    assert_eq!(rules["defaults"]["min_local_t"], 7.0);
 
     robot_with_a_step(&app, None).await;
     upload_commit(&app, 30, 2345.0, None).await;
@@ -609,11 +614,12 @@ async fn rules_change_what_alerts_without_a_restart() {
     settle(&app).await;
     assert!(summaries(&app, "status=all").await.is_empty(), "below 10%");
 
-    // A rule's min_effect is kept as given (the detector's use of it: `detect::tests`).
-    let r = put(json!([{"benchmark": "netperf", "min_change_pct": 10.0, "min_effect": 0.5}])).await;
+    // A rule's min_local_t is kept as given (the detector's use of it: `detect::tests`).
+    let r =
+        put(json!([{"benchmark": "netperf", "min_change_pct": 10.0, "min_local_t": 0.5}])).await;
     assert_eq!(r.status().as_u16(), 200);
     let (_, rules) = app.get_json("/api/v1/alert-rules").await;
-    assert_eq!(rules["rules"][0]["min_effect"], 0.5);
+    assert_eq!(rules["rules"][0]["min_local_t"], 0.5);
 
     // The defaults again: the next upload's detection finds it.
     assert_eq!(put(json!([])).await.status().as_u16(), 200);

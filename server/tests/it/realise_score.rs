@@ -33,8 +33,8 @@ pub struct Window {
     pub truth: Vec<usize>,
 }
 
-/// The splits of `SPLIT.md`: `dev` and `seen` (the first held-out split, scored at stop 55)
-/// are for development, `held-out` is scored once.
+/// The splits of `SPLIT.md`: `dev`, `seen` and `seen2` (the first two held-out splits,
+/// scored once each and examined since) are for development; `held-out` is scored once.
 pub const SPLITS: [&str; 4] = ["dev", "seen", "seen2", "held-out"];
 
 pub fn fixtures() -> PathBuf {
@@ -204,6 +204,24 @@ impl Tally {
         self.right += right;
         self.truths += truth.len();
         self.found += found;
+    }
+    pub fn merge(&mut self, other: Tally) {
+        self.alerts += other.alerts;
+        self.right += other.right;
+        self.truths += other.truths;
+        self.found += other.found;
+    }
+    /// `precision/recall (right/alerts, found/truths)`.
+    pub fn brief(&self) -> String {
+        format!(
+            "{:.3}/{:.3} ({}/{}, {}/{})",
+            self.precision(),
+            self.recall(),
+            self.right,
+            self.alerts,
+            self.found,
+            self.truths
+        )
     }
     pub fn precision(&self) -> f64 {
         if self.alerts == 0 {

@@ -72,7 +72,7 @@ pub async fn rules(State(state): State<AppState>) -> ApiResult<Json<serde_json::
         "defaults": {
             "min_change_pct": DEFAULT_MIN_CHANGE_PCT, "alpha": DEFAULT_ALPHA,
             "min_before": DEFAULT_MIN_BEFORE, "min_after": DEFAULT_MIN_AFTER,
-            "min_effect": DEFAULT_MIN_EFFECT,
+            "min_local_t": DEFAULT_MIN_LOCAL_T,
         },
     })))
 }
