@@ -137,7 +137,7 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
             || c.p_value > settings.alpha
             || c.change_pct.abs() < settings.min_change_pct
             || c.before == 0.0
-            || local_t(window, c.index) < settings.min_local_t
+            || local_t(&window[start..end], c.index - start) < settings.min_local_t
         {
             continue;
         }
@@ -159,10 +159,12 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
 /// How many commits either side of a step [`local_t`] weighs: Perfherder's windows.
 pub const LOCAL_NEIGHBOURS: usize = 12;
 
-/// The evidence of the step at `at` of `x` among the commits around it: Welch's t of the (up
-/// to) [`LOCAL_NEIGHBOURS`] per-commit means either side, whatever other steps lie among them
-/// — the statistic Perfherder's sheriffs are shown, without its weights. Infinite when
-/// neither side scatters and the means differ; 0 when a side is empty.
+/// The evidence of the step at `at` of `x` (its two segments) among the commits around it:
+/// Welch's t of the (up to) [`LOCAL_NEIGHBOURS`] per-commit means either side — the
+/// statistic Perfherder's sheriffs are shown, without its weights. The caller passes the
+/// step's two segments only, so that a fix 8 commits after a regression is tested against
+/// the regressed level, not a mix of both. Infinite when neither side scatters and the means
+/// differ; 0 when a side is empty.
 pub fn local_t(x: &[f64], at: usize) -> f64 {
     fn mean_var(s: &[f64]) -> (f64, f64) {
         let n = s.len() as f64;
