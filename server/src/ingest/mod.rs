@@ -14,6 +14,7 @@ mod hackbench;
 pub mod history;
 pub mod known;
 mod lkp;
+pub mod lkp_mail;
 pub mod mmtests;
 mod mmtests_directions;
 mod netperf;

@@ -22,6 +22,7 @@ mod hostile;
 mod lab;
 mod licence;
 mod lkp_compare;
+mod lkp_mail;
 mod lkp_oracle;
 mod mmtests_coverage;
 mod mmtests_oracle;
