@@ -18,6 +18,8 @@
 
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
+
 /// A mail's headers and its first `text/plain` part, MIME-decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mail {
@@ -87,7 +89,8 @@ pub fn split_mbox(raw: &[u8]) -> Vec<&[u8]> {
 }
 
 /// Regression or improvement, as the headline says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     Regression,
     Improvement,
@@ -103,7 +106,7 @@ impl Kind {
 }
 
 /// One report mail.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub kind: Kind,
     /// The headline's metric, e.g. `netperf.Throughput_Mbps`.
@@ -125,7 +128,7 @@ pub struct Report {
 }
 
 /// One row group of the "also has significant impact" box.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlsoTest {
     pub testcase: String,
     pub kpi: String,
@@ -136,7 +139,7 @@ pub struct AlsoTest {
 }
 
 /// One detail section: the axis line, the commits compared and the table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Section {
     /// `lkp-emr-2sp1: 256 threads ...` above sections after the first.
     pub tbox: Option<String>,
@@ -150,27 +153,28 @@ pub struct Section {
 }
 
 /// A commit of a `commit:` block: a hash or tag, and its subject where printed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommitRef {
     pub id: String,
     pub subject: Option<String>,
 }
 
 /// A table block: the `fail:runs %reproduction` rows or the `%stddev %change` rows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "rows")]
 pub enum Block {
     Failure(Vec<FailureRow>),
     Perf(Vec<PerfRow>),
 }
 
 /// A change between two columns as printed: signed, without its `%` (`pct`) when relative.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     pub text: String,
     pub pct: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfRow {
     pub metric: String,
     pub cells: Vec<PerfCell>,
@@ -178,7 +182,7 @@ pub struct PerfRow {
     pub changes: Vec<Change>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfCell {
     /// The mean as printed (`85540`, `210.66`, `5.698e+09`).
     pub value: String,
@@ -186,7 +190,7 @@ pub struct PerfCell {
     pub stddev_pct: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureRow {
     pub metric: String,
     pub cells: Vec<FailCell>,
@@ -194,7 +198,7 @@ pub struct FailureRow {
 }
 
 /// `fails:runs` of one column; the count is blank (`None`) where lkp-tests printed none.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FailCell {
     pub fails: Option<u32>,
     pub runs: u32,

@@ -161,3 +161,165 @@ fn what_is_not_a_report_is_refused_with_the_reason() {
     let e = lkp_mail::parse_report(&bad).unwrap_err();
     assert!(e.contains("not a table header"), "{e}");
 }
+
+fn mail_bytes(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(name)).unwrap()
+}
+
+/// The robot's mail posted as `curl --data-binary @mail.eml` is its reports; the same mail
+/// again stores nothing new; the reports are found by commit, testcase and metric, and each
+/// prints its table as the mail did.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mail_is_an_upload_of_its_reports() {
+    use crate::helpers::{assert_error, spawn_app};
+    let app = spawn_app().await;
+    let name = "18-20250310-netperf-regression-01d37228d3.eml";
+    let raw = mail_bytes(name);
+    let r = app.upload_raw("", raw.clone()).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: serde_json::Value = r.json().await.unwrap();
+    let reports = v["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 7, "{v}");
+    assert_eq!(v["new"], 7);
+    let first = &reports[0];
+    assert_eq!(first["message_id"], "202503101254.cfd454df-lkp@intel.com");
+    assert_eq!(first["commit"], "01d37228d331047a0bbbd1026cec2ccabef6d88d");
+    assert_eq!(first["base"], "8c57b687e8");
+    assert_eq!(first["testcase"], "netperf");
+    assert_eq!(first["machine"], "lkp-icl-2sp2");
+    assert_eq!(first["kpi"], "netperf.Throughput_Mbps");
+    assert_eq!(first["change"], "37.9%");
+    assert_eq!(first["kind"], "regression");
+    assert_eq!(reports[1]["testcase"], "stress-ng");
+    assert_eq!(reports[1]["kpi"], "stress-ng.mmapfork.ops_per_sec");
+    assert_eq!(reports[5]["kind"], "improvement");
+
+    // The same mail again: 200, nothing new, the same ids.
+    let again = app.upload_raw("format=lkp-mail", raw.clone()).await;
+    assert_eq!(again.status().as_u16(), 200);
+    let w: serde_json::Value = again.json().await.unwrap();
+    assert_eq!(w["new"], 0);
+    assert_eq!(w["reports"][0]["id"], first["id"]);
+
+    let (status, by_commit) = app.get_json("/api/v1/reports?commit=01d37228d3").await;
+    assert_eq!(status, 200);
+    assert_eq!(by_commit["reports"].as_array().unwrap().len(), 7);
+    let (_, by_base) = app.get_json("/api/v1/reports?commit=8c57b687e8").await;
+    assert_eq!(by_base["reports"].as_array().unwrap().len(), 7);
+    let (_, by_testcase) = app.get_json("/api/v1/reports?testcase=hackbench").await;
+    assert_eq!(by_testcase["reports"].as_array().unwrap().len(), 1);
+    let (_, by_metric) = app
+        .get_json("/api/v1/reports?metric=netperf.Throughput_Mbps")
+        .await;
+    assert_eq!(
+        by_metric["reports"].as_array().unwrap().len(),
+        2,
+        "{by_metric}"
+    );
+    let (_, none) = app.get_json("/api/v1/reports?commit=0000000").await;
+    assert!(none["reports"].as_array().unwrap().is_empty());
+
+    // Each section's text is the mail's, byte for byte, from the stored cells.
+    let body = lkp_mail::decode(&raw).unwrap().body.replace("\r\n", "\n");
+    let parsed = lkp_mail::parse_report(&body).unwrap();
+    for (i, entry) in reports.iter().enumerate() {
+        let id = entry["id"].as_i64().unwrap();
+        let text = app
+            .client
+            .get(app.url(&format!("/api/v1/reports/{id}?format=text")))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(text, parsed.sections[i].text(), "section {i}");
+        assert!(body.contains(&text), "section {i}");
+    }
+    let (status, one) = app
+        .get_json(&format!("/api/v1/reports/{}", first["id"]))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(one["section"]["commits"][1]["id"], "01d37228d3");
+    assert_eq!(one["parameters"][0], serde_json::json!(["ip", "ipv4"]));
+
+    // Bad requests say what is wrong.
+    let get = |path: &str| app.client.get(app.url(path)).send();
+    assert_error(
+        get("/api/v1/reports?commit=xyz").await.unwrap(),
+        400,
+        "hex digits",
+    )
+    .await;
+    assert_error(get("/api/v1/reports?limit=0").await.unwrap(), 400, "limit").await;
+    assert_error(
+        get("/api/v1/reports/999999").await.unwrap(),
+        404,
+        "no report",
+    )
+    .await;
+    assert_error(
+        get(&format!("/api/v1/reports/{}?format=pdf", first["id"]))
+            .await
+            .unwrap(),
+        400,
+        "format",
+    )
+    .await;
+}
+
+/// An mbox of three mails, one of which is no report: the two reports are stored and the
+/// third is refused with its reason; a pasted body (no headers) is a report of its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mbox_stores_what_parses_and_says_what_did_not() {
+    use crate::helpers::{assert_error, spawn_app};
+    let app = spawn_app().await;
+    let mut mbox = Vec::new();
+    for name in [
+        "15-20240102-fileio-regression-6a3afb6ac6.eml",
+        "13-20230906-adrestia-improvement-5484e31bbb.eml",
+    ] {
+        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
+        mbox.extend_from_slice(&mail_bytes(name));
+        mbox.extend_from_slice(b"\n\n");
+    }
+    mbox.extend_from_slice(
+        b"From someone@example.org Mon Jan  1 00:00:00 2024\nMessage-ID: <thanks@example.org>\nSubject: Re: thanks\n\nThanks for the report.\n",
+    );
+    let r = app.upload_raw("format=lkp-mail", mbox).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v["reports"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["reports"][1]["kind"], "improvement");
+    assert_eq!(v["reports"][1]["change"], "-33.3%");
+    let refused = v["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0]["mail"], 2);
+    assert_eq!(refused[0]["message_id"], "thanks@example.org");
+    assert!(refused[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("not an LKP performance report"));
+
+    // A body pasted without its headers.
+    let raw = mail_bytes("14-20231122-aim7-regression-f6eccb4300.eml");
+    let body = lkp_mail::decode(&raw).unwrap().body;
+    let r = app.upload_raw("", body.clone()).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert!(v["reports"][0]["message_id"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
+    assert_eq!(v["reports"][0]["kpi"], "aim7.jobs-per-min");
+    assert_eq!(app.upload_raw("", body).await.status().as_u16(), 200);
+
+    // Nothing that is a report: 400 with the reasons.
+    assert_error(
+        app.upload_raw("format=lkp-mail", "Subject: hi\n\nhello\n")
+            .await,
+        400,
+        "no LKP report",
+    )
+    .await;
+}

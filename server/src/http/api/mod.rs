@@ -9,6 +9,7 @@ pub mod compare;
 pub mod extract;
 pub mod openapi;
 mod read;
+pub mod reports;
 mod session;
 mod tokens;
 mod trend;
@@ -58,6 +59,8 @@ pub fn router(
         .routes(routes!(alerts::list))
         .routes(routes!(alerts::show, alerts::patch))
         .routes(routes!(alerts::rules, alerts::put_rules))
+        .routes(routes!(reports::list))
+        .routes(routes!(reports::show))
         .routes(routes!(background::show))
         .routes(routes!(background::release))
         .routes(routes!(work::work))

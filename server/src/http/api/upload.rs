@@ -22,7 +22,18 @@ use crate::AppState;
 struct Received {
     meta: UploadMeta,
     files: Vec<UploadFile>,
+    /// `format=lkp-mail`: the files are the robot's report mails.
+    mail: bool,
 }
+
+/// What an upload became: runs, or the robot's reports (`reports::store_mails`).
+enum Handled {
+    Runs(Uploaded),
+    Mails(Response),
+}
+
+/// The format name of the robot's report mails (`format=lkp-mail`).
+const MAIL_FORMAT: &str = "lkp-mail";
 
 /// How the client wants the answer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,7 +92,8 @@ pub async fn upload(
 ) -> Response {
     let reply = reply_kind(&headers);
     match handle(&state, &principal, query.0, &headers, request, reply).await {
-        Ok(uploaded) => respond(reply, uploaded, &super::origin(&state, &headers)),
+        Ok(Handled::Runs(uploaded)) => respond(reply, uploaded, &super::origin(&state, &headers)),
+        Ok(Handled::Mails(answer)) => answer,
         Err(e) if reply == Reply::Html => html_error(e, &state.leptos.output_name),
         Err(e) => e.into_response(),
     }
@@ -106,7 +118,7 @@ async fn handle(
     headers: &HeaderMap,
     request: axum::extract::Request,
     reply: Reply,
-) -> ApiResult<Uploaded> {
+) -> ApiResult<Handled> {
     let limit = state.config.max_upload;
     if let Some(len) = headers
         .get(header::CONTENT_LENGTH)
@@ -135,7 +147,12 @@ async fn handle(
     } else {
         refuse_media_type(&content_type)?;
         let mut meta = UploadMeta::default();
+        let mut mail = false;
         for (name, value) in &query {
+            if name == "format" && value.trim().eq_ignore_ascii_case(MAIL_FORMAT) {
+                mail = true;
+                continue;
+            }
             meta.set(name, value)?;
         }
         // Before the body is read: a refused mark costs no upload.
@@ -146,12 +163,23 @@ async fn handle(
         Received {
             meta,
             files: vec![(None, body)],
+            mail,
         }
     };
-    let Received { meta, files } = received;
-    Ok(state
-        .upload(meta, files, principal.actor(), reply == Reply::Json)
-        .await?)
+    let Received { meta, files, mail } = received;
+    // The robot's report mails are reports, not runs: by `format=lkp-mail`, or when every
+    // file reads as one and no other format was asked for.
+    if mail || (meta.format.is_none() && files.iter().all(|(_, b)| super::reports::is_mail(b))) {
+        let bytes: Vec<bytes::Bytes> = files.into_iter().map(|(_, b)| b).collect();
+        return Ok(Handled::Mails(
+            super::reports::store_mails(state, &bytes).await?,
+        ));
+    }
+    Ok(Handled::Runs(
+        state
+            .upload(meta, files, principal.actor(), reply == Reply::Json)
+            .await?,
+    ))
 }
 
 /// Raw bodies may be any text or archive; media that cannot be results are refused.
@@ -202,6 +230,7 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
         .map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let mut meta = UploadMeta::default();
     let mut files = Vec::new();
+    let mut mail = false;
     let multipart_error = |e: axum::extract::multipart::MultipartError| {
         if stalled(&e) {
             stalled_error()
@@ -226,6 +255,10 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
             files.push((file_name, bytes));
         } else {
             let text = field.text().await.map_err(multipart_error)?;
+            if name == "format" && text.trim().eq_ignore_ascii_case(MAIL_FORMAT) {
+                mail = true;
+                continue;
+            }
             meta.set(&name, &text)?;
         }
     }
@@ -234,7 +267,7 @@ async fn read_multipart(request: axum::extract::Request, limit: usize) -> ApiRes
             IngestError::field("file", "no file: add at least one part named 'file'").into(),
         );
     }
-    Ok(Received { meta, files })
+    Ok(Received { meta, files, mail })
 }
 
 fn respond(reply: Reply, uploaded: Uploaded, origin: &str) -> Response {

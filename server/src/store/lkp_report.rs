@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! The kernel test robot's report mails, stored a row per detail section
+//! (`ingest::lkp_mail`): written in one transaction per upload, read by the reports API.
+
+use super::sql::{query, query_as, sql, Builder};
+use super::{Store, StoreResult};
+
+/// A report section to store.
+#[derive(Debug, Clone)]
+pub struct NewLkpReport {
+    pub message_id: String,
+    pub section: i64,
+    pub kind: String,
+    pub kpi: String,
+    pub change: String,
+    pub commit_sha: String,
+    pub base: String,
+    pub testcase: String,
+    pub machine: String,
+    pub subject: String,
+    pub mail_date: String,
+    /// JSON: the mail's header facts and the section (`api::reports`).
+    pub report: String,
+    /// Every metric of the section's table.
+    pub metrics: Vec<String>,
+}
+
+/// A stored report section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LkpReportRow {
+    pub id: i64,
+    pub message_id: String,
+    pub section: i64,
+    pub kind: String,
+    pub kpi: String,
+    pub change: String,
+    pub commit_sha: String,
+    pub base: String,
+    pub testcase: String,
+    pub machine: String,
+    pub subject: String,
+    pub mail_date: String,
+    pub created_at: String,
+}
+
+/// What `GET /api/v1/reports` filters on; all given must hold.
+#[derive(Debug, Clone, Default)]
+pub struct LkpReportFilter {
+    /// A prefix of the tested or the base commit (at least 7 hex digits: the caller checks).
+    pub commit: Option<String>,
+    pub testcase: Option<String>,
+    pub metric: Option<String>,
+    pub limit: i64,
+}
+
+const COLUMNS: &str = "id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at";
+
+impl Store {
+    /// Stores the sections not stored before (by Message-ID and section): each one's id and
+    /// whether it is new, in the order given. One transaction.
+    pub async fn insert_lkp_reports(
+        &self,
+        reports: &[NewLkpReport],
+    ) -> StoreResult<Vec<(i64, bool)>> {
+        let mut tx = self.writer.begin_write().await?;
+        let mut out = Vec::with_capacity(reports.len());
+        for r in reports {
+            let created: Option<(i64,)> = query_as(sql!(
+                "INSERT INTO lkp_report (message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, report) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
+            ))
+            .bind(&r.message_id)
+            .bind(r.section)
+            .bind(&r.kind)
+            .bind(&r.kpi)
+            .bind(&r.change)
+            .bind(&r.commit_sha)
+            .bind(&r.base)
+            .bind(&r.testcase)
+            .bind(&r.machine)
+            .bind(&r.subject)
+            .bind(&r.mail_date)
+            .bind(&r.report)
+            .fetch_optional(&mut tx)
+            .await?;
+            match created {
+                Some((id,)) => {
+                    let mut metrics: Vec<&String> = r.metrics.iter().collect();
+                    metrics.sort();
+                    metrics.dedup();
+                    for m in metrics {
+                        query(sql!(
+                            "INSERT INTO lkp_report_metric (report_id, metric) VALUES (?, ?)"
+                        ))
+                        .bind(id)
+                        .bind(m)
+                        .execute(&mut tx)
+                        .await?;
+                    }
+                    out.push((id, true));
+                }
+                None => {
+                    let (id,) = query_as::<(i64,)>(sql!(
+                        "SELECT id FROM lkp_report WHERE message_id = ? AND section = ?"
+                    ))
+                    .bind(&r.message_id)
+                    .bind(r.section)
+                    .fetch_one(&mut tx)
+                    .await?;
+                    out.push((id, false));
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Reports matching `filter`, newest mail first.
+    pub async fn lkp_reports(&self, filter: &LkpReportFilter) -> StoreResult<Vec<LkpReportRow>> {
+        let mut b = Builder::new(&format!("SELECT {COLUMNS} FROM lkp_report WHERE 1 = 1"));
+        let prefix = filter.commit.as_ref().map(|c| format!("{c}%"));
+        if let Some(p) = &prefix {
+            b.push(" AND (commit_sha LIKE ").push_bind(p.as_str());
+            b.push(" OR base LIKE ").push_bind(p.as_str()).push(")");
+        }
+        if let Some(t) = &filter.testcase {
+            b.push(" AND testcase = ").push_bind(t.as_str());
+        }
+        if let Some(m) = &filter.metric {
+            b.push(" AND id IN (SELECT report_id FROM lkp_report_metric WHERE metric = ")
+                .push_bind(m.as_str())
+                .push(")");
+        }
+        b.push(" ORDER BY id DESC LIMIT ").push_bind(filter.limit);
+        let rows = b.build().fetch_all(&self.reader).await?;
+        Ok(rows.iter().map(row).collect())
+    }
+
+    /// One report: its row and its JSON.
+    pub async fn lkp_report(&self, id: i64) -> StoreResult<Option<(LkpReportRow, String)>> {
+        let r = query(sql!(
+            "SELECT id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at, report \
+             FROM lkp_report WHERE id = ?"
+        ))
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(r.map(|r| (row(&r), r.get(13))))
+    }
+}
+
+fn row(r: &super::sql::Row) -> LkpReportRow {
+    LkpReportRow {
+        id: r.get(0),
+        message_id: r.get(1),
+        section: r.get::<i64, _>(2),
+        kind: r.get(3),
+        kpi: r.get(4),
+        change: r.get(5),
+        commit_sha: r.get(6),
+        base: r.get(7),
+        testcase: r.get(8),
+        machine: r.get(9),
+        subject: r.get(10),
+        mail_date: r.get(11),
+        created_at: r.get(12),
+    }
+}
