@@ -323,3 +323,24 @@ async fn an_mbox_stores_what_parses_and_says_what_did_not() {
     )
     .await;
 }
+
+/// `perfline upload mail.eml`, as a maintainer saves the robot's mail and sends it on.
+#[tokio::test(flavor = "multi_thread")]
+async fn perfline_upload_takes_a_mail_and_prints_its_reports() {
+    use crate::client::{perfline, stderr, stdout};
+    use crate::helpers::spawn_app;
+    let app = spawn_app().await;
+    let path = fixtures().join("12-20230116-fio-improvement-64ea9d6c5f.eml");
+    let out = perfline(&app.base, &["upload", path.to_str().unwrap()], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("4 LKP report(s), 4 new\n"), "{text}");
+    assert!(
+        text.contains("126.2% improvement of fio.read_iops  fio-basic"),
+        "{text}"
+    );
+    assert!(
+        text.contains("https://lore.kernel.org/r/202301161451.44ad1124-yujie.liu@intel.com"),
+        "{text}"
+    );
+}

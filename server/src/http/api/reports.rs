@@ -154,7 +154,11 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
 /// Stores the reports of the uploaded files (mails, pasted bodies or mboxes): every mail that
 /// parses, whatever the others do. 201 when something new was stored, 200 when all of it
 /// was stored before, 422 when no mail was a report.
-pub async fn store_mails(state: &AppState, files: &[bytes::Bytes]) -> ApiResult<Response> {
+pub async fn store_mails(
+    state: &AppState,
+    files: &[bytes::Bytes],
+    text: bool,
+) -> ApiResult<Response> {
     let mut new_reports = Vec::new();
     let mut refused = Vec::new();
     let mut n = 0;
@@ -240,15 +244,36 @@ pub async fn store_mails(state: &AppState, files: &[bytes::Bytes]) -> ApiResult<
     } else {
         StatusCode::OK
     };
-    Ok((
-        status,
-        Json(MailsStored {
-            reports,
-            new,
-            refused,
-        }),
-    )
-        .into_response())
+    let answer = MailsStored {
+        reports,
+        new,
+        refused,
+    };
+    if text {
+        return Ok((
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text_summary(&answer),
+        )
+            .into_response());
+    }
+    Ok((status, Json(answer)).into_response())
+}
+
+/// The answer to `perfline upload` (`Accept: text/plain`): a line per report, a line per
+/// refused mail.
+fn text_summary(a: &MailsStored) -> String {
+    let mut out = format!("{} LKP report(s), {} new\n", a.reports.len(), a.new);
+    for r in &a.reports {
+        out.push_str(&format!(
+            "  report {}  {} {} of {}  {} on {}  {}..{}  {}\n",
+            r.id, r.change, r.kind, r.kpi, r.testcase, r.machine, r.base, r.commit, r.lore
+        ));
+    }
+    for r in &a.refused {
+        out.push_str(&format!("  mail {} refused: {}\n", r.mail, r.reason));
+    }
+    out
 }
 
 /// `GET /api/v1/reports` filters.

@@ -172,7 +172,7 @@ async fn handle(
     if mail || (meta.format.is_none() && files.iter().all(|(_, b)| super::reports::is_mail(b))) {
         let bytes: Vec<bytes::Bytes> = files.into_iter().map(|(_, b)| b).collect();
         return Ok(Handled::Mails(
-            super::reports::store_mails(state, &bytes).await?,
+            super::reports::store_mails(state, &bytes, reply == Reply::Text).await?,
         ));
     }
     Ok(Handled::Runs(
