@@ -17,6 +17,7 @@ pub mod console;
 pub mod heavy;
 pub mod leases;
 pub mod profile;
+pub mod reports;
 pub mod runs;
 pub mod search;
 pub mod telemetry;

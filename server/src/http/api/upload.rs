@@ -26,7 +26,7 @@ struct Received {
     mail: bool,
 }
 
-/// What an upload became: runs, or the robot's reports (`reports::store_mails`).
+/// What an upload became: runs, or the robot's reports (`services::reports`).
 enum Handled {
     Runs(Uploaded),
     Mails(Response),
@@ -169,11 +169,18 @@ async fn handle(
     let Received { meta, files, mail } = received;
     // The robot's report mails are reports, not runs: by `format=lkp-mail`, or when every
     // file reads as one and no other format was asked for.
-    if mail || (meta.format.is_none() && files.iter().all(|(_, b)| super::reports::is_mail(b))) {
+    if mail
+        || (meta.format.is_none()
+            && files
+                .iter()
+                .all(|(_, b)| crate::services::reports::is_mail(b)))
+    {
         let bytes: Vec<bytes::Bytes> = files.into_iter().map(|(_, b)| b).collect();
-        return Ok(Handled::Mails(
-            super::reports::store_mails(state, &bytes, reply == Reply::Text).await?,
-        ));
+        let stored = state.store_mails(&bytes).await?;
+        return Ok(Handled::Mails(super::reports::mails_answer(
+            stored,
+            reply == Reply::Text,
+        )));
     }
     Ok(Handled::Runs(
         state
