@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The commands on the database without a server: `perfline token ...`, `perfline backup`
-//! and `perfline migrate-db`.
+//! The commands on the database without a server: `perfline token ...`, `perfline backup`,
+//! `perfline migrate-db` and `perfline import-mail` (its own file).
 
 use std::process::ExitCode;
 
@@ -81,6 +81,7 @@ pub async fn run(config: &Config, command: Command) -> ExitCode {
     };
     let action = match command {
         Command::Token { action } => action,
+        Command::ImportMail { path } => return super::import_mail::run(&store, &path).await,
         Command::Client(_)
         | Command::Source { .. }
         | Command::MigrateDb { .. }

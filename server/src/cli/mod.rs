@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod client;
+mod import_mail;
 pub mod start;
 
 use std::path::PathBuf;
@@ -62,6 +63,14 @@ pub enum Command {
         /// The PostgreSQL database: `postgres://user:password@host:port/name`.
         #[arg(long)]
         to: String,
+    },
+    /// Imports the kernel test robot's report mails of an archive into the database given by
+    /// --db: a directory of mails or mbox files (walked recursively), an mbox, or a
+    /// public-inbox git archive (`git/0.git`, ... or one epoch). Mails that are not
+    /// performance reports are skipped; a re-run adds only new mails.
+    ImportMail {
+        /// The directory, mbox or public-inbox archive.
+        path: PathBuf,
     },
     /// Writes the source this binary was built from (a .tar.gz: the workspace's code, scripts,
     /// docs and licence texts) to standard output, or to `--output`.

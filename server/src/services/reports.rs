@@ -231,6 +231,12 @@ impl Services {
     }
 }
 
+/// The report sections of one mail's bytes, to store; or why it is none.
+pub fn reports_of_mail(raw: &[u8]) -> Result<Vec<NewLkpReport>, String> {
+    let (mail, id, report) = read_mail(raw)?;
+    Ok(sections_of(&mail, &id, &report))
+}
+
 /// One mail's bytes: the mail, the id it is known by, its report; or why it is none. A pasted
 /// body (no headers) is its own mail, known by its digest.
 fn read_mail(raw: &[u8]) -> Result<(lkp_mail::Mail, String, Report), String> {

@@ -344,3 +344,131 @@ async fn perfline_upload_takes_a_mail_and_prints_its_reports() {
         "{text}"
     );
 }
+
+/// Runs `perfline --db DB import-mail PATH`: its exit status and stderr.
+fn import_mail(db: &Path, path: &Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfline"))
+        .arg("--db")
+        .arg(db)
+        .arg("import-mail")
+        .arg(path)
+        .output()
+        .expect("perfline runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs git with `GIT_DIR`, `input` on stdin; its stdout, trimmed.
+fn git(git_dir: &Path, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("git")
+        .env("GIT_DIR", git_dir)
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.org")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.org")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// `perfline import-mail` over a directory of mails, an mbox and a public-inbox archive (one
+/// mail per commit, as the file `m`): reports stored, other mails skipped, and a second run
+/// adds nothing.
+#[test]
+fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("perfline.db");
+    // A directory: three reports and a mail that is none.
+    let dir = tmp.path().join("maildir");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    for name in [
+        "01-20190708-aim7-regression-490d451fa5.eml",
+        "13-20230906-adrestia-improvement-5484e31bbb.eml",
+    ] {
+        std::fs::copy(fixtures().join(name), dir.join(name)).unwrap();
+    }
+    std::fs::copy(
+        fixtures().join("03-20200324-will-it-scale-regression-06c4d00466.eml"),
+        dir.join("sub/03.eml"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("sub/chat.eml"), "Subject: hello\n\nhi\n").unwrap();
+    let (ok, err) = import_mail(&db, &dir);
+    assert!(ok, "{err}");
+    assert!(err.contains("4 mails in"), "{err}");
+    assert!(err.contains("15 report sections stored, 15 new"), "{err}");
+    assert!(err.contains("1 mails not performance reports"), "{err}");
+    let (ok, err) = import_mail(&db, &dir);
+    assert!(
+        ok && err.contains("15 report sections stored, 0 new"),
+        "{err}"
+    );
+
+    // A public-inbox v2 archive: git/0.git, a commit per mail, each the file `m`.
+    let epoch = tmp.path().join("inbox/git/0.git");
+    std::fs::create_dir_all(&epoch).unwrap();
+    git(&epoch, &["init", "--bare", "-q"], b"");
+    let mut parent: Option<String> = None;
+    for name in [
+        "13-20230906-adrestia-improvement-5484e31bbb.eml",
+        "15-20240102-fileio-regression-6a3afb6ac6.eml",
+        "20-20250613-stress-ng-regression-8343cae362.eml",
+    ] {
+        let blob = git(&epoch, &["hash-object", "-w", "--stdin"], &mail_bytes(name));
+        let tree = git(
+            &epoch,
+            &["mktree"],
+            format!("100644 blob {blob}\tm\n").as_bytes(),
+        );
+        let mut args = vec!["commit-tree", tree.as_str(), "-m", name];
+        if let Some(p) = &parent {
+            args.extend(["-p", p.as_str()]);
+        }
+        let commit = git(&epoch, &args, b"");
+        parent = Some(commit);
+    }
+    git(
+        &epoch,
+        &[
+            "update-ref",
+            "refs/heads/master",
+            parent.as_deref().unwrap(),
+        ],
+        b"",
+    );
+    let (ok, err) = import_mail(&db, &tmp.path().join("inbox"));
+    assert!(ok, "{err}");
+    // adrestia was stored from the directory already.
+    assert!(err.contains("3 mails in"), "{err}");
+    assert!(err.contains("3 report sections stored, 2 new"), "{err}");
+
+    // An mbox of the same mails: nothing new.
+    let mut mbox = Vec::new();
+    for name in [
+        "15-20240102-fileio-regression-6a3afb6ac6.eml",
+        "20-20250613-stress-ng-regression-8343cae362.eml",
+    ] {
+        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
+        mbox.extend_from_slice(&mail_bytes(name));
+        mbox.extend_from_slice(b"\n\n");
+    }
+    let mbox_path = tmp.path().join("all.mbox");
+    std::fs::write(&mbox_path, mbox).unwrap();
+    let (ok, err) = import_mail(&db, &mbox_path);
+    assert!(
+        ok && err.contains("2 report sections stored, 0 new"),
+        "{err}"
+    );
+
+    let (ok, err) = import_mail(&db, &tmp.path().join("nowhere"));
+    assert!(!ok && err.contains("nowhere"), "{err}");
+}

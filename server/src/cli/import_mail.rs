@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! `perfline import-mail PATH`: the kernel test robot's report mails of a whole archive into
+//! the database given by `--db` — a directory of mails (`.eml`, mbox files, walked
+//! recursively), an mbox, or a public-inbox git archive (v2: `git/0.git`, `git/1.git`, ...;
+//! or one epoch's bare repository), whose commits each hold one mail as the file `m`. What is
+//! not a performance report is skipped; what was stored before is not stored again, so a
+//! re-run adds only new mails. Progress and the summary go to stderr.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use crate::services::reports::{is_mail, reports_of_mail};
+use crate::store::{NewLkpReport, Store};
+
+/// Sections stored per transaction.
+const BATCH: usize = 2_000;
+
+#[derive(Debug, Default)]
+struct Tally {
+    mails: usize,
+    skipped: usize,
+    refused: usize,
+    reports: usize,
+    new: usize,
+}
+
+struct Importer<'a> {
+    store: &'a Store,
+    pending: Vec<NewLkpReport>,
+    tally: Tally,
+    started: std::time::Instant,
+}
+
+impl Importer<'_> {
+    async fn mail(&mut self, raw: &[u8]) -> Result<(), String> {
+        self.tally.mails += 1;
+        if !is_mail(raw) {
+            self.tally.skipped += 1;
+        } else {
+            match reports_of_mail(raw) {
+                Ok(sections) => self.pending.extend(sections),
+                Err(_) => self.tally.refused += 1,
+            }
+        }
+        if self.pending.len() >= BATCH {
+            self.flush().await?;
+        }
+        if self.tally.mails.is_multiple_of(10_000) {
+            self.progress();
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), String> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let ids = self
+            .store
+            .insert_lkp_reports(&self.pending)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.tally.reports += ids.len();
+        self.tally.new += ids.iter().filter(|(_, fresh)| *fresh).count();
+        self.pending.clear();
+        Ok(())
+    }
+
+    fn progress(&self) {
+        let t = &self.tally;
+        eprintln!(
+            "perfline: import-mail: {} mails read, {} not reports, {} refused, {} report sections so far",
+            t.mails, t.skipped, t.refused, t.reports + self.pending.len()
+        );
+    }
+}
+
+pub async fn run(store: &Store, path: &Path) -> ExitCode {
+    let mut im = Importer {
+        store,
+        pending: Vec::new(),
+        tally: Tally::default(),
+        started: std::time::Instant::now(),
+    };
+    let result = walk(&mut im, path).await;
+    let result = match result {
+        Ok(()) => im.flush().await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = result {
+        eprintln!("perfline: import-mail: {e}");
+        return ExitCode::FAILURE;
+    }
+    let t = &im.tally;
+    let secs = im.started.elapsed().as_secs_f64();
+    eprintln!(
+        "perfline: import-mail: {} mails in {secs:.1} s ({:.0} a second): {} report sections stored, {} new; {} mails not performance reports, {} refused",
+        t.mails,
+        t.mails as f64 / secs.max(1e-9),
+        t.reports,
+        t.new,
+        t.skipped,
+        t.refused
+    );
+    ExitCode::SUCCESS
+}
+
+async fn walk(im: &mut Importer<'_>, path: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_file() {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for raw in crate::ingest::lkp_mail::split_mbox(&bytes) {
+            im.mail(raw).await?;
+        }
+        return Ok(());
+    }
+    let epochs = epochs(path);
+    if !epochs.is_empty() {
+        for epoch in epochs {
+            git_mails(im, &epoch).await?;
+        }
+        return Ok(());
+    }
+    let mut files = Vec::new();
+    list_files(path, &mut files)?;
+    files.sort();
+    for f in files {
+        let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for raw in crate::ingest::lkp_mail::split_mbox(&bytes) {
+            im.mail(raw).await?;
+        }
+    }
+    Ok(())
+}
+
+/// A public-inbox archive's epochs in order (`git/0.git`, `git/1.git`, ...), or the bare
+/// repository `path` itself; none for a directory of mail files.
+fn epochs(path: &Path) -> Vec<PathBuf> {
+    if path.join("HEAD").is_file() && path.join("objects").is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(path.join("git")) else {
+        return Vec::new();
+    };
+    let mut epochs: Vec<(u64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let n = name.strip_suffix(".git")?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    epochs.sort();
+    epochs.into_iter().map(|(_, p)| p).collect()
+}
+
+fn list_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries {
+        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let kind = e.file_type().map_err(|e| format!("{}: {e}", e))?;
+        if kind.is_dir() {
+            list_files(&e.path(), out)?;
+        } else if kind.is_file() {
+            out.push(e.path());
+        }
+    }
+    Ok(())
+}
+
+/// Every mail of one public-inbox epoch, oldest first: each commit's file `m`, read with
+/// `git cat-file --batch` (one process for the whole epoch).
+async fn git_mails(im: &mut Importer<'_>, git_dir: &Path) -> Result<(), String> {
+    let git = |args: &[&str]| {
+        let mut c = Command::new("git");
+        c.arg("--git-dir").arg(git_dir).args(args);
+        c
+    };
+    let listed = git(&["rev-list", "--reverse", "--all"])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !listed.status.success() {
+        return Err(format!(
+            "{}: git rev-list: {}",
+            git_dir.display(),
+            String::from_utf8_lossy(&listed.stderr).trim()
+        ));
+    }
+    let commits = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let mut child = git(&["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("git cat-file: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("git cat-file: no stdin")?;
+    let writer = std::thread::spawn(move || {
+        for c in commits.lines() {
+            if writeln!(stdin, "{c}:m").is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = BufReader::new(child.stdout.take().ok_or("git cat-file: no stdout")?);
+    let mut header = String::new();
+    loop {
+        header.clear();
+        if out
+            .read_line(&mut header)
+            .map_err(|e| format!("git cat-file: {e}"))?
+            == 0
+        {
+            break;
+        }
+        // `<oid> blob <size>`, or `<object> missing` for a commit without `m`.
+        let mut words = header.split_whitespace();
+        let (Some(_), Some("blob"), Some(size)) = (words.next(), words.next(), words.next()) else {
+            continue;
+        };
+        let size: usize = size
+            .parse()
+            .map_err(|_| format!("git cat-file: {header:?}"))?;
+        let mut mail = vec![0; size + 1];
+        out.read_exact(&mut mail)
+            .map_err(|e| format!("git cat-file: {e}"))?;
+        mail.pop();
+        im.mail(&mail).await?;
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    Ok(())
+}
