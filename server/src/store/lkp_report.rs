@@ -53,6 +53,10 @@ pub struct LkpReportFilter {
     pub limit: i64,
 }
 
+/// Rows of `lkp_report_metric` per INSERT (two parameters each, well under either engine's
+/// limit).
+const METRICS_PER_STATEMENT: usize = 400;
+
 const COLUMNS: &str = "id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at";
 
 impl Store {
@@ -88,14 +92,22 @@ impl Store {
                     let mut metrics: Vec<&String> = r.metrics.iter().collect();
                     metrics.sort();
                     metrics.dedup();
-                    for m in metrics {
-                        query(sql!(
-                            "INSERT INTO lkp_report_metric (report_id, metric) VALUES (?, ?)"
-                        ))
-                        .bind(id)
-                        .bind(m)
-                        .execute(&mut tx)
-                        .await?;
+                    // Many rows a statement (a report names up to thousands of metrics).
+                    for chunk in metrics.chunks(METRICS_PER_STATEMENT) {
+                        let mut b = Builder::new(
+                            "INSERT INTO lkp_report_metric (report_id, metric) VALUES ",
+                        );
+                        for (k, m) in chunk.iter().enumerate() {
+                            if k > 0 {
+                                b.push(", ");
+                            }
+                            b.push("(")
+                                .push_bind(id)
+                                .push(", ")
+                                .push_bind(m.as_str())
+                                .push(")");
+                        }
+                        b.build().execute(&mut tx).await?;
                     }
                     out.push((id, true));
                 }
