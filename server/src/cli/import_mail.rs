@@ -159,11 +159,14 @@ fn list_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries {
         let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
-        let kind = e.file_type().map_err(|e| format!("{}: {e}", e))?;
+        let path = e.path();
+        let kind = e
+            .file_type()
+            .map_err(|err| format!("{}: {err}", path.display()))?;
         if kind.is_dir() {
-            list_files(&e.path(), out)?;
+            list_files(&path, out)?;
         } else if kind.is_file() {
-            out.push(e.path());
+            out.push(path);
         }
     }
     Ok(())
