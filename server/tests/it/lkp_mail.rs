@@ -139,6 +139,15 @@ fn every_section_prints_back_byte_for_byte() {
                     theirs.get(k)
                 );
             }
+            // The fuzz target's property (`fuzz/fuzz_targets/lkp_mail.rs`): a printed section
+            // parses back to the same cells.
+            let alone = format!(
+                "we noticed a -1.0% regression of m due to commit:\ncommit: 0 (\"x\")\n\
+                 testcase: t\ntest machine: m\n\n=====\n{}:\n  {}\n\n{}",
+                s.axis_keys, s.axis_values, text
+            );
+            let again = lkp_mail::parse_report(&alone).unwrap();
+            assert_eq!(again.sections[0].blocks, s.blocks, "{file} section {i}");
             sections += 1;
         }
     }
