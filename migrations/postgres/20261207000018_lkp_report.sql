@@ -14,7 +14,7 @@ CREATE TABLE lkp_report (
     machine     TEXT NOT NULL,
     subject     TEXT NOT NULL,
     mail_date   TEXT NOT NULL,
-    report      TEXT NOT NULL,
+    report      BYTEA NOT NULL,
     created_at  TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
     UNIQUE (message_id, section)
 );

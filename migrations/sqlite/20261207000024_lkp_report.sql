@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- The kernel test robot's report mails, one row per detail section (issue 56): what the list
 -- and the search need as columns, the section itself (commits, columns, table cells) and the
--- mail's header facts as JSON (`ingest::lkp_mail`). A mail is known by its Message-ID: the
+-- mail's header facts as deflated JSON (`services::reports`). A mail is known by its Message-ID: the
 -- same mail twice stores nothing new.
 CREATE TABLE lkp_report (
     id          INTEGER PRIMARY KEY,
@@ -16,7 +16,8 @@ CREATE TABLE lkp_report (
     machine     TEXT NOT NULL,
     subject     TEXT NOT NULL,
     mail_date   TEXT NOT NULL,
-    report      TEXT NOT NULL,
+    -- deflated (zlib) JSON: a section's cells are ~60 KB as JSON, a tenth deflated.
+    report      BLOB NOT NULL,
     created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     UNIQUE (message_id, section)
 );

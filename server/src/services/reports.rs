@@ -139,7 +139,7 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
                 machine: s.axis("tbox_group").unwrap_or("").to_owned(),
                 subject: mail.subject.clone().unwrap_or_default(),
                 mail_date: mail.date.clone().unwrap_or_default(),
-                report: serde_json::to_string(&stored).unwrap_or_default(),
+                report: deflate(&serde_json::to_vec(&stored).unwrap_or_default()),
                 metrics,
             }
         })
@@ -224,11 +224,33 @@ impl Services {
         let Some((row, json)) = self.store.lkp_report(id).await? else {
             return Err(ServiceError::NotFound(format!("no report {id}")));
         };
-        let stored: StoredReport = serde_json::from_str(&json).map_err(|e| {
+        let json = inflate(&json).map_err(|e| {
+            ServiceError::Internal(anyhow::anyhow!("report {id} is stored corrupt: {e}"))
+        })?;
+        let stored: StoredReport = serde_json::from_slice(&json).map_err(|e| {
             ServiceError::Internal(anyhow::anyhow!("report {id} is stored corrupt: {e}"))
         })?;
         Ok((ReportEntry::from(row), stored))
     }
+}
+
+/// Deflates a report's JSON (zlib, fast level: its tables repeat themselves).
+fn deflate(json: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing to a Vec cannot fail.
+    let _ = z.write_all(json);
+    z.finish().unwrap_or_default()
+}
+
+/// A stored report's JSON, at most 64 MiB of it.
+fn inflate(stored: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    flate2::read::ZlibDecoder::new(stored)
+        .take(64 << 20)
+        .read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// The report sections of one mail's bytes, to store; or why it is none.

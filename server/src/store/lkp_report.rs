@@ -19,8 +19,8 @@ pub struct NewLkpReport {
     pub machine: String,
     pub subject: String,
     pub mail_date: String,
-    /// JSON: the mail's header facts and the section (`api::reports`).
-    pub report: String,
+    /// The mail's header facts and the section, as deflated JSON (`services::reports`).
+    pub report: Vec<u8>,
     /// Every metric of the section's table.
     pub metrics: Vec<String>,
 }
@@ -149,7 +149,7 @@ impl Store {
     }
 
     /// One report: its row and its JSON.
-    pub async fn lkp_report(&self, id: i64) -> StoreResult<Option<(LkpReportRow, String)>> {
+    pub async fn lkp_report(&self, id: i64) -> StoreResult<Option<(LkpReportRow, Vec<u8>)>> {
         let r = query(sql!(
             "SELECT id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at, report \
              FROM lkp_report WHERE id = ?"
