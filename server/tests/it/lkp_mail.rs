@@ -171,6 +171,17 @@ fn what_is_not_a_report_is_refused_with_the_reason() {
     assert!(e.contains("not a table header"), "{e}");
 }
 
+/// An mbox of the fixture mails `names`, in order.
+fn mbox_of(names: &[&str]) -> Vec<u8> {
+    let mut mbox = Vec::new();
+    for name in names {
+        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
+        mbox.extend_from_slice(&mail_bytes(name));
+        mbox.extend_from_slice(b"\n\n");
+    }
+    mbox
+}
+
 fn mail_bytes(name: &str) -> Vec<u8> {
     std::fs::read(fixtures().join(name)).unwrap()
 }
@@ -283,15 +294,10 @@ async fn a_mail_is_an_upload_of_its_reports() {
 async fn an_mbox_stores_what_parses_and_says_what_did_not() {
     use crate::helpers::{assert_error, spawn_app};
     let app = spawn_app().await;
-    let mut mbox = Vec::new();
-    for name in [
+    let mut mbox = mbox_of(&[
         "15-20240102-fileio-regression-6a3afb6ac6.eml",
         "13-20230906-adrestia-improvement-5484e31bbb.eml",
-    ] {
-        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
-        mbox.extend_from_slice(&mail_bytes(name));
-        mbox.extend_from_slice(b"\n\n");
-    }
+    ]);
     mbox.extend_from_slice(
         b"From someone@example.org Mon Jan  1 00:00:00 2024\nMessage-ID: <thanks@example.org>\nSubject: Re: thanks\n\nThanks for the report.\n",
     );
@@ -461,15 +467,10 @@ fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
     assert!(err.contains("3 report sections stored, 2 new"), "{err}");
 
     // An mbox of the same mails: nothing new.
-    let mut mbox = Vec::new();
-    for name in [
+    let mbox = mbox_of(&[
         "15-20240102-fileio-regression-6a3afb6ac6.eml",
         "20-20250613-stress-ng-regression-8343cae362.eml",
-    ] {
-        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
-        mbox.extend_from_slice(&mail_bytes(name));
-        mbox.extend_from_slice(b"\n\n");
-    }
+    ]);
     let mbox_path = tmp.path().join("all.mbox");
     std::fs::write(&mbox_path, mbox).unwrap();
     let (ok, err) = import_mail(&db, &mbox_path);
