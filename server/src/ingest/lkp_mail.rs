@@ -400,11 +400,12 @@ fn headline(l: &str) -> Option<(Kind, String, String)> {
 
 /// `id ("subject")` or a bare `id`.
 fn commit_ref(s: &str) -> (String, Option<String>) {
-    match s.split_once(" (\"") {
-        Some((id, rest)) if rest.ends_with("\")") => {
-            (id.to_owned(), Some(rest[..rest.len() - 2].to_owned()))
-        }
-        _ => (s.to_owned(), None),
+    match s
+        .split_once(" (\"")
+        .and_then(|(id, rest)| Some((id, rest.strip_suffix("\")")?)))
+    {
+        Some((id, subject)) => (id.to_owned(), Some(subject.to_owned())),
+        None => (s.to_owned(), None),
     }
 }
 

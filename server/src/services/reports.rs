@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ServiceError, ServiceResult, Services};
 use crate::ingest::lkp_mail::{self, Block, Report, Section};
-use crate::store::{LkpReportFilter, LkpReportRow, NewLkpReport};
+use crate::store::{LkpReportFilter, LkpReportHead, LkpReportRow, NewLkpReport};
 
 /// At most this many mails in one upload (an mbox); the rest of an archive is
 /// `perfline import-mail`'s.
@@ -44,10 +44,10 @@ pub struct ReportEntry {
 }
 
 impl From<LkpReportRow> for ReportEntry {
-    fn from(r: LkpReportRow) -> Self {
+    fn from(LkpReportRow { id, head: r, .. }: LkpReportRow) -> Self {
         ReportEntry {
             lore: format!("https://lore.kernel.org/r/{}", r.message_id),
-            id: r.id,
+            id,
             message_id: r.message_id,
             commit: r.commit_sha,
             base: r.base,
@@ -128,17 +128,19 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
                 section: s.clone(),
             };
             NewLkpReport {
-                message_id: message_id.to_owned(),
-                section: i as i64,
-                kind: kind.as_str().to_owned(),
-                kpi,
-                change,
-                commit_sha: commit,
-                base: s.commits.first().map(|c| c.id.clone()).unwrap_or_default(),
-                testcase: s.testcase().unwrap_or(&report.testcase).to_owned(),
-                machine: s.axis("tbox_group").unwrap_or("").to_owned(),
-                subject: mail.subject.clone().unwrap_or_default(),
-                mail_date: mail.date.clone().unwrap_or_default(),
+                head: LkpReportHead {
+                    message_id: message_id.to_owned(),
+                    section: i as i64,
+                    kind: kind.as_str().to_owned(),
+                    kpi,
+                    change,
+                    commit_sha: commit,
+                    base: s.commits.first().map(|c| c.id.clone()).unwrap_or_default(),
+                    testcase: s.testcase().unwrap_or(&report.testcase).to_owned(),
+                    machine: s.axis("tbox_group").unwrap_or("").to_owned(),
+                    subject: mail.subject.clone().unwrap_or_default(),
+                    mail_date: mail.date.clone().unwrap_or_default(),
+                },
                 report: deflate(&serde_json::to_vec(&stored).unwrap_or_default()),
                 metrics,
             }
@@ -165,9 +167,9 @@ impl Services {
                 }
                 match read_mail(raw) {
                     Ok((mail, id, report)) => new_reports.extend(sections_of(&mail, &id, &report)),
-                    Err(reason) => refused.push(RefusedMail {
+                    Err((message_id, reason)) => refused.push(RefusedMail {
                         mail: index,
-                        message_id: lkp_mail::decode(raw).ok().and_then(|m| m.message_id),
+                        message_id,
                         reason,
                     }),
                 }
@@ -191,17 +193,7 @@ impl Services {
             .map(|(r, (id, _))| {
                 ReportEntry::from(LkpReportRow {
                     id: *id,
-                    message_id: r.message_id,
-                    section: r.section,
-                    kind: r.kind,
-                    kpi: r.kpi,
-                    change: r.change,
-                    commit_sha: r.commit_sha,
-                    base: r.base,
-                    testcase: r.testcase,
-                    machine: r.machine,
-                    subject: r.subject,
-                    mail_date: r.mail_date,
+                    head: r.head,
                     created_at: String::new(),
                 })
             })
@@ -255,13 +247,14 @@ fn inflate(stored: &[u8]) -> std::io::Result<Vec<u8>> {
 
 /// The report sections of one mail's bytes, to store; or why it is none.
 pub fn reports_of_mail(raw: &[u8]) -> Result<Vec<NewLkpReport>, String> {
-    let (mail, id, report) = read_mail(raw)?;
+    let (mail, id, report) = read_mail(raw).map_err(|(_, reason)| reason)?;
     Ok(sections_of(&mail, &id, &report))
 }
 
 /// One mail's bytes: the mail, the id it is known by, its report; or why it is none. A pasted
-/// body (no headers) is its own mail, known by its digest.
-fn read_mail(raw: &[u8]) -> Result<(lkp_mail::Mail, String, Report), String> {
+/// body (no headers) is its own mail, known by its digest. A refusal carries the mail's
+/// Message-ID where it has one.
+fn read_mail(raw: &[u8]) -> Result<(lkp_mail::Mail, String, Report), (Option<String>, String)> {
     let pasted = !raw.iter().take_while(|b| **b != b'\n').any(|b| *b == b':');
     let mail = if pasted {
         lkp_mail::Mail {
@@ -272,9 +265,11 @@ fn read_mail(raw: &[u8]) -> Result<(lkp_mail::Mail, String, Report), String> {
             body: String::from_utf8_lossy(raw).into_owned(),
         }
     } else {
-        lkp_mail::decode(raw)?
+        lkp_mail::decode(raw).map_err(|reason| (None, reason))?
     };
-    let report = lkp_mail::parse_report(&mail.body.replace("\r\n", "\n"))?;
+    // (`parse_report` reads lines, so CRLF bodies need no copy.)
+    let report =
+        lkp_mail::parse_report(&mail.body).map_err(|reason| (mail.message_id.clone(), reason))?;
     let id = mail.message_id.clone().unwrap_or_else(|| {
         use sha2::Digest as _;
         format!(

@@ -5,9 +5,9 @@
 use super::sql::{query, query_as, sql, Builder};
 use super::{Store, StoreResult};
 
-/// A report section to store.
-#[derive(Debug, Clone)]
-pub struct NewLkpReport {
+/// What a stored report section is listed and searched by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LkpReportHead {
     pub message_id: String,
     pub section: i64,
     pub kind: String,
@@ -19,6 +19,12 @@ pub struct NewLkpReport {
     pub machine: String,
     pub subject: String,
     pub mail_date: String,
+}
+
+/// A report section to store.
+#[derive(Debug, Clone)]
+pub struct NewLkpReport {
+    pub head: LkpReportHead,
     /// The mail's header facts and the section, as deflated JSON (`services::reports`).
     pub report: Vec<u8>,
     /// Every metric of the section's table.
@@ -29,17 +35,7 @@ pub struct NewLkpReport {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LkpReportRow {
     pub id: i64,
-    pub message_id: String,
-    pub section: i64,
-    pub kind: String,
-    pub kpi: String,
-    pub change: String,
-    pub commit_sha: String,
-    pub base: String,
-    pub testcase: String,
-    pub machine: String,
-    pub subject: String,
-    pub mail_date: String,
+    pub head: LkpReportHead,
     pub created_at: String,
 }
 
@@ -73,17 +69,17 @@ impl Store {
                 "INSERT INTO lkp_report (message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, report) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
             ))
-            .bind(&r.message_id)
-            .bind(r.section)
-            .bind(&r.kind)
-            .bind(&r.kpi)
-            .bind(&r.change)
-            .bind(&r.commit_sha)
-            .bind(&r.base)
-            .bind(&r.testcase)
-            .bind(&r.machine)
-            .bind(&r.subject)
-            .bind(&r.mail_date)
+            .bind(&r.head.message_id)
+            .bind(r.head.section)
+            .bind(&r.head.kind)
+            .bind(&r.head.kpi)
+            .bind(&r.head.change)
+            .bind(&r.head.commit_sha)
+            .bind(&r.head.base)
+            .bind(&r.head.testcase)
+            .bind(&r.head.machine)
+            .bind(&r.head.subject)
+            .bind(&r.head.mail_date)
             .bind(&r.report)
             .fetch_optional(&mut tx)
             .await?;
@@ -115,8 +111,8 @@ impl Store {
                     let (id,) = query_as::<(i64,)>(sql!(
                         "SELECT id FROM lkp_report WHERE message_id = ? AND section = ?"
                     ))
-                    .bind(&r.message_id)
-                    .bind(r.section)
+                    .bind(&r.head.message_id)
+                    .bind(r.head.section)
                     .fetch_one(&mut tx)
                     .await?;
                     out.push((id, false));
@@ -164,17 +160,19 @@ impl Store {
 fn row(r: &super::sql::Row) -> LkpReportRow {
     LkpReportRow {
         id: r.get(0),
-        message_id: r.get(1),
-        section: r.get::<i64, _>(2),
-        kind: r.get(3),
-        kpi: r.get(4),
-        change: r.get(5),
-        commit_sha: r.get(6),
-        base: r.get(7),
-        testcase: r.get(8),
-        machine: r.get(9),
-        subject: r.get(10),
-        mail_date: r.get(11),
+        head: LkpReportHead {
+            message_id: r.get(1),
+            section: r.get::<i64, _>(2),
+            kind: r.get(3),
+            kpi: r.get(4),
+            change: r.get(5),
+            commit_sha: r.get(6),
+            base: r.get(7),
+            testcase: r.get(8),
+            machine: r.get(9),
+            subject: r.get(10),
+            mail_date: r.get(11),
+        },
         created_at: r.get(12),
     }
 }
