@@ -14,13 +14,15 @@ use crate::services::reports::{is_mail, reports_of_mail};
 use crate::store::{NewLkpReport, Store};
 
 /// Sections stored per transaction.
-const BATCH: usize = 2_000;
+const BATCH: usize = 500;
 
 #[derive(Debug, Default)]
 struct Tally {
     mails: usize,
     skipped: usize,
     refused: usize,
+    /// Sections parsed, stored or not yet.
+    parsed: usize,
     reports: usize,
     new: usize,
 }
@@ -28,6 +30,8 @@ struct Tally {
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
+    /// The batch being written while the next is parsed (two cores: a parse and a write).
+    writing: Option<tokio::task::JoinHandle<Result<Vec<(i64, bool)>, String>>>,
     tally: Tally,
     started: std::time::Instant,
 }
@@ -39,7 +43,10 @@ impl Importer<'_> {
             self.tally.skipped += 1;
         } else {
             match reports_of_mail(raw) {
-                Ok(sections) => self.pending.extend(sections),
+                Ok(sections) => {
+                    self.tally.parsed += sections.len();
+                    self.pending.extend(sections);
+                }
                 Err(_) => self.tally.refused += 1,
             }
         }
@@ -52,18 +59,31 @@ impl Importer<'_> {
         Ok(())
     }
 
+    /// Starts writing the pending batch once the one before it is written.
     async fn flush(&mut self) -> Result<(), String> {
+        self.written().await?;
         if self.pending.is_empty() {
             return Ok(());
         }
-        let ids = self
-            .store
-            .insert_lkp_reports(&self.pending)
-            .await
-            .map_err(|e| e.to_string())?;
+        let batch = std::mem::take(&mut self.pending);
+        let store = self.store.clone();
+        self.writing = Some(tokio::spawn(async move {
+            store
+                .insert_lkp_reports(&batch)
+                .await
+                .map_err(|e| e.to_string())
+        }));
+        Ok(())
+    }
+
+    /// Waits for the batch being written, and counts it.
+    async fn written(&mut self) -> Result<(), String> {
+        let Some(writing) = self.writing.take() else {
+            return Ok(());
+        };
+        let ids = writing.await.map_err(|e| e.to_string())??;
         self.tally.reports += ids.len();
         self.tally.new += ids.iter().filter(|(_, fresh)| *fresh).count();
-        self.pending.clear();
         Ok(())
     }
 
@@ -71,7 +91,7 @@ impl Importer<'_> {
         let t = &self.tally;
         eprintln!(
             "perfline: import-mail: {} mails read, {} not reports, {} refused, {} report sections so far",
-            t.mails, t.skipped, t.refused, t.reports + self.pending.len()
+            t.mails, t.skipped, t.refused, t.parsed
         );
     }
 }
@@ -82,13 +102,21 @@ pub async fn run(store: &Store, path: &Path) -> ExitCode {
     let mut im = Importer {
         store,
         pending: Vec::new(),
+        writing: None,
         tally: Tally::default(),
         started: std::time::Instant::now(),
     };
     let result = walk(&mut im, path).await;
     let result = match result {
-        Ok(()) => im.flush().await,
-        Err(e) => Err(e),
+        Ok(()) => match im.flush().await {
+            Ok(()) => im.written().await,
+            Err(e) => Err(e),
+        },
+        // What was parsed before the error is still stored.
+        Err(e) => {
+            let _ = im.written().await;
+            Err(e)
+        }
     };
     if let Err(e) = result {
         eprintln!("perfline: import-mail: {e}");
@@ -111,11 +139,7 @@ pub async fn run(store: &Store, path: &Path) -> ExitCode {
 async fn walk(im: &mut Importer<'_>, path: &Path) -> Result<(), String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_file() {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for raw in crate::ingest::lkp_mail::split_mbox(&bytes) {
-            im.mail(raw).await?;
-        }
-        return Ok(());
+        return file_mails(im, path).await;
     }
     let epochs = epochs(path);
     if !epochs.is_empty() {
@@ -128,12 +152,79 @@ async fn walk(im: &mut Importer<'_>, path: &Path) -> Result<(), String> {
     list_files(path, &mut files)?;
     files.sort();
     for f in files {
-        let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        for raw in crate::ingest::lkp_mail::split_mbox(&bytes) {
-            im.mail(raw).await?;
-        }
+        file_mails(im, &f).await?;
     }
     Ok(())
+}
+
+/// The mails of one file: an mbox read a mail at a time (a list's mbox is gigabytes); any
+/// other file is one mail.
+async fn file_mails(im: &mut Importer<'_>, path: &Path) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(failed)?);
+    if !file.fill_buf().map_err(failed)?.starts_with(b"From ") {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(failed)?;
+        return im.mail(&bytes).await;
+    }
+    let mut mails = MboxMails::new(file);
+    while let Some(mail) = mails.next_mail().map_err(failed)? {
+        im.mail(mail).await?;
+    }
+    Ok(())
+}
+
+/// An mbox's mails one at a time, split as `lkp_mail::split_mbox` splits a whole one: a mail
+/// starts at a `From ` line after an empty line (or the first line), and that empty line is
+/// the separator's.
+struct MboxMails<R> {
+    reader: R,
+    mail: Vec<u8>,
+    line: Vec<u8>,
+    started: bool,
+    after_blank: bool,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> MboxMails<R> {
+    fn new(reader: R) -> Self {
+        MboxMails {
+            reader,
+            mail: Vec::new(),
+            line: Vec::new(),
+            started: false,
+            after_blank: false,
+            done: false,
+        }
+    }
+
+    /// The next mail, its `From ` line dropped; `None` at the end.
+    fn next_mail(&mut self) -> std::io::Result<Option<&[u8]>> {
+        if self.done {
+            return Ok(None);
+        }
+        // The mail returned last time is over.
+        if self.started {
+            self.mail.clear();
+        }
+        loop {
+            self.line.clear();
+            if self.reader.read_until(b'\n', &mut self.line)? == 0 {
+                self.done = true;
+                return Ok(self.started.then_some(self.mail.as_slice()));
+            }
+            let separator = self.line.starts_with(b"From ") && (!self.started || self.after_blank);
+            self.after_blank = self.line == b"\n";
+            if !separator {
+                self.mail.extend_from_slice(&self.line);
+            } else if self.started {
+                self.mail.pop();
+                return Ok(Some(self.mail.as_slice()));
+            } else {
+                self.started = true;
+            }
+        }
+    }
 }
 
 /// A public-inbox archive's epochs in order (`git/0.git`, `git/1.git`, ...), or the bare
@@ -235,4 +326,31 @@ async fn git_mails(im: &mut Importer<'_>, git_dir: &Path) -> Result<(), String> 
     let _ = writer.join();
     let _ = child.wait();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MboxMails;
+    use crate::ingest::lkp_mail::split_mbox;
+
+    /// Read a mail at a time, an mbox splits as it does whole.
+    #[test]
+    fn an_mbox_read_a_mail_at_a_time_splits_as_a_whole_one() {
+        let boxes: [&[u8]; 5] = [
+            b"From a\nSubject: 1\n\nbody\n\nFrom b\nSubject: 2\n\nFrom c\n",
+            b"From a\n\nFrom b\n",
+            b"From a\nx\nFrom not a separator\n\n\nFrom b\ny",
+            b"From only\n",
+            b"From a\r\nSubject: crlf\r\n\r\nbody\n\nFrom b\r\nz\r\n",
+        ];
+        for mbox in boxes {
+            let mut mails = MboxMails::new(std::io::BufReader::with_capacity(3, mbox));
+            let mut streamed: Vec<Vec<u8>> = Vec::new();
+            while let Some(m) = mails.next_mail().unwrap() {
+                streamed.push(m.to_vec());
+            }
+            let whole: Vec<Vec<u8>> = split_mbox(mbox).iter().map(|m| m.to_vec()).collect();
+            assert_eq!(streamed, whole, "{}", String::from_utf8_lossy(mbox));
+        }
+    }
 }

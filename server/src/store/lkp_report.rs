@@ -2,6 +2,8 @@
 //! The kernel test robot's report mails, stored a row per detail section
 //! (`ingest::lkp_mail`): written in one transaction per upload, read by the reports API.
 
+use std::collections::{HashMap, HashSet};
+
 use super::sql::{query, query_as, sql, Builder};
 use super::{Store, StoreResult};
 
@@ -49,9 +51,12 @@ pub struct LkpReportFilter {
     pub limit: i64,
 }
 
+/// Metric names interned per statement (one JSON parameter).
+const NAMES_PER_STATEMENT: usize = 2_000;
+
 /// Rows of `lkp_report_metric` per INSERT (two parameters each, well under either engine's
-/// limit).
-const METRICS_PER_STATEMENT: usize = 400;
+/// limit of parameters).
+const PAIRS_PER_STATEMENT: usize = 2_000;
 
 const COLUMNS: &str = "id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at";
 
@@ -64,6 +69,7 @@ impl Store {
     ) -> StoreResult<Vec<(i64, bool)>> {
         let mut tx = self.writer.begin_write().await?;
         let mut out = Vec::with_capacity(reports.len());
+        let mut fresh: Vec<(i64, &Vec<String>)> = Vec::new();
         for r in reports {
             let created: Option<(i64,)> = query_as(sql!(
                 "INSERT INTO lkp_report (message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, report) \
@@ -85,26 +91,7 @@ impl Store {
             .await?;
             match created {
                 Some((id,)) => {
-                    let mut metrics: Vec<&String> = r.metrics.iter().collect();
-                    metrics.sort();
-                    metrics.dedup();
-                    // Many rows a statement (a report names up to thousands of metrics).
-                    for chunk in metrics.chunks(METRICS_PER_STATEMENT) {
-                        let mut b = Builder::new(
-                            "INSERT INTO lkp_report_metric (report_id, metric) VALUES ",
-                        );
-                        for (k, m) in chunk.iter().enumerate() {
-                            if k > 0 {
-                                b.push(", ");
-                            }
-                            b.push("(")
-                                .push_bind(id)
-                                .push(", ")
-                                .push_bind(m.as_str())
-                                .push(")");
-                        }
-                        b.build().execute(&mut tx).await?;
-                    }
+                    fresh.push((id, &r.metrics));
                     out.push((id, true));
                 }
                 None => {
@@ -118,6 +105,62 @@ impl Store {
                     out.push((id, false));
                 }
             }
+        }
+        // The new sections' metrics by id: the names interned once for the batch.
+        // Distinct first: sorting 300 names a section, most sharing a long prefix, costs more.
+        let distinct: HashSet<&str, foldhash::fast::RandomState> = fresh
+            .iter()
+            .flat_map(|(_, m)| m.iter().map(String::as_str))
+            .collect();
+        let mut names: Vec<&str> = distinct.into_iter().collect();
+        names.sort_unstable();
+        let mut ids: HashMap<&str, i64, foldhash::fast::RandomState> = HashMap::default();
+        for chunk in names.chunks(NAMES_PER_STATEMENT) {
+            let json = serde_json::to_string(chunk).unwrap_or_default();
+            query(sql!(
+                "INSERT INTO lkp_metric (name) SELECT value FROM {texts} AS t WHERE true ON CONFLICT (name) DO NOTHING"
+            ))
+            .bind(json.as_str())
+            .execute(&mut tx)
+            .await?;
+            let rows: Vec<(i64, String)> = query_as(sql!(
+                "SELECT id, name FROM lkp_metric WHERE name IN {texts}"
+            ))
+            .bind(json.as_str())
+            .fetch_all(&mut tx)
+            .await?;
+            for (id, name) in rows {
+                // `chunk` is sorted (byte order, as `str`'s `Ord`).
+                if let Ok(k) = chunk.binary_search(&name.as_str()) {
+                    ids.insert(chunk[k], id);
+                }
+            }
+        }
+        let mut pairs: Vec<(i64, i64)> = fresh
+            .iter()
+            .flat_map(|(report, metrics)| {
+                metrics
+                    .iter()
+                    .filter_map(|m| ids.get(m.as_str()).map(|metric| (*metric, *report)))
+            })
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        // Many rows a statement: an archive's batch names hundreds of thousands.
+        for chunk in pairs.chunks(PAIRS_PER_STATEMENT) {
+            let mut b =
+                Builder::new("INSERT INTO lkp_report_metric (metric_id, report_id) VALUES ");
+            for (k, (metric, report)) in chunk.iter().enumerate() {
+                if k > 0 {
+                    b.push(", ");
+                }
+                b.push("(")
+                    .push_bind(*metric)
+                    .push(", ")
+                    .push_bind(*report)
+                    .push(")");
+            }
+            b.build().execute(&mut tx).await?;
         }
         tx.commit().await?;
         Ok(out)
@@ -135,9 +178,12 @@ impl Store {
             b.push(" AND testcase = ").push_bind(t.as_str());
         }
         if let Some(m) = &filter.metric {
-            b.push(" AND id IN (SELECT report_id FROM lkp_report_metric WHERE metric = ")
-                .push_bind(m.as_str())
-                .push(")");
+            b.push(
+                " AND id IN (SELECT r.report_id FROM lkp_report_metric r \
+                 JOIN lkp_metric m ON m.id = r.metric_id WHERE m.name = ",
+            )
+            .push_bind(m.as_str())
+            .push(")");
         }
         b.push(" ORDER BY id DESC LIMIT ").push_bind(filter.limit);
         let rows = b.build().fetch_all(&self.reader).await?;

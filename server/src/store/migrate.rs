@@ -49,6 +49,9 @@ const TABLES: &[&str] = &[
     "quarantine",
     "robot",
     "worker_lease",
+    "lkp_report",
+    "lkp_metric",
+    "lkp_report_metric",
     "data_version",
 ];
 
@@ -278,6 +281,16 @@ pub async fn sqlite_to_postgres(
         .with_context(|| format!("cannot read {}", from.display()))?;
     // One snapshot of the source for the copy.
     let mut snapshot = source.begin().await?;
+    // A table this copy does not know would be left behind: refuse instead.
+    let names: Vec<(String,)> = sqlx::query_as(
+        "SELECT name FROM sqlite_master WHERE type = 'table' \
+         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_sqlx%' ESCAPE '\\'",
+    )
+    .fetch_all(&mut *snapshot)
+    .await?;
+    if let Some((unknown,)) = names.iter().find(|(n,)| !TABLES.contains(&n.as_str())) {
+        bail!("the SQLite store has a table migrate-db does not copy: {unknown}");
+    }
     let mut tx = pg.begin().await?;
     let mut copied = Vec::new();
     for table in TABLES {

@@ -169,6 +169,14 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
     assert_eq!(status, 200, "{compare}");
     let permalink = compare["permalink"].as_str().unwrap().to_owned();
     token(&app, "robot", "upload").await;
+    // The robot's report mails too (issue 56): their sections, metric names and index.
+    let mail = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lkp-mails/18-20250310-netperf-regression-01d37228d3.eml"),
+    )
+    .unwrap();
+    let r = app.upload_raw("", mail).await;
+    assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
     let db = app.db_path();
     let mut sqlite = sqlx_connect(&db).await;
     // Let the alert detector finish its queue, so that nothing writes while the counts are taken.
@@ -206,6 +214,9 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
         "alert_job",
         "alert_summary",
         "work_request",
+        "lkp_report",
+        "lkp_metric",
+        "lkp_report_metric",
     ];
     let mut before = Vec::new();
     for t in tables {
@@ -233,6 +244,9 @@ async fn migrate_db_copies_everything_and_refuses_a_full_target() {
             "history",
             "api_token",
             "audit",
+            "lkp_report",
+            "lkp_metric",
+            "lkp_report_metric",
         ]
         .contains(t)
         {
