@@ -109,6 +109,15 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         search: crate::lkp_view::CommitSearch,
     ) -> PageResult<crate::lkp_view::CommitMatches>;
+    /// A page of the robot's stored report mails (`/reports`).
+    async fn lkp_reports(
+        &self,
+        search: crate::reports::ReportSearch,
+    ) -> PageResult<crate::reports::ReportList>;
+    /// One stored report section with its links (`/reports/{id}`).
+    async fn lkp_report(&self, id: i64) -> PageResult<crate::reports::ReportDetail>;
+    /// Every report that named a commit, and the lab's findings (`/commits/{sha}`).
+    async fn commit_reports(&self, commit: String) -> PageResult<crate::reports::CommitPage>;
 }
 
 #[cfg(feature = "ssr")]
@@ -467,3 +476,26 @@ pub async fn get_commit_matches(
     backend()?.commit_matches(search).await
 }
 needs!(GetCommitMatches, Read);
+
+/// A page of the robot's stored report mails.
+#[server(prefix = "/sfn", endpoint = "lkp_reports")]
+pub async fn get_lkp_reports(
+    search: crate::reports::ReportSearch,
+) -> PageResult<crate::reports::ReportList> {
+    backend()?.lkp_reports(search).await
+}
+needs!(GetLkpReports, Read);
+
+/// One stored report section with what its page links to.
+#[server(prefix = "/sfn", endpoint = "lkp_report")]
+pub async fn get_lkp_report(id: i64) -> PageResult<crate::reports::ReportDetail> {
+    backend()?.lkp_report(id).await
+}
+needs!(GetLkpReport, Read);
+
+/// Every report that named a commit, and what the lab has of it.
+#[server(prefix = "/sfn", endpoint = "commit_reports")]
+pub async fn get_commit_reports(commit: String) -> PageResult<crate::reports::CommitPage> {
+    backend()?.commit_reports(commit).await
+}
+needs!(GetCommitReports, Read);

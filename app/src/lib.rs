@@ -32,6 +32,8 @@ pub mod noise;
 #[cfg(feature = "ui")]
 mod pages;
 pub mod profile;
+// The robot's report mails (issue 56).
+pub mod reports;
 #[cfg(feature = "ui")]
 pub use pages::PageStatus;
 #[cfg(feature = "ssr")]

@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
                     <a href="/compare">"Compare"</a>
                     <a href="/trend">"Trends"</a>
                     <a href="/alerts">"Alerts"</a>
+                    <a href="/reports">"Reports"</a>
                     <a href="/calibration">"Noise"</a>
                 </nav>
                 <ThemeToggle />
@@ -80,6 +81,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/admin/rules") ssr=SsrMode::Async view=crate::pages::AdminRulesPage />
                     <Route path=path!("/admin/audit") ssr=SsrMode::Async view=crate::pages::AdminAuditPage />
                     <Route path=path!("/profile") ssr=SsrMode::Async view=crate::pages::ProfilePage />
+                    <Route path=path!("/reports") ssr=SsrMode::Async view=crate::pages::ReportsPage />
+                    <Route path=path!("/reports/:id") ssr=SsrMode::Async view=crate::pages::ReportPage />
+                    <Route path=path!("/commits/:sha") ssr=SsrMode::Async view=crate::pages::CommitReportsPage />
                 </Routes>
             </main>
             <footer class="licence">

@@ -20,3 +20,13 @@ INSERT INTO lkp_report_metric_id (metric_id, report_id)
     SELECT m.id, r.report_id FROM lkp_report_metric r JOIN lkp_metric m ON m.name = r.metric;
 DROP TABLE lkp_report_metric;
 ALTER TABLE lkp_report_metric_id RENAME TO lkp_report_metric;
+
+-- What the reports page lists and charts by (issue 56): the subject's bracket (`[mm]`), the
+-- mail's date in UTC (ISO-8601, sortable), and the KPI row's means on both sides. Sections
+-- stored before this are left blank: re-importing the mails does not store them again.
+ALTER TABLE lkp_report ADD COLUMN subsystem TEXT NOT NULL DEFAULT '';
+ALTER TABLE lkp_report ADD COLUMN sent_at TEXT NOT NULL DEFAULT '';
+ALTER TABLE lkp_report ADD COLUMN kpi_base DOUBLE PRECISION;
+ALTER TABLE lkp_report ADD COLUMN kpi_head DOUBLE PRECISION;
+CREATE INDEX lkp_report_sent ON lkp_report (sent_at);
+CREATE INDEX lkp_report_kpi ON lkp_report (testcase, kpi, sent_at);

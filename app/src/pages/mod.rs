@@ -11,6 +11,8 @@ mod dashboard;
 mod lkp_compare;
 mod picker;
 mod profile;
+// The robot's report mails (issue 56).
+mod reports;
 mod run;
 mod signin;
 mod trend;
@@ -27,6 +29,7 @@ pub use compare::{ComparePage, PermalinkPage};
 pub use console::{AdminAuditPage, AdminPage, AdminRulesPage};
 pub use dashboard::Dashboard;
 pub use profile::ProfilePage;
+pub use reports::{CommitReportsPage, ReportPage, ReportsPage};
 pub use run::RunView;
 pub use signin::{Account, SignInPage};
 pub use trend::TrendPage;

@@ -296,6 +296,24 @@ impl Backend for StoreBackend {
         self.0.commit_matches(&search).await.map_err(page_error)
     }
 
+    async fn lkp_reports(
+        &self,
+        search: app::reports::ReportSearch,
+    ) -> PageResult<app::reports::ReportList> {
+        let search = search
+            .checked()
+            .map_err(|m| page_error(ApiError::BadRequest(m)))?;
+        self.0.report_list(search).await.map_err(page_error)
+    }
+
+    async fn lkp_report(&self, id: i64) -> PageResult<app::reports::ReportDetail> {
+        self.0.report_detail(id).await.map_err(page_error)
+    }
+
+    async fn commit_reports(&self, commit: String) -> PageResult<app::reports::CommitPage> {
+        self.0.commit_page(&commit).await.map_err(page_error)
+    }
+
     async fn start_bisection(&self, alert: i64) -> PageResult<i64> {
         let new = app::bisection::NewBisection {
             alert: Some(alert),

@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{ServiceError, ServiceResult, Services};
 use crate::ingest::lkp_mail::{self, Block, Report, Section};
+use app::reports::{
+    self, CommitPage, LabAlert, LabBeside, LabRuns, ReportDetail, ReportList, ReportSearch,
+};
+
 use crate::store::{LkpReportFilter, LkpReportHead, LkpReportRow, NewLkpReport};
 
 /// At most this many mails in one upload (an mbox); the rest of an archive is
@@ -21,27 +25,7 @@ pub fn is_mail(bytes: &[u8]) -> bool {
     has(b"noticed a ") && (has(b"regression of ") || has(b"improvement of ")) && has(b"%stddev")
 }
 
-/// One stored section, as the upload and the list answer it.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ReportEntry {
-    pub id: i64,
-    pub message_id: String,
-    /// The tested commit and the base, as the section's `commit:` block names them (the
-    /// tested commit in full where the mail's header gives it).
-    pub commit: String,
-    pub base: String,
-    pub testcase: String,
-    pub machine: String,
-    pub kpi: String,
-    /// As the mail prints it, e.g. `-6.1%`.
-    pub change: String,
-    /// `regression` or `improvement`.
-    pub kind: String,
-    pub subject: String,
-    pub date: String,
-    /// `https://lore.kernel.org/r/<Message-ID>`.
-    pub lore: String,
-}
+pub use app::reports::ReportEntry;
 
 impl From<LkpReportRow> for ReportEntry {
     fn from(LkpReportRow { id, head: r, .. }: LkpReportRow) -> Self {
@@ -58,6 +42,10 @@ impl From<LkpReportRow> for ReportEntry {
             kind: r.kind,
             subject: r.subject,
             date: r.mail_date,
+            sent_at: r.sent_at,
+            subsystem: r.subsystem,
+            kpi_base: r.kpi_base,
+            kpi_head: r.kpi_head,
         }
     }
 }
@@ -111,6 +99,20 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
             } else {
                 head.to_owned()
             };
+            // The KPI's row: its first column is the base, its last the tested commit.
+            let (kpi_base, kpi_head) = s
+                .blocks
+                .iter()
+                .find_map(|b| match b {
+                    Block::Perf(rows) => rows.iter().find(|r| r.metric == kpi),
+                    Block::Failure(_) => None,
+                })
+                .map_or((None, None), |r| {
+                    (
+                        r.cells.first().and_then(|c| c.mean()),
+                        r.cells.last().and_then(|c| c.mean()),
+                    )
+                });
             let metrics = s
                 .blocks
                 .iter()
@@ -140,6 +142,10 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
                     machine: s.axis("tbox_group").unwrap_or("").to_owned(),
                     subject: mail.subject.clone().unwrap_or_default(),
                     mail_date: mail.date.clone().unwrap_or_default(),
+                    subsystem: mail.subject.as_deref().map(subsystem).unwrap_or_default(),
+                    sent_at: mail.date.as_deref().map(sent_at).unwrap_or_default(),
+                    kpi_base,
+                    kpi_head,
                 },
                 report: deflate(&serde_json::to_vec(&stored).unwrap_or_default()),
                 metrics,
@@ -205,10 +211,182 @@ impl Services {
         })
     }
 
-    /// The stored reports `filter` asks for, newest first.
-    pub async fn lkp_reports(&self, filter: &LkpReportFilter) -> ServiceResult<Vec<ReportEntry>> {
-        let rows = self.store.lkp_reports(filter).await?;
-        Ok(rows.into_iter().map(ReportEntry::from).collect())
+    /// A page of the stored reports a (checked) search asks for, newest first.
+    pub async fn report_list(&self, search: ReportSearch) -> ServiceResult<ReportList> {
+        let limit = search.limit.unwrap_or(reports::DEFAULT_LIMIT);
+        let mut rows = self
+            .store
+            .lkp_reports(&LkpReportFilter {
+                commit: search.commit.clone(),
+                testcase: search.testcase.clone(),
+                metric: search.metric.clone(),
+                kpi: search.kpi.clone(),
+                subsystem: search.subsystem.clone(),
+                machine: search.machine.clone(),
+                since: search.since.clone(),
+                until: search.until.clone(),
+                // One more, to know whether there are more.
+                limit: limit + 1,
+                offset: search.offset.unwrap_or(0),
+            })
+            .await?;
+        let more = rows.len() as i64 > limit;
+        rows.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(ReportList {
+            search,
+            reports: rows.into_iter().map(ReportEntry::from).collect(),
+            more,
+        })
+    }
+
+    /// One report section with what its page links to: the reports that named its commits,
+    /// its KPI over the reports, and what the lab's own uploads have of its commits.
+    pub async fn report_detail(&self, id: i64) -> ServiceResult<ReportDetail> {
+        let (entry, stored) = self.lkp_report(id).await?;
+        let mut related = Vec::new();
+        for c in [&entry.commit, &entry.base] {
+            if !is_commit(c) {
+                continue;
+            }
+            let rows = self
+                .store
+                .lkp_reports(&LkpReportFilter {
+                    commit: Some(c.to_ascii_lowercase()),
+                    limit: 100,
+                    ..Default::default()
+                })
+                .await?;
+            for r in rows {
+                if r.id != id && !related.iter().any(|e: &ReportEntry| e.id == r.id) {
+                    related.push(ReportEntry::from(r));
+                }
+            }
+        }
+        related.sort_by(|a, b| (&b.sent_at, b.id).cmp(&(&a.sent_at, a.id)));
+        let trend = self
+            .store
+            .lkp_report_trend(&entry.testcase, &entry.kpi, reports::TREND_REPORTS)
+            .await?
+            .into_iter()
+            .map(ReportEntry::from)
+            .collect();
+        let lab = self.lab_beside(&[&entry.commit, &entry.base]).await?;
+        Ok(ReportDetail {
+            headline_kpi: stored.headline_kpi,
+            headline_change: stored.headline_change,
+            commits: stored
+                .section
+                .commits
+                .iter()
+                .map(|c| (c.id.clone(), c.subject.clone()))
+                .collect(),
+            parameters: stored.parameters,
+            notes: stored.notes,
+            text: stored.section.text(),
+            entry,
+            related,
+            trend,
+            lab,
+        })
+    }
+
+    /// `/commits/{sha}`: every report that named the commit (tested, or as the base), and
+    /// what the lab has of it.
+    pub async fn commit_page(&self, commit: &str) -> ServiceResult<CommitPage> {
+        if !is_commit(commit) {
+            return Err(ServiceError::Invalid(
+                "a commit is 7 to 40 hex digits".into(),
+            ));
+        }
+        let commit = commit.to_ascii_lowercase();
+        let rows = self
+            .store
+            .lkp_reports(&LkpReportFilter {
+                commit: Some(commit.clone()),
+                limit: reports::MAX_LIMIT,
+                ..Default::default()
+            })
+            .await?;
+        let (tested, base_of): (Vec<ReportEntry>, Vec<ReportEntry>) = rows
+            .into_iter()
+            .map(ReportEntry::from)
+            .partition(|r| reports::prefix_match(&r.commit, &commit));
+        let mut subject = None;
+        if let Some(first) = tested.first().or(base_of.first()) {
+            let (_, stored) = self.lkp_report(first.id).await?;
+            subject = stored
+                .section
+                .commits
+                .iter()
+                .find(|c| reports::prefix_match(&c.id, &commit))
+                .and_then(|c| c.subject.clone())
+                .or(stored.commit_subject.filter(|_| !tested.is_empty()));
+        }
+        let lab = self.lab_beside(&[&commit]).await?;
+        Ok(CommitPage {
+            commit,
+            subject,
+            tested,
+            base_of,
+            lab,
+        })
+    }
+
+    /// The lab's runs at these commits and Perfline's alerts whose first bad commit is the
+    /// first of them.
+    async fn lab_beside(&self, commits: &[&String]) -> ServiceResult<LabBeside> {
+        let hex: Vec<String> = commits
+            .iter()
+            .filter(|c| is_commit(c))
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        let runs = self
+            .store
+            .runs_at_commits(&hex)
+            .await?
+            .into_iter()
+            .map(|(benchmark, machine, commit, runs)| LabRuns {
+                benchmark,
+                machine,
+                commit,
+                runs,
+            })
+            .collect();
+        let alerts = match commits.first().filter(|c| is_commit(c)) {
+            None => Vec::new(),
+            Some(head) => self
+                .store
+                .alerts_at_commit(&head.to_ascii_lowercase())
+                .await?
+                .into_iter()
+                .map(
+                    |(
+                        id,
+                        benchmark,
+                        machine,
+                        good_sha,
+                        bad_sha,
+                        status,
+                        regressions,
+                        improvements,
+                        worst_pct,
+                    )| {
+                        LabAlert {
+                            id,
+                            benchmark,
+                            machine,
+                            good_sha,
+                            bad_sha,
+                            status,
+                            regressions,
+                            improvements,
+                            worst_pct,
+                        }
+                    },
+                )
+                .collect(),
+        };
+        Ok(LabBeside { runs, alerts })
     }
 
     /// One stored report section with its mail's facts.
@@ -245,6 +423,62 @@ fn inflate(stored: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A commit as the searches take it: 7 to 40 hex digits (a base may be a tag, `v6.8-rc1`).
+fn is_commit(c: &str) -> bool {
+    (7..=40).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The subsystem a robot's subject names: the bracket just before the commit
+/// (`[linus:master] [mm/slub]  3bd4fe..: ...` → `mm/slub`, `[xfs]  490d45..: ...` → `xfs`);
+/// for a reply to a patch, what its subject names before the first colon
+/// (`Re: [PATCH 07/16] btrfs: Lock ...` → `btrfs`). Empty when neither.
+pub fn subsystem(subject: &str) -> String {
+    let subject = subject.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut rest = subject.as_str();
+    // Reply prefixes, then the brackets in order.
+    while let Some(r) = rest
+        .strip_prefix("Re: ")
+        .or_else(|| rest.strip_prefix("RE: "))
+    {
+        rest = r;
+    }
+    let mut brackets = Vec::new();
+    while let Some(r) = rest.strip_prefix('[') {
+        let Some((inside, after)) = r.split_once(']') else {
+            break;
+        };
+        brackets.push(inside);
+        rest = after.trim_start();
+    }
+    let patch = brackets
+        .iter()
+        .any(|b| b.starts_with("PATCH") || b.starts_with("RFC"));
+    if patch {
+        return rest
+            .split_once(':')
+            .map(|(s, _)| s.trim())
+            .filter(|s| !s.is_empty() && !s.contains(' '))
+            .unwrap_or("")
+            .to_owned();
+    }
+    // `[tree:branch]` names the tree; the subsystem is the last bracket without a colon.
+    brackets
+        .iter()
+        .rev()
+        .find(|b| !b.contains(':') && !b.is_empty())
+        .map(|b| (*b).to_owned())
+        .unwrap_or_default()
+}
+
+/// A mail's `Date:` as ISO-8601 in UTC; empty when it does not parse.
+fn sent_at(date: &str) -> String {
+    mailparse::dateparse(date)
+        .ok()
+        .and_then(|secs| secs.checked_mul(1000))
+        .map(app::text::utc_seconds)
+        .unwrap_or_default()
+}
+
 /// The report sections of one mail's bytes, to store; or why it is none.
 pub fn reports_of_mail(raw: &[u8]) -> Result<Vec<NewLkpReport>, String> {
     let (mail, id, report) = read_mail(raw).map_err(|(_, reason)| reason)?;
@@ -278,4 +512,25 @@ fn read_mail(raw: &[u8]) -> Result<(lkp_mail::Mail, String, Report), (Option<Str
         )
     });
     Ok((mail, id, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subsystem;
+
+    #[test]
+    fn the_subsystem_is_the_subjects_bracket() {
+        for (subject, want) in [
+            ("[xfs]  490d451fa5:  aim7.jobs-per-min -6.3% regression", "xfs"),
+            ("[linus:master] [cpuidle]  5484e31bbb:\n adrestia.wakeup_cost_periodic_us -33.3% improvement", "cpuidle"),
+            ("[dhowells-fs:iov-extract] [iov_iter] 64ea9d6c5f: fio.read_iops", "iov_iter"),
+            ("[linus:master] [io_uring/io]  8343cae362:", "io_uring/io"),
+            ("Re: [PATCH 07/16] btrfs: Lock extents before folio for read()s", "btrfs"),
+            ("Re: [PATCH v3 5/5] mm: memcg: restore subtree stats flushing", "mm"),
+            ("[linux-next:master] 01d37228d3: netperf.Throughput_Mbps", ""),
+            ("no brackets at all", ""),
+        ] {
+            assert_eq!(subsystem(subject), want, "{subject}");
+        }
+    }
 }

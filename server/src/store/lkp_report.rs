@@ -21,6 +21,13 @@ pub struct LkpReportHead {
     pub machine: String,
     pub subject: String,
     pub mail_date: String,
+    /// The subject's bracket before the commit (`mm`, `btrfs`); empty when it has none.
+    pub subsystem: String,
+    /// The mail's `Date:` in UTC, ISO-8601 (`2025-03-10T12:54:00Z`); empty when unreadable.
+    pub sent_at: String,
+    /// The KPI row's means, base and tested commit, where the table has the row.
+    pub kpi_base: Option<f64>,
+    pub kpi_head: Option<f64>,
 }
 
 /// A report section to store.
@@ -48,7 +55,15 @@ pub struct LkpReportFilter {
     pub commit: Option<String>,
     pub testcase: Option<String>,
     pub metric: Option<String>,
+    /// The headline's (or the box's) KPI.
+    pub kpi: Option<String>,
+    pub subsystem: Option<String>,
+    pub machine: Option<String>,
+    /// Mails sent on or after this day (`2024-01-31`), and before the day after `until`.
+    pub since: Option<String>,
+    pub until: Option<String>,
     pub limit: i64,
+    pub offset: i64,
 }
 
 /// Metric names interned per statement (one JSON parameter).
@@ -58,7 +73,7 @@ const NAMES_PER_STATEMENT: usize = 2_000;
 /// limit of parameters).
 const PAIRS_PER_STATEMENT: usize = 2_000;
 
-const COLUMNS: &str = "id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at";
+const COLUMNS: &str = "id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, subsystem, sent_at, kpi_base, kpi_head, created_at";
 
 impl Store {
     /// Stores the sections not stored before (by Message-ID and section): each one's id and
@@ -72,8 +87,8 @@ impl Store {
         let mut fresh: Vec<(i64, &Vec<String>)> = Vec::new();
         for r in reports {
             let created: Option<(i64,)> = query_as(sql!(
-                "INSERT INTO lkp_report (message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, report) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
+                "INSERT INTO lkp_report (message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, subsystem, sent_at, kpi_base, kpi_head, report) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
             ))
             .bind(&r.head.message_id)
             .bind(r.head.section)
@@ -86,6 +101,10 @@ impl Store {
             .bind(&r.head.machine)
             .bind(&r.head.subject)
             .bind(&r.head.mail_date)
+            .bind(&r.head.subsystem)
+            .bind(&r.head.sent_at)
+            .bind(r.head.kpi_base)
+            .bind(r.head.kpi_head)
             .bind(&r.report)
             .fetch_optional(&mut tx)
             .await?;
@@ -170,12 +189,29 @@ impl Store {
     pub async fn lkp_reports(&self, filter: &LkpReportFilter) -> StoreResult<Vec<LkpReportRow>> {
         let mut b = Builder::new(&format!("SELECT {COLUMNS} FROM lkp_report WHERE 1 = 1"));
         let prefix = filter.commit.as_ref().map(|c| format!("{c}%"));
-        if let Some(p) = &prefix {
+        if let (Some(p), Some(c)) = (&prefix, &filter.commit) {
+            // Either names the other by a prefix (a section may name its commits by 10 digits).
             b.push(" AND (commit_sha LIKE ").push_bind(p.as_str());
-            b.push(" OR base LIKE ").push_bind(p.as_str()).push(")");
+            b.push(" OR base LIKE ").push_bind(p.as_str());
+            b.push(" OR (LENGTH(commit_sha) >= 7 AND ")
+                .push_bind(c.as_str())
+                .push(" LIKE commit_sha || '%')");
+            b.push(" OR (LENGTH(base) >= 7 AND ")
+                .push_bind(c.as_str())
+                .push(" LIKE base || '%'))");
         }
-        if let Some(t) = &filter.testcase {
-            b.push(" AND testcase = ").push_bind(t.as_str());
+        for (column, value) in [
+            ("testcase", &filter.testcase),
+            ("kpi", &filter.kpi),
+            ("subsystem", &filter.subsystem),
+            ("machine", &filter.machine),
+        ] {
+            if let Some(v) = value {
+                b.push(" AND ")
+                    .push(column)
+                    .push(" = ")
+                    .push_bind(v.as_str());
+            }
         }
         if let Some(m) = &filter.metric {
             b.push(
@@ -185,21 +221,51 @@ impl Store {
             .push_bind(m.as_str())
             .push(")");
         }
-        b.push(" ORDER BY id DESC LIMIT ").push_bind(filter.limit);
+        if let Some(d) = &filter.since {
+            b.push(" AND sent_at >= ").push_bind(d.as_str());
+        }
+        // Before the day after: every time of that day sorts below `DAY~`.
+        let until = filter.until.as_ref().map(|d| format!("{d}~"));
+        if let Some(d) = &until {
+            b.push(" AND sent_at < ").push_bind(d.as_str());
+        }
+        b.push(" ORDER BY sent_at DESC, id DESC LIMIT ")
+            .push_bind(filter.limit)
+            .push(" OFFSET ")
+            .push_bind(filter.offset);
         let rows = b.build().fetch_all(&self.reader).await?;
         Ok(rows.iter().map(row).collect())
+    }
+
+    /// The reports of `testcase` whose KPI is `kpi`, oldest mail first (at most `limit`, the
+    /// newest kept): the KPI's trend over the robot's reports.
+    pub async fn lkp_report_trend(
+        &self,
+        testcase: &str,
+        kpi: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<LkpReportRow>> {
+        let mut b = Builder::new(&format!(
+            "SELECT {COLUMNS} FROM lkp_report WHERE testcase = ? AND kpi = ? \
+             ORDER BY sent_at DESC, id DESC LIMIT ?"
+        ));
+        b.push_arg(testcase).push_arg(kpi).push_arg(limit);
+        let rows = b.build().fetch_all(&self.reader).await?;
+        let mut out: Vec<LkpReportRow> = rows.iter().map(row).collect();
+        out.reverse();
+        Ok(out)
     }
 
     /// One report: its row and its JSON.
     pub async fn lkp_report(&self, id: i64) -> StoreResult<Option<(LkpReportRow, Vec<u8>)>> {
         let r = query(sql!(
-            "SELECT id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, created_at, report \
+            "SELECT id, message_id, section, kind, kpi, change, commit_sha, base, testcase, machine, subject, mail_date, subsystem, sent_at, kpi_base, kpi_head, created_at, report \
              FROM lkp_report WHERE id = ?"
         ))
         .bind(id)
         .fetch_optional(&self.reader)
         .await?;
-        Ok(r.map(|r| (row(&r), r.get(13))))
+        Ok(r.map(|r| (row(&r), r.get(17))))
     }
 }
 
@@ -218,7 +284,67 @@ fn row(r: &super::sql::Row) -> LkpReportRow {
             machine: r.get(9),
             subject: r.get(10),
             mail_date: r.get(11),
+            subsystem: r.get(12),
+            sent_at: r.get(13),
+            kpi_base: r.get(14),
+            kpi_head: r.get(15),
         },
-        created_at: r.get(12),
+        created_at: r.get(16),
+    }
+}
+
+/// At most this many (benchmark, machine, commit) groups of lab runs beside a report.
+const MAX_LAB_GROUPS: i64 = 200;
+/// At most this many of Perfline's alert summaries beside a report.
+const MAX_LAB_ALERTS: i64 = 50;
+
+impl Store {
+    /// The lab's runs at commits named by these prefixes (hex, at least 7 digits: the caller
+    /// checks): (benchmark, machine, commit, runs), most runs first.
+    pub async fn runs_at_commits(
+        &self,
+        prefixes: &[String],
+    ) -> StoreResult<Vec<(String, String, String, i64)>> {
+        if prefixes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut b = Builder::new(
+            "SELECT r.benchmark, m.name, r.commit_sha, COUNT(*) FROM run r \
+             JOIN machine m ON m.id = r.machine_id WHERE ",
+        );
+        for (i, p) in prefixes.iter().enumerate() {
+            if i > 0 {
+                b.push(" OR ");
+            }
+            // Either names the other by a prefix: a robot may upload `01d37228d3`.
+            b.push("(r.commit_sha LIKE ")
+                .push_bind(format!("{p}%"))
+                .push(" OR (LENGTH(r.commit_sha) >= 7 AND ")
+                .push_bind(p.as_str())
+                .push(" LIKE r.commit_sha || '%'))");
+        }
+        b.push(" GROUP BY r.benchmark, m.name, r.commit_sha ORDER BY COUNT(*) DESC, r.benchmark, m.name LIMIT ")
+            .push_bind(MAX_LAB_GROUPS);
+        Ok(b.build_query_as().fetch_all(&self.reader).await?)
+    }
+
+    /// Perfline's alert summaries whose first bad commit `prefix` names (hex, at least 7
+    /// digits), newest first: (id, benchmark, machine, good sha, bad sha, status,
+    /// regressions, improvements, worst %).
+    #[allow(clippy::type_complexity)]
+    pub async fn alerts_at_commit(
+        &self,
+        prefix: &str,
+    ) -> StoreResult<Vec<(i64, String, String, String, String, String, i64, i64, f64)>> {
+        Ok(query_as(sql!(
+            "SELECT id, benchmark, machine, good_sha, bad_sha, status, regressions, improvements, worst_pct \
+             FROM alert_summary WHERE bad_sha LIKE ? OR (LENGTH(bad_sha) >= 7 AND ? LIKE bad_sha || '%') \
+             ORDER BY id DESC LIMIT ?"
+        ))
+        .bind(format!("{prefix}%"))
+        .bind(prefix)
+        .bind(MAX_LAB_ALERTS)
+        .fetch_all(&self.reader)
+        .await?)
     }
 }

@@ -482,3 +482,222 @@ fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
     let (ok, err) = import_mail(&db, &tmp.path().join("nowhere"));
     assert!(!ok && err.contains("nowhere"), "{err}");
 }
+
+/// The text between the element `<tag id="id"...>` and its end.
+fn element(html: &str, tag: &str, id: &str) -> String {
+    let start = html
+        .find(&format!("<{tag} id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no {tag}#{id}"));
+    let body = start + html[start..].find('>').unwrap() + 1;
+    let end = body + html[body..].find(&format!("</{tag}>")).unwrap();
+    html[body..end].to_owned()
+}
+
+/// Issue 56, point 3: `/reports` lists the stored reports by testcase, KPI, metric, commit,
+/// subsystem, machine and date, each linking its page, its commit's page and its mail on
+/// lore; a report's page prints the mail's table byte for byte, the KPI over the robot's
+/// reports, and what the robot said of the same commits; a commit's page lists every report
+/// that named it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reports_pages_search_link_and_reprint_the_mails() {
+    use crate::helpers::spawn_app;
+    use crate::lkp_compare::unescape;
+    let app = spawn_app().await;
+    let names: Vec<String> = manifest()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap().to_owned())
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let r = app.upload_raw("", mbox_of(&refs)).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let stored: serde_json::Value = r.json().await.unwrap();
+    let all = stored["reports"].as_array().unwrap().len();
+    assert!(all >= 20, "{all}");
+
+    // Every report, newest mail first, in pages of `limit`.
+    let (status, html) = app.get_text("/reports?limit=1000").await;
+    assert_eq!(status, 200);
+    assert_eq!(html.matches("class=\"report-row\"").count(), all);
+    let first = html.find("8343cae362").unwrap();
+    let last = html.find("490d451fa5").unwrap();
+    assert!(first < last, "newest first");
+    let (_, page) = app.get_text("/reports?limit=5").await;
+    assert_eq!(page.matches("class=\"report-row\"").count(), 5);
+    assert!(page.contains("offset=5"), "a link to the next page");
+
+    // By subsystem, machine, commit, date, KPI and any metric.
+    let (_, html) = app.get_text("/reports?subsystem=memcg").await;
+    let rows = html.matches("class=\"report-row\"").count();
+    assert_eq!(rows, 7, "the memcg mail's seven sections");
+    assert!(html.contains("href=\"https://lore.kernel.org/r/202503101254.cfd454df-lkp@intel.com\""));
+    let (_, html) = app
+        .get_text("/reports?machine=lkp-icl-2sp2&commit=01d37228d3")
+        .await;
+    assert!(html.matches("class=\"report-row\"").count() >= 1);
+    assert!(html.contains("href=\"/commits/01d37228d331047a0bbbd1026cec2ccabef6d88d\""));
+    let (_, html) = app
+        .get_text("/reports?since=2022-01-01&until=2022-12-31")
+        .await;
+    assert!(
+        html.contains("1a61b300c0") && html.contains("345a4666a7"),
+        "2022's mails"
+    );
+    assert!(!html.contains("8343cae362") && !html.contains("490d451fa5"));
+    let (_, v) = app
+        .get_json("/api/v1/reports?testcase=fsmark&kpi=fsmark.files_per_sec")
+        .await;
+    let fsmark = v["reports"].as_array().unwrap();
+    let commits: Vec<&str> = fsmark
+        .iter()
+        .map(|r| r["commit"].as_str().unwrap())
+        .collect();
+    for c in ["f59743f788", "1a61b300c0", "38f83090f5"] {
+        assert!(
+            commits.iter().any(|x| x.starts_with(c)),
+            "{c} in {commits:?}"
+        );
+    }
+    assert!(fsmark
+        .iter()
+        .all(|r| r["kpi_head"].is_number() && r["kpi_base"].is_number()));
+    let (status, v) = app.get_json("/api/v1/reports?since=yesterday").await;
+    assert_eq!(status, 400, "{v}");
+
+    // A report's page: the mail's table byte for byte, its lore link, its commits.
+    let id = fsmark
+        .iter()
+        .find(|r| r["commit"].as_str().unwrap().starts_with("1a61b300c0"))
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let (status, html) = app.get_text(&format!("/reports/{id}")).await;
+    assert_eq!(status, 200);
+    let (_, text) = app
+        .get_text(&format!("/api/v1/reports/{id}?format=text"))
+        .await;
+    // (Without the renderer's `<!>` markers, which a browser's text has not either.)
+    let shown = unescape(&element(&html, "pre", "report-text").replace("<!>", ""));
+    let at = shown
+        .bytes()
+        .zip(text.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(shown.len().min(text.len()));
+    assert_eq!(
+        shown.len(),
+        text.len(),
+        "the page's table differs at byte {at}: {:?} against {:?}",
+        &shown[at.saturating_sub(40)..(at + 40).min(shown.len())],
+        &text[at.saturating_sub(40)..(at + 40).min(text.len())]
+    );
+    assert!(shown == text, "the page's table is the text's");
+    let body = lkp_mail::decode(&mail_bytes("09-20220117-fsmark-regression-1a61b300c0.eml"))
+        .unwrap()
+        .body
+        .replace("\r\n", "\n");
+    assert!(body.contains(&text), "the page's table is the mail's");
+    assert!(element(&html, "a", "report-lore").contains("on lore"));
+    assert!(element(&html, "ul", "report-commits").contains("/commits/"));
+    // Its KPI over the reports: the three fsmark.files_per_sec mails, oldest first.
+    let trend = element(&html, "table", "report-trend-table");
+    assert!(trend.matches("<tr").count() >= 4, "{trend}");
+    let (a, b, c) = (
+        trend.find("38f83090f5").unwrap(),
+        trend.find("1a61b300c0").unwrap(),
+        trend.find("f59743f788").unwrap(),
+    );
+    assert!(a < b && b < c, "newest row first in the table");
+    assert!(html.contains("id=\"report-trend\""), "the chart");
+    assert!(html.contains("class=\"trend-this\""), "this report ringed");
+
+    // A commit's page: every report that named it.
+    let (status, html) = app
+        .get_text("/commits/01d37228d331047a0bbbd1026cec2ccabef6d88d")
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        element(&html, "table", "commit-tested")
+            .matches("class=\"report-row\"")
+            .count(),
+        7
+    );
+    let (status, _) = app.get_text("/commits/not-a-commit").await;
+    assert_eq!(status, 400);
+    let (status, _) = app.get_text("/reports/999999").await;
+    assert_eq!(status, 404);
+}
+
+/// Issue 56, point 4: where the lab's own LKP uploads meet a report (same testcase and
+/// commits), the report's page shows them beside it, with the lab's own comparison.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_labs_runs_stand_beside_the_robots_report() {
+    use crate::helpers::spawn_app;
+    let app = spawn_app().await;
+    let r = app
+        .upload_raw(
+            "",
+            mail_bytes("18-20250310-netperf-regression-01d37228d3.eml"),
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: serde_json::Value = r.json().await.unwrap();
+    let id = v["reports"][0]["id"].as_i64().unwrap();
+    let (_, html) = app.get_text(&format!("/reports/{id}")).await;
+    assert!(html.contains("id=\"lab-none\""), "no lab runs yet");
+    for (commit, mbps) in [("8c57b687e8", 5000.0), ("01d37228d3", 3100.0)] {
+        for run in 0..3 {
+            let r = app
+                .client
+                .post(app.url(&format!(
+                    "/api/v1/upload?benchmark=netperf&machine=lkp-icl-2sp2&kernel=6.14.0-rc5\
+                     &commit={commit}&format=lkp-stats"
+                )))
+                .body(format!(
+                    r#"{{"netperf.Throughput_Mbps": {}, "netperf.workload": 1000}}"#,
+                    mbps + f64::from(run)
+                ))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+        }
+    }
+    let (_, html) = app.get_text(&format!("/reports/{id}")).await;
+    let runs = element(&html, "table", "lab-runs");
+    assert!(
+        runs.contains("8c57b687e8") && runs.contains("01d37228d3"),
+        "{runs}"
+    );
+    let compare = element(&html, "a", "lab-compare");
+    assert!(compare.contains("comparison"), "{compare}");
+    let href = "/compare?benchmark=netperf&amp;machine=lkp-icl-2sp2&amp;commits=8c57b687e8,01d37228d331047a0bbbd1026cec2ccabef6d88d";
+    assert!(html.contains(href), "the lab's comparison link");
+    let (status, page) = app.get_text(&crate::lkp_compare::unescape(href)).await;
+    assert_eq!(status, 200, "{page}");
+    // The page's words, each tag a space.
+    let mut words = String::new();
+    let mut inside = false;
+    for c in page.chars() {
+        match c {
+            '<' => inside = true,
+            '>' => {
+                inside = false;
+                words.push(' ');
+            }
+            c if !inside => words.push(c),
+            _ => {}
+        }
+    }
+    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("commit 01d37228d3 against 8c57b687e8"),
+        "{words}"
+    );
+    assert!(words.contains("runs 3 against 3"), "{words}");
+    // The lab's own finding, beside the robot's 37.9 %.
+    assert!(
+        words.contains("-38.0% regression of netperf.Throughput_Mbps"),
+        "{words}"
+    );
+    let (_, html) = app.get_text("/commits/01d37228d3").await;
+    assert!(element(&html, "table", "lab-runs").contains("netperf"));
+}

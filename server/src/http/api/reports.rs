@@ -12,8 +12,8 @@ use serde::Deserialize;
 
 use crate::http::error::{ApiError, ApiResult};
 use crate::services::reports::MailsStored;
-use crate::store::LkpReportFilter;
 use crate::AppState;
+use app::reports::ReportSearch;
 
 /// The answer to an upload of mails: 201 when something new was stored, else 200; JSON, or
 /// text for `Accept: text/plain` (`perfline upload`).
@@ -50,54 +50,18 @@ pub fn text_summary(a: &MailsStored) -> String {
     out
 }
 
-/// `GET /api/v1/reports` filters.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-pub struct ReportQuery {
-    /// A prefix of the tested or base commit (7 to 40 hex digits).
-    pub commit: Option<String>,
-    pub testcase: Option<String>,
-    /// A metric the report's table names.
-    pub metric: Option<String>,
-    /// At most this many (default 100, at most 1,000).
-    pub limit: Option<i64>,
-}
-
 /// `GET /api/v1/reports`: the stored robot reports, newest first.
-#[utoipa::path(get, path = "/reports", tag = "reports", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(ReportQuery),
-    responses((status = 200, description = "`{reports: [...]}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
+#[utoipa::path(get, path = "/reports", tag = "reports", security((), ("bearer" = ["read"]), ("session" = ["read"])), params(ReportSearch),
+    responses((status = 200, description = "`{reports: [...], more}`", body = serde_json::Value), crate::http::api::openapi::Errors))]
 pub async fn list(
     State(state): State<AppState>,
-    Query(q): Query<ReportQuery>,
+    Query(q): Query<ReportSearch>,
 ) -> ApiResult<Json<serde_json::Value>> {
-    if let Some(c) = &q.commit {
-        if !(7..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(ApiError::BadRequest(
-                "commit must be 7 to 40 hex digits".into(),
-            ));
-        }
-    }
-    for (name, v) in [("testcase", &q.testcase), ("metric", &q.metric)] {
-        if v.as_ref().is_some_and(|v| v.is_empty() || v.len() > 500) {
-            return Err(ApiError::BadRequest(format!(
-                "{name} must be 1 to 500 characters"
-            )));
-        }
-    }
-    let limit = q.limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest(
-            "limit must be between 1 and 1000".into(),
-        ));
-    }
-    let reports = state
-        .lkp_reports(&LkpReportFilter {
-            commit: q.commit.map(|c| c.to_ascii_lowercase()),
-            testcase: q.testcase,
-            metric: q.metric,
-            limit,
-        })
-        .await?;
-    Ok(Json(serde_json::json!({ "reports": reports })))
+    let search = q.checked().map_err(ApiError::BadRequest)?;
+    let list = state.report_list(search).await?;
+    Ok(Json(
+        serde_json::json!({ "reports": list.reports, "more": list.more }),
+    ))
 }
 
 /// `GET /api/v1/reports/{id}` options.
