@@ -238,7 +238,8 @@ fn report_view(d: ReportDetail) -> AnyView {
         {parameters}
         <h2>"The mail's table"</h2>
         <p class="muted">"Printed from the stored cells; byte for byte the mail's, from its commit: block on."</p>
-        <pre id="report-text" class="lkp-text">{d.text.clone()}</pre>
+        // Focusable, so that a keyboard scrolls its width.
+        <pre id="report-text" class="lkp-text" tabindex="0" aria-label="The mail's table">{d.text.clone()}</pre>
         <h2>{format!("{} over the robot's reports", e.kpi)}</h2>
         <p class="muted"><a href=same_kpi>"Every report of this KPI"</a></p>
         {trend_view(&d.trend, e.id)}

@@ -435,8 +435,21 @@ async fn every_page_is_accessible_in_both_themes_in_chromium() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 201, "{}", r.text().await.unwrap());
+    // A robot's report mail, for the reports' pages (issue 56).
+    let mail = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lkp-mails/18-20250310-netperf-regression-01d37228d3.eml"),
+    )
+    .unwrap();
+    let r = app.upload_raw("", mail).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let report: serde_json::Value = r.json().await.unwrap();
+    let report = &report["reports"][0];
     let paths = vec![
         "/".to_owned(),
+        "/reports".into(),
+        format!("/reports/{}", report["id"]),
+        format!("/commits/{}", report["commit"].as_str().unwrap()),
         "/upload".into(),
         format!("/compare?benchmark=netperf-tcp&machine=m1&kernels={kernels}"),
         format!("/c/{permalink}"),
@@ -719,5 +732,36 @@ async fn the_lkp_compare_page_of_a_big_job_in_chromium() {
     )
     .await;
     assert!(out.contains("remembered across a reload"), "{out}");
+    app.stop().await;
+}
+
+/// Issue 56, point 3: the robot's reports as a maintainer reaches them in Chromium: searched
+/// by subsystem, a report's page with the mail's table as the API prints it, its lore link
+/// and KPI chart, and its commit's page; in both themes at 1280 and 400 px
+/// (`e2e/reports.mjs`). `every_page_is_accessible_in_both_themes_in_chromium` checks the
+/// pages with axe.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_robots_reports_in_chromium() {
+    let app = spawn_app().await;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lkp-mails");
+    let mut mbox = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    names.sort();
+    for p in &names {
+        mbox.extend_from_slice(b"From lkp@intel.com Mon Jan  1 00:00:00 2024\n");
+        mbox.extend_from_slice(&std::fs::read(p).unwrap());
+        mbox.extend_from_slice(b"\n\n");
+    }
+    let r = app.upload_raw("", mbox).await;
+    assert_eq!(r.status().as_u16(), 201);
+    run_e2e(
+        "reports.mjs",
+        vec![app.base.clone(), "memcg".into(), "7".into()],
+    )
+    .await;
     app.stop().await;
 }
