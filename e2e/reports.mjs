@@ -5,13 +5,14 @@
 // the <pre>), links the mail on lore, draws the KPI over the robot's reports and links the
 // commit's page, which lists the report. In both themes, at 1280 and 400 px, nothing is wider
 // than the window (the table scrolls inside its box).
-// Usage: node e2e/reports.mjs <base-url> <subsystem> <rows>
+// First, a mail through the upload form: the page says what it stored, with links.
+// Usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file>
 // Run by server/tests/it/browser.rs, which starts the server and uploads the mails.
 import { run, step, watch } from './lib.mjs';
 
-const [base, subsystem, expected] = process.argv.slice(2);
-if (!expected) {
-  console.error('usage: node e2e/reports.mjs <base-url> <subsystem> <rows>');
+const [base, subsystem, expected, mail] = process.argv.slice(2);
+if (!mail) {
+  console.error('usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file>');
   process.exit(2);
 }
 
@@ -30,7 +31,18 @@ async function noOverflow(page, what) {
   if (scroll > client) throw new Error(`${what} overflows: ${scroll} px wide in ${client} px; widest: ${widest}`);
 }
 
-await run(async (_unused, errors, browser) => {
+await run(async (first, errors, browser) => {
+  // A mail through the form (the server has it already: nothing new, every section listed).
+  await first.goto(`${base}/upload`);
+  await first.waitForSelector('body[data-hydrated="true"]');
+  await first.setInputFiles('#file', mail);
+  await first.click('#upload-submit');
+  await first.waitForSelector('#upload-result');
+  const said = await first.textContent('#upload-result');
+  if (!/Stored 7 report section\(s\) of the robot's mails, 0 new/.test(said)) throw new Error(`the form said: ${said}`);
+  const links = await first.$$eval('#upload-reports a[href^="/reports/"]', (a) => a.length);
+  if (links !== 7) throw new Error(`the form lists ${links} reports`);
+  step(`the upload form took a mail: ${said.trim()}`);
   for (const scheme of ['light', 'dark']) {
     for (const width of [1280, 400]) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });

@@ -60,6 +60,26 @@ impl ReportEntry {
     }
 }
 
+/// A mail of an upload that is not stored, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RefusedMail {
+    /// Its place in the upload (0 = first).
+    pub mail: usize,
+    pub message_id: Option<String>,
+    pub reason: String,
+}
+
+/// The answer to an upload of mails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct MailsStored {
+    pub reports: Vec<ReportEntry>,
+    /// How many of `reports` were new.
+    pub new: usize,
+    pub refused: Vec<RefusedMail>,
+}
+
 /// What `GET /api/v1/reports` and `/reports` filter on; all given must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]

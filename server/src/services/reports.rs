@@ -25,7 +25,7 @@ pub fn is_mail(bytes: &[u8]) -> bool {
     has(b"noticed a ") && (has(b"regression of ") || has(b"improvement of ")) && has(b"%stddev")
 }
 
-pub use app::reports::ReportEntry;
+pub use app::reports::{MailsStored, RefusedMail, ReportEntry};
 
 impl From<LkpReportRow> for ReportEntry {
     fn from(LkpReportRow { id, head: r, .. }: LkpReportRow) -> Self {
@@ -48,24 +48,6 @@ impl From<LkpReportRow> for ReportEntry {
             kpi_head: r.kpi_head,
         }
     }
-}
-
-/// A mail of an upload that is not stored, and why.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct RefusedMail {
-    /// Its place in the upload (0 = first).
-    pub mail: usize,
-    pub message_id: Option<String>,
-    pub reason: String,
-}
-
-/// The answer to an upload of mails.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct MailsStored {
-    pub reports: Vec<ReportEntry>,
-    /// How many of `reports` were new.
-    pub new: usize,
-    pub refused: Vec<RefusedMail>,
 }
 
 /// The JSON kept per section: the mail's header facts and the section.

@@ -760,7 +760,14 @@ async fn the_robots_reports_in_chromium() {
     assert_eq!(r.status().as_u16(), 201);
     run_e2e(
         "reports.mjs",
-        vec![app.base.clone(), "memcg".into(), "7".into()],
+        vec![
+            app.base.clone(),
+            "memcg".into(),
+            "7".into(),
+            dir.join("18-20250310-netperf-regression-01d37228d3.eml")
+                .to_string_lossy()
+                .into_owned(),
+        ],
     )
     .await;
     app.stop().await;

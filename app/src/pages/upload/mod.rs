@@ -88,6 +88,8 @@ enum Phase {
     /// Every byte is sent; the server parses and stores.
     Storing,
     Done(Box<UploadResponse>),
+    /// The robot's report mails (issue 56): their sections.
+    Mails(Box<crate::reports::MailsStored>),
     Failed(String),
 }
 
@@ -129,6 +131,9 @@ fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
 )]
 fn answer(status: u16, body: &str) -> Phase {
     if (200..300).contains(&status) {
+        if let Ok(mails) = serde_json::from_str::<crate::reports::MailsStored>(body) {
+            return Phase::Mails(Box::new(mails));
+        }
         return match serde_json::from_str::<UploadResponse>(body) {
             Ok(r) => Phase::Done(Box::new(r)),
             Err(e) => Phase::Failed(format!("an answer the page cannot read: {e}")),
@@ -302,6 +307,7 @@ fn UploadForm(
                 <option value="auto" selected>"detect"</option>
                 <option value="csv">"generic CSV"</option>
                 <option value="json">"generic JSON"</option>
+                <option value="lkp-mail">"LKP report mail(s)"</option>
             </select>
             <div></div>
             <button type="submit" id="upload-submit"
@@ -341,6 +347,32 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
         Phase::Storing => view! { <p id="upload-phase">"Parsing and storing…"</p> }.into_any(),
         Phase::Failed(message) => {
             view! { <p class="error" id="upload-error">{message}</p> }.into_any()
+        }
+        Phase::Mails(m) => {
+            let crate::reports::MailsStored {
+                reports,
+                new,
+                refused,
+            } = *m;
+            let stored = format!(
+                "Stored {} report section(s) of the robot's mails, {new} new.",
+                reports.len()
+            );
+            view! {
+                <p class="ok" id="upload-result">{stored} " " <a id="upload-link" href="/reports">"The reports"</a></p>
+                <ul id="upload-reports">
+                    {reports.into_iter().map(|r| view! {
+                        <li><a href=r.href()>{format!("{} {} of {}", r.change, r.kind, r.kpi)}</a>
+                            {format!(" — {} on {}, {}", r.testcase, r.machine, crate::text::short_commit(&r.commit))}</li>
+                    }).collect_view()}
+                </ul>
+                {(!refused.is_empty()).then(|| view! {
+                    <ul id="upload-refused" class="error">
+                        {refused.into_iter().map(|r| view! { <li>{format!("mail {}: {}", r.mail, r.reason)}</li> }).collect_view()}
+                    </ul>
+                })}
+            }
+            .into_any()
         }
         Phase::Done(r) => {
             let u = r.upload;
