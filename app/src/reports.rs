@@ -60,6 +60,39 @@ impl ReportEntry {
     }
 }
 
+/// The samples of one of the ASCII plots that mails until about 2021 carry under their table:
+/// the bisection's runs of the base (bisect-good, `+`) and the tested commit (bisect-bad,
+/// `O`) of one metric, left to right, each read off the plot at its row's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BisectSamples {
+    pub metric: String,
+    pub good: Vec<f64>,
+    pub bad: Vec<f64>,
+    /// What one text row of the plot spans: each sample is within half of it.
+    pub row_step: f64,
+}
+
+impl BisectSamples {
+    pub fn good_mean(&self) -> Option<f64> {
+        mean(&self.good)
+    }
+
+    pub fn bad_mean(&self) -> Option<f64> {
+        mean(&self.bad)
+    }
+
+    /// The bad samples' mean against the good ones', in percent.
+    pub fn change_pct(&self) -> Option<f64> {
+        let (g, b) = (self.good_mean()?, self.bad_mean()?);
+        (g != 0.0).then(|| 100.0 * (b - g) / g.abs())
+    }
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// A mail of an upload that is not stored, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -282,6 +315,8 @@ pub struct ReportDetail {
     pub commits: Vec<(String, Option<String>)>,
     pub parameters: Vec<(String, String)>,
     pub notes: Vec<String>,
+    /// The bisection's samples from the mail's plots (the headline's section only).
+    pub plots: Vec<BisectSamples>,
     /// The section as the mail prints it, from `commit:` through its last row.
     pub text: String,
     /// The other reports that named either commit (newest first).

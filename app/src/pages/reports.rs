@@ -240,6 +240,7 @@ fn report_view(d: ReportDetail) -> AnyView {
         <p class="muted">"Printed from the stored cells; byte for byte the mail's, from its commit: block on."</p>
         // Focusable, so that a keyboard scrolls its width.
         <pre id="report-text" class="lkp-text" tabindex="0" aria-label="The mail's table">{d.text.clone()}</pre>
+        {plots_view(&d.plots)}
         <h2>{format!("{} over the robot's reports", e.kpi)}</h2>
         <p class="muted"><a href=same_kpi>"Every report of this KPI"</a></p>
         {trend_view(&d.trend, e.id)}
@@ -249,6 +250,60 @@ fn report_view(d: ReportDetail) -> AnyView {
         {lab_view(&d.lab, Some((&e.testcase, &e.base, &e.commit)))}
     }
     .into_any()
+}
+
+/// The bisection's samples read from the mail's ASCII plots: per metric, the bisect-good and
+/// bad samples, their means and change, and every value.
+fn plots_view(plots: &[crate::reports::BisectSamples]) -> Option<AnyView> {
+    if plots.is_empty() {
+        return None;
+    }
+    let fmt = |v: Option<f64>| {
+        v.map_or_else(
+            || "-".to_owned(),
+            |v| {
+                format!("{v:.6}")
+                    .trim_end_matches('0')
+                    .trim_end_matches('.')
+                    .to_owned()
+            },
+        )
+    };
+    let rows = plots
+        .iter()
+        .map(|p| {
+            let values = |v: &[f64]| v.iter().map(|x| fmt(Some(*x))).collect::<Vec<_>>().join(" ");
+            view! {
+                <tr>
+                    <td>{p.metric.clone()}</td>
+                    <td class="num">{p.good.len()}</td>
+                    <td class="num">{fmt(p.good_mean())}</td>
+                    <td class="num">{p.bad.len()}</td>
+                    <td class="num">{fmt(p.bad_mean())}</td>
+                    <td class="num">{p.change_pct().map_or_else(|| "-".into(), |c| format!("{c:+.1}%"))}</td>
+                    <td class="num">{format!("± {}", fmt(Some(p.row_step / 2.0)))}</td>
+                    <td>
+                        <details>
+                            <summary>"values"</summary>
+                            <p class="mono">"good: "{values(&p.good)}</p>
+                            <p class="mono">"bad: "{values(&p.bad)}</p>
+                        </details>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(
+        view! {
+            <h2>"The bisection's samples"</h2>
+            <p class="muted">"Read off the mail's plots: each bisect-good (+) and bisect-bad (O) sample at its row's value, within half a row."</p>
+            <table id="report-samples" class="reports">
+                <thead><tr><th>"Metric"</th><th class="num">"Good runs"</th><th class="num">"Good mean"</th><th class="num">"Bad runs"</th><th class="num">"Bad mean"</th><th class="num">"Change"</th><th class="num">"Read within"</th><th>"Samples"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+        .into_any(),
+    )
 }
 
 /// The KPI's means over the reports, oldest first: each report's tested commit (filled) and

@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub use app::reports::BisectSamples;
+
 /// A mail's headers and its first `text/plain` part, MIME-decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mail {
@@ -125,6 +127,9 @@ pub struct Report {
     /// The "also has significant impact on the following tests" box: one entry per test.
     pub also: Vec<AlsoTest>,
     pub sections: Vec<Section>,
+    /// The samples of the ASCII plots under the first table (mails until about 2021).
+    #[serde(default)]
+    pub plots: Vec<BisectSamples>,
 }
 
 /// One row group of the "also has significant impact" box.
@@ -375,6 +380,137 @@ pub fn parse_report(body: &str) -> Result<Report, String> {
         notes,
         also,
         sections,
+        plots: plots(&lines),
+    })
+}
+
+/// The most lines between a plot's top and bottom frame.
+const MAX_PLOT_ROWS: usize = 80;
+
+/// The samples of every ASCII plot in a body: gnuplot's dumb terminal, as lkp-tests drew the
+/// bisect-good (`+`) and bisect-bad (`O`) samples of a metric, titled by the metric above the
+/// frame, the y axis labelled at the tick rows (`+-+`, `|-+`). A sample's value is its row's,
+/// interpolated between the labels; a sample on the frame (drawn over its top or bottom line)
+/// is the frame's value. Line segments (`.`, `:`) are not samples.
+pub fn plots(lines: &[&str]) -> Vec<BisectSamples> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((left, right)) = frame(lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let bottom = (i + 1..lines.len().min(i + MAX_PLOT_ROWS))
+            .find(|&j| frame(lines[j]) == Some((left, right)));
+        let Some(bottom) = bottom else {
+            i += 1;
+            continue;
+        };
+        if let Some(p) = plot(lines, i, bottom, left, right) {
+            out.push(p);
+        }
+        i = bottom + 1;
+    }
+    out
+}
+
+/// A plot's frame line (`  89000 +-+------...---+`, `  1580 +------...---+`): the columns of
+/// its two corners.
+fn frame(line: &str) -> Option<(usize, usize)> {
+    let chars: Vec<char> = line.trim_end().chars().collect();
+    // The corner: the first `+` after the label (whose `1e+06` has one too), or a sample's
+    // `O` drawn over it.
+    let left = (0..chars.len())
+        .find(|&i| matches!(chars[i], '+' | 'O') && (i == 0 || chars[i - 1] == ' '))?;
+    let right = chars.len().checked_sub(1)?;
+    let inside = &chars[left..=right];
+    let dashes = inside.iter().filter(|c| **c == '-').count();
+    let ok = right > left + 20
+        && matches!(chars[right], '+' | 'O')
+        && dashes * 2 > inside.len()
+        && inside.iter().all(|c| matches!(c, '+' | '-' | 'O'))
+        && chars[..left]
+            .iter()
+            .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '.' | 'e' | '+' | '-'));
+    ok.then_some((left, right))
+}
+
+fn plot(
+    lines: &[&str],
+    top: usize,
+    bottom: usize,
+    left: usize,
+    right: usize,
+) -> Option<BisectSamples> {
+    let rows: Vec<Vec<char>> = lines[top..=bottom]
+        .iter()
+        .map(|l| l.chars().collect())
+        .collect();
+    // The y axis: each labelled row's value.
+    let labels: Vec<(usize, f64)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(r, row)| {
+            let label: String = row.iter().take(left).collect();
+            Some((r, label.trim().parse::<f64>().ok()?))
+        })
+        .collect();
+    if labels.len() < 2 || labels.first()?.1 == labels.last()?.1 {
+        return None;
+    }
+    // Between two labelled rows, linearly: gnuplot puts its ticks on the nearest row, so
+    // the rows between ticks are not all the same height.
+    let value = |r: usize| {
+        let k = labels
+            .windows(2)
+            .position(|w| r <= w[1].0)
+            .unwrap_or(labels.len() - 2);
+        let ((ra, va), (rb, vb)) = (labels[k], labels[k + 1]);
+        va + (r as f64 - ra as f64) * (vb - va) / (rb - ra) as f64
+    };
+    let row_step = labels
+        .windows(2)
+        .map(|w| ((w[1].1 - w[0].1) / (w[1].0 - w[0].0) as f64).abs())
+        .fold(0.0, f64::max);
+    let mut good: Vec<(usize, usize)> = Vec::new();
+    let mut bad: Vec<(usize, usize)> = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let edge = r == 0 || r + 1 == rows.len();
+        let at = |c: usize| row.get(c).copied().unwrap_or(' ');
+        // `+-+` / `|-+` at the left and `+-+` / `+-|` at the right are ticks, not samples.
+        let tick = |c: usize| {
+            (c == left || c == left + 2) && at(left + 1) == '-' && at(left + 2) == '+'
+                || (c == right || c == right.wrapping_sub(2))
+                    && at(right.wrapping_sub(1)) == '-'
+                    && at(right.wrapping_sub(2)) == '+'
+        };
+        for c in left..=right {
+            match at(c) {
+                'O' => bad.push((c, r)),
+                // A `+` on the frame's top or bottom line is a sample, but for the corners.
+                '+' if !tick(c) && !(edge && (c == left || c == right)) => good.push((c, r)),
+                _ => {}
+            }
+        }
+    }
+    if good.is_empty() && bad.is_empty() {
+        return None;
+    }
+    good.sort_unstable();
+    bad.sort_unstable();
+    let title = lines[top.saturating_sub(3)..top]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .filter(|l| !l.contains(' '))
+        .unwrap_or("")
+        .to_owned();
+    Some(BisectSamples {
+        metric: title,
+        good: good.iter().map(|&(_, r)| value(r)).collect(),
+        bad: bad.iter().map(|&(_, r)| value(r)).collect(),
+        row_step,
     })
 }
 

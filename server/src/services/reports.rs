@@ -59,6 +59,9 @@ pub struct StoredReport {
     pub parameters: Vec<(String, String)>,
     pub notes: Vec<String>,
     pub section: Section,
+    /// The bisection's samples from the mail's plots: the headline's section only.
+    #[serde(default)]
+    pub plots: Vec<lkp_mail::BisectSamples>,
 }
 
 /// The report sections of `report`, to store.
@@ -110,6 +113,11 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
                 parameters: report.parameters.clone(),
                 notes: report.notes.clone(),
                 section: s.clone(),
+                plots: if i == 0 {
+                    report.plots.clone()
+                } else {
+                    Vec::new()
+                },
             };
             NewLkpReport {
                 head: LkpReportHead {
@@ -264,6 +272,7 @@ impl Services {
                 .collect(),
             parameters: stored.parameters,
             notes: stored.notes,
+            plots: stored.plots,
             text: stored.section.text(),
             entry,
             related,

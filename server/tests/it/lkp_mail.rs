@@ -609,6 +609,17 @@ async fn the_reports_pages_search_link_and_reprint_the_mails() {
     assert!(html.contains("id=\"report-trend\""), "the chart");
     assert!(html.contains("class=\"trend-this\""), "this report ringed");
 
+    // A mail of 2019: its plots' samples, on the page and in the JSON.
+    let (_, v) = app.get_json("/api/v1/reports?commit=490d451fa5").await;
+    let old = v["reports"][0]["id"].as_i64().unwrap();
+    let (_, html) = app.get_text(&format!("/reports/{old}")).await;
+    let samples = element(&html, "table", "report-samples");
+    assert!(samples.contains("aim7.jobs-per-min"), "{samples}");
+    let (_, v) = app.get_json(&format!("/api/v1/reports/{old}")).await;
+    let plots = v["plots"].as_array().unwrap();
+    assert!(plots.len() >= 3, "{v}");
+    assert!(plots[0]["good"].as_array().unwrap().len() > 10);
+
     // A commit's page: every report that named it.
     let (status, html) = app
         .get_text("/commits/01d37228d331047a0bbbd1026cec2ccabef6d88d")
@@ -700,4 +711,94 @@ async fn the_labs_runs_stand_beside_the_robots_report() {
     );
     let (_, html) = app.get_text("/commits/01d37228d3").await;
     assert!(element(&html, "table", "lab-runs").contains("netperf"));
+}
+
+/// Issue 56, point 1: the ASCII plots of the mails until 2021 are the bisection's samples:
+/// every plot of the eight such fixtures is read, and the headline KPI's plot gives, from its
+/// bisect-good and bad samples alone, the change the mail's table prints (within what reading
+/// a value off a text row allows).
+#[test]
+fn the_plots_are_the_bisections_samples() {
+    let mut checked = 0;
+    for m in manifest() {
+        let file = m["file"].as_str().unwrap();
+        let raw = std::fs::read(fixtures().join(file)).unwrap();
+        let body = lkp_mail::decode(&raw).unwrap().body;
+        let report = lkp_mail::parse_report(&body).unwrap();
+        let drawn = body.matches("[O] bisect-bad").count() > 0;
+        assert_eq!(!report.plots.is_empty(), drawn, "{file}: plots read");
+        if !drawn {
+            continue;
+        }
+        // Frames: a y label, then `+-...-+`, mostly dashes, where a sample may be drawn over
+        // any character (the box of other tests has no label).
+        let frames = body
+            .lines()
+            .filter(|l| {
+                let l = l.trim();
+                let Some((label, line)) = l.split_once(' ') else {
+                    return false;
+                };
+                let dashes = line.chars().filter(|c| *c == '-').count();
+                label.parse::<f64>().is_ok()
+                    && line.len() > 20
+                    && dashes * 2 > line.len()
+                    && line.chars().all(|c| matches!(c, '+' | '-' | 'O'))
+            })
+            .count();
+        // A plot whose samples all lie on its frame's line shows no marker to read (05's
+        // fio.latency_2ms_): at most one in ten.
+        assert!(
+            report.plots.len() * 2 <= frames && report.plots.len() * 20 >= frames * 9,
+            "{file}: {} plots read of {}",
+            report.plots.len(),
+            frames / 2
+        );
+        for p in &report.plots {
+            assert!(!p.metric.is_empty(), "{file}: a plot without its title");
+            assert!(
+                !p.good.is_empty() || !p.bad.is_empty(),
+                "{file}: {}",
+                p.metric
+            );
+        }
+        let Some(kpi) = report.plots.iter().find(|p| p.metric == report.kpi) else {
+            continue;
+        };
+        let printed: f64 = report.change.trim_end_matches('%').parse().unwrap();
+        // 05's bad samples of fio.write_iops (-98.3%) all lie on the frame's bottom line.
+        let Some(read) = kpi.change_pct() else {
+            println!("{file}: no bad or no good sample of {} to read", kpi.metric);
+            continue;
+        };
+        // Each sample is read within half a row, so each mean is: the change lies between
+        // the changes of the means moved apart and moved together by that much (and the
+        // table's means are rounded as printed: a point more).
+        let (g, b, h) = (
+            kpi.good_mean().unwrap(),
+            kpi.bad_mean().unwrap(),
+            kpi.row_step / 2.0,
+        );
+        let ends = [
+            (b - h) / (g + h),
+            (b + h) / (g + h),
+            (b - h) / (g - h),
+            (b + h) / (g - h),
+        ]
+        .map(|r| 100.0 * (r - 1.0));
+        let lo = ends.iter().copied().fold(f64::INFINITY, f64::min) - 1.0;
+        let hi = ends.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 1.0;
+        println!(
+            "{file}: {} good {} bad samples of {}, {read:+.1}% read (between {lo:+.1}% and {hi:+.1}%) against {printed:+.1}% printed",
+            kpi.good.len(),
+            kpi.bad.len(),
+            kpi.metric
+        );
+        assert!(
+            g > h && (lo..=hi).contains(&printed),
+            "{file}: {read:+.1}% read ({lo:+.1}..{hi:+.1}), {printed:+.1}% printed"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked} headline plots checked");
 }

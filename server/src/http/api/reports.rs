@@ -92,6 +92,7 @@ pub async fn show(
             "notes": stored.notes,
             "commit_subject": stored.commit_subject,
             "section": stored.section,
+            "plots": stored.plots,
         }))
         .into_response()),
         Some(other) => Err(ApiError::BadRequest(format!(
