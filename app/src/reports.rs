@@ -53,7 +53,7 @@ impl ReportEntry {
     /// The day it was sent (`2025-03-10`), or the mail's date as printed.
     pub fn day(&self) -> &str {
         if self.sent_at.len() >= 10 {
-            &self.sent_at[..10]
+            crate::text::head(&self.sent_at, 10)
         } else {
             &self.date
         }
