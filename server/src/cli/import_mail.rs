@@ -27,11 +27,14 @@ struct Tally {
     new: usize,
 }
 
+/// A batch being written: each section's id and whether it is new.
+type Writing = tokio::task::JoinHandle<Result<Vec<(i64, bool)>, String>>;
+
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
     /// The batch being written while the next is parsed (two cores: a parse and a write).
-    writing: Option<tokio::task::JoinHandle<Result<Vec<(i64, bool)>, String>>>,
+    writing: Option<Writing>,
     tally: Tally,
     started: std::time::Instant,
 }

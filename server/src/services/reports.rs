@@ -94,8 +94,8 @@ fn sections_of(mail: &lkp_mail::Mail, message_id: &str, report: &Report) -> Vec<
                 })
                 .map_or((None, None), |r| {
                     (
-                        r.cells.first().and_then(|c| c.mean()),
-                        r.cells.last().and_then(|c| c.mean()),
+                        r.cells.first().and_then(lkp_mail::PerfCell::mean),
+                        r.cells.last().and_then(lkp_mail::PerfCell::mean),
                     )
                 });
             let metrics = s

@@ -293,6 +293,10 @@ fn row(r: &super::sql::Row) -> LkpReportRow {
     }
 }
 
+/// An alert summary at a commit: (id, benchmark, machine, good sha, bad sha, status,
+/// regressions, improvements, worst %).
+pub type AlertAtCommit = (i64, String, String, String, String, String, i64, i64, f64);
+
 /// At most this many (benchmark, machine, commit) groups of lab runs beside a report.
 const MAX_LAB_GROUPS: i64 = 200;
 /// At most this many of Perfline's alert summaries beside a report.
@@ -325,18 +329,14 @@ impl Store {
         }
         b.push(" GROUP BY r.benchmark, m.name, r.commit_sha ORDER BY COUNT(*) DESC, r.benchmark, m.name LIMIT ")
             .push_bind(MAX_LAB_GROUPS);
-        Ok(b.build_query_as().fetch_all(&self.reader).await?)
+        b.build_query_as().fetch_all(&self.reader).await
     }
 
     /// Perfline's alert summaries whose first bad commit `prefix` names (hex, at least 7
     /// digits), newest first: (id, benchmark, machine, good sha, bad sha, status,
     /// regressions, improvements, worst %).
-    #[allow(clippy::type_complexity)]
-    pub async fn alerts_at_commit(
-        &self,
-        prefix: &str,
-    ) -> StoreResult<Vec<(i64, String, String, String, String, String, i64, i64, f64)>> {
-        Ok(query_as(sql!(
+    pub async fn alerts_at_commit(&self, prefix: &str) -> StoreResult<Vec<AlertAtCommit>> {
+        query_as(sql!(
             "SELECT id, benchmark, machine, good_sha, bad_sha, status, regressions, improvements, worst_pct \
              FROM alert_summary WHERE bad_sha LIKE ? OR (LENGTH(bad_sha) >= 7 AND ? LIKE bad_sha || '%') \
              ORDER BY id DESC LIMIT ?"
@@ -345,6 +345,6 @@ impl Store {
         .bind(prefix)
         .bind(MAX_LAB_ALERTS)
         .fetch_all(&self.reader)
-        .await?)
+        .await
     }
 }
