@@ -394,14 +394,16 @@ const MAX_PLOT_ROWS: usize = 80;
 /// is the frame's value. Line segments (`.`, `:`) are not samples.
 pub fn plots(lines: &[&str]) -> Vec<BisectSamples> {
     let mut out = Vec::new();
+    // Each line looked at once, however many frame-like lines a hostile body has.
+    let frames: Vec<Option<(usize, usize)>> = lines.iter().map(|l| frame(l)).collect();
     let mut i = 0;
     while i < lines.len() {
-        let Some((left, right)) = frame(lines[i]) else {
+        let Some((left, right)) = frames[i] else {
             i += 1;
             continue;
         };
-        let bottom = (i + 1..lines.len().min(i + MAX_PLOT_ROWS))
-            .find(|&j| frame(lines[j]) == Some((left, right)));
+        let bottom =
+            (i + 1..lines.len().min(i + MAX_PLOT_ROWS)).find(|&j| frames[j] == Some((left, right)));
         let Some(bottom) = bottom else {
             i += 1;
             continue;
