@@ -15,11 +15,8 @@
 //! Caveat, printed too: a plot gives the samples' order within each side, not the commits'
 //! order across the bisection, and each value is read within half a text row.
 
+// (Its own `allow(dead_code)` covers the REALISE loader and tallies this bench leaves unused.)
 #[path = "../tests/it/realise_score.rs"]
-#[allow(
-    dead_code,
-    reason = "the REALISE loader and tallies are the realise bench's; this one runs the detectors only"
-)]
 mod realise_score;
 
 use std::path::Path;
