@@ -45,9 +45,23 @@ pub fn decode(raw: &[u8]) -> Result<Mail, String> {
             .map(|h| h.get_value().trim().to_owned())
     };
     let text = first_text_part(&parsed).ok_or("the mail has no text/plain part")?;
-    let body = text
-        .get_body()
+    // A body labelled ISO-8859-1 whose bytes are UTF-8 (a mail saved again by a tool that
+    // converted it, a careless client) is read as UTF-8: `±` is two bytes there, and read as
+    // Latin-1 it would be `Â±`, which no table has. Latin-1 text that is also valid UTF-8
+    // with a byte above 127 is all but impossible.
+    let raw_body = text
+        .get_body_raw()
         .map_err(|e| format!("the text part cannot be decoded: {e}"))?;
+    let latin1 = matches!(
+        text.ctype.charset.to_ascii_lowercase().as_str(),
+        "iso-8859-1" | "latin1" | "windows-1252" | "us-ascii"
+    );
+    let body = match std::str::from_utf8(&raw_body) {
+        Ok(utf8) if latin1 && !utf8.is_ascii() => utf8.to_owned(),
+        _ => text
+            .get_body()
+            .map_err(|e| format!("the text part cannot be decoded: {e}"))?,
+    };
     Ok(Mail {
         message_id: header("Message-ID").map(|v| v.trim_matches(['<', '>']).to_owned()),
         subject: header("Subject"),
@@ -330,9 +344,24 @@ fn failure_header(n: usize) -> String {
 /// report is refused with the reason.
 pub fn parse_report(body: &str) -> Result<Report, String> {
     let lines: Vec<&str> = body.lines().collect();
-    let (kind, change, kpi) = lines.iter().find_map(|l| headline(l)).ok_or(
-        "no \"we noticed a ... regression/improvement of\" headline: not an LKP performance report",
-    )?;
+    let quoted = |l: &str| l.trim_start().starts_with('>');
+    let Some((kind, change, kpi)) = lines
+        .iter()
+        .filter(|l| !quoted(l))
+        .find_map(|l| headline(l))
+    else {
+        if lines.iter().any(|l| quoted(l) && headline(l).is_some()) {
+            return Err(
+                "a reply that quotes a robot's report (its lines start with \">\"), not the report: \
+                 upload the robot's own mail"
+                    .into(),
+            );
+        }
+        return Err(
+            "no \"we noticed a ... regression/improvement of\" headline: not an LKP performance report"
+                .into(),
+        );
+    };
     let (commit, commit_subject) = lines
         .iter()
         .find_map(|l| {

@@ -802,3 +802,37 @@ fn the_plots_are_the_bisections_samples() {
     }
     assert!(checked >= 5, "{checked} headline plots checked");
 }
+
+/// Mails as they reach a list's archive after other hands: a reply quoting a report is
+/// refused with that reason (storing it would count the report twice), and a body labelled
+/// ISO-8859-1 whose bytes were converted to UTF-8 (`±` as two bytes) reads as the original.
+#[test]
+fn quoted_replies_are_refused_and_converted_bodies_read() {
+    let raw = mail_bytes("08-20210731-unixbench-regression-4c40d6efc8.eml");
+    let original = lkp_mail::parse_report(&lkp_mail::decode(&raw).unwrap().body).unwrap();
+    assert!(
+        String::from_utf8_lossy(&raw).contains("charset=iso-8859-1") && raw.contains(&0xb1),
+        "the fixture's text is Latin-1 with a raw ±"
+    );
+    // The same mail converted to UTF-8, its text part's header left saying ISO-8859-1.
+    let converted: String = raw.iter().map(|&b| char::from(b)).collect();
+    let converted = converted.into_bytes();
+    let mail = lkp_mail::decode(&converted).unwrap();
+    assert!(mail.body.contains("±") && !mail.body.contains("Â±"));
+    let report = lkp_mail::parse_report(&mail.body).unwrap();
+    assert_eq!(report.sections, original.sections);
+
+    // A reply quoting the report, as a maintainer's mail client writes it.
+    let quoted: String = lkp_mail::decode(&raw)
+        .unwrap()
+        .body
+        .lines()
+        .map(|l| format!("> {l}\n"))
+        .collect();
+    let reply = format!(
+        "Message-ID: <reply@example.org>\nSubject: Re: [fsnotify] 4c40d6efc8: unixbench.score -3.3% regression\n\n\
+         On Sat, Jul 31, 2021, kernel test robot wrote:\n{quoted}\nThanks, looking.\n"
+    );
+    let e = lkp_mail::parse_report(&lkp_mail::decode(reply.as_bytes()).unwrap().body).unwrap_err();
+    assert!(e.contains("a reply that quotes a robot's report"), "{e}");
+}
