@@ -30,3 +30,5 @@ ALTER TABLE lkp_report ADD COLUMN kpi_base DOUBLE PRECISION;
 ALTER TABLE lkp_report ADD COLUMN kpi_head DOUBLE PRECISION;
 CREATE INDEX lkp_report_sent ON lkp_report (sent_at);
 CREATE INDEX lkp_report_kpi ON lkp_report (testcase, kpi, sent_at);
+CREATE INDEX lkp_report_subsystem ON lkp_report (subsystem, sent_at);
+CREATE INDEX lkp_report_machine ON lkp_report (machine, sent_at);

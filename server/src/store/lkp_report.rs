@@ -214,12 +214,14 @@ impl Store {
             }
         }
         if let Some(m) = &filter.metric {
+            // Row by row through the index (metric, report), so that the newest matches
+            // come first without collecting every report of a common metric.
             b.push(
-                " AND id IN (SELECT r.report_id FROM lkp_report_metric r \
-                 JOIN lkp_metric m ON m.id = r.metric_id WHERE m.name = ",
+                " AND EXISTS (SELECT 1 FROM lkp_report_metric r WHERE r.report_id = lkp_report.id \
+                 AND r.metric_id = (SELECT id FROM lkp_metric WHERE name = ",
             )
             .push_bind(m.as_str())
-            .push(")");
+            .push("))");
         }
         if let Some(d) = &filter.since {
             b.push(" AND sent_at >= ").push_bind(d.as_str());
