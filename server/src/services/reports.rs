@@ -12,7 +12,7 @@ use app::reports::{
     self, CommitPage, LabAlert, LabBeside, LabRuns, ReportDetail, ReportList, ReportSearch,
 };
 
-use crate::store::{LkpReportFilter, LkpReportHead, LkpReportRow, NewLkpReport};
+use crate::store::{LkpReportHead, LkpReportRow, NewLkpReport};
 
 /// At most this many mails in one upload (an mbox); the rest of an archive is
 /// `perfline import-mail`'s.
@@ -206,19 +206,8 @@ impl Services {
         let limit = search.limit.unwrap_or(reports::DEFAULT_LIMIT);
         let mut rows = self
             .store
-            .lkp_reports(&LkpReportFilter {
-                commit: search.commit.clone(),
-                testcase: search.testcase.clone(),
-                metric: search.metric.clone(),
-                kpi: search.kpi.clone(),
-                subsystem: search.subsystem.clone(),
-                machine: search.machine.clone(),
-                since: search.since.clone(),
-                until: search.until.clone(),
-                // One more, to know whether there are more.
-                limit: limit + 1,
-                offset: search.offset.unwrap_or(0),
-            })
+            // One more, to know whether there are more.
+            .lkp_reports(&search, limit + 1, search.offset.unwrap_or(0))
             .await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(usize::try_from(limit).unwrap_or(0));
@@ -238,14 +227,7 @@ impl Services {
             if !is_commit(c) {
                 continue;
             }
-            let rows = self
-                .store
-                .lkp_reports(&LkpReportFilter {
-                    commit: Some(c.to_ascii_lowercase()),
-                    limit: 100,
-                    ..Default::default()
-                })
-                .await?;
+            let rows = self.store.lkp_reports(&by_commit(c), 100, 0).await?;
             for r in rows {
                 if r.id != id && !related.iter().any(|e: &ReportEntry| e.id == r.id) {
                     related.push(ReportEntry::from(r));
@@ -292,11 +274,7 @@ impl Services {
         let commit = commit.to_ascii_lowercase();
         let rows = self
             .store
-            .lkp_reports(&LkpReportFilter {
-                commit: Some(commit.clone()),
-                limit: reports::MAX_LIMIT,
-                ..Default::default()
-            })
+            .lkp_reports(&by_commit(&commit), reports::MAX_LIMIT, 0)
             .await?;
         let (tested, base_of): (Vec<ReportEntry>, Vec<ReportEntry>) = rows
             .into_iter()
@@ -412,6 +390,14 @@ fn inflate(stored: &[u8]) -> std::io::Result<Vec<u8>> {
         .take(64 << 20)
         .read_to_end(&mut out)?;
     Ok(out)
+}
+
+/// The search for the reports naming a commit (checked: `is_commit`).
+fn by_commit(commit: &str) -> ReportSearch {
+    ReportSearch {
+        commit: Some(commit.to_ascii_lowercase()),
+        ..ReportSearch::default()
+    }
 }
 
 /// A commit as the searches take it: 7 to 40 hex digits (a base may be a tag, `v6.8-rc1`).

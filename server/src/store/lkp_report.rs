@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use app::reports::ReportSearch;
+
 use super::sql::{query, query_as, sql, Builder};
 use super::{Store, StoreResult};
 
@@ -46,24 +48,6 @@ pub struct LkpReportRow {
     pub id: i64,
     pub head: LkpReportHead,
     pub created_at: String,
-}
-
-/// What `GET /api/v1/reports` filters on; all given must hold.
-#[derive(Debug, Clone, Default)]
-pub struct LkpReportFilter {
-    /// A prefix of the tested or the base commit (at least 7 hex digits: the caller checks).
-    pub commit: Option<String>,
-    pub testcase: Option<String>,
-    pub metric: Option<String>,
-    /// The headline's (or the box's) KPI.
-    pub kpi: Option<String>,
-    pub subsystem: Option<String>,
-    pub machine: Option<String>,
-    /// Mails sent on or after this day (`2024-01-31`), and before the day after `until`.
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub limit: i64,
-    pub offset: i64,
 }
 
 /// Metric names interned per statement (one JSON parameter).
@@ -185,8 +169,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Reports matching `filter`, newest mail first.
-    pub async fn lkp_reports(&self, filter: &LkpReportFilter) -> StoreResult<Vec<LkpReportRow>> {
+    /// Reports matching a checked `filter` (its commit 7 to 40 hex digits, its days
+    /// `YYYY-MM-DD`: `ReportSearch::checked`), newest mail first, at most `limit` after
+    /// skipping `offset`.
+    pub async fn lkp_reports(
+        &self,
+        filter: &ReportSearch,
+        limit: i64,
+        offset: i64,
+    ) -> StoreResult<Vec<LkpReportRow>> {
         let mut b = Builder::new(&format!("SELECT {COLUMNS} FROM lkp_report WHERE 1 = 1"));
         let prefix = filter.commit.as_ref().map(|c| format!("{c}%"));
         if let (Some(p), Some(c)) = (&prefix, &filter.commit) {
@@ -232,9 +223,9 @@ impl Store {
             b.push(" AND sent_at < ").push_bind(d.as_str());
         }
         b.push(" ORDER BY sent_at DESC, id DESC LIMIT ")
-            .push_bind(filter.limit)
+            .push_bind(limit)
             .push(" OFFSET ")
-            .push_bind(filter.offset);
+            .push_bind(offset);
         let rows = b.build().fetch_all(&self.reader).await?;
         Ok(rows.iter().map(row).collect())
     }

@@ -68,7 +68,7 @@ pub use bisection::{BisectRequest, StoredBisection};
 pub use console::AuditFilter;
 pub use delete::{Correction, Deleted, Gone};
 pub use history::{CommitMarks, SeriesMarks};
-pub use lkp_report::{LkpReportFilter, LkpReportHead, LkpReportRow, NewLkpReport};
+pub use lkp_report::{LkpReportHead, LkpReportRow, NewLkpReport};
 pub use migrate::{sqlite_to_postgres, Copied};
 pub use permalink::{Ensured, Keep};
 pub use quarantine::{NewQuarantine, Quarantined};
