@@ -336,8 +336,22 @@ pub struct CommitPage {
     pub tested: Vec<ReportEntry>,
     /// Reports that compared against it as their base.
     pub base_of: Vec<ReportEntry>,
+    /// The KPIs its reports named, each over every report of its testcase (the first few).
+    pub trends: Vec<KpiTrend>,
     pub lab: LabBeside,
 }
+
+/// A testcase's KPI over the robot's reports, oldest first, one of them `this`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KpiTrend {
+    pub testcase: String,
+    pub kpi: String,
+    pub this: i64,
+    pub reports: Vec<ReportEntry>,
+}
+
+/// The most KPI trends a commit's page draws.
+pub const COMMIT_TRENDS: usize = 4;
 
 #[cfg(test)]
 mod tests {

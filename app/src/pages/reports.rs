@@ -243,7 +243,7 @@ fn report_view(d: ReportDetail) -> AnyView {
         {plots_view(&d.plots)}
         <h2>{format!("{} over the robot's reports", e.kpi)}</h2>
         <p class="muted"><a href=same_kpi>"Every report of this KPI"</a></p>
-        {trend_view(&d.trend, e.id)}
+        {trend_view(&d.trend, e.id, "report-trend")}
         <h2>"What the robot said of these commits"</h2>
         {related}
         <h2>"The lab's own findings"</h2>
@@ -307,8 +307,8 @@ fn plots_view(plots: &[crate::reports::BisectSamples]) -> Option<AnyView> {
 }
 
 /// The KPI's means over the reports, oldest first: each report's tested commit (filled) and
-/// its base (hollow), this report ringed; and the same as a table.
-fn trend_view(trend: &[ReportEntry], this: i64) -> AnyView {
+/// its base (hollow), this report ringed; and the same as a table (`id`, `id-table`).
+fn trend_view(trend: &[ReportEntry], this: i64, id: &str) -> AnyView {
     let values: Vec<f64> = trend
         .iter()
         .flat_map(|r| [r.kpi_base, r.kpi_head])
@@ -374,13 +374,13 @@ fn trend_view(trend: &[ReportEntry], this: i64) -> AnyView {
         })
         .collect_view();
     view! {
-        <svg id="report-trend" class="report-trend" viewBox=format!("0 0 {w} {h}") width="720" height="180" role="img">
+        <svg id=id.to_owned() class="report-trend" viewBox=format!("0 0 {w} {h}") width="720" height="180" role="img">
             <title>{format!("{} reports: the KPI's mean at each tested commit (filled) and its base (hollow)", trend.len())}</title>
             <text x="2" y="14" class="axis">{format!("{hi}")}</text>
             <text x="2" y=format!("{}", h - 6.0) class="axis">{format!("{lo}")}</text>
             {points}
         </svg>
-        <table id="report-trend-table" class="reports">
+        <table id=format!("{id}-table") class="reports">
             <thead><tr><th>"Sent"</th><th>"Commit"</th><th class="num">"Base"</th><th class="num">"Tested"</th><th class="num">"Change"</th><th>"Machine"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
@@ -470,6 +470,10 @@ fn commit_view(c: CommitPage) -> AnyView {
         {tested}
         <h2>{format!("Reports with it as their base ({})", c.base_of.len())}</h2>
         {base_of}
+        {c.trends.iter().enumerate().map(|(k, t)| view! {
+            <h2>{format!("{} over the robot's reports ({})", t.kpi, t.testcase)}</h2>
+            {trend_view(&t.reports, t.this, &format!("commit-trend-{k}"))}
+        }).collect_view()}
         <h2>"The lab's own findings"</h2>
         {lab_view(&c.lab, None)}
     }

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::{ServiceError, ServiceResult, Services};
 use crate::ingest::lkp_mail::{self, Block, Report, Section};
 use app::reports::{
-    self, CommitPage, LabAlert, LabBeside, LabRuns, ReportDetail, ReportList, ReportSearch,
+    self, CommitPage, KpiTrend, LabAlert, LabBeside, LabRuns, ReportDetail, ReportList,
+    ReportSearch,
 };
 
 use crate::store::{LkpReportHead, LkpReportRow, NewLkpReport};
@@ -291,12 +292,39 @@ impl Services {
                 .and_then(|c| c.subject.clone())
                 .or(stored.commit_subject.filter(|_| !tested.is_empty()));
         }
+        // The KPIs the robot named at this commit, each over its testcase's reports.
+        let mut trends: Vec<KpiTrend> = Vec::new();
+        for r in &tested {
+            if trends.len() == reports::COMMIT_TRENDS {
+                break;
+            }
+            if trends
+                .iter()
+                .any(|t| t.testcase == r.testcase && t.kpi == r.kpi)
+            {
+                continue;
+            }
+            let reports = self
+                .store
+                .lkp_report_trend(&r.testcase, &r.kpi, reports::TREND_REPORTS)
+                .await?
+                .into_iter()
+                .map(ReportEntry::from)
+                .collect();
+            trends.push(KpiTrend {
+                testcase: r.testcase.clone(),
+                kpi: r.kpi.clone(),
+                this: r.id,
+                reports,
+            });
+        }
         let lab = self.lab_beside(&[&commit]).await?;
         Ok(CommitPage {
             commit,
             subject,
             tested,
             base_of,
+            trends,
             lab,
         })
     }

@@ -631,6 +631,10 @@ async fn the_reports_pages_search_link_and_reprint_the_mails() {
             .count(),
         7
     );
+    // And each KPI the robot named there, over its testcase's reports.
+    let trend = element(&html, "table", "commit-trend-0-table");
+    assert!(trend.contains("01d37228d3"), "{trend}");
+    assert!(html.contains("id=\"commit-trend-0\""));
     let (status, _) = app.get_text("/commits/not-a-commit").await;
     assert_eq!(status, 400);
     let (status, _) = app.get_text("/reports/999999").await;

@@ -89,7 +89,7 @@ enum Phase {
     Storing,
     Done(Box<UploadResponse>),
     /// The robot's report mails (issue 56): their sections.
-    Mails(Box<crate::reports::MailsStored>),
+    Mails(Box<MailsAnswer>),
     Failed(String),
 }
 
@@ -129,9 +129,58 @@ fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
         reason = "only the browser build sends; the server renders the idle form"
     )
 )]
+/// What the page shows of an upload of mails (`MailsStored`): each report's link, what it
+/// says and where; how many were new; each refused mail and why. Read from the JSON as
+/// values, not as the typed answer: that keeps its decoder out of the browser's WASM.
+#[derive(Debug, Clone, PartialEq)]
+struct MailsAnswer {
+    reports: Vec<(String, String, String)>,
+    new: u64,
+    refused: Vec<String>,
+}
+
+fn mails_answer(body: &str) -> Option<MailsAnswer> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    let reports = v["reports"]
+        .as_array()?
+        .iter()
+        .map(|r| {
+            (
+                format!("/reports/{}", r["id"].as_i64().unwrap_or_default()),
+                format!(
+                    "{} {} of {}",
+                    text(r, "change"),
+                    text(r, "kind"),
+                    text(r, "kpi")
+                ),
+                format!(
+                    " — {} on {}, {}",
+                    text(r, "testcase"),
+                    text(r, "machine"),
+                    crate::text::short_commit(&text(r, "commit"))
+                ),
+            )
+        })
+        .collect();
+    let refused = v["refused"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| format!("mail {}: {}", r["mail"], text(r, "reason")))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(MailsAnswer {
+        reports,
+        new: v["new"].as_u64().unwrap_or_default(),
+        refused,
+    })
+}
+
 fn answer(status: u16, body: &str) -> Phase {
     if (200..300).contains(&status) {
-        if let Ok(mails) = serde_json::from_str::<crate::reports::MailsStored>(body) {
+        if let Some(mails) = mails_answer(body) {
             return Phase::Mails(Box::new(mails));
         }
         return match serde_json::from_str::<UploadResponse>(body) {
@@ -349,7 +398,7 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
             view! { <p class="error" id="upload-error">{message}</p> }.into_any()
         }
         Phase::Mails(m) => {
-            let crate::reports::MailsStored {
+            let MailsAnswer {
                 reports,
                 new,
                 refused,
@@ -361,14 +410,13 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
             view! {
                 <p class="ok" id="upload-result">{stored} " " <a id="upload-link" href="/reports">"The reports"</a></p>
                 <ul id="upload-reports">
-                    {reports.into_iter().map(|r| view! {
-                        <li><a href=r.href()>{format!("{} {} of {}", r.change, r.kind, r.kpi)}</a>
-                            {format!(" — {} on {}, {}", r.testcase, r.machine, crate::text::short_commit(&r.commit))}</li>
+                    {reports.into_iter().map(|(href, what, place)| view! {
+                        <li><a href=href>{what}</a>{place}</li>
                     }).collect_view()}
                 </ul>
                 {(!refused.is_empty()).then(|| view! {
                     <ul id="upload-refused" class="error">
-                        {refused.into_iter().map(|r| view! { <li>{format!("mail {}: {}", r.mail, r.reason)}</li> }).collect_view()}
+                        {refused.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()}
                     </ul>
                 })}
             }
