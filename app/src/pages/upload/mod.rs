@@ -121,14 +121,6 @@ fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
         .collect()
 }
 
-/// What the server's answer to an upload means for the page.
-#[cfg_attr(
-    not(feature = "hydrate"),
-    allow(
-        dead_code,
-        reason = "only the browser build sends; the server renders the idle form"
-    )
-)]
 /// What the page shows of an upload of mails (`MailsStored`): each report's link, what it
 /// says and where; how many were new; each refused mail and why. Read from the JSON as
 /// values, not as the typed answer: that keeps its decoder out of the browser's WASM.
@@ -139,6 +131,13 @@ struct MailsAnswer {
     refused: Vec<String>,
 }
 
+#[cfg_attr(
+    not(feature = "hydrate"),
+    allow(
+        dead_code,
+        reason = "only the browser build sends; the server renders the idle form"
+    )
+)]
 fn mails_answer(body: &str) -> Option<MailsAnswer> {
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
     let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
@@ -178,6 +177,14 @@ fn mails_answer(body: &str) -> Option<MailsAnswer> {
     })
 }
 
+/// What the server's answer to an upload means for the page.
+#[cfg_attr(
+    not(feature = "hydrate"),
+    allow(
+        dead_code,
+        reason = "only the browser build sends; the server renders the idle form"
+    )
+)]
 fn answer(status: u16, body: &str) -> Phase {
     if (200..300).contains(&status) {
         if let Some(mails) = mails_answer(body) {
@@ -466,6 +473,24 @@ type Folder = Vec<(String, web_sys::File)>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mails_answer_is_its_reports_and_refusals() {
+        let body = r#"{"reports": [{"id": 7, "change": "-6.1%", "kind": "regression", "kpi": "netperf.Throughput_Mbps", "testcase": "netperf", "machine": "lkp-icl-2sp2", "commit": "01d37228d331047a0bbbd1026cec2ccabef6d88d"}], "new": 1, "refused": [{"mail": 1, "message_id": null, "reason": "no headline"}]}"#;
+        let Phase::Mails(m) = answer(201, body) else {
+            panic!("not read as mails");
+        };
+        assert_eq!(m.new, 1);
+        assert_eq!(m.reports[0].0, "/reports/7");
+        assert_eq!(
+            m.reports[0].1,
+            "-6.1% regression of netperf.Throughput_Mbps"
+        );
+        assert!(m.reports[0].2.contains("netperf on lkp-icl-2sp2"));
+        assert_eq!(m.refused, ["mail 1: no headline"]);
+        // A runs upload is not a mails answer.
+        assert!(mails_answer(r#"{"created": true, "runs": []}"#).is_none());
+    }
 
     #[test]
     fn progress_is_spread_over_the_files_in_order() {
