@@ -448,7 +448,12 @@ pub fn plots(lines: &[&str]) -> Vec<BisectSamples> {
 /// A plot's frame line (`  89000 +-+------...---+`, `  1580 +------...---+`): the columns of
 /// its two corners.
 fn frame(line: &str) -> Option<(usize, usize)> {
-    let chars: Vec<char> = line.trim_end().chars().collect();
+    // Every line of every mail comes here: most leave before anything is allocated.
+    let line = line.trim_end();
+    if !line.ends_with(['+', 'O']) || !line.contains("---") {
+        return None;
+    }
+    let chars: Vec<char> = line.chars().collect();
     // The corner: the first `+` after the label (whose `1e+06` has one too), or a sample's
     // `O` drawn over it.
     let left = (0..chars.len())

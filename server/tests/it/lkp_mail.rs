@@ -483,6 +483,13 @@ fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
     assert!(!ok && err.contains("nowhere"), "{err}");
 }
 
+/// The bytes of `s` within 40 of byte `at`, as text (a cut may split a `±`).
+fn around(s: &str, at: usize) -> String {
+    let b = s.as_bytes();
+    String::from_utf8_lossy(&b[at.saturating_sub(40).min(b.len())..(at + 40).min(b.len())])
+        .into_owned()
+}
+
 /// The text between the element `<tag id="id"...>` and its end.
 fn element(html: &str, tag: &str, id: &str) -> String {
     let start = html
@@ -586,8 +593,8 @@ async fn the_reports_pages_search_link_and_reprint_the_mails() {
         shown.len(),
         text.len(),
         "the page's table differs at byte {at}: {:?} against {:?}",
-        &shown[at.saturating_sub(40)..(at + 40).min(shown.len())],
-        &text[at.saturating_sub(40)..(at + 40).min(text.len())]
+        around(&shown, at),
+        around(&text, at)
     );
     assert!(shown == text, "the page's table is the text's");
     let body = lkp_mail::decode(&mail_bytes("09-20220117-fsmark-regression-1a61b300c0.eml"))
