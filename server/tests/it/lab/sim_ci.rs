@@ -27,7 +27,7 @@ async fn a_simulated_lab_with_faults_mails_each_injected_culprit_and_nothing_els
         postgres,
         // The cluster is shared with the other tests.
         pg_outage: None,
-        drain: Duration::from_secs(40),
+        drain: Duration::from_secs(60),
     };
     let report = run(&lab).await;
     let text = report.print();
