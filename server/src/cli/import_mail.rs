@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 use crate::services::reports::{is_mail, reports_of_mail};
-use crate::store::{NewLkpReport, Store};
+use crate::store::{Inserted, NewLkpReport, NewUpload, Store};
 
 /// Sections stored per transaction.
 const BATCH: usize = 500;
@@ -25,14 +25,24 @@ struct Tally {
     parsed: usize,
     reports: usize,
     new: usize,
+    /// The uploads of plots' samples as runs stored, new or not, and new.
+    plot_uploads: usize,
+    plot_new: usize,
+    /// Reports whose plots could not be stored as runs.
+    plots_left_out: usize,
 }
 
-/// A batch being written: each section's id and whether it is new.
-type Writing = tokio::task::JoinHandle<Result<Vec<(i64, bool)>, String>>;
+/// What a batch wrote: each section's id and whether it is new; each plot upload's newness.
+type Written = (Vec<(i64, bool)>, Vec<bool>);
+
+/// A batch being written.
+type Writing = tokio::task::JoinHandle<Result<Written, String>>;
 
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
+    /// The plots' runs of the pending batch's mails, parsed (`services::reports::plot_uploads`).
+    pending_plots: Vec<NewUpload>,
     /// The batch being written while the next is parsed (two cores: a parse and a write).
     writing: Option<Writing>,
     tally: Tally,
@@ -46,9 +56,27 @@ impl Importer<'_> {
             self.tally.skipped += 1;
         } else {
             match reports_of_mail(raw) {
-                Ok(sections) => {
+                Ok((sections, plots)) => {
                     self.tally.parsed += sections.len();
                     self.pending.extend(sections);
+                    let parsed = plots.and_then(|uploads| {
+                        uploads
+                            .into_iter()
+                            .map(|(meta, files)| {
+                                crate::services::upload::parse_upload(
+                                    meta,
+                                    files,
+                                    &[],
+                                    "import-mail",
+                                )
+                                .map_err(|e| e.to_string())
+                            })
+                            .collect::<Result<Vec<_>, String>>()
+                    });
+                    match parsed {
+                        Ok(uploads) => self.pending_plots.extend(uploads),
+                        Err(_) => self.tally.plots_left_out += 1,
+                    }
                 }
                 Err(_) => self.tally.refused += 1,
             }
@@ -69,12 +97,23 @@ impl Importer<'_> {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.pending);
+        let plots = std::mem::take(&mut self.pending_plots);
         let store = self.store.clone();
         self.writing = Some(tokio::spawn(async move {
-            store
+            let ids = store
                 .insert_lkp_reports(&batch)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            // The plots' runs after their reports, as an upload stores them.
+            let mut new = Vec::with_capacity(plots.len());
+            for upload in &plots {
+                let inserted = store
+                    .insert_upload(upload)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                new.push(matches!(inserted, Inserted::Created(_)));
+            }
+            Ok((ids, new))
         }));
         Ok(())
     }
@@ -84,9 +123,11 @@ impl Importer<'_> {
         let Some(writing) = self.writing.take() else {
             return Ok(());
         };
-        let ids = writing.await.map_err(|e| e.to_string())??;
+        let (ids, plots) = writing.await.map_err(|e| e.to_string())??;
         self.tally.reports += ids.len();
         self.tally.new += ids.iter().filter(|(_, fresh)| *fresh).count();
+        self.tally.plot_uploads += plots.len();
+        self.tally.plot_new += plots.iter().filter(|fresh| **fresh).count();
         Ok(())
     }
 
@@ -105,6 +146,7 @@ pub async fn run(store: &Store, path: &Path) -> ExitCode {
     let mut im = Importer {
         store,
         pending: Vec::new(),
+        pending_plots: Vec::new(),
         writing: None,
         tally: Tally::default(),
         started: std::time::Instant::now(),
@@ -128,11 +170,18 @@ pub async fn run(store: &Store, path: &Path) -> ExitCode {
     let t = &im.tally;
     let secs = im.started.elapsed().as_secs_f64();
     eprintln!(
-        "perfline: import-mail: {} mails in {secs:.1} s ({:.0} a second): {} report sections stored, {} new; {} mails not performance reports, {} refused",
+        "perfline: import-mail: {} mails in {secs:.1} s ({:.0} a second): {} report sections stored, {} new; {} uploads of plots' samples as runs, {} new{}; {} mails not performance reports, {} refused",
         t.mails,
         t.mails as f64 / secs.max(1e-9),
         t.reports,
         t.new,
+        t.plot_uploads,
+        t.plot_new,
+        if t.plots_left_out > 0 {
+            format!(" ({} reports' plots left out)", t.plots_left_out)
+        } else {
+            String::new()
+        },
         t.skipped,
         t.refused
     );

@@ -149,9 +149,20 @@ impl Services {
     /// Stores the reports of the uploaded files (mails, pasted bodies or mboxes): every mail
     /// that parses, whatever the others do; the sections stored before are answered as they
     /// are. Invalid when no mail is a report.
-    pub async fn store_mails(&self, files: &[bytes::Bytes]) -> ServiceResult<MailsStored> {
+    ///
+    /// The samples of a report's ASCII plots are also stored as runs ([`plot_uploads`]), as
+    /// `actor`, marked bisect-good and bisect-bad when `may_mark` (the mark scope); without
+    /// it the answer notes that they were not.
+    pub async fn store_mails(
+        &self,
+        files: &[bytes::Bytes],
+        actor: &str,
+        may_mark: bool,
+    ) -> ServiceResult<MailsStored> {
         let mut new_reports = Vec::new();
         let mut refused = Vec::new();
+        let mut plots = Vec::new();
+        let mut notes = Vec::new();
         let mut n = 0;
         for file in files {
             for raw in lkp_mail::split_mbox(file) {
@@ -163,7 +174,20 @@ impl Services {
                     )));
                 }
                 match read_mail(raw) {
-                    Ok((mail, id, report)) => new_reports.extend(sections_of(&mail, &id, &report)),
+                    Ok((mail, id, report)) => {
+                        let sections = sections_of(&mail, &id, &report);
+                        if let Some(first) = sections.first().filter(|_| !report.plots.is_empty()) {
+                            if !may_mark {
+                                notes.push(format!("mail {index}: its plots' samples are not stored as runs: marking them bisect-good and bad needs the mark scope"));
+                            } else {
+                                match plot_uploads(&first.head, &report) {
+                                    Ok(uploads) => plots.extend(uploads),
+                                    Err(why) => notes.push(format!("mail {index}: {why}")),
+                                }
+                            }
+                        }
+                        new_reports.extend(sections);
+                    }
                     Err((message_id, reason)) => refused.push(RefusedMail {
                         mail: index,
                         message_id,
@@ -183,6 +207,13 @@ impl Services {
             )));
         }
         let ids = self.store.insert_lkp_reports(&new_reports).await?;
+        // The plots' runs after their reports: a retry after a failure here stores what is
+        // missing (both are known by their content).
+        let mut plot_ids = Vec::new();
+        for (meta, files) in plots {
+            let uploaded = self.upload(meta, files, actor, false).await?;
+            plot_ids.push(uploaded.answer.upload.id);
+        }
         let new = ids.iter().filter(|(_, fresh)| *fresh).count();
         let reports = new_reports
             .into_iter()
@@ -199,6 +230,8 @@ impl Services {
             reports,
             new,
             refused,
+            plot_uploads: plot_ids,
+            notes,
         })
     }
 
@@ -484,10 +517,119 @@ fn sent_at(date: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The report sections of one mail's bytes, to store; or why it is none.
-pub fn reports_of_mail(raw: &[u8]) -> Result<Vec<NewLkpReport>, String> {
+/// The benchmark the samples of a report's plots are runs of: the testcase's, apart from
+/// the lab's own measured runs of it (they are values read off a text plot).
+pub fn plot_benchmark(testcase: &str) -> String {
+    format!("lkp-mail:{testcase}")
+}
+
+/// The axes that are the run's benchmark and machine, not its parameter.
+const NOT_PARAM: [&str; 2] = ["testcase", "tbox_group"];
+
+/// The parameter of a report's plotted runs: its section's axes other than the testcase and
+/// the machine, `key=value` in the mail's order, so that two setups of a testcase on one
+/// machine are two series.
+fn plot_param(section: &Section) -> String {
+    let mut out = String::new();
+    for (k, v) in section
+        .axis_keys
+        .split('/')
+        .zip(section.axis_values.split('/'))
+        .filter(|(k, _)| !NOT_PARAM.contains(k))
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    // A parameter is at most 200 characters: a longer one keeps its head and a digest of all.
+    if out.chars().count() > app::label::LABEL_MAX_CHARS {
+        use sha2::Digest as _;
+        let digest = hex::encode(sha2::Sha256::digest(out.as_bytes()));
+        let head: String = out.chars().take(180).collect();
+        out = format!("{head} #{}", app::text::head(&digest, 12));
+    }
+    out
+}
+
+/// The two uploads that hold a report's plots as runs of [`plot_benchmark`] on its machine:
+/// the bisect-good samples at the base commit, marked good, and the bisect-bad ones at the
+/// tested commit, marked bad; each a CSV Perfline writes from the plots (stored as the
+/// upload's file). Their content is their identity, so the same mail twice stores nothing
+/// new. Why not, when the report has no machine or commits to put them at.
+pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads, String> {
+    use app::trend::Mark;
+    let Some(section) = report.sections.first() else {
+        return Ok(Vec::new());
+    };
+    if head.machine.is_empty() || head.testcase.is_empty() {
+        return Err("its plots' samples are not stored as runs: the report names no machine (tbox_group) or testcase".into());
+    }
+    let param = plot_param(section);
+    // A CSV cell: what would need quoting is left out.
+    let plain = |t: &str| !t.contains([',', '"', '\n', '\r']);
+    if !plain(&param) {
+        return Err(
+            "its plots' samples are not stored as runs: its parameters hold a comma or a quote"
+                .into(),
+        );
+    }
+    let mut out = Vec::new();
+    for (mark, commit) in [(Mark::Good, &head.base), (Mark::Bad, &head.commit_sha)] {
+        let mut csv = String::from("metric,param,iteration,value\n");
+        let before = csv.len();
+        for p in report.plots.iter().filter(|p| plain(&p.metric)) {
+            let values = if mark == Mark::Good { &p.good } else { &p.bad };
+            for (i, v) in values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+                csv.push_str(&format!("{},{param},{i},{v}\n", p.metric));
+            }
+        }
+        if csv.len() == before || commit.is_empty() {
+            continue;
+        }
+        let mut meta = crate::ingest::UploadMeta::default();
+        let fields = [
+            ("benchmark", plot_benchmark(&head.testcase)),
+            ("machine", head.machine.clone()),
+            ("kernel", commit.clone()),
+            ("mark", mark.as_str().to_owned()),
+            ("format", "csv".to_owned()),
+        ];
+        for (name, value) in &fields {
+            meta.set(name, value)
+                .map_err(|e| format!("its plots' samples are not stored as runs: {e}"))?;
+        }
+        // A tag (`v6.14-rc4`) is the kernel's name only; a hash is the commit too.
+        if let Ok(sha) = app::label::CommitSha::parse(commit) {
+            meta.commit = Some(sha);
+        }
+        let name = format!(
+            "plots-{}-{}.csv",
+            mark.as_str(),
+            app::text::head(commit, 40)
+        );
+        out.push((meta, vec![(Some(name), bytes::Bytes::from(csv))]));
+    }
+    Ok(out)
+}
+
+/// The uploads of a report's plots ([`plot_uploads`]).
+pub type PlotUploads = Vec<(crate::ingest::UploadMeta, Vec<super::upload::UploadFile>)>;
+
+/// The report sections of one mail's bytes, to store, and its plots' uploads (or why there
+/// are none); or why the mail is no report.
+pub fn reports_of_mail(
+    raw: &[u8],
+) -> Result<(Vec<NewLkpReport>, Result<PlotUploads, String>), String> {
     let (mail, id, report) = read_mail(raw).map_err(|(_, reason)| reason)?;
-    Ok(sections_of(&mail, &id, &report))
+    let sections = sections_of(&mail, &id, &report);
+    let plots = match sections.first() {
+        Some(first) if !report.plots.is_empty() => plot_uploads(&first.head, &report),
+        _ => Ok(Vec::new()),
+    };
+    Ok((sections, plots))
 }
 
 /// One mail's bytes: the mail, the id it is known by, its report; or why it is none. A pasted

@@ -215,6 +215,17 @@ fn parse(
     ))
 }
 
+/// An upload parsed as [`Services::upload`] parses it, for a writer without the server's
+/// services (`perfline import-mail`'s plots): the directions the upload states and `rules`.
+pub(crate) fn parse_upload(
+    meta: UploadMeta,
+    files: Vec<UploadFile>,
+    rules: &[(crate::domain::alert_rule::Globs, Direction)],
+    uploaded_by: &str,
+) -> Result<NewUpload, IngestError> {
+    parse(meta, files, rules, uploaded_by.to_owned()).map(|(upload, _)| upload)
+}
+
 /// Directions the upload states win; then those of alert rules, for metrics that have none.
 fn apply_directions(
     runs: &mut [ingest::ParsedRun],

@@ -288,6 +288,162 @@ async fn a_mail_is_an_upload_of_its_reports() {
     .await;
 }
 
+/// A mail's ASCII plots are the bisection's samples as runs (issue 56, point 1): one run of
+/// `lkp-mail:TESTCASE` on the mail's machine at the base, marked bisect-good, and one at the
+/// tested commit, marked bisect-bad, each with a series per plotted metric at the section's
+/// parameters; the trend shows them with their marks; the same mail twice stores no new run;
+/// an uploader without the mark scope stores the reports and is told why not the runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_plots_samples_are_runs_marked_good_and_bad() {
+    use crate::helpers::{spawn_app_with, token};
+    use perfline_server::http::auth::AuthMode;
+    let app = spawn_app_with(|c| c.auth = Some(AuthMode::Token)).await;
+    let name = "01-20190708-aim7-regression-490d451fa5.eml";
+    let raw = mail_bytes(name);
+    let body = lkp_mail::decode(&raw).unwrap().body;
+    let report = lkp_mail::parse_report(&body).unwrap();
+    let kpi = report
+        .plots
+        .iter()
+        .find(|p| p.metric == "aim7.jobs-per-min")
+        .expect("the headline's plot");
+    let post = |token: String, bytes: Vec<u8>| {
+        let r = app
+            .client
+            .post(app.url("/api/v1/upload"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(bytes);
+        async move { r.send().await.unwrap() }
+    };
+
+    // A robot that may upload but not mark: the reports, and a note.
+    let robot = token(&app, "robot", "upload").await;
+    let r = post(robot, raw.clone()).await;
+    assert_eq!(r.status().as_u16(), 201);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v["plot_uploads"], serde_json::json!([]), "{v}");
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("needs the mark scope"),
+        "{v}"
+    );
+
+    // One that may: two uploads, good at the base and bad at the tested commit.
+    let bisector = token(&app, "bisector", "upload,mark").await;
+    let r = post(bisector.clone(), raw.clone()).await;
+    assert_eq!(r.status().as_u16(), 200, "the reports were stored before");
+    let v: serde_json::Value = r.json().await.unwrap();
+    let ids: Vec<i64> = v["plot_uploads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_i64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{v}");
+    let param = "compiler=gcc-7 cpufreq_governor=performance disk=4BRD_12G fs=xfs kconfig=x86_64-rhel-7.6 load=3000 md=RAID0 rootfs=debian-x86_64-2019-05-14.cgz test=disk_src ucode=0x200005e";
+    let mut commits = Vec::new();
+    for (id, want) in ids.iter().zip([&kpi.good, &kpi.bad]) {
+        let read = |http: reqwest::RequestBuilder| async move {
+            let r = http.send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            r.json::<serde_json::Value>().await.unwrap()
+        };
+        let u = read(app.client.get(app.url(&format!("/api/v1/uploads/{id}")))).await;
+        let runs = u["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1, "{u}");
+        let run = &runs[0];
+        assert_eq!(run["benchmark"], "lkp-mail:aim7");
+        assert_eq!(run["machine"], "lkp-skl-2sp7");
+        assert_eq!(run["uploaded_by"], "bisector");
+        let samples = report
+            .plots
+            .iter()
+            .map(|p| {
+                if want == &kpi.good {
+                    p.good.len()
+                } else {
+                    p.bad.len()
+                }
+            })
+            .sum::<usize>();
+        assert_eq!(run["samples"].as_u64().unwrap() as usize, samples, "{run}");
+        let detail = read(
+            app.client
+                .get(app.url(&format!("/api/v1/runs/{}", run["id"]))),
+        )
+        .await;
+        let series = detail["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"] == "aim7.jobs-per-min")
+            .unwrap_or_else(|| panic!("{detail}"));
+        assert_eq!(series["param"], param);
+        let values: Vec<f64> = series["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s.as_f64()
+                    .or_else(|| s[1].as_f64())
+                    .or_else(|| s["value"].as_f64())
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(&values, want, "{series}");
+        commits.push(run["commit"].as_str().map(str::to_owned));
+    }
+    assert_eq!(
+        commits[1].as_deref(),
+        Some("490d451fa5188975c21246f7f8f4914cd3f2d6f2")
+    );
+
+    // The trend: two commits, the base marked good and the tested one bad (in the order a
+    // history posted to Perfline gives them; here, without one, the kernels' names').
+    let (status, t) = app
+        .get_json(&format!(
+            "/api/v1/trend?benchmark=lkp-mail:aim7&machine=lkp-skl-2sp7&metric=aim7.jobs-per-min&param={}",
+            param.replace(' ', "%20").replace('=', "%3D")
+        ))
+        .await;
+    assert_eq!(status, 200, "{t}");
+    let points = t["points"].as_array().unwrap();
+    let at = |sha: &str| {
+        points
+            .iter()
+            .find(|p| p["sha"] == sha)
+            .unwrap_or_else(|| panic!("{sha}: {t}"))
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (base, head) = (
+        at("494dba7b27"),
+        at("490d451fa5188975c21246f7f8f4914cd3f2d6f2"),
+    );
+    assert_eq!(
+        (points.len(), &base["mark"], &head["mark"]),
+        (2, &"good".into(), &"bad".into())
+    );
+    assert!(
+        (base["mean"].as_f64().unwrap() - mean(&kpi.good)).abs() < 1e-6,
+        "{t}"
+    );
+    assert!(
+        (head["mean"].as_f64().unwrap() - mean(&kpi.bad)).abs() < 1e-6,
+        "{t}"
+    );
+
+    // The same mail again: the same uploads, no new run.
+    let before = app.counts().await;
+    let r = post(bisector, raw).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let again: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(again["plot_uploads"], v["plot_uploads"]);
+    assert_eq!(app.counts().await, before);
+    app.stop().await;
+}
+
 /// An mbox of three mails, one of which is no report: the two reports are stored and the
 /// third is refused with its reason; a pasted body (no headers) is a report of its own.
 #[tokio::test(flavor = "multi_thread")]
@@ -421,10 +577,16 @@ fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
     assert!(ok, "{err}");
     assert!(err.contains("4 mails in"), "{err}");
     assert!(err.contains("15 report sections stored, 15 new"), "{err}");
+    // 01 and 03 carry plots: their samples are runs, good at the base and bad at the head.
+    assert!(
+        err.contains("4 uploads of plots' samples as runs, 4 new;"),
+        "{err}"
+    );
     assert!(err.contains("1 mails not performance reports"), "{err}");
     let (ok, err) = import_mail(&db, &dir);
     assert!(
-        ok && err.contains("15 report sections stored, 0 new"),
+        ok && err.contains("15 report sections stored, 0 new")
+            && err.contains("4 uploads of plots' samples as runs, 0 new;"),
         "{err}"
     );
 

@@ -47,6 +47,16 @@ pub fn text_summary(a: &MailsStored) -> String {
     for r in &a.refused {
         out.push_str(&format!("  mail {} refused: {}\n", r.mail, r.reason));
     }
+    if !a.plot_uploads.is_empty() {
+        let ids: Vec<String> = a.plot_uploads.iter().map(i64::to_string).collect();
+        out.push_str(&format!(
+            "  plots' samples as runs: upload(s) {}\n",
+            ids.join(", ")
+        ));
+    }
+    for n in &a.notes {
+        out.push_str(&format!("  {n}\n"));
+    }
     out
 }
 

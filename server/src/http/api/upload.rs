@@ -176,7 +176,10 @@ async fn handle(
                 .all(|(_, b)| crate::services::reports::is_mail(b)))
     {
         let bytes: Vec<bytes::Bytes> = files.into_iter().map(|(_, b)| b).collect();
-        let stored = state.store_mails(&bytes).await?;
+        let may_mark = principal.may(crate::http::auth::Scope::Mark);
+        let stored = state
+            .store_mails(&bytes, principal.actor(), may_mark)
+            .await?;
         return Ok(Handled::Mails(super::reports::mails_answer(
             stored,
             reply == Reply::Text,
