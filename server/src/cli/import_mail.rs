@@ -10,7 +10,8 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::services::reports::{is_mail, reports_of_mail};
+use crate::services::reports::{is_mail, reports_of_mail, PlotUploads};
+use crate::services::upload::parse_upload;
 use crate::store::{Inserted, NewLkpReport, NewUpload, Store};
 
 /// Sections stored per transaction.
@@ -32,8 +33,9 @@ struct Tally {
     plots_left_out: usize,
 }
 
-/// What a batch wrote: each section's id and whether it is new; each plot upload's newness.
-type Written = (Vec<(i64, bool)>, Vec<bool>);
+/// What a batch wrote: each section's id and whether it is new; each plot upload's newness;
+/// the mails whose plots were left out.
+type Written = (Vec<(i64, bool)>, Vec<bool>, usize);
 
 /// A batch being written.
 type Writing = tokio::task::JoinHandle<Result<Written, String>>;
@@ -41,8 +43,9 @@ type Writing = tokio::task::JoinHandle<Result<Written, String>>;
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
-    /// The plots' runs of the pending batch's mails, parsed (`services::reports::plot_uploads`).
-    pending_plots: Vec<NewUpload>,
+    /// The plots' uploads of the pending batch's mails, each mail's to parse
+    /// (`services::reports::plot_uploads`).
+    pending_plots: Vec<PlotUploads>,
     /// The batch being written while the next is parsed (two cores: a parse and a write).
     writing: Option<Writing>,
     tally: Tally,
@@ -59,22 +62,8 @@ impl Importer<'_> {
                 Ok((sections, plots)) => {
                     self.tally.parsed += sections.len();
                     self.pending.extend(sections);
-                    let parsed = plots.and_then(|uploads| {
-                        uploads
-                            .into_iter()
-                            .map(|(meta, files)| {
-                                crate::services::upload::parse_upload(
-                                    meta,
-                                    files,
-                                    &[],
-                                    "import-mail",
-                                )
-                                .map_err(|e| e.to_string())
-                            })
-                            .collect::<Result<Vec<_>, String>>()
-                    });
-                    match parsed {
-                        Ok(uploads) => self.pending_plots.extend(uploads),
+                    match plots {
+                        Ok(uploads) => self.pending_plots.push(uploads),
                         Err(_) => self.tally.plots_left_out += 1,
                     }
                 }
@@ -99,21 +88,39 @@ impl Importer<'_> {
         let batch = std::mem::take(&mut self.pending);
         let plots = std::mem::take(&mut self.pending_plots);
         let store = self.store.clone();
+        // The plots are parsed beside the reports' insert (and the next batch's mails). A
+        // mail's plots that do not parse are left out (counted), not the batch.
+        let parsing = tokio::task::spawn_blocking(move || {
+            let mut left_out = 0;
+            let mut parsed = Vec::new();
+            for uploads in plots {
+                let one: Result<Vec<NewUpload>, _> = uploads
+                    .into_iter()
+                    .map(|(meta, files)| parse_upload(meta, files, &[], "import-mail"))
+                    .collect();
+                match one {
+                    Ok(u) => parsed.extend(u),
+                    Err(_) => left_out += 1,
+                }
+            }
+            (parsed, left_out)
+        });
         self.writing = Some(tokio::spawn(async move {
             let ids = store
                 .insert_lkp_reports(&batch)
                 .await
                 .map_err(|e| e.to_string())?;
-            // The plots' runs after their reports, as an upload stores them.
-            let mut new = Vec::with_capacity(plots.len());
-            for upload in &plots {
-                let inserted = store
-                    .insert_upload(upload)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                new.push(matches!(inserted, Inserted::Created(_)));
-            }
-            Ok((ids, new))
+            // The plots' runs after their reports, as uploads, all in one transaction.
+            let (plots, left_out) = parsing.await.map_err(|e| e.to_string())?;
+            let inserted = store
+                .insert_uploads(&plots)
+                .await
+                .map_err(|e| e.to_string())?;
+            let new = inserted
+                .iter()
+                .map(|i| matches!(i, Inserted::Created(_)))
+                .collect();
+            Ok((ids, new, left_out))
         }));
         Ok(())
     }
@@ -123,7 +130,8 @@ impl Importer<'_> {
         let Some(writing) = self.writing.take() else {
             return Ok(());
         };
-        let (ids, plots) = writing.await.map_err(|e| e.to_string())??;
+        let (ids, plots, left_out) = writing.await.map_err(|e| e.to_string())??;
+        self.tally.plots_left_out += left_out;
         self.tally.reports += ids.len();
         self.tally.new += ids.iter().filter(|(_, fresh)| *fresh).count();
         self.tally.plot_uploads += plots.len();

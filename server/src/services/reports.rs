@@ -557,8 +557,8 @@ fn plot_param(section: &Section) -> String {
 /// The two uploads that hold a report's plots as runs of [`plot_benchmark`] on its machine:
 /// the bisect-good samples at the base commit, marked good, and the bisect-bad ones at the
 /// tested commit, marked bad; each a CSV Perfline writes from the plots (stored as the
-/// upload's file). Their content is their identity, so the same mail twice stores nothing
-/// new. Why not, when the report has no machine or commits to put them at.
+/// upload's file, naming the mail's Message-ID). Their content is their identity, so the
+/// same mail twice stores nothing new. Why not, when the report has no machine or commits to put them at.
 pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads, String> {
     use app::trend::Mark;
     let Some(section) = report.sections.first() else {
@@ -578,7 +578,16 @@ pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads
     }
     let mut out = Vec::new();
     for (mark, commit) in [(Mark::Good, &head.base), (Mark::Bad, &head.commit_sha)] {
-        let mut csv = String::from("metric,param,iteration,value\n");
+        // The mail it came from, in a comment: each mail's plots are an upload of their own.
+        let mut csv = format!(
+            "# the {} samples of the plots of mail {}\nmetric,param,iteration,value\n",
+            if mark == Mark::Good {
+                "bisect-good"
+            } else {
+                "bisect-bad"
+            },
+            head.message_id.replace(['\n', '\r'], " ")
+        );
         let before = csv.len();
         for p in report.plots.iter().filter(|p| plain(&p.metric)) {
             let values = if mark == Mark::Good { &p.good } else { &p.bad };

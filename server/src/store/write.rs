@@ -79,15 +79,81 @@ impl Store {
         answer: impl FnOnce(Inserted, app::types::UploadDetail) -> T,
     ) -> StoreResult<T> {
         let mut tx = self.writer.begin_write().await?;
+        let written = match self.write_upload(&mut tx, upload).await? {
+            Err(id) => {
+                let detail = Store::upload_detail_in(&mut tx, id)
+                    .await?
+                    .ok_or_else(|| StoreError::NotFound(format!("upload {id} vanished")))?;
+                return Ok(answer(Inserted::Existing(id), detail));
+            }
+            Ok(written) => written,
+        };
+        let upload_id = written.upload_id;
+        let summary = Store::upload_in(super::sql::Target::from(&mut tx), upload_id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
+        // The answer, its runs summarised, while the commit reaches the disk.
+        let (committed, answered) = beside(tx.commit(), || {
+            let detail =
+                Store::stored_upload_detail(summary, upload, &written.run_ids, &written.created_at);
+            answer(Inserted::Created(upload_id), detail)
+        })
+        .await;
+        committed?;
+        self.after_commit(vec![written]);
+        Ok(answered)
+    }
+
+    /// Stores several uploads in one transaction (`perfline import-mail`'s plots, a batch's
+    /// worth): each as [`Store::insert_upload`] does, an upload stored before answered as it is.
+    pub async fn insert_uploads(&self, uploads: &[NewUpload]) -> StoreResult<Vec<Inserted>> {
+        if uploads.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.writer.begin_write().await?;
+        let mut out = Vec::with_capacity(uploads.len());
+        let mut written = Vec::new();
+        for upload in uploads {
+            match self.write_upload(&mut tx, upload).await? {
+                Err(id) => out.push(Inserted::Existing(id)),
+                Ok(w) => {
+                    out.push(Inserted::Created(w.upload_id));
+                    written.push(w);
+                }
+            }
+        }
+        tx.commit().await?;
+        self.after_commit(written);
+        Ok(out)
+    }
+
+    /// What the background tasks learn once uploads are committed: the metric dictionary's
+    /// new keys, the benchmarks and machines whose runs to fold, the detector's queue.
+    fn after_commit(&self, written: Vec<Written>) {
+        for w in written {
+            self.keys.committed(w.learned);
+            // Each benchmark and machine the upload touched folds its waiting runs into a
+            // trend block once it has enough: the folder's work (`fold.rs`), not this
+            // transaction's.
+            self.folds.touched(w.pairs);
+        }
+        self.alert_jobs_queued.notify_one();
+        self.wal_written.notify_one();
+    }
+
+    /// An upload's rows in `tx`: the upload, its files, its runs, the detector's queue and
+    /// the audit trail; or the id of the upload of the same digest stored before.
+    async fn write_upload(
+        &self,
+        tx: &mut Tx,
+        upload: &NewUpload,
+    ) -> StoreResult<Result<Written, i64>> {
         if let Some((id,)) = query_as::<(i64,)>(sql!("SELECT id FROM upload WHERE digest = ?"))
             .bind(&upload.digest)
-            .fetch_optional(&mut tx)
+            .fetch_optional(&mut *tx)
             .await?
         {
-            let detail = Store::upload_detail_in(&mut tx, id)
-                .await?
-                .ok_or_else(|| StoreError::NotFound(format!("upload {id} vanished")))?;
-            return Ok(answer(Inserted::Existing(id), detail));
+            return Ok(Err(id));
         }
         // While the database inserts the upload's row, and then its files' raw bytes (a
         // tree's 800 KB archive, a millisecond of SQLite's copying), this task works out the
@@ -100,15 +166,15 @@ impl Store {
             .bind(&upload.metadata)
             .bind(&upload.uploaded_by)
             .bind(&upload.calibration)
-            .fetch_one(&mut tx),
+            .fetch_one(&mut *tx),
             || Wanted::of(&upload.runs),
         )
         .await;
         // The upload's time is its runs' too: nothing is read back to answer with it.
         let (upload_id, created_at) = row?;
         // Each run's series by their ids in the metric dictionary, resolved once.
-        let (ids, learned) = self.keys.resolve(&mut tx, &wanted.keys).await?;
-        let (files, packed) = beside(insert_files(&mut tx, upload_id, &upload.files), || {
+        let (ids, learned) = self.keys.resolve(tx, &wanted.keys).await?;
+        let (files, packed) = beside(insert_files(tx, upload_id, &upload.files), || {
             wanted.pack(&upload.runs, &ids)
         })
         .await;
@@ -118,36 +184,35 @@ impl Store {
         let (run_ids, trends) = if let Some(pg) = tx.postgres() {
             insert_runs_postgres(pg, (upload_id, &created_at), upload, &packed).await?
         } else {
-            insert_runs_sqlite(&mut tx, (upload_id, &created_at), upload, &packed).await?
+            insert_runs_sqlite(tx, (upload_id, &created_at), upload, &packed).await?
         };
-        queue_alert_jobs(&mut tx, &trends.keys, upload_id).await?;
+        queue_alert_jobs(tx, &trends.keys, upload_id).await?;
         let samples: usize = upload.runs.iter().map(ParsedRun::sample_count).sum();
         super::tokens::audit_in(
-            &mut tx,
+            tx,
             &upload.uploaded_by,
             "upload",
             &format!("upload {upload_id}"),
             &format!("{} run(s), {samples} sample(s)", upload.runs.len()),
         )
         .await?;
-        let summary = Store::upload_in(super::sql::Target::from(&mut tx), upload_id)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("upload {upload_id} vanished")))?;
-        // The answer, its runs summarised, while the commit reaches the disk.
-        let (committed, answered) = beside(tx.commit(), || {
-            let detail = Store::stored_upload_detail(summary, upload, &run_ids, &created_at);
-            answer(Inserted::Created(upload_id), detail)
-        })
-        .await;
-        committed?;
-        self.keys.committed(learned);
-        // Each benchmark and machine the upload touched folds its waiting runs into a trend
-        // block once it has enough: the folder's work (`fold.rs`), not this transaction's.
-        self.folds.touched(trends.pairs);
-        self.alert_jobs_queued.notify_one();
-        self.wal_written.notify_one();
-        Ok(answered)
+        Ok(Ok(Written {
+            upload_id,
+            created_at,
+            run_ids,
+            learned,
+            pairs: trends.pairs,
+        }))
     }
+}
+
+/// An upload written in a transaction not yet committed.
+struct Written {
+    upload_id: i64,
+    created_at: String,
+    run_ids: Vec<i64>,
+    learned: Resolved,
+    pairs: BTreeSet<(String, i64)>,
 }
 
 /// `statement`, sent to the database first, and `work`, done on this task while the database
