@@ -111,8 +111,8 @@ pub struct MailsStored {
     /// How many of `reports` were new.
     pub new: usize,
     pub refused: Vec<RefusedMail>,
-    /// The uploads holding the plots' samples as runs (`lkp-mail:TESTCASE`): the
-    /// bisect-good samples at the base, the bisect-bad ones at the tested commit.
+    /// The uploads holding the plots' samples as runs (`lkp-mail:TESTCASE`), one a mail:
+    /// the bisect-good samples at the base, the bisect-bad ones at the tested commit.
     #[serde(default)]
     pub plot_uploads: Vec<i64>,
     /// What was not stored as runs, and why (a plot without a machine, an uploader without

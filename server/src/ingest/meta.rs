@@ -17,6 +17,9 @@ pub struct UploadMeta {
     pub format: Option<Format>,
     /// A bisect mark for every run of the upload.
     pub mark: Option<app::trend::Mark>,
+    /// A bisect mark for the runs of each kernel: set by Perfline for a mail's plots (good
+    /// at the base, bad at the tested commit), by no field of a request.
+    pub kernel_marks: Vec<(String, app::trend::Mark)>,
     /// The commit's time in seconds since the epoch (`git log --format=%ct`).
     pub commit_time: Option<i64>,
     /// Directions stated for metrics of the upload (`direction=METRIC:higher`, repeatable),
@@ -231,6 +234,14 @@ impl UploadMeta {
         }
         if let Some(r) = &self.run {
             canonical["run"] = r.as_str().into();
+        }
+        if !self.kernel_marks.is_empty() {
+            canonical["kernel_marks"] = self
+                .kernel_marks
+                .iter()
+                .map(|(k, m)| [k.as_str(), m.as_str()])
+                .collect::<Vec<_>>()
+                .into();
         }
         if !self.directions.is_empty() {
             canonical["directions"] = self

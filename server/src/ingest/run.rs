@@ -43,6 +43,9 @@ pub struct ParsedRun {
     /// What the file held that Perfline could not take and left out, and why (`key: reason`):
     /// an LKP job is stored without a key it cannot take rather than refused.
     pub skipped: Vec<String>,
+    /// A bisect mark of the run's own, over the upload's: set by Perfline after parsing (a
+    /// mail's plots: good at the base, bad at the tested commit), never by a parser.
+    pub mark: Option<app::trend::Mark>,
 }
 
 impl ParsedSeries {
@@ -149,6 +152,7 @@ impl RunBuilder {
             tags: tags.to_vec(),
             series: Vec::new(),
             skipped: Vec::new(),
+            mark: None,
         });
         i
     }

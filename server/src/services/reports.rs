@@ -554,10 +554,10 @@ fn plot_param(section: &Section) -> String {
     out
 }
 
-/// The two uploads that hold a report's plots as runs of [`plot_benchmark`] on its machine:
-/// the bisect-good samples at the base commit, marked good, and the bisect-bad ones at the
-/// tested commit, marked bad; each a CSV Perfline writes from the plots (stored as the
-/// upload's file, naming the mail's Message-ID). Their content is their identity, so the
+/// The upload that holds a report's plots as runs of [`plot_benchmark`] on its machine: the
+/// bisect-good samples as a run at the base commit, marked good, and the bisect-bad ones as
+/// a run at the tested commit, marked bad; from a CSV Perfline writes from the plots (stored
+/// as the upload's file, naming the mail's Message-ID). Their content is their identity, so the
 /// same mail twice stores nothing new. Why not, when the report has no machine or commits to put them at.
 pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads, String> {
     use app::trend::Mark;
@@ -576,52 +576,50 @@ pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads
                 .into(),
         );
     }
-    let mut out = Vec::new();
+    // The mail it came from, in a comment: each mail's plots are an upload of their own.
+    let mut csv = format!(
+        "# the bisect-good samples of the plots of mail {} at its base, the bisect-bad ones at its tested commit\nkernel,commit,metric,param,iteration,value\n",
+        head.message_id.replace(['\n', '\r'], " ")
+    );
+    let before = csv.len();
+    let mut kernel_marks = Vec::new();
     for (mark, commit) in [(Mark::Good, &head.base), (Mark::Bad, &head.commit_sha)] {
-        // The mail it came from, in a comment: each mail's plots are an upload of their own.
-        let mut csv = format!(
-            "# the {} samples of the plots of mail {}\nmetric,param,iteration,value\n",
-            if mark == Mark::Good {
-                "bisect-good"
-            } else {
-                "bisect-bad"
-            },
-            head.message_id.replace(['\n', '\r'], " ")
-        );
-        let before = csv.len();
+        if commit.is_empty() || !plain(commit) {
+            continue;
+        }
+        // A tag (`v6.14-rc4`) is the kernel's name only; a hash is the commit too.
+        let sha = if app::label::CommitSha::parse(commit).is_ok() {
+            commit.as_str()
+        } else {
+            ""
+        };
+        let at = csv.len();
         for p in report.plots.iter().filter(|p| plain(&p.metric)) {
             let values = if mark == Mark::Good { &p.good } else { &p.bad };
             for (i, v) in values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
-                csv.push_str(&format!("{},{param},{i},{v}\n", p.metric));
+                csv.push_str(&format!("{commit},{sha},{},{param},{i},{v}\n", p.metric));
             }
         }
-        if csv.len() == before || commit.is_empty() {
-            continue;
+        if csv.len() > at {
+            kernel_marks.push((commit.clone(), mark));
         }
-        let mut meta = crate::ingest::UploadMeta::default();
-        let fields = [
-            ("benchmark", plot_benchmark(&head.testcase)),
-            ("machine", head.machine.clone()),
-            ("kernel", commit.clone()),
-            ("mark", mark.as_str().to_owned()),
-            ("format", "csv".to_owned()),
-        ];
-        for (name, value) in &fields {
-            meta.set(name, value)
-                .map_err(|e| format!("its plots' samples are not stored as runs: {e}"))?;
-        }
-        // A tag (`v6.14-rc4`) is the kernel's name only; a hash is the commit too.
-        if let Ok(sha) = app::label::CommitSha::parse(commit) {
-            meta.commit = Some(sha);
-        }
-        let name = format!(
-            "plots-{}-{}.csv",
-            mark.as_str(),
-            app::text::head(commit, 40)
-        );
-        out.push((meta, vec![(Some(name), bytes::Bytes::from(csv))]));
     }
-    Ok(out)
+    if csv.len() == before {
+        return Ok(Vec::new());
+    }
+    let mut meta = crate::ingest::UploadMeta::default();
+    let fields = [
+        ("benchmark", plot_benchmark(&head.testcase)),
+        ("machine", head.machine.clone()),
+        ("format", "csv".to_owned()),
+    ];
+    for (name, value) in &fields {
+        meta.set(name, value)
+            .map_err(|e| format!("its plots' samples are not stored as runs: {e}"))?;
+    }
+    meta.kernel_marks = kernel_marks;
+    let name = format!("plots-{}.csv", app::text::head(&head.commit_sha, 40));
+    Ok(vec![(meta, vec![(Some(name), bytes::Bytes::from(csv))])])
 }
 
 /// The uploads of a report's plots ([`plot_uploads`]).

@@ -199,6 +199,13 @@ fn parse(
     apply_directions(&mut runs, &meta, rule_directions);
     for run in &mut runs {
         run.facts.extend(side.iter().cloned());
+        if let Some((_, mark)) = meta
+            .kernel_marks
+            .iter()
+            .find(|(k, _)| k == run.key.kernel.as_str())
+        {
+            run.mark = Some(*mark);
+        }
     }
     Ok((
         NewUpload {

@@ -37,7 +37,8 @@ pub struct NewUpload {
     pub files: Vec<NewFile>,
     /// The runs parsed from each file, in file order.
     pub runs: Vec<ParsedRun>,
-    /// A bisect mark and a commit time for every run, from the upload's fields.
+    /// A bisect mark (for every run without one of its own) and a commit time for every run,
+    /// from the upload's fields.
     pub mark: Option<app::trend::Mark>,
     pub commit_time: Option<i64>,
     /// Who stored it: a token's name, or `open`; recorded with the upload and in the audit
@@ -387,7 +388,7 @@ async fn insert_runs_sqlite<'u>(
                 tags_json(r)?.arg(),
                 serde_json::to_string(&r.facts)?.arg(),
                 Arg::Int(Some(r.sample_count() as i64)),
-                upload.mark.map(app::trend::Mark::as_str).arg(),
+                r.mark.or(upload.mark).map(app::trend::Mark::as_str).arg(),
                 Arg::Int(upload.commit_time),
                 created_at.arg(),
             ]);
@@ -513,12 +514,16 @@ async fn insert_runs_postgres<'u>(
     // What the runs touched, worked out while the server inserts them.
     let (inserted, touched) = beside(sqlx::query(
         "INSERT INTO run (id, upload_id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, sample_count, mark, commit_time, created_at) \
-         SELECT u.id, $1, u.benchmark, u.machine_id, u.kernel_id, u.commit_sha, u.tags, u.facts, u.samples, $2, $3, $12 \
-         FROM UNNEST($4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[]) \
-         AS u(id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, samples)",
+         SELECT u.id, $1, u.benchmark, u.machine_id, u.kernel_id, u.commit_sha, u.tags, u.facts, u.samples, u.mark, $3, $12 \
+         FROM UNNEST($4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BIGINT[], $2::TEXT[]) \
+         AS u(id, benchmark, machine_id, kernel_id, commit_sha, tags, facts, samples, mark)",
     )
     .bind(upload_id)
-    .bind(upload.mark.map(app::trend::Mark::as_str))
+    .bind(
+        runs.iter()
+            .map(|r| r.mark.or(upload.mark).map(app::trend::Mark::as_str))
+            .collect::<Vec<_>>(),
+    )
     .bind(upload.commit_time)
     .bind(&run_ids)
     .bind(runs.iter().map(|r| r.key.benchmark.as_str()).collect::<Vec<_>>())
