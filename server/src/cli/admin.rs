@@ -81,7 +81,9 @@ pub async fn run(config: &Config, command: Command) -> ExitCode {
     };
     let action = match command {
         Command::Token { action } => action,
-        Command::ImportMail { path } => return super::import_mail::run(&store, &path).await,
+        Command::ImportMail { path, no_plot_runs } => {
+            return super::import_mail::run(&store, &path, !no_plot_runs).await
+        }
         Command::Client(_)
         | Command::Source { .. }
         | Command::MigrateDb { .. }

@@ -43,6 +43,8 @@ type Writing = tokio::task::JoinHandle<Result<Written, String>>;
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
+    /// Whether the plots' samples are stored as runs (not `--no-plot-runs`).
+    plot_runs: bool,
     /// The plots' uploads of the pending batch's mails, each mail's to parse
     /// (`services::reports::plot_uploads`).
     pending_plots: Vec<PlotUploads>,
@@ -63,8 +65,10 @@ impl Importer<'_> {
                     self.tally.parsed += sections.len();
                     self.pending.extend(sections);
                     match plots {
-                        Ok(uploads) => self.pending_plots.push(uploads),
-                        Err(_) => self.tally.plots_left_out += 1,
+                        Ok(uploads) if self.plot_runs => self.pending_plots.push(uploads),
+                        Ok(_) => {}
+                        Err(_) if self.plot_runs => self.tally.plots_left_out += 1,
+                        Err(_) => {}
                     }
                 }
                 Err(_) => self.tally.refused += 1,
@@ -148,12 +152,13 @@ impl Importer<'_> {
     }
 }
 
-pub async fn run(store: &Store, path: &Path) -> ExitCode {
+pub async fn run(store: &Store, path: &Path, plot_runs: bool) -> ExitCode {
     // Small pages, as the server: a fifth of a parse otherwise goes to zeroing huge ones.
     crate::small_pages();
     let mut im = Importer {
         store,
         pending: Vec::new(),
+        plot_runs,
         pending_plots: Vec::new(),
         writing: None,
         tally: Tally::default(),

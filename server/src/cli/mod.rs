@@ -67,10 +67,15 @@ pub enum Command {
     /// Imports the kernel test robot's report mails of an archive into the database given by
     /// --db: a directory of mails or mbox files (walked recursively), an mbox, or a
     /// public-inbox git archive (`git/0.git`, ... or one epoch). Mails that are not
-    /// performance reports are skipped; a re-run adds only new mails.
+    /// performance reports are skipped; a re-run adds only new mails. The samples of the
+    /// older mails' ASCII plots are stored as runs too (`lkp-mail:TESTCASE`, marked
+    /// bisect-good and bad).
     ImportMail {
         /// The directory, mbox or public-inbox archive.
         path: PathBuf,
+        /// Stores the reports only, not their plots' samples as runs (faster).
+        #[arg(long)]
+        no_plot_runs: bool,
     },
     /// Writes the source this binary was built from (a .tar.gz: the workspace's code, scripts,
     /// docs and licence texts) to standard output, or to `--output`.

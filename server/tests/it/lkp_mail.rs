@@ -515,11 +515,16 @@ async fn perfline_upload_takes_a_mail_and_prints_its_reports() {
 
 /// Runs `perfline --db DB import-mail PATH`: its exit status and stderr.
 fn import_mail(db: &Path, path: &Path) -> (bool, String) {
+    import_mail_with(db, path, &[])
+}
+
+fn import_mail_with(db: &Path, path: &Path, flags: &[&str]) -> (bool, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfline"))
         .arg("--db")
         .arg(db)
         .arg("import-mail")
         .arg(path)
+        .args(flags)
         .output()
         .expect("perfline runs");
     (
@@ -635,6 +640,18 @@ fn import_mail_walks_an_archive_and_a_rerun_adds_only_what_is_new() {
     let (ok, err) = import_mail(&db, &mbox_path);
     assert!(
         ok && err.contains("2 report sections stored, 0 new"),
+        "{err}"
+    );
+
+    // `--no-plot-runs`: the reports only.
+    let (ok, err) = import_mail_with(
+        &tmp.path().join("reports-only.db"),
+        &dir,
+        &["--no-plot-runs"],
+    );
+    assert!(
+        ok && err.contains("15 report sections stored, 15 new")
+            && err.contains("0 uploads of plots' samples as runs, 0 new;"),
         "{err}"
     );
 
