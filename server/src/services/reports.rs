@@ -176,14 +176,13 @@ impl Services {
                 match read_mail(raw) {
                     Ok((mail, id, report)) => {
                         let sections = sections_of(&mail, &id, &report);
-                        if let Some(first) = sections.first().filter(|_| !report.plots.is_empty()) {
-                            if !may_mark {
-                                notes.push(format!("mail {index}: its plots' samples are not stored as runs: marking them bisect-good and bad needs the mark scope"));
-                            } else {
-                                match plot_uploads(&first.head, &report) {
-                                    Ok(uploads) => plots.extend(uploads),
-                                    Err(why) => notes.push(format!("mail {index}: {why}")),
-                                }
+                        if report.plots.is_empty() {
+                        } else if !may_mark {
+                            notes.push(format!("mail {index}: its plots' samples are not stored as runs: marking them bisect-good and bad needs the mark scope"));
+                        } else {
+                            match plots_of(&sections, &report) {
+                                Ok(uploads) => plots.extend(uploads),
+                                Err(why) => notes.push(format!("mail {index}: {why}")),
                             }
                         }
                         new_reports.extend(sections);
@@ -622,6 +621,14 @@ pub fn plot_uploads(head: &LkpReportHead, report: &Report) -> Result<PlotUploads
     Ok(vec![(meta, vec![(Some(name), bytes::Bytes::from(csv))])])
 }
 
+/// The uploads of a report's plots, by its headline's section (none without plots).
+fn plots_of(sections: &[NewLkpReport], report: &Report) -> Result<PlotUploads, String> {
+    match sections.first() {
+        Some(first) if !report.plots.is_empty() => plot_uploads(&first.head, report),
+        _ => Ok(Vec::new()),
+    }
+}
+
 /// The uploads of a report's plots ([`plot_uploads`]).
 pub type PlotUploads = Vec<(crate::ingest::UploadMeta, Vec<super::upload::UploadFile>)>;
 
@@ -632,10 +639,7 @@ pub fn reports_of_mail(
 ) -> Result<(Vec<NewLkpReport>, Result<PlotUploads, String>), String> {
     let (mail, id, report) = read_mail(raw).map_err(|(_, reason)| reason)?;
     let sections = sections_of(&mail, &id, &report);
-    let plots = match sections.first() {
-        Some(first) if !report.plots.is_empty() => plot_uploads(&first.head, &report),
-        _ => Ok(Vec::new()),
-    };
+    let plots = plots_of(&sections, &report);
     Ok((sections, plots))
 }
 
