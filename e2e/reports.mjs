@@ -6,13 +6,14 @@
 // commit's page, which lists the report. In both themes, at 1280 and 400 px, nothing is wider
 // than the window (the table scrolls inside its box).
 // First, a mail through the upload form: the page says what it stored, with links.
-// Usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file>
+// A mail with ASCII plots through the form: the page links the upload of its samples as runs.
+// Usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file> <mail-with-plots>
 // Run by server/tests/it/browser.rs, which starts the server and uploads the mails.
 import { run, step, watch } from './lib.mjs';
 
-const [base, subsystem, expected, mail] = process.argv.slice(2);
-if (!mail) {
-  console.error('usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file>');
+const [base, subsystem, expected, mail, plotted] = process.argv.slice(2);
+if (!plotted) {
+  console.error('usage: node e2e/reports.mjs <base-url> <subsystem> <rows> <mail-file> <mail-with-plots>');
   process.exit(2);
 }
 
@@ -43,6 +44,16 @@ await run(async (first, errors, browser) => {
   const links = await first.$$eval('#upload-reports a[href^="/reports/"]', (a) => a.length);
   if (links !== 7) throw new Error(`the form lists ${links} reports`);
   step(`the upload form took a mail: ${said.trim()}`);
+  // A mail with plots: its samples are runs, in an upload the page links.
+  await first.setInputFiles('#file', plotted);
+  await first.click('#upload-submit');
+  await first.waitForSelector('#upload-plot-runs a[href^="/uploads/"]');
+  const plotLinks = await first.$$eval('#upload-plot-runs a[href^="/uploads/"]', (a) => a.map((x) => x.getAttribute('href')));
+  if (plotLinks.length !== 1) throw new Error(`the form links ${plotLinks.length} uploads of plots' samples`);
+  await Promise.all([first.waitForURL(/\/uploads\/\d+$/), first.click('#upload-plot-runs a')]);
+  const uploadPage = await first.textContent('main');
+  if (!uploadPage.includes('lkp-mail:aim7')) throw new Error(`the plots' upload page does not name lkp-mail:aim7`);
+  step(`the form linked the plots' samples as runs: ${plotLinks[0]}`);
   for (const scheme of ['light', 'dark']) {
     for (const width of [1280, 400]) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });

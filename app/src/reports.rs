@@ -286,6 +286,15 @@ pub struct LabBeside {
 }
 
 impl LabBeside {
+    /// Takes out the runs read off the robot's plots: they are the robot's, not the lab's.
+    pub fn take_plot_runs(&mut self) -> Vec<LabRuns> {
+        let (plots, lab) = std::mem::take(&mut self.runs)
+            .into_iter()
+            .partition(|r| r.benchmark.starts_with(PLOT_BENCHMARK_PREFIX));
+        self.runs = lab;
+        plots
+    }
+
     /// The lab's comparison of the two commits on `machine`, when it ran both there.
     pub fn compare_href(&self, testcase: &str, base: &str, head: &str) -> Option<String> {
         let at = |c: &str| {
@@ -332,7 +341,15 @@ pub struct ReportDetail {
     /// The reports of this testcase and KPI, oldest first: the KPI over the reports.
     pub trend: Vec<ReportEntry>,
     pub lab: LabBeside,
+    /// Per plotted metric, the trend of the plots' samples stored as runs (bisect-good at the
+    /// base, bad at the tested commit); empty when they are not stored as runs.
+    #[serde(default)]
+    pub plot_trends: Vec<(String, String)>,
 }
+
+/// The benchmark prefix of the runs read off a mail's plots (`lkp-mail:TESTCASE`): values
+/// read off a plot are the robot's, never mixed with the lab's measured runs.
+pub const PLOT_BENCHMARK_PREFIX: &str = "lkp-mail:";
 
 /// `/commits/{sha}`: every report that named a commit, and what the lab has of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

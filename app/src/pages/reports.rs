@@ -240,7 +240,7 @@ fn report_view(d: ReportDetail) -> AnyView {
         <p class="muted">"Printed from the stored cells; byte for byte the mail's, from its commit: block on."</p>
         // Focusable, so that a keyboard scrolls its width.
         <pre id="report-text" class="lkp-text" tabindex="0" aria-label="The mail's table">{d.text.clone()}</pre>
-        {plots_view(&d.plots)}
+        {plots_view(&d.plots, &d.plot_trends)}
         <h2>{format!("{} over the robot's reports", e.kpi)}</h2>
         <p class="muted"><a href=same_kpi>"Every report of this KPI"</a></p>
         {trend_view(&d.trend, e.id, "report-trend")}
@@ -254,7 +254,10 @@ fn report_view(d: ReportDetail) -> AnyView {
 
 /// The bisection's samples read from the mail's ASCII plots: per metric, the bisect-good and
 /// bad samples, their means and change, and every value.
-fn plots_view(plots: &[crate::reports::BisectSamples]) -> Option<AnyView> {
+fn plots_view(
+    plots: &[crate::reports::BisectSamples],
+    trends: &[(String, String)],
+) -> Option<AnyView> {
     if plots.is_empty() {
         return None;
     }
@@ -301,6 +304,15 @@ fn plots_view(plots: &[crate::reports::BisectSamples]) -> Option<AnyView> {
                 <thead><tr><th>"Metric"</th><th class="num">"Good runs"</th><th class="num">"Good mean"</th><th class="num">"Bad runs"</th><th class="num">"Bad mean"</th><th class="num">"Change"</th><th class="num">"Read within"</th><th>"Samples"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
+            {if trends.is_empty() {
+                view! { <p id="report-plot-runs" class="muted">"Not stored as runs (storing them needs an uploader with the mark scope)."</p> }.into_any()
+            } else {
+                view! {
+                    <p id="report-plot-runs">"Stored as runs marked bisect-good (base) and bad (tested), the trend of each: "
+                        {trends.iter().map(|(metric, href)| view! { <a href=href.clone()>{metric.clone()}</a>" " }).collect_view()}
+                    </p>
+                }.into_any()
+            }}
         }
         .into_any(),
     )

@@ -275,8 +275,33 @@ impl Services {
             .into_iter()
             .map(ReportEntry::from)
             .collect();
-        let lab = self.lab_beside(&[&entry.commit, &entry.base]).await?;
+        let mut lab = self.lab_beside(&[&entry.commit, &entry.base]).await?;
+        let benchmark = plot_benchmark(&entry.testcase);
+        let stored_as_runs = lab
+            .take_plot_runs()
+            .iter()
+            .any(|r| r.benchmark == benchmark && r.machine == entry.machine);
+        let plot_trends = if stored_as_runs {
+            let param = plot_param(&stored.section);
+            stored
+                .plots
+                .iter()
+                .map(|p| {
+                    let href = format!(
+                        "/trend?benchmark={}&machine={}&metric={}&param={}",
+                        app::url::encode(&benchmark),
+                        app::url::encode(&entry.machine),
+                        app::url::encode(&p.metric),
+                        app::url::encode(&param)
+                    );
+                    (p.metric.clone(), href)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(ReportDetail {
+            plot_trends,
             headline_kpi: stored.headline_kpi,
             headline_change: stored.headline_change,
             commits: stored
@@ -350,7 +375,8 @@ impl Services {
                 reports,
             });
         }
-        let lab = self.lab_beside(&[&commit]).await?;
+        let mut lab = self.lab_beside(&[&commit]).await?;
+        lab.take_plot_runs();
         Ok(CommitPage {
             commit,
             subject,
@@ -519,7 +545,7 @@ fn sent_at(date: &str) -> String {
 /// The benchmark the samples of a report's plots are runs of: the testcase's, apart from
 /// the lab's own measured runs of it (they are values read off a text plot).
 pub fn plot_benchmark(testcase: &str) -> String {
-    format!("lkp-mail:{testcase}")
+    format!("{}{testcase}", reports::PLOT_BENCHMARK_PREFIX)
 }
 
 /// The axes that are the run's benchmark and machine, not its parameter.

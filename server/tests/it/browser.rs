@@ -767,6 +767,9 @@ async fn the_robots_reports_in_chromium() {
             dir.join("18-20250310-netperf-regression-01d37228d3.eml")
                 .to_string_lossy()
                 .into_owned(),
+            dir.join("01-20190708-aim7-regression-490d451fa5.eml")
+                .to_string_lossy()
+                .into_owned(),
         ],
     )
     .await;

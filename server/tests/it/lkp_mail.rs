@@ -322,6 +322,13 @@ async fn the_plots_samples_are_runs_marked_good_and_bad() {
     assert_eq!(r.status().as_u16(), 201);
     let v: serde_json::Value = r.json().await.unwrap();
     assert_eq!(v["plot_uploads"], serde_json::json!([]), "{v}");
+    let page = format!("/reports/{}", v["reports"][0]["id"]);
+    let (status, html) = app.get_text(&page).await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains(r#"id="report-plot-runs" class="muted">Not stored as runs"#),
+        "{html}"
+    );
     assert!(
         v["notes"][0]
             .as_str()
@@ -423,6 +430,20 @@ async fn the_plots_samples_are_runs_marked_good_and_bad() {
         (head["mean"].as_f64().unwrap() - mean(&kpi.bad)).abs() < 1e-6,
         "{t}"
     );
+
+    // The report's page links each plotted metric's trend; the lab's findings beside it
+    // are the lab's: the runs read off the plots are not among them.
+    let (_, html) = app.get_text(&page).await;
+    let href = format!(
+        "/trend?benchmark=lkp-mail%3Aaim7&amp;machine=lkp-skl-2sp7&amp;metric=aim7.jobs-per-min&amp;param={}",
+        param.replace(' ', "%20").replace('=', "%3D")
+    );
+    assert!(html.contains(&href), "{href} not in {html}");
+    let links = html
+        .matches(r#"<a href="/trend?benchmark=lkp-mail%3Aaim7"#)
+        .count();
+    assert_eq!(links, report.plots.len(), "{html}");
+    assert!(!html.contains("lab-runs"), "{html}");
 
     // The same mail again: the same uploads, no new run.
     let before = app.counts().await;

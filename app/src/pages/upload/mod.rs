@@ -129,6 +129,10 @@ struct MailsAnswer {
     reports: Vec<(String, String, String)>,
     new: u64,
     refused: Vec<String>,
+    /// The uploads holding the plots' samples as runs, as links.
+    plot_uploads: Vec<String>,
+    /// What was not stored as runs, and why.
+    notes: Vec<String>,
 }
 
 #[cfg_attr(
@@ -170,10 +174,29 @@ fn mails_answer(body: &str) -> Option<MailsAnswer> {
                 .collect()
         })
         .unwrap_or_default();
+    let plot_uploads = v["plot_uploads"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(serde_json::Value::as_i64)
+                .map(|id| format!("/uploads/{id}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let notes = v["notes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
     Some(MailsAnswer {
         reports,
         new: v["new"].as_u64().unwrap_or_default(),
         refused,
+        plot_uploads,
+        notes,
     })
 }
 
@@ -409,6 +432,8 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
                 reports,
                 new,
                 refused,
+                plot_uploads,
+                notes,
             } = *m;
             let stored = format!(
                 "Stored {} report section(s) of the robot's mails, {new} new.",
@@ -421,6 +446,19 @@ fn UploadProgress(files: RwSignal<Vec<Sending>>, phase: RwSignal<Phase>) -> impl
                         <li><a href=href>{what}</a>{place}</li>
                     }).collect_view()}
                 </ul>
+                {(!plot_uploads.is_empty()).then(|| view! {
+                    <p id="upload-plot-runs">"The plots' samples, as runs marked bisect-good and bad: "
+                        {plot_uploads.into_iter().map(|href| {
+                            let name = format!("upload #{} ", href.trim_start_matches("/uploads/"));
+                            view! { <a href=href>{name}</a> }
+                        }).collect_view()}
+                    </p>
+                })}
+                {(!notes.is_empty()).then(|| view! {
+                    <ul id="upload-notes" class="notes">
+                        {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                    </ul>
+                })}
                 {(!refused.is_empty()).then(|| view! {
                     <ul id="upload-refused" class="error">
                         {refused.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()}
@@ -488,6 +526,16 @@ mod tests {
         );
         assert!(m.reports[0].2.contains("netperf on lkp-icl-2sp2"));
         assert_eq!(m.refused, ["mail 1: no headline"]);
+        assert!(m.plot_uploads.is_empty() && m.notes.is_empty());
+        let body = r#"{"reports": [], "new": 0, "refused": [], "plot_uploads": [12], "notes": ["no mark scope: the plots' samples were not stored as runs"]}"#;
+        let Phase::Mails(m) = answer(201, body) else {
+            panic!("not read as mails");
+        };
+        assert_eq!(m.plot_uploads, ["/uploads/12"]);
+        assert_eq!(
+            m.notes,
+            ["no mark scope: the plots' samples were not stored as runs"]
+        );
         // A runs upload is not a mails answer.
         assert!(mails_answer(r#"{"created": true, "runs": []}"#).is_none());
     }
