@@ -15,13 +15,15 @@ fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
             count("seen"),
             count("dev"),
             count("seen2"),
+            count("seen3"),
             count("held-out")
         ),
-        (16, 16, 32, 32)
+        (16, 16, 32, 32, 32)
     );
     for w in &windows {
         // 100 revisions before the annotated one and 60 after, fewer where the series ends.
-        let whole = w.values.len() == 160 || w.signature == "4408179";
+        // (Two series end within 60 revisions of their annotated change.)
+        let whole = w.values.len() == 160 || ["4408179", "4408183"].contains(&w.signature.as_str());
         assert!(
             whole && w.values.len() > 100,
             "{}: {}",
@@ -30,8 +32,10 @@ fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
         );
         assert!(!w.truth.is_empty(), "{}: no annotated change", w.signature);
         for &t in &w.truth {
+            // Judged by the sheriffs: mostly TP or FN; one (4375313) the alert's own status
+            // calls FP while its summary's says TP.
             assert!(
-                matches!(w.labels[t].as_str(), "TP" | "FN"),
+                w.labels[t] != "TN",
                 "{} at {}: {}",
                 w.signature,
                 w.first + t,
