@@ -17,6 +17,14 @@ use crate::store::{Inserted, NewLkpReport, NewUpload, Store};
 /// Sections stored per transaction.
 const BATCH: usize = 500;
 
+/// Mails parsed per task, and at most this many bytes of them.
+const PARSE_CHUNK: usize = 64;
+const PARSE_CHUNK_BYTES: usize = 8 << 20;
+
+/// Parse tasks in flight: with the writer, they keep both cores busy (a single parser left
+/// the second core idle half the time).
+const PARSING: usize = 2;
+
 #[derive(Debug, Default)]
 struct Tally {
     mails: usize,
@@ -40,6 +48,26 @@ type Written = (Vec<(i64, bool)>, Vec<bool>, usize);
 /// A batch being written.
 type Writing = tokio::task::JoinHandle<Result<Written, String>>;
 
+/// What one mail is.
+enum Parsed {
+    /// Not a mail at all.
+    Skipped,
+    /// A mail, but no report.
+    Refused,
+    /// A report: its sections, and its plots' uploads (or why there are none).
+    Report(Vec<NewLkpReport>, Result<PlotUploads, String>),
+}
+
+fn parse(raw: &[u8]) -> Parsed {
+    if !is_mail(raw) {
+        return Parsed::Skipped;
+    }
+    match reports_of_mail(raw) {
+        Ok((sections, plots)) => Parsed::Report(sections, plots),
+        Err(_) => Parsed::Refused,
+    }
+}
+
 struct Importer<'a> {
     store: &'a Store,
     pending: Vec<NewLkpReport>,
@@ -50,18 +78,56 @@ struct Importer<'a> {
     pending_plots: Vec<PlotUploads>,
     /// The batch being written while the next is parsed (two cores: a parse and a write).
     writing: Option<Writing>,
+    /// Mails read, not yet given to a parse task, and their bytes.
+    chunk: Vec<Vec<u8>>,
+    chunk_bytes: usize,
+    /// The parse tasks in flight, oldest first: their mails are taken in the order read.
+    parsing: std::collections::VecDeque<tokio::task::JoinHandle<Vec<Parsed>>>,
     tally: Tally,
     started: std::time::Instant,
 }
 
 impl Importer<'_> {
+    /// One mail read: parsed by a task beside the others and the writer.
     async fn mail(&mut self, raw: &[u8]) -> Result<(), String> {
         self.tally.mails += 1;
-        if !is_mail(raw) {
-            self.tally.skipped += 1;
-        } else {
-            match reports_of_mail(raw) {
-                Ok((sections, plots)) => {
+        self.chunk_bytes += raw.len();
+        self.chunk.push(raw.to_vec());
+        if self.chunk.len() >= PARSE_CHUNK || self.chunk_bytes >= PARSE_CHUNK_BYTES {
+            self.dispatch().await?;
+        }
+        if self.tally.mails.is_multiple_of(10_000) {
+            self.progress();
+        }
+        Ok(())
+    }
+
+    /// Gives the mails read to a parse task; takes the oldest task's mails when too many are
+    /// in flight.
+    async fn dispatch(&mut self) -> Result<(), String> {
+        if !self.chunk.is_empty() {
+            let chunk = std::mem::take(&mut self.chunk);
+            self.chunk_bytes = 0;
+            self.parsing.push_back(tokio::task::spawn_blocking(move || {
+                chunk.iter().map(|raw| parse(raw)).collect()
+            }));
+        }
+        while self.parsing.len() > PARSING {
+            self.take_oldest().await?;
+        }
+        Ok(())
+    }
+
+    /// The oldest parse task's mails into the pending batch.
+    async fn take_oldest(&mut self) -> Result<(), String> {
+        let Some(task) = self.parsing.pop_front() else {
+            return Ok(());
+        };
+        for parsed in task.await.map_err(|e| e.to_string())? {
+            match parsed {
+                Parsed::Skipped => self.tally.skipped += 1,
+                Parsed::Refused => self.tally.refused += 1,
+                Parsed::Report(sections, plots) => {
                     self.tally.parsed += sections.len();
                     self.pending.extend(sections);
                     match plots {
@@ -71,16 +137,22 @@ impl Importer<'_> {
                         Err(_) => {}
                     }
                 }
-                Err(_) => self.tally.refused += 1,
+            }
+            if self.pending.len() >= BATCH {
+                self.flush().await?;
             }
         }
-        if self.pending.len() >= BATCH {
-            self.flush().await?;
-        }
-        if self.tally.mails.is_multiple_of(10_000) {
-            self.progress();
-        }
         Ok(())
+    }
+
+    /// Every mail read parsed, stored and counted.
+    async fn finish(&mut self) -> Result<(), String> {
+        self.dispatch().await?;
+        while !self.parsing.is_empty() {
+            self.take_oldest().await?;
+        }
+        self.flush().await?;
+        self.written().await
     }
 
     /// Starts writing the pending batch once the one before it is written.
@@ -161,18 +233,18 @@ pub async fn run(store: &Store, path: &Path, plot_runs: bool) -> ExitCode {
         plot_runs,
         pending_plots: Vec::new(),
         writing: None,
+        chunk: Vec::new(),
+        chunk_bytes: 0,
+        parsing: std::collections::VecDeque::new(),
         tally: Tally::default(),
         started: std::time::Instant::now(),
     };
     let result = walk(&mut im, path).await;
     let result = match result {
-        Ok(()) => match im.flush().await {
-            Ok(()) => im.written().await,
-            Err(e) => Err(e),
-        },
+        Ok(()) => im.finish().await,
         // What was parsed before the error is still stored.
         Err(e) => {
-            let _ = im.written().await;
+            let _ = im.finish().await;
             Err(e)
         }
     };
