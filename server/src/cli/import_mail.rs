@@ -21,9 +21,18 @@ const BATCH: usize = 500;
 const PARSE_CHUNK: usize = 64;
 const PARSE_CHUNK_BYTES: usize = 8 << 20;
 
-/// Parse tasks in flight: with the writer, they keep both cores busy (a single parser left
-/// the second core idle half the time).
+/// Parse threads in flight: with the writer, they keep both cores busy (a single parser left
+/// the second core idle half the time). They run below the writer's priority: on two cores
+/// the writer's chain of statements is what the import waits for, and parsers that took its
+/// core made the import with plot runs slower than one parser.
 const PARSING: usize = 2;
+
+/// How much lower than the writer's the parse threads' priority is (`nice`).
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "a thread's own priority is Linux's")
+)]
+const PARSE_NICE: i32 = 10;
 
 #[derive(Debug, Default)]
 struct Tally {
@@ -81,8 +90,8 @@ struct Importer<'a> {
     /// Mails read, not yet given to a parse task, and their bytes.
     chunk: Vec<Vec<u8>>,
     chunk_bytes: usize,
-    /// The parse tasks in flight, oldest first: their mails are taken in the order read.
-    parsing: std::collections::VecDeque<tokio::task::JoinHandle<Vec<Parsed>>>,
+    /// The parse threads in flight, oldest first: their mails are taken in the order read.
+    parsing: std::collections::VecDeque<tokio::sync::oneshot::Receiver<Vec<Parsed>>>,
     tally: Tally,
     started: std::time::Instant,
 }
@@ -108,9 +117,16 @@ impl Importer<'_> {
         if !self.chunk.is_empty() {
             let chunk = std::mem::take(&mut self.chunk);
             self.chunk_bytes = 0;
-            self.parsing.push_back(tokio::task::spawn_blocking(move || {
-                chunk.iter().map(|raw| parse(raw)).collect()
-            }));
+            let (done, parsed) = tokio::sync::oneshot::channel();
+            std::thread::Builder::new()
+                .name("import-parse".into())
+                .spawn(move || {
+                    #[cfg(target_os = "linux")]
+                    let _ = rustix::process::setpriority_process(None, PARSE_NICE);
+                    let _ = done.send(chunk.iter().map(|raw| parse(raw)).collect());
+                })
+                .map_err(|e| format!("a parse thread: {e}"))?;
+            self.parsing.push_back(parsed);
         }
         while self.parsing.len() > PARSING {
             self.take_oldest().await?;
@@ -123,7 +139,7 @@ impl Importer<'_> {
         let Some(task) = self.parsing.pop_front() else {
             return Ok(());
         };
-        for parsed in task.await.map_err(|e| e.to_string())? {
+        for parsed in task.await.map_err(|_| "a parse thread failed".to_owned())? {
             match parsed {
                 Parsed::Skipped => self.tally.skipped += 1,
                 Parsed::Refused => self.tally.refused += 1,
