@@ -123,6 +123,39 @@ pub trait Backend: Send + Sync + 'static {
 #[cfg(feature = "ssr")]
 pub type SharedBackend = std::sync::Arc<dyn Backend>;
 
+/// JSON answers read as text. Leptos reads the islands' props with `serde_json::from_str`;
+/// its default JSON codec reads answers with `from_slice`, a second reader, so every type both
+/// ways had its decoder twice in the WASM (72 KB of `deserialize_struct` before `wasm-opt`).
+pub struct TextJsonEncoding;
+
+impl server_fn::ContentType for TextJsonEncoding {
+    const CONTENT_TYPE: &'static str = "application/json";
+}
+
+impl server_fn::FormatType for TextJsonEncoding {
+    const FORMAT_TYPE: server_fn::Format = server_fn::Format::Text;
+}
+
+impl<T: serde::Serialize> server_fn::Encodes<T> for TextJsonEncoding {
+    type Error = serde_json::Error;
+
+    fn encode(output: &T) -> Result<server_fn::Bytes, Self::Error> {
+        serde_json::to_vec(output).map(server_fn::Bytes::from)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> server_fn::Decodes<T> for TextJsonEncoding {
+    type Error = serde_json::Error;
+
+    fn decode(bytes: server_fn::Bytes) -> Result<T, Self::Error> {
+        let text = std::str::from_utf8(&bytes).map_err(serde::de::Error::custom)?;
+        serde_json::from_str(text)
+    }
+}
+
+/// The server functions' answers: JSON in a `POST`'s answer, read as text.
+pub type TextJson = server_fn::codec::Post<TextJsonEncoding>;
+
 #[cfg(feature = "ssr")]
 fn backend() -> PageResult<SharedBackend> {
     use_context::<SharedBackend>().ok_or_else(|| PageError::Internal {
@@ -130,37 +163,37 @@ fn backend() -> PageResult<SharedBackend> {
     })
 }
 
-#[server(prefix = "/sfn", endpoint = "delete_upload")]
+#[server(prefix = "/sfn", endpoint = "delete_upload", output = TextJson)]
 pub async fn delete_upload(id: i64) -> PageResult<()> {
     backend()?.delete_upload(id).await
 }
 needs!(DeleteUpload, Admin);
 
-#[server(prefix = "/sfn", endpoint = "correct_run")]
+#[server(prefix = "/sfn", endpoint = "correct_run", output = TextJson)]
 pub async fn correct_run(id: i64, fix: RunFix) -> PageResult<String> {
     backend()?.correct_run(id, fix).await
 }
 needs!(CorrectRun, Admin);
 
-#[server(prefix = "/sfn", endpoint = "whoami")]
+#[server(prefix = "/sfn", endpoint = "whoami", output = TextJson)]
 pub async fn get_whoami() -> PageResult<Who> {
     backend()?.whoami().await
 }
 needs!(GetWhoami, Read);
 
-#[server(prefix = "/sfn", endpoint = "dashboard")]
+#[server(prefix = "/sfn", endpoint = "dashboard", output = TextJson)]
 pub async fn get_dashboard() -> PageResult<Dashboard> {
     backend()?.dashboard().await
 }
 needs!(GetDashboard, Read);
 
-#[server(prefix = "/sfn", endpoint = "calibration")]
+#[server(prefix = "/sfn", endpoint = "calibration", output = TextJson)]
 pub async fn get_calibration() -> PageResult<crate::noise::Calibration> {
     backend()?.calibration().await
 }
 needs!(GetCalibration, Read);
 
-#[server(prefix = "/sfn", endpoint = "bisection")]
+#[server(prefix = "/sfn", endpoint = "bisection", output = TextJson)]
 pub async fn get_bisection(id: i64) -> PageResult<crate::bisection::Bisection> {
     backend()?.bisection(id).await
 }
@@ -168,7 +201,7 @@ needs!(GetBisection, Read);
 
 /// How far a bisection has come, for its page to follow it: the state, the runs so far and
 /// the events (a small answer: the browser deserialises only this).
-#[server(prefix = "/sfn", endpoint = "bisection_progress")]
+#[server(prefix = "/sfn", endpoint = "bisection_progress", output = TextJson)]
 pub async fn get_bisection_progress(
     id: i64,
 ) -> PageResult<(crate::bisection::BisectionState, u32, usize)> {
@@ -178,25 +211,25 @@ pub async fn get_bisection_progress(
 needs!(GetBisectionProgress, Read);
 
 /// The alert page's "Bisect" button.
-#[server(prefix = "/sfn", endpoint = "start_bisection")]
+#[server(prefix = "/sfn", endpoint = "start_bisection", output = TextJson)]
 pub async fn start_bisection(alert: i64) -> PageResult<i64> {
     backend()?.start_bisection(alert).await
 }
 needs!(StartBisection, Mark);
 
-#[server(prefix = "/sfn", endpoint = "run")]
+#[server(prefix = "/sfn", endpoint = "run", output = TextJson)]
 pub async fn get_run(id: i64) -> PageResult<Option<RunDetail>> {
     backend()?.run(id).await
 }
 needs!(GetRun, Read);
 
-#[server(prefix = "/sfn", endpoint = "upload")]
+#[server(prefix = "/sfn", endpoint = "upload", output = TextJson)]
 pub async fn get_upload(id: i64) -> PageResult<Option<UploadDetail>> {
     backend()?.upload(id).await
 }
 needs!(GetUpload, Read);
 
-#[server(prefix = "/sfn", endpoint = "compare_choices")]
+#[server(prefix = "/sfn", endpoint = "compare_choices", output = TextJson)]
 pub async fn get_compare_choices(
     benchmark: Option<String>,
     machine: Option<String>,
@@ -205,13 +238,13 @@ pub async fn get_compare_choices(
 }
 needs!(GetCompareChoices, Read);
 
-#[server(prefix = "/sfn", endpoint = "compare")]
+#[server(prefix = "/sfn", endpoint = "compare", output = TextJson)]
 pub async fn get_compare(query: CompareQuery) -> PageResult<Comparison> {
     backend()?.compare(query).await
 }
 needs!(GetCompare, Read);
 
-#[server(prefix = "/sfn", endpoint = "permalink")]
+#[server(prefix = "/sfn", endpoint = "permalink", output = TextJson)]
 pub async fn get_permalink(id: String) -> PageResult<Comparison> {
     backend()?.permalink(id).await
 }
@@ -225,7 +258,7 @@ fn trend_of(form: &TrendForm) -> PageResult<Option<TrendQuery>> {
 
 /// The trend page's view of a trend (`None` until benchmark, machine and metric are chosen):
 /// the chart drawn here, the marks, the change points and the selected commit.
-#[server(prefix = "/sfn", endpoint = "trend_view")]
+#[server(prefix = "/sfn", endpoint = "trend_view", output = TextJson)]
 pub async fn get_trend_view(
     query: crate::trend::TrendViewQuery,
 ) -> PageResult<Option<crate::trend::TrendView>> {
@@ -245,7 +278,7 @@ pub async fn get_trend_view(
 needs!(GetTrendView, Read);
 
 /// One point of a trend with its runs: the trend page's selected commit.
-#[server(prefix = "/sfn", endpoint = "trend_point")]
+#[server(prefix = "/sfn", endpoint = "trend_point", output = TextJson)]
 pub async fn get_trend_point(
     query: TrendForm,
     index: usize,
@@ -259,7 +292,7 @@ pub async fn get_trend_point(
 needs!(GetTrendPoint, Read);
 
 /// Every param of a metric (`param=*`), and with `overlay` all of them drawn on one chart.
-#[server(prefix = "/sfn", endpoint = "trend_multiples")]
+#[server(prefix = "/sfn", endpoint = "trend_multiples", output = TextJson)]
 pub async fn get_trend_multiples(
     query: TrendForm,
     overlay: bool,
@@ -305,7 +338,7 @@ pub async fn get_trend_multiples(
 }
 needs!(GetTrendMultiples, Read);
 
-#[server(prefix = "/sfn", endpoint = "trend_choices")]
+#[server(prefix = "/sfn", endpoint = "trend_choices", output = TextJson)]
 pub async fn get_trend_choices(
     benchmark: String,
     machine: String,
@@ -315,13 +348,13 @@ pub async fn get_trend_choices(
 needs!(GetTrendChoices, Read);
 
 /// What a type-to-search metric picker offers for the text typed so far.
-#[server(prefix = "/sfn", endpoint = "metric_matches")]
+#[server(prefix = "/sfn", endpoint = "metric_matches", output = TextJson)]
 pub async fn get_metric_matches(search: MetricSearch) -> PageResult<MetricMatches> {
     backend()?.metric_matches(search).await
 }
 needs!(GetMetricMatches, Read);
 
-#[server(prefix = "/sfn", endpoint = "alerts")]
+#[server(prefix = "/sfn", endpoint = "alerts", output = TextJson)]
 pub async fn get_alerts(
     filter: crate::alerts::AlertFilter,
 ) -> PageResult<crate::alerts::AlertPage> {
@@ -329,14 +362,14 @@ pub async fn get_alerts(
 }
 needs!(GetAlerts, Read);
 
-#[server(prefix = "/sfn", endpoint = "alert")]
+#[server(prefix = "/sfn", endpoint = "alert", output = TextJson)]
 pub async fn get_alert(id: i64) -> PageResult<crate::alerts::AlertSummary> {
     backend()?.alert(id).await
 }
 needs!(GetAlert, Read);
 
 /// Triage from the alerts page: its a/i/f keys and the note form.
-#[server(prefix = "/sfn", endpoint = "triage_alert")]
+#[server(prefix = "/sfn", endpoint = "triage_alert", output = TextJson)]
 pub async fn triage_alert(
     id: i64,
     patch: crate::alerts::AlertPatch,
@@ -346,14 +379,14 @@ pub async fn triage_alert(
 needs!(TriageAlert, Mark);
 
 /// Marks (or with `None` unmarks) runs; the trend page's g/b/s keys.
-#[server(prefix = "/sfn", endpoint = "mark_runs")]
+#[server(prefix = "/sfn", endpoint = "mark_runs", output = TextJson)]
 pub async fn mark_runs(runs: Vec<i64>, mark: Option<Mark>) -> PageResult<()> {
     backend()?.mark_runs(runs, mark).await
 }
 needs!(MarkRuns, Mark);
 
 /// The origin (`http://host:port`) the user reached this server at, for the curl examples.
-#[server(prefix = "/sfn", endpoint = "origin")]
+#[server(prefix = "/sfn", endpoint = "origin", output = TextJson)]
 pub async fn get_origin() -> PageResult<String> {
     Ok(origin())
 }
@@ -382,7 +415,7 @@ fn origin() -> String {
 }
 
 /// The regression report of the trend page, with the link to its API form.
-#[server(prefix = "/sfn", endpoint = "report")]
+#[server(prefix = "/sfn", endpoint = "report", output = TextJson)]
 pub async fn get_report(query: ReportQuery) -> PageResult<String> {
     let link = format!("{}{}", origin(), query.path());
     backend()?.report(query, link).await
@@ -392,13 +425,13 @@ needs!(GetReport, Read);
 // The admin's console: every one needs `admin`, over HTTP (the scope table) and when a page
 // calls it on the server (the backend checks the reader itself).
 
-#[server(prefix = "/sfn", endpoint = "admin_tokens")]
+#[server(prefix = "/sfn", endpoint = "admin_tokens", output = TextJson)]
 pub async fn get_admin_tokens() -> PageResult<Vec<crate::console::TokenRow>> {
     backend()?.admin_tokens().await
 }
 needs!(GetAdminTokens, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_create_token")]
+#[server(prefix = "/sfn", endpoint = "admin_create_token", output = TextJson)]
 pub async fn admin_create_token(
     form: crate::console::NewTokenForm,
 ) -> PageResult<crate::console::IssuedToken> {
@@ -406,37 +439,39 @@ pub async fn admin_create_token(
 }
 needs!(AdminCreateToken, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_revoke_token")]
+#[server(prefix = "/sfn", endpoint = "admin_revoke_token", output = TextJson)]
 pub async fn admin_revoke_token(id: i64) -> PageResult<()> {
     backend()?.admin_revoke_token(id).await
 }
 needs!(AdminRevokeToken, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_rules")]
+#[server(prefix = "/sfn", endpoint = "admin_rules", output = TextJson)]
 pub async fn get_admin_rules() -> PageResult<crate::console::RuleSet> {
     backend()?.admin_rules().await
 }
 needs!(GetAdminRules, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_preview_rules")]
+#[server(prefix = "/sfn", endpoint = "admin_preview_rules", output = TextJson)]
 pub async fn admin_preview_rules(json: String) -> PageResult<crate::console::RulePreview> {
     backend()?.admin_preview_rules(json).await
 }
 needs!(AdminPreviewRules, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_save_rules")]
-pub async fn admin_save_rules(json: String) -> PageResult<crate::console::RuleSet> {
-    backend()?.admin_save_rules(json).await
+/// How many rules are now in force. (The editor reloads its page to show them: answering
+/// the rules themselves put their decoder in the WASM for one number.)
+#[server(prefix = "/sfn", endpoint = "admin_save_rules", output = TextJson)]
+pub async fn admin_save_rules(json: String) -> PageResult<usize> {
+    Ok(backend()?.admin_save_rules(json).await?.rows.len())
 }
 needs!(AdminSaveRules, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_notify")]
+#[server(prefix = "/sfn", endpoint = "admin_notify", output = TextJson)]
 pub async fn get_admin_notify() -> PageResult<crate::console::NotifySettings> {
     backend()?.admin_notify().await
 }
 needs!(GetAdminNotify, Admin);
 
-#[server(prefix = "/sfn", endpoint = "admin_audit")]
+#[server(prefix = "/sfn", endpoint = "admin_audit", output = TextJson)]
 pub async fn get_admin_audit(
     search: crate::console::AuditSearch,
 ) -> PageResult<crate::console::AuditPage> {
@@ -445,13 +480,13 @@ pub async fn get_admin_audit(
 needs!(GetAdminAudit, Admin);
 /// The profile page's answer: the perf-profile keys of two kernels' or commits' runs, and the
 /// flame graph of the folded stacks uploaded beside them.
-#[server(prefix = "/sfn", endpoint = "profile")]
+#[server(prefix = "/sfn", endpoint = "profile", output = TextJson)]
 pub async fn get_profile(query: CompareQuery) -> PageResult<crate::profile::Profile> {
     backend()?.profile(query).await
 }
 needs!(GetProfile, Read);
 /// The whole tree's page (`/compare?benchmark=*`): a page of its benchmarks from `offset`.
-#[server(prefix = "/sfn", endpoint = "compare_tree")]
+#[server(prefix = "/sfn", endpoint = "compare_tree", output = TextJson)]
 pub async fn get_compare_tree(
     query: CompareQuery,
     offset: usize,
@@ -460,7 +495,7 @@ pub async fn get_compare_tree(
 }
 needs!(GetCompareTree, Read);
 /// A comparison of two LKP jobs as lkp-tests' table, or `None` when it is not one.
-#[server(prefix = "/sfn", endpoint = "lkp_compare")]
+#[server(prefix = "/sfn", endpoint = "lkp_compare", output = TextJson)]
 pub async fn get_lkp_compare(
     query: crate::lkp_view::LkpQuery,
 ) -> PageResult<Option<crate::lkp_view::LkpCompare>> {
@@ -469,7 +504,7 @@ pub async fn get_lkp_compare(
 needs!(GetLkpCompare, Read);
 
 /// What the type-to-search commit picker offers for the text typed so far.
-#[server(prefix = "/sfn", endpoint = "commit_matches")]
+#[server(prefix = "/sfn", endpoint = "commit_matches", output = TextJson)]
 pub async fn get_commit_matches(
     search: crate::lkp_view::CommitSearch,
 ) -> PageResult<crate::lkp_view::CommitMatches> {
@@ -478,7 +513,7 @@ pub async fn get_commit_matches(
 needs!(GetCommitMatches, Read);
 
 /// A page of the robot's stored report mails.
-#[server(prefix = "/sfn", endpoint = "lkp_reports")]
+#[server(prefix = "/sfn", endpoint = "lkp_reports", output = TextJson)]
 pub async fn get_lkp_reports(
     search: crate::reports::ReportSearch,
 ) -> PageResult<crate::reports::ReportList> {
@@ -487,14 +522,14 @@ pub async fn get_lkp_reports(
 needs!(GetLkpReports, Read);
 
 /// One stored report section with what its page links to.
-#[server(prefix = "/sfn", endpoint = "lkp_report")]
+#[server(prefix = "/sfn", endpoint = "lkp_report", output = TextJson)]
 pub async fn get_lkp_report(id: i64) -> PageResult<crate::reports::ReportDetail> {
     backend()?.lkp_report(id).await
 }
 needs!(GetLkpReport, Read);
 
 /// Every report that named a commit, and what the lab has of it.
-#[server(prefix = "/sfn", endpoint = "commit_reports")]
+#[server(prefix = "/sfn", endpoint = "commit_reports", output = TextJson)]
 pub async fn get_commit_reports(commit: String) -> PageResult<crate::reports::CommitPage> {
     backend()?.commit_reports(commit).await
 }

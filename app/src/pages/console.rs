@@ -358,8 +358,8 @@ fn RulesEditor(json: String) -> impl IntoView {
         }
         leptos::task::spawn_local(async move {
             match admin_save_rules(text.get_untracked()).await {
-                Ok(set) => {
-                    status.set(format!("Saved {} rules.", set.rows.len()));
+                Ok(rules) => {
+                    status.set(format!("Saved {rules} rules."));
                     go_to("/admin/rules");
                 }
                 Err(e) => status.set(format!("Could not save: {e}")),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 use leptos::prelude::*;
 
-use super::{error_view, loading, RunTable};
+use super::{error_view, loading, RunRow, RunTable};
 use crate::api::get_dashboard;
 use crate::types::Dashboard as DashboardData;
 
@@ -172,7 +172,7 @@ fn dashboard_view(d: DashboardData) -> AnyView {
         </section>
         <section id="recent-runs">
             <h2>"Recent runs"</h2>
-            <RunTable runs=d.recent_runs />
+            <RunTable runs=RunRow::of_runs(d.recent_runs) />
         </section>
     }
     .into_any()

@@ -142,9 +142,60 @@ pub(crate) fn loading() -> impl IntoView {
     view! { <p class="muted">"Loading…"</p> }
 }
 
+/// What [`RunTable`] shows of a run: a server page's `RunSummary`, or the upload form's answer
+/// read as JSON values (its decoder stays out of the browser's WASM).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct RunRow {
+    pub id: i64,
+    pub page: String,
+    pub benchmark: String,
+    pub machine: String,
+    pub kernel: String,
+    pub commit: Option<String>,
+    pub samples: i64,
+    pub created_at: String,
+}
+
+impl From<RunSummary> for RunRow {
+    fn from(r: RunSummary) -> Self {
+        RunRow {
+            id: r.id,
+            page: r.page,
+            benchmark: r.benchmark,
+            machine: r.machine,
+            kernel: r.kernel,
+            commit: r.commit,
+            samples: r.samples,
+            created_at: r.created_at,
+        }
+    }
+}
+
+impl RunRow {
+    /// The row of a run's JSON (`RunSummary`'s fields).
+    pub(crate) fn of_json(v: &serde_json::Value) -> Self {
+        let text = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+        RunRow {
+            id: v["id"].as_i64().unwrap_or_default(),
+            page: text("page"),
+            benchmark: text("benchmark"),
+            machine: text("machine"),
+            kernel: text("kernel"),
+            commit: v["commit"].as_str().map(str::to_owned),
+            samples: v["samples"].as_i64().unwrap_or_default(),
+            created_at: text("created_at"),
+        }
+    }
+
+    /// Each run's row.
+    pub(crate) fn of_runs(runs: Vec<RunSummary>) -> Vec<Self> {
+        runs.into_iter().map(Self::from).collect()
+    }
+}
+
 /// A table of runs, used by the dashboard and the upload page.
 #[component]
-pub(crate) fn RunTable(runs: Vec<RunSummary>) -> impl IntoView {
+pub(crate) fn RunTable(runs: Vec<RunRow>) -> impl IntoView {
     if runs.is_empty() {
         return view! { <p class="muted">"No runs yet."</p> }.into_any();
     }

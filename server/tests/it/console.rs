@@ -536,8 +536,9 @@ async fn alert_rules_are_previewed_over_robot_sized_jobs_and_saved() {
         None,
     )
     .await;
-    assert_eq!(saved["rows"][0]["metric"], "*Throughput*");
+    assert_eq!(saved, 1, "the rules in force");
     let (_, now) = app.get_json("/api/v1/alert-rules").await;
+    assert_eq!(now["rules"][0]["metric"], "*Throughput*");
     assert_eq!(now["rules"][0]["min_change_pct"], 3.0);
     let (status, body) = app.get_text("/admin/rules").await;
     assert_eq!(status, 200);

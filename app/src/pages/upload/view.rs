@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::super::{error_view, loading, parse_id, RunTable};
+use super::super::{error_view, loading, parse_id, RunRow, RunTable};
 use crate::api::get_upload;
 use crate::types::UploadDetail;
 
@@ -73,7 +73,7 @@ fn upload_view(d: UploadDetail) -> AnyView {
             }).collect_view()}
         </ul>
         <h2>"Runs"</h2>
-        <RunTable runs=d.runs />
+        <RunTable runs=RunRow::of_runs(d.runs) />
         <super::super::admin::DeleteUpload id=u.id />
     }
     .into_any()
