@@ -120,6 +120,22 @@ fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
         .collect()
 }
 
+/// A JSON value's text field, or empty.
+fn text(v: &serde_json::Value, k: &str) -> String {
+    v[k].as_str().unwrap_or_default().to_owned()
+}
+
+/// The strings of a JSON list, or none.
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// What the page shows of an upload of mails (`MailsStored`): each report's link, what it
 /// says and where; how many were new; each refused mail and why. Read from the JSON as
 /// values, not as the typed answer: that keeps its decoder out of the browser's WASM.
@@ -143,7 +159,6 @@ struct MailsAnswer {
 )]
 fn mails_answer(body: &str) -> Option<MailsAnswer> {
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
-    let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
     let reports = v["reports"]
         .as_array()?
         .iter()
@@ -182,14 +197,7 @@ fn mails_answer(body: &str) -> Option<MailsAnswer> {
                 .collect()
         })
         .unwrap_or_default();
-    let notes = v["notes"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|n| n.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let notes = strings(&v["notes"]);
     Some(MailsAnswer {
         reports,
         new: v["new"].as_u64().unwrap_or_default(),
@@ -225,7 +233,6 @@ fn stored_answer(body: &str) -> Option<Stored> {
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
     let created = v["created"].as_bool()?;
     let u = &v["upload"];
-    let text = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
     let list = |v: &serde_json::Value| v.as_array().cloned().unwrap_or_default();
     Some(Stored {
         created,
@@ -245,10 +252,7 @@ fn stored_answer(body: &str) -> Option<Stored> {
                 )
             })
             .collect(),
-        skipped: list(&v["skipped"])
-            .iter()
-            .filter_map(|s| s.as_str().map(str::to_owned))
-            .collect(),
+        skipped: strings(&v["skipped"]),
         rows: list(&v["runs"]).iter().map(RunRow::of_json).collect(),
     })
 }
