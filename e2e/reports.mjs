@@ -49,11 +49,21 @@ await run(async (first, errors, browser) => {
   await first.click('#upload-submit');
   await first.waitForSelector('#upload-plot-runs a[href^="/uploads/"]');
   const plotLinks = await first.$$eval('#upload-plot-runs a[href^="/uploads/"]', (a) => a.map((x) => x.getAttribute('href')));
+  const plottedReport = await first.$eval('#upload-reports a[href^="/reports/"]', (a) => a.getAttribute('href'));
   if (plotLinks.length !== 1) throw new Error(`the form links ${plotLinks.length} uploads of plots' samples`);
   await Promise.all([first.waitForURL(/\/uploads\/\d+$/), first.click('#upload-plot-runs a')]);
   const uploadPage = await first.textContent('main');
   if (!uploadPage.includes('lkp-mail:aim7')) throw new Error(`the plots' upload page does not name lkp-mail:aim7`);
   step(`the form linked the plots' samples as runs: ${plotLinks[0]}`);
+  // Its report's page links each plotted metric's trend: the base marked good, the tested
+  // commit bad.
+  await first.goto(`${base}${plottedReport}`);
+  const trends = await first.$$eval('#report-plot-runs a[href^="/trend?benchmark=lkp-mail"]', (a) => a.length);
+  if (trends < 1) throw new Error(`report ${plottedReport} links no trend of its plots' runs`);
+  await Promise.all([first.waitForURL(/\/trend\?/), first.click('#report-plot-runs a')]);
+  await first.waitForSelector('#trend-marks li[data-mark="good"]');
+  await first.waitForSelector('#trend-marks li[data-mark="bad"]');
+  step(`report ${plottedReport} links ${trends} trends of its plots' runs; the first shows a good and a bad mark`);
   for (const scheme of ['light', 'dark']) {
     for (const width of [1280, 400]) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
