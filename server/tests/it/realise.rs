@@ -16,9 +16,10 @@ fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
             count("dev"),
             count("seen2"),
             count("seen3"),
+            count("seen4"),
             count("held-out")
         ),
-        (16, 16, 32, 32, 32)
+        (16, 16, 32, 32, 32, 32)
     );
     for w in &windows {
         // 100 revisions before the annotated one and 60 after, fewer where the series ends.
