@@ -142,9 +142,14 @@ pub(crate) fn loading() -> impl IntoView {
     view! { <p class="muted">"Loading…"</p> }
 }
 
+/// A JSON value's text field, or empty (answers the islands read as values).
+pub(crate) fn json_text(v: &serde_json::Value, k: &str) -> String {
+    v[k].as_str().unwrap_or_default().to_owned()
+}
+
 /// What [`RunTable`] shows of a run: a server page's `RunSummary`, or the upload form's answer
 /// read as JSON values (its decoder stays out of the browser's WASM).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RunRow {
     pub id: i64,
     pub page: String,
@@ -174,16 +179,15 @@ impl From<RunSummary> for RunRow {
 impl RunRow {
     /// The row of a run's JSON (`RunSummary`'s fields).
     pub(crate) fn of_json(v: &serde_json::Value) -> Self {
-        let text = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
         RunRow {
             id: v["id"].as_i64().unwrap_or_default(),
-            page: text("page"),
-            benchmark: text("benchmark"),
-            machine: text("machine"),
-            kernel: text("kernel"),
+            page: json_text(v, "page"),
+            benchmark: json_text(v, "benchmark"),
+            machine: json_text(v, "machine"),
+            kernel: json_text(v, "kernel"),
             commit: v["commit"].as_str().map(str::to_owned),
             samples: v["samples"].as_i64().unwrap_or_default(),
-            created_at: text("created_at"),
+            created_at: json_text(v, "created_at"),
         }
     }
 

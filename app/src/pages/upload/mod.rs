@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::{loading, RunRow, RunTable};
+use super::{json_text as text, loading, RunRow, RunTable};
 use crate::api::get_origin;
 
 #[cfg(feature = "hydrate")]
@@ -120,20 +120,17 @@ fn spread_progress(sizes: &[f64], loaded: f64, total: f64) -> Vec<f64> {
         .collect()
 }
 
-/// A JSON value's text field, or empty.
-fn text(v: &serde_json::Value, k: &str) -> String {
-    v[k].as_str().unwrap_or_default().to_owned()
+/// A JSON list's items, or none.
+fn list(v: &serde_json::Value) -> &[serde_json::Value] {
+    v.as_array().map_or(&[], Vec::as_slice)
 }
 
 /// The strings of a JSON list, or none.
 fn strings(v: &serde_json::Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    list(v)
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// What the page shows of an upload of mails (`MailsStored`): each report's link, what it
@@ -233,7 +230,6 @@ fn stored_answer(body: &str) -> Option<Stored> {
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
     let created = v["created"].as_bool()?;
     let u = &v["upload"];
-    let list = |v: &serde_json::Value| v.as_array().cloned().unwrap_or_default();
     Some(Stored {
         created,
         id: u["id"].as_i64()?,
