@@ -4,7 +4,7 @@
 //! the bench's (`benches/realise.rs`): the held-out split is scored there, once (`SPLIT.md`).
 
 use crate::realise_score::{self, Tally};
-use perfline_server::services::alerts::detect::Settings;
+use perfline_server::services::alerts::detect::{local_peaks, Settings};
 
 #[test]
 fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
@@ -17,14 +17,16 @@ fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
             count("seen2"),
             count("seen3"),
             count("seen4"),
+            count("seen5"),
             count("held-out")
         ),
-        (16, 16, 32, 32, 32, 32)
+        (16, 16, 32, 32, 32, 32, 64)
     );
     for w in &windows {
         // 100 revisions before the annotated one and 60 after, fewer where the series ends.
-        // (Two series end within 60 revisions of their annotated change.)
-        let whole = w.values.len() == 160 || ["4408179", "4408183"].contains(&w.signature.as_str());
+        // (Four series end within 60 revisions of their annotated change.)
+        let short = ["4408179", "4408183", "4654564", "4653995"];
+        let whole = w.values.len() == 160 || short.contains(&w.signature.as_str());
         assert!(
             whole && w.values.len() > 100,
             "{}: {}",
@@ -68,4 +70,24 @@ fn both_detectors_alert_a_clean_step_at_its_revision() {
     t.add(&[50, 70], &[52]);
     assert_eq!((t.right, t.found, t.alerts, t.truths), (1, 1, 2, 1));
     assert!((t.precision() - 0.5).abs() < 1e-12 && (t.recall() - 1.0).abs() < 1e-12);
+}
+
+/// The alert pipeline's second test ([`local_peaks`] at the rule defaults) is the t test the
+/// bench compares against, written twice: the same revisions on every development window.
+#[test]
+fn the_pipeline_s_local_peaks_are_perfherder_s_t_test() {
+    let windows: Vec<_> = realise_score::load()
+        .into_iter()
+        .filter(|w| w.split != "held-out")
+        .collect();
+    assert_eq!(windows.len(), 160);
+    let d = Settings::default();
+    let mut alerts = 0;
+    for w in &windows {
+        let ours = local_peaks(&w.values, d.min_local_t, d.min_change_pct);
+        assert_eq!(ours, realise_score::perfherder_alerts(&w.values), "{}", w.signature);
+        alerts += ours.len();
+    }
+    assert!(alerts > 100, "{alerts}");
+    assert!(local_peaks(&windows[0].values, 0.0, 2.0).is_empty());
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! Mozilla's Perfherder series with their sheriffs' verdicts (`tests/fixtures/realise/`: 32
-//! windows of 160 revisions, split held-out / dev in `SPLIT.md`), the alert pipeline run on
+//! Mozilla's Perfherder series with their sheriffs' verdicts (`tests/fixtures/realise/`: 224
+//! windows of 160 revisions, split into development and held-out in `SPLIT.md`), the alert pipeline run on
 //! them one revision at a time, a t test like Perfherder's on the same windows, and the
 //! scores. Shared by the bench `benches/realise.rs` and the test `it::realise` (`#[path]`).
 //!
@@ -22,7 +22,7 @@ use perfline_server::services::alerts::detect::{is_known, newest_step, Settings}
 
 pub struct Window {
     pub signature: String,
-    /// `held-out` or `dev`.
+    /// One of [`SPLITS`].
     pub split: String,
     /// The index (in the whole series) of the window's first revision.
     pub first: usize,
@@ -33,9 +33,11 @@ pub struct Window {
     pub truth: Vec<usize>,
 }
 
-/// The splits of `SPLIT.md`: `dev` and `seen` to `seen4` (the first four held-out splits,
+/// The splits of `SPLIT.md`: `dev` and `seen` to `seen5` (the first five held-out splits,
 /// scored once each and examined since) are for development; `held-out` is scored once.
-pub const SPLITS: [&str; 6] = ["dev", "seen", "seen2", "seen3", "seen4", "held-out"];
+pub const SPLITS: [&str; 7] = [
+    "dev", "seen", "seen2", "seen3", "seen4", "seen5", "held-out",
+];
 
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realise")
