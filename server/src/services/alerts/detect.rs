@@ -125,6 +125,18 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
         found = changepoint::describe(&series, &points, &opts);
     }
     let floor = since.and_then(|s| s.checked_sub(offset));
+    let step_of = |c: &changepoint::ChangePoint, start: usize, end: usize| Step {
+        index: offset + c.index,
+        index_ci: (offset + c.index_ci.0, offset + c.index_ci.1),
+        before: c.before,
+        after: c.after,
+        change_pct: c.change_pct,
+        change_pct_ci: c.change_pct_ci,
+        p_value: c.p_value,
+        points_before: c.index - start,
+        points_after: end - c.index,
+    };
+    let mut segmented = None;
     for (i, c) in found.iter().enumerate().rev().take(BOUNDARIES_TRIED) {
         if floor.is_some_and(|f| c.index <= f) {
             break;
@@ -141,19 +153,99 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
         {
             continue;
         }
-        return Some(Step {
-            index: offset + c.index,
-            index_ci: (offset + c.index_ci.0, offset + c.index_ci.1),
-            before: c.before,
-            after: c.after,
-            change_pct: c.change_pct,
-            change_pct_ci: c.change_pct_ci,
-            p_value: c.p_value,
-            points_before,
-            points_after,
-        });
+        segmented = Some(step_of(c, start, end));
+        break;
     }
-    None
+    // The second test: a peak of the local t (Perfherder's, which sheriffs triage), described
+    // by the segments either side of it (its size, interval and p-value).
+    let peak = local_peaks(window, settings.min_local_t, settings.min_change_pct)
+        .into_iter()
+        .rev()
+        .take_while(|&i| floor.is_none_or(|f| i > f))
+        .find(|&i| i >= settings.min_before && window.len() - i >= settings.min_after)
+        .and_then(|i| {
+            let tolerance = same_step_tolerance(settings);
+            let mut cuts: Vec<usize> = found
+                .iter()
+                .map(|c| c.index)
+                .filter(|c| c.abs_diff(i) > tolerance)
+                .collect();
+            let at = cuts.partition_point(|&c| c < i);
+            cuts.insert(at, i);
+            let described = changepoint::describe(&series, &cuts, &opts);
+            let c = described.get(at).filter(|c| c.index == i && c.before != 0.0)?;
+            let start = if at == 0 { 0 } else { described[at - 1].index };
+            let end = described.get(at + 1).map_or(window.len(), |n| n.index);
+            Some(step_of(c, start, end))
+        });
+    match (segmented, peak) {
+        // The same step found by both: the segmentation's.
+        (Some(s), Some(p)) if s.index.abs_diff(p.index) <= same_step_tolerance(settings) => {
+            Some(s)
+        }
+        // Two steps: the older first (the caller's `since` then passes it).
+        (Some(s), Some(p)) => Some(if s.index < p.index { s } else { p }),
+        (s, p) => s.or(p),
+    }
+}
+
+/// Perfherder's change test on `x` (its `perfalert`, as treeherder documents it; our own
+/// code): at each point, the weighted means of the 12 points before it (up to 24 while no
+/// change was seen since) and of it and the 11 after it, each point weighted by its
+/// closeness; t = |Δmean| / √(s²_b/n_b + s²_f/n_f). The points where t exceeds `threshold`
+/// with both windows full, is at least its neighbours', and the means differ by at least
+/// `min_change_pct` %. None when `threshold` is 0 (the rule asks for no local evidence).
+pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize> {
+    const MAX_BACK: usize = 2 * LOCAL_NEIGHBOURS;
+    fn weighted(w: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f64, usize) {
+        let n = w.len();
+        let weight = |i: usize| (n - i) as f64 / n as f64;
+        let total: f64 = (0..n).map(weight).sum();
+        let mean = w.clone().enumerate().map(|(i, v)| v * weight(i)).sum::<f64>() / total;
+        let var = if n > 1 {
+            w.map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        (mean, var, n)
+    }
+    let n = x.len();
+    if threshold <= 0.0 || n < 2 * LOCAL_NEIGHBOURS {
+        return Vec::new();
+    }
+    let mut t = vec![0.0; n];
+    let mut full = vec![false; n];
+    let mut change = vec![0.0; n];
+    let mut since_change = 0usize;
+    for i in 1..n {
+        let reach = since_change.clamp(LOCAL_NEIGHBOURS, MAX_BACK).min(i);
+        let back = x[i - reach..i].iter().rev().copied();
+        let fore = x[i..(i + LOCAL_NEIGHBOURS).min(n)].iter().copied();
+        let ((mb, vb, nb), (mf, vf, nf)) = (weighted(back), weighted(fore));
+        full[i] = nb >= LOCAL_NEIGHBOURS && nf >= LOCAL_NEIGHBOURS;
+        change[i] = if mb == 0.0 {
+            f64::NAN
+        } else {
+            100.0 * ((mf - mb) / mb).abs()
+        };
+        t[i] = if mf == mb {
+            0.0
+        } else if vb == 0.0 && vf == 0.0 {
+            f64::INFINITY
+        } else {
+            (mf - mb).abs() / (vb / nb as f64 + vf / nf as f64).sqrt()
+        };
+        since_change = if t[i] > threshold { 0 } else { since_change + 1 };
+    }
+    (1..n)
+        .filter(|&i| {
+            full[i]
+                && t[i] > threshold
+                && t[i - 1] <= t[i]
+                && (i + 1 >= n || t[i + 1] <= t[i])
+                && change[i] >= min_change_pct
+        })
+        .collect()
 }
 
 /// How many commits either side of a step [`local_t`] weighs: Perfherder's windows.
