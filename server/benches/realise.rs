@@ -6,15 +6,116 @@
 //! dev split and on the held-out split (`tests/fixtures/realise/SPLIT.md`).
 //!
 //! `cargo bench -p perfline-server --bench realise` (`REALISE_SPLIT=dev` for one split only;
-//! `REALISE_VERBOSE=1` for every window).
+//! `REALISE_VERBOSE=1` for every window; `REALISE_CV=1` for the choice of the detector by
+//! leave-one-split-out cross-validation on the development splits, the held-out split unread).
 
 #[path = "../tests/it/realise_score.rs"]
 mod realise_score;
 
 use perfline_server::services::alerts::detect::Settings;
 
+/// The detectors the cross-validation chooses between: the segmentation alone, or with the
+/// local t's peaks beside it (`Settings::local_peaks`).
+const VARIANTS: [(&str, bool); 2] = [
+    ("segmentation", false),
+    ("segmentation or local peak", true),
+];
+
+/// How a choice is judged on the splits it may see: the smaller of its two margins over the
+/// issue's goals, precision - the t test's and recall - 0.9 x the t test's (pooled).
+fn margin(ours: realise_score::Tally, theirs: realise_score::Tally) -> f64 {
+    (ours.precision() - theirs.precision()).min(ours.recall() - 0.9 * theirs.recall())
+}
+
+/// Leave one development split out: choose the variant by [`margin`] on the others, score it
+/// on the one left out; then pool the left-out scores, and choose on all of them.
+fn cross_validate(windows: &[realise_score::Window]) {
+    let dev: Vec<&str> = realise_score::SPLITS
+        .iter()
+        .copied()
+        .filter(|s| *s != "held-out")
+        .collect();
+    // (variant, split) -> (ours, the t test's)
+    let tallies: Vec<Vec<(realise_score::Tally, realise_score::Tally)>> = VARIANTS
+        .iter()
+        .map(|&(_, local_peaks)| {
+            let settings = Settings {
+                local_peaks,
+                ..Settings::default()
+            };
+            dev.iter()
+                .map(|split| realise_score::score(windows, split, &settings))
+                .collect()
+        })
+        .collect();
+    let pooled = |v: usize, keep: &dyn Fn(usize) -> bool| {
+        let (mut ours, mut theirs) = (
+            realise_score::Tally::default(),
+            realise_score::Tally::default(),
+        );
+        for (k, (o, t)) in tallies[v].iter().enumerate().filter(|(k, _)| keep(*k)) {
+            ours.merge(*o);
+            theirs.merge(*t);
+        }
+        (ours, theirs)
+    };
+    let choose = |keep: &dyn Fn(usize) -> bool| {
+        (0..VARIANTS.len())
+            .map(|v| {
+                let (o, t) = pooled(v, keep);
+                (v, margin(o, t))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("variants")
+    };
+    let (mut left_out, mut theirs_left_out) = (
+        realise_score::Tally::default(),
+        realise_score::Tally::default(),
+    );
+    for (k, split) in dev.iter().enumerate() {
+        let (v, m) = choose(&|j| j != k);
+        let (ours, theirs) = tallies[v][k];
+        left_out.merge(ours);
+        theirs_left_out.merge(theirs);
+        println!(
+            "realise cv: without {split}: chose {:?} (margin {m:+.3}); on {split}: {} (t test {})",
+            VARIANTS[v].0,
+            ours.brief(),
+            theirs.brief()
+        );
+    }
+    println!(
+        "realise cv: the left-out splits pooled: {} (t test {}): margin {:+.3}",
+        left_out.brief(),
+        theirs_left_out.brief(),
+        margin(left_out, theirs_left_out)
+    );
+    for (v, (name, _)) in VARIANTS.iter().enumerate() {
+        let (o, t) = pooled(v, &|_| true);
+        println!(
+            "realise cv: all development splits, {name:?}: {} (t test {}): margin {:+.3}",
+            o.brief(),
+            t.brief(),
+            margin(o, t)
+        );
+    }
+    let (v, m) = choose(&|_| true);
+    println!(
+        "realise cv: chosen on all development splits: {:?} (margin {m:+.3}); the default: {:?}",
+        VARIANTS[v].0,
+        VARIANTS
+            .iter()
+            .find(|(_, p)| *p == Settings::default().local_peaks)
+            .map(|(n, _)| n)
+    );
+}
+
 fn main() {
     let windows = realise_score::load();
+    if std::env::var("REALISE_CV").is_ok() {
+        cross_validate(&windows);
+        return;
+    }
     if std::env::var("REALISE_TUNE").is_ok() {
         // The development splits only (`REALISE_NO_HELD_OUT=1` leaves the held-out windows
         // unread): what the rule's `min_local_t` does there, split by split and pooled.

@@ -85,7 +85,12 @@ fn the_pipeline_s_local_peaks_are_perfherder_s_t_test() {
     let mut alerts = 0;
     for w in &windows {
         let ours = local_peaks(&w.values, d.min_local_t, d.min_change_pct);
-        assert_eq!(ours, realise_score::perfherder_alerts(&w.values), "{}", w.signature);
+        assert_eq!(
+            ours,
+            realise_score::perfherder_alerts(&w.values),
+            "{}",
+            w.signature
+        );
         alerts += ours.len();
     }
     assert!(alerts > 100, "{alerts}");

@@ -37,6 +37,11 @@ pub struct Settings {
     pub ignore: bool,
     /// Whether a step awaits confirmation by reruns before it is announced.
     pub confirm: bool,
+    /// Whether a peak of the local t ([`local_peaks`]) may raise a step the segmentation
+    /// did not keep. Not a rule's setting: one default for every series (chosen by
+    /// cross-validation on REALISE's development windows, `benches/realise.rs`); off only to
+    /// measure the segmentation alone.
+    pub local_peaks: bool,
 }
 
 impl Default for Settings {
@@ -49,6 +54,7 @@ impl Default for Settings {
             min_local_t: DEFAULT_MIN_LOCAL_T,
             ignore: false,
             confirm: true,
+            local_peaks: true,
         }
     }
 }
@@ -66,6 +72,7 @@ pub fn settings_for(rules: &[Rule], benchmark: &str, metric: &str, param: &str) 
             ignore: r.ignore,
             min_local_t: r.min_local_t.unwrap_or(d.min_local_t),
             confirm: r.confirm.unwrap_or(d.confirm),
+            local_peaks: d.local_peaks,
         },
     }
 }
@@ -97,9 +104,17 @@ pub struct Step {
 /// is the answer, of the newest `BOUNDARIES_TRIED` (3): its p-value (Welch's t test of the
 /// segments either side with long-run variances, Bonferroni over the window) at most
 /// `alpha`, at least `min_before` points at the old level and `min_after` at the new, and a
-/// change of at least `min_change_pct`. No fixed threshold on the size alone: a 3 % step in
-/// a series whose commits scatter by 5 % is not evidence, and a 1 % step in a quiet one is
-/// (if the rule's `min_change_pct` allows it).
+/// change of at least `min_change_pct`, and a [`local_t`] of at least `min_local_t`. No fixed
+/// threshold on the size alone: a 3 % step in a series whose commits scatter by 5 % is not
+/// evidence, and a 1 % step in a quiet one is (if the rule's `min_change_pct` allows it).
+///
+/// A second test finds the steps the segmentation merges into a longer segment (a step
+/// shortly before another, or a short level): the newest peak of Perfherder's local t
+/// ([`local_peaks`], over `min_local_t`) after `since`, with the rule's `min_before` and
+/// `min_after`, is described by the segments either side of it and must pass the same
+/// `alpha`. When both tests find a step, the segmentation's is the one (the same step if they
+/// are within [`same_step_tolerance`]; else the older, so that the caller's `since` passes
+/// it and the newer is found at the next upload).
 pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Option<Step> {
     if settings.ignore || x.len() < settings.min_before + settings.min_after {
         return None;
@@ -158,7 +173,12 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
     }
     // The second test: a peak of the local t (Perfherder's, which sheriffs triage), described
     // by the segments either side of it (its size, interval and p-value).
-    let peak = local_peaks(window, settings.min_local_t, settings.min_change_pct)
+    let peaks = if settings.local_peaks {
+        local_peaks(window, settings.min_local_t, settings.min_change_pct)
+    } else {
+        Vec::new()
+    };
+    let peak = peaks
         .into_iter()
         .rev()
         .take_while(|&i| floor.is_none_or(|f| i > f))
@@ -173,16 +193,16 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
             let at = cuts.partition_point(|&c| c < i);
             cuts.insert(at, i);
             let described = changepoint::describe(&series, &cuts, &opts);
-            let c = described.get(at).filter(|c| c.index == i && c.before != 0.0)?;
+            let c = described
+                .get(at)
+                .filter(|c| c.index == i && c.before != 0.0 && c.p_value <= settings.alpha)?;
             let start = if at == 0 { 0 } else { described[at - 1].index };
             let end = described.get(at + 1).map_or(window.len(), |n| n.index);
             Some(step_of(c, start, end))
         });
     match (segmented, peak) {
         // The same step found by both: the segmentation's.
-        (Some(s), Some(p)) if s.index.abs_diff(p.index) <= same_step_tolerance(settings) => {
-            Some(s)
-        }
+        (Some(s), Some(p)) if s.index.abs_diff(p.index) <= same_step_tolerance(settings) => Some(s),
         // Two steps: the older first (the caller's `since` then passes it).
         (Some(s), Some(p)) => Some(if s.index < p.index { s } else { p }),
         (s, p) => s.or(p),
@@ -201,7 +221,12 @@ pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize>
         let n = w.len();
         let weight = |i: usize| (n - i) as f64 / n as f64;
         let total: f64 = (0..n).map(weight).sum();
-        let mean = w.clone().enumerate().map(|(i, v)| v * weight(i)).sum::<f64>() / total;
+        let mean = w
+            .clone()
+            .enumerate()
+            .map(|(i, v)| v * weight(i))
+            .sum::<f64>()
+            / total;
         let var = if n > 1 {
             w.map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
         } else {
@@ -235,7 +260,11 @@ pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize>
         } else {
             (mf - mb).abs() / (vb / nb as f64 + vf / nf as f64).sqrt()
         };
-        since_change = if t[i] > threshold { 0 } else { since_change + 1 };
+        since_change = if t[i] > threshold {
+            0
+        } else {
+            since_change + 1
+        };
     }
     (1..n)
         .filter(|&i| {
