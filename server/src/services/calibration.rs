@@ -8,7 +8,8 @@
 //!   per kernel does: every pair when there are at most [`MAX_PAIRS`], else that many drawn
 //!   with a fixed seed. mmtests' test (the two mean ± 1.96·sd intervals apart) is applied to
 //!   their iterations. Its nominal rate is 5 %.
-//! - **Alert rule.** [`HISTORIES`] pretend histories of `min_before + min_after` commits are
+//! - **Alert rule.** [`HISTORIES`] pretend histories of `min_before + min_after` commits (24
+//!   at least, so that the local-peak test can alert too: `detect::shortest_history`) are
 //!   drawn (with replacement, fixed seed) from the run means and given to the detector
 //!   (`alerts::detect::newest_step`) with the series' rule. Its nominal rate is the rule's
 //!   `alpha`.
@@ -259,7 +260,7 @@ fn alert_rate(means: &[f64], settings: &detect::Settings, rng: &mut StdRng) -> (
     if means.len() < 3 || settings.ignore {
         return (0, 0);
     }
-    let len = settings.min_before + settings.min_after;
+    let len = detect::shortest_history(settings);
     let mut alerts = 0;
     let mut history = vec![0.0; len];
     for _ in 0..HISTORIES {

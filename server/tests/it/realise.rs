@@ -4,7 +4,7 @@
 //! the bench's (`benches/realise.rs`): the held-out split is scored there, once (`SPLIT.md`).
 
 use crate::realise_score::{self, Tally};
-use perfline_server::services::alerts::detect::{local_peaks, Settings};
+use perfline_server::services::alerts::detect::{local_peaks, newest_step, Settings};
 
 #[test]
 fn the_windows_are_the_split_s_and_every_annotation_is_a_judged_revision() {
@@ -95,4 +95,43 @@ fn the_pipeline_s_local_peaks_are_perfherder_s_t_test() {
     }
     assert!(alerts > 100, "{alerts}");
     assert!(local_peaks(&windows[0].values, 0.0, 2.0).is_empty());
+}
+
+/// Where the segmentation merged the sheriffs' change into a longer segment, the second test
+/// finds it at its revision (two development windows), and the alert carries the segments'
+/// evidence: a p-value under the rule's alpha, intervals around the change and its position.
+#[test]
+fn a_local_peak_finds_the_step_the_segmentation_merged_away() {
+    let windows = realise_score::load();
+    let alone = Settings {
+        local_peaks: false,
+        ..Settings::default()
+    };
+    let d = Settings::default();
+    for signature in ["4366821", "3869605"] {
+        let w = windows
+            .iter()
+            .find(|w| w.signature == signature)
+            .expect("a development window");
+        assert_ne!(w.split, "held-out");
+        assert_eq!(w.truth, vec![100], "{signature}");
+        assert_eq!(
+            realise_score::perfline_alerts(&w.values, &alone),
+            Vec::<usize>::new(),
+            "{signature}"
+        );
+        assert_eq!(
+            realise_score::perfline_alerts(&w.values, &d),
+            vec![100],
+            "{signature}"
+        );
+        let step = (1..=w.values.len())
+            .find_map(|n| newest_step(&w.values[..n], &d, None).filter(|s| s.index == 100))
+            .expect("the step, once it has lasted");
+        assert!(step.p_value <= d.alpha, "{signature}: {step:?}");
+        assert!(step.index_ci.0 <= 100 && 100 <= step.index_ci.1, "{step:?}");
+        let (lo, hi) = step.change_pct_ci;
+        assert!(lo <= step.change_pct && step.change_pct <= hi, "{step:?}");
+        assert!(step.change_pct.abs() >= d.min_change_pct, "{step:?}");
+    }
 }

@@ -277,6 +277,13 @@ pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize>
         .collect()
 }
 
+/// The shortest history on which both of [`newest_step`]'s tests can alert: the rule's
+/// `min_before + min_after`, and a full window either side of a local peak.
+pub fn shortest_history(settings: &Settings) -> usize {
+    let peaks = settings.local_peaks && settings.min_local_t > 0.0;
+    (settings.min_before + settings.min_after).max(if peaks { 2 * LOCAL_NEIGHBOURS } else { 0 })
+}
+
 /// How many commits either side of a step [`local_t`] weighs: Perfherder's windows.
 pub const LOCAL_NEIGHBOURS: usize = 12;
 
