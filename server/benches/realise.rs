@@ -53,7 +53,7 @@ fn cross_validate(windows: &[realise_score::Window]) {
             realise_score::Tally::default(),
             realise_score::Tally::default(),
         );
-        for (k, (o, t)) in tallies[v].iter().enumerate().filter(|(k, _)| keep(*k)) {
+        for (_, (o, t)) in tallies[v].iter().enumerate().filter(|(k, _)| keep(*k)) {
             ours.merge(*o);
             theirs.merge(*t);
         }
