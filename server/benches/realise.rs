@@ -53,7 +53,8 @@ fn cross_validate(windows: &[realise_score::Window]) {
             realise_score::Tally::default(),
             realise_score::Tally::default(),
         );
-        for (_, (o, t)) in tallies[v].iter().enumerate().filter(|(k, _)| keep(*k)) {
+        let kept = tallies[v].iter().enumerate().filter(|(k, _)| keep(*k));
+        for (o, t) in kept.map(|(_, tally)| tally) {
             ours.merge(*o);
             theirs.merge(*t);
         }
