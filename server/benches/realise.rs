@@ -7,7 +7,8 @@
 //!
 //! `cargo bench -p perfline-server --bench realise` (`REALISE_SPLIT=dev` for one split only;
 //! `REALISE_VERBOSE=1` for every window; `REALISE_CV=1` for the choice of the detector by
-//! leave-one-split-out cross-validation on the development splits, the held-out split unread).
+//! leave-one-split-out cross-validation on the development splits, the held-out split never
+//! scored, and with `REALISE_NO_HELD_OUT=1` not even read).
 
 #[path = "../tests/it/realise_score.rs"]
 mod realise_score;
@@ -66,7 +67,8 @@ fn cross_validate(windows: &[realise_score::Window]) {
                 let (o, t) = pooled(v, keep);
                 (v, margin(o, t))
             })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
+            // The largest margin; on a tie the first, simpler variant.
+            .min_by(|a, b| b.1.total_cmp(&a.1))
             .expect("variants")
     };
     let (mut left_out, mut theirs_left_out) = (

@@ -110,11 +110,12 @@ pub struct Step {
 ///
 /// A second test finds the steps the segmentation merges into a longer segment (a step
 /// shortly before another, or a short level): the newest peak of Perfherder's local t
-/// ([`local_peaks`], over `min_local_t`) after `since`, with the rule's `min_before` and
-/// `min_after`, is described by the segments either side of it and must pass the same
-/// `alpha`. When both tests find a step, the segmentation's is the one (the same step if they
-/// are within [`same_step_tolerance`]; else the older, so that the caller's `since` passes
-/// it and the newer is found at the next upload).
+/// ([`local_peaks`], over `min_local_t`) after `since` is described by the segments either
+/// side of it and must pass the rule there as the segmentation's step does (`alpha`,
+/// `min_before`, `min_after`, `min_change_pct`). A step within [`same_step_tolerance`] of
+/// `since` is the alerted step found again, not a new one. When both tests find a step, the
+/// segmentation's is the one if they are within that tolerance; else the older, so that the
+/// caller's `since` passes it and the newer is found at the next upload.
 pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Option<Step> {
     if settings.ignore || x.len() < settings.min_before + settings.min_after {
         return None;
@@ -178,13 +179,15 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
     } else {
         Vec::new()
     };
+    // A step within the tolerance of `since` is the step already alerted, found again.
+    let tolerance = same_step_tolerance(settings);
+    let fresh = |index: usize| floor.is_none_or(|f| index > f + tolerance);
     let peak = peaks
         .into_iter()
         .rev()
-        .take_while(|&i| floor.is_none_or(|f| i > f))
+        .take_while(|&i| fresh(i))
         .find(|&i| i >= settings.min_before && window.len() - i >= settings.min_after)
         .and_then(|i| {
-            let tolerance = same_step_tolerance(settings);
             let mut cuts: Vec<usize> = found
                 .iter()
                 .map(|c| c.index)
@@ -193,18 +196,30 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
             let at = cuts.partition_point(|&c| c < i);
             cuts.insert(at, i);
             let described = changepoint::describe(&series, &cuts, &opts);
-            let c = described
-                .get(at)
-                .filter(|c| c.index == i && c.before != 0.0 && c.p_value <= settings.alpha)?;
+            let c = described.get(at).filter(|c| c.index == i)?;
             let start = if at == 0 { 0 } else { described[at - 1].index };
             let end = described.get(at + 1).map_or(window.len(), |n| n.index);
-            Some(step_of(c, start, end))
+            // The rule's tests on the step it describes, as for the segmentation's.
+            let passes = i - start >= settings.min_before
+                && end - i >= settings.min_after
+                && c.p_value <= settings.alpha
+                && c.change_pct.abs() >= settings.min_change_pct
+                && c.before != 0.0;
+            passes.then(|| step_of(c, start, end))
         });
     match (segmented, peak) {
         // The same step found by both: the segmentation's.
-        (Some(s), Some(p)) if s.index.abs_diff(p.index) <= same_step_tolerance(settings) => Some(s),
-        // Two steps: the older first (the caller's `since` then passes it).
-        (Some(s), Some(p)) => Some(if s.index < p.index { s } else { p }),
+        (Some(s), Some(p)) if s.index.abs_diff(p.index) <= tolerance => Some(s),
+        // Two steps: the older first (the caller's `since` then passes it), unless it is the
+        // step already alerted, found again (the caller drops it; the newer must not wait).
+        (Some(s), Some(p)) => {
+            let (older, newer) = if s.index < p.index { (s, p) } else { (p, s) };
+            Some(if fresh(older.index - offset) {
+                older
+            } else {
+                newer
+            })
+        }
         (s, p) => s.or(p),
     }
 }
@@ -428,6 +443,29 @@ mod tests {
         assert_eq!(local_t(&[1.0, 1.0, 2.0, 2.0], 2), f64::INFINITY);
         assert_eq!(local_t(&[1.0, 1.0, 1.0], 1), 0.0);
         assert_eq!(local_t(&[1.0, 2.0], 0), 0.0);
+    }
+
+    /// The step already alerted, found again one commit off by the other test, does not hold
+    /// back a new step: two steps (at 60 and 100), the first alerted at 59, the second 6
+    /// commits old (the segmentation sees it; the local t cannot yet, its window is not full).
+    #[test]
+    fn a_known_step_found_again_does_not_hide_the_next() {
+        let x: Vec<f64> = (0..106)
+            .map(|i| {
+                let level = if i < 60 {
+                    100.0
+                } else if i < 100 {
+                    110.0
+                } else {
+                    125.0
+                };
+                level + f64::from((i * 7 % 5) as u8) * 0.2
+            })
+            .collect();
+        let d = Settings::default();
+        assert!(local_peaks(&x, d.min_local_t, d.min_change_pct).contains(&60));
+        assert_eq!(newest_step(&x, &d, Some(59)).map(|s| s.index), Some(100));
+        assert_eq!(newest_step(&x, &d, None).map(|s| s.index), Some(60));
     }
 
     #[test]
