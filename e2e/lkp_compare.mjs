@@ -60,7 +60,12 @@ await run(async (page) => {
   await page.fill('#commit-head', '');
   await page.focus('#commit-head');
   await page.keyboard.type(word);
-  await page.waitForSelector('#commit-head-list li[data-sha]');
+  // The list answers each keystroke (the newest answer wins): wait until it answers the
+  // whole word, every commit offered naming it, not a prefix's wider list.
+  await page.waitForFunction((w) => {
+    const ls = [...document.querySelectorAll('#commit-head-list li[data-sha]')];
+    return ls.length > 0 && ls.every((l) => l.textContent.includes(w));
+  }, word);
   const offered = await page.$$eval('#commit-head-list li', (ls) => ls.map((l) => l.textContent));
   if (offered.length !== 1 || !offered[0].includes(word)) throw new Error(`offered: ${offered}`);
   await page.keyboard.press('ArrowDown');
