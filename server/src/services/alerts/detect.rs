@@ -232,23 +232,6 @@ pub fn newest_step(x: &[f64], settings: &Settings, since: Option<usize>) -> Opti
 /// `min_change_pct` %. None when `threshold` is 0 (the rule asks for no local evidence).
 pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize> {
     const MAX_BACK: usize = 2 * LOCAL_NEIGHBOURS;
-    fn weighted(w: impl ExactSizeIterator<Item = f64> + Clone) -> (f64, f64, usize) {
-        let n = w.len();
-        let weight = |i: usize| (n - i) as f64 / n as f64;
-        let total: f64 = (0..n).map(weight).sum();
-        let mean = w
-            .clone()
-            .enumerate()
-            .map(|(i, v)| v * weight(i))
-            .sum::<f64>()
-            / total;
-        let var = if n > 1 {
-            w.map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
-        } else {
-            0.0
-        };
-        (mean, var, n)
-    }
     let n = x.len();
     if threshold <= 0.0 || n < 2 * LOCAL_NEIGHBOURS {
         return Vec::new();
@@ -261,20 +244,15 @@ pub fn local_peaks(x: &[f64], threshold: f64, min_change_pct: f64) -> Vec<usize>
         let reach = since_change.clamp(LOCAL_NEIGHBOURS, MAX_BACK).min(i);
         let back = x[i - reach..i].iter().rev().copied();
         let fore = x[i..(i + LOCAL_NEIGHBOURS).min(n)].iter().copied();
-        let ((mb, vb, nb), (mf, vf, nf)) = (weighted(back), weighted(fore));
+        let (b, f) = (moments(back, true), moments(fore, true));
+        let ((mb, _, nb), (mf, _, nf)) = (b, f);
         full[i] = nb >= LOCAL_NEIGHBOURS && nf >= LOCAL_NEIGHBOURS;
         change[i] = if mb == 0.0 {
             f64::NAN
         } else {
             100.0 * ((mf - mb) / mb).abs()
         };
-        t[i] = if mf == mb {
-            0.0
-        } else if vb == 0.0 && vf == 0.0 {
-            f64::INFINITY
-        } else {
-            (mf - mb).abs() / (vb / nb as f64 + vf / nf as f64).sqrt()
-        };
+        t[i] = welch_t(b, f);
         since_change = if t[i] > threshold {
             0
         } else {
@@ -309,29 +287,53 @@ pub const LOCAL_NEIGHBOURS: usize = 12;
 /// the regressed level, not a mix of both. Infinite when neither side scatters and the means
 /// differ; 0 when a side is empty.
 pub fn local_t(x: &[f64], at: usize) -> f64 {
-    fn mean_var(s: &[f64]) -> (f64, f64) {
-        let n = s.len() as f64;
-        let mean = s.iter().sum::<f64>() / n;
-        let var = if s.len() > 1 {
-            s.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        (mean, var)
-    }
     let before = &x[at.saturating_sub(LOCAL_NEIGHBOURS)..at];
     let after = &x[at..(at + LOCAL_NEIGHBOURS).min(x.len())];
     if before.is_empty() || after.is_empty() {
         return 0.0;
     }
-    let ((mb, vb), (ma, va)) = (mean_var(before), mean_var(after));
-    let se = (vb / before.len() as f64 + va / after.len() as f64).sqrt();
-    if se == 0.0 {
-        if ma == mb {
-            0.0
+    let uniform = |s: &[f64]| moments(s.iter().copied(), false);
+    welch_t(uniform(before), uniform(after))
+}
+
+/// The mean, sample variance and count of `values`; with `nearest_first`, the mean weights
+/// the i-th of n values by (n − i) / n (Perfherder's weights: the nearest commit counts most).
+fn moments(values: impl ExactSizeIterator<Item = f64> + Clone, nearest_first: bool) -> Moments {
+    let n = values.len();
+    let weight = |i: usize| {
+        if nearest_first {
+            (n - i) as f64 / n as f64
         } else {
-            f64::INFINITY
+            1.0
         }
+    };
+    let total: f64 = (0..n).map(weight).sum();
+    let mean = values
+        .clone()
+        .enumerate()
+        .map(|(i, v)| v * weight(i))
+        .sum::<f64>()
+        / total;
+    let var = if n > 1 {
+        values.map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
+    (mean, var, n)
+}
+
+/// (mean, variance, count) of a sample.
+type Moments = (f64, f64, usize);
+
+/// Welch's t of two samples: 0 when the means are equal, infinite when they differ and
+/// neither sample scatters.
+fn welch_t((ma, va, na): Moments, (mb, vb, nb): Moments) -> f64 {
+    if ma == mb {
+        return 0.0;
+    }
+    let se = (va / na as f64 + vb / nb as f64).sqrt();
+    if se == 0.0 {
+        f64::INFINITY
     } else {
         (ma - mb).abs() / se
     }
